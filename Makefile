@@ -1,0 +1,138 @@
+# Makefile - build, run and test hpod (one non-recursive Makefile).
+#
+#   make run             install missing packages, build, start the private
+#                        PostgreSQL cluster, migrate, serve on 127.0.0.1:8080
+#   make test            unit tests (ASan+UBSan) and API tests on a throwaway
+#                        PostgreSQL cluster; last line "N passed, N failed"
+#   make bench           speed and benchmark figures (not part of tests)
+#   make                 release build -> build/release/hpod
+#   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
+#   make lint fmt        layer check, clang-format
+#
+# Variables: MODE=release|asan|debug, O=build root (default build).
+
+MODE    ?= release
+O       ?= build
+B       := $(O)/$(MODE)
+PKGS    := jansson libpq libmicrohttpd nlopt
+PKGCFG  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -MMD -MP -I. \
+           -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
+           -I/usr/include/x86_64-linux-gnu $(PKGCFG)
+LDLIBS  += $(PKGLIBS) -llapacke -lopenblas -lm -lpthread
+TESTLIBS = -lcmocka
+
+ifeq ($(MODE),asan)
+  CFLAGS  += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+             -fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(MODE),debug)
+  CFLAGS  += -O0
+else
+  CFLAGS  += -O2
+endif
+
+CORE_SRC  := $(wildcard core/*.c)
+STORE_SRC := $(wildcard store/*.c)
+APP_SRC   := $(filter-out server/main.c,$(wildcard handlers/*.c server/*.c))
+CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
+STORE_OBJ := $(patsubst %.c,$(B)/%.o,$(STORE_SRC))
+APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o
+ALL_OBJ   := $(CORE_OBJ) $(STORE_OBJ) $(APP_OBJ)
+
+# A unit test named after a core module links core objects only, which
+# keeps core/ testable without a database or network.
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+CORE_TEST_SRC := $(filter $(patsubst core/%.c,tests/unit/test_%.c,$(CORE_SRC)),$(UNIT_SRC))
+APP_TEST_SRC  := $(filter-out $(CORE_TEST_SRC),$(UNIT_SRC))
+CORE_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(CORE_TEST_SRC))
+APP_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(APP_TEST_SRC))
+BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
+BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
+
+.PHONY: all hpod unit benches test test-valgrind run bench deps lint fmt \
+        check-layers clean
+
+all: hpod
+hpod: $(B)/hpod
+unit: $(CORE_TESTS) $(APP_TESTS)
+benches: $(BENCHES)
+
+$(B)/hpod: $(ALL_OBJ) $(B)/server/main.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The OpenAPI spec is compiled into the binary so /openapi.json is always
+# the spec the binary was built with.
+$(B)/server/openapi_blob.c: openapi/openapi.json scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh openapi/openapi.json hpod_openapi_json > $@
+
+$(B)/server/openapi_blob.o: $(B)/server/openapi_blob.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/test_%.o: tests/unit/test_%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(CORE_TESTS): $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS) -llapacke -lopenblas \
+	    $(shell pkg-config --libs nlopt) -lm -lpthread
+
+$(APP_TESTS): $(B)/tests/%: $(B)/tests/%.o $(ALL_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS) $(LDLIBS)
+
+$(B)/tests/bench_%.o: tests/bench/bench_%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BENCHES): $(B)/tests/%: $(B)/tests/%.o $(ALL_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+deps:
+	@sh scripts/deps.sh
+
+# make test: everything under ASan/UBSan, then the release binary is not
+# needed. tests/run.sh prints the final "N passed, N failed" line.
+test: deps
+	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod unit
+	sh tests/run.sh $(O)/asan
+
+test-valgrind: deps
+	$(MAKE) --no-print-directory MODE=debug O=$(O) unit
+	VALGRIND=1 sh tests/run.sh $(O)/debug unit
+
+run: deps
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod
+	sh scripts/run.sh $(O)/release/hpod
+
+bench: deps
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod benches
+	sh tests/bench/run.sh $(O)/release
+
+check-layers:
+	@if grep -nE '#include *[<"](jansson|libpq-fe|microhttpd|stdio)\.h' core/*.[ch]; then \
+	    echo "core/ must stay pure: no JSON, SQL, HTTP or stdio"; exit 1; fi
+	@if grep -nE '#include *[<"]libpq-fe\.h' server/*.[ch] handlers/*.[ch]; then \
+	    echo "SQL belongs in store/"; exit 1; fi
+	@if grep -nE '#include *[<"](jansson|microhttpd)\.h' store/*.[ch]; then \
+	    echo "store/ must not know about JSON or HTTP"; exit 1; fi
+	@echo "layers ok"
+
+lint: check-layers
+	clang-format --dry-run --Werror core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c
+
+fmt:
+	clang-format -i core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,29 @@
+/*
+ * core/status.h - the status codes every layer returns.
+ *
+ * No dependencies; every layer may include it. Core functions return a
+ * status only; the layers above attach a message and a JSON path through
+ * struct hpod_err (server/http.c maps statuses to HTTP codes, once).
+ */
+#ifndef HPOD_STATUS_H
+#define HPOD_STATUS_H
+
+enum hpod_status {
+    HPOD_OK = 0,
+    HPOD_EINVAL,      /* malformed request (400) */
+    HPOD_EUNPROC,     /* well-formed but violates a rule (422) */
+    HPOD_ENOTFOUND,   /* a named resource does not exist (404) */
+    HPOD_ECONFLICT,   /* state conflict or duplicate (409) */
+    HPOD_ETOOLARGE,   /* request body over the limit (413) */
+    HPOD_EMEDIA,      /* unsupported content type (415) */
+    HPOD_EMETHOD,     /* method not allowed on this path (405) */
+    HPOD_ENUMERIC,    /* numeric failure, e.g. matrix not SPD */
+    HPOD_EDB,         /* database unreachable or failed (503) */
+    HPOD_ENOMEM,      /* out of memory (500) */
+    HPOD_EINTERNAL    /* a bug (500) */
+};
+
+/* Returns the stable machine name of st ("invalid_argument", ...). */
+const char *hpod_status_str(enum hpod_status st);
+
+#endif

@@ -1,0 +1,27 @@
+#!/bin/sh
+# scripts/deps.sh - install the Debian packages hpod needs to build, run and
+# test, if any is missing. Idempotent: does nothing when all are present.
+# Runs apt-get as root (or through sudo when not root).
+set -eu
+
+PKGS="build-essential pkg-config make
+libmicrohttpd-dev libjansson-dev libpq-dev
+libopenblas-dev liblapacke-dev libnlopt-dev
+libcmocka-dev libcurl4-openssl-dev curl
+postgresql postgresql-contrib python3 util-linux"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,95 @@
+/*
+ * tests/unit/test_rng.c - determinism and basic distribution checks.
+ */
+#include "tests/support/check.h"
+
+#include "core/rng.h"
+
+static void
+test_same_seed_same_stream(void **state)
+{
+    (void)state;
+    struct rng a, b, c;
+    rng_seed(&a, 7);
+    rng_seed(&b, 7);
+    rng_seed(&c, 8);
+    int differ = 0;
+    for (int i = 0; i < 100; i++) {
+        uint64_t x = rng_next(&a), y = rng_next(&b), z = rng_next(&c);
+        assert_true(x == y);
+        differ += x != z;
+    }
+    assert_true(differ > 95);
+}
+
+static void
+test_uniform_moments(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 2385);
+    double s = 0, s2 = 0;
+    int n = 200000;
+    for (int i = 0; i < n; i++) {
+        double u = rng_uniform(&r);
+        assert_true(u >= 0.0 && u < 1.0);
+        s += u;
+        s2 += u * u;
+    }
+    /* mean 1/2, var 1/12; 5 standard errors */
+    assert_close(s / n, 0.5, 0, 5 * sqrt(1.0 / 12 / n));
+    assert_close(s2 / n - (s / n) * (s / n), 1.0 / 12, 0, 0.002);
+}
+
+static void
+test_below_and_shuffle(void **state)
+{
+    (void)state;
+    struct rng r;
+    int counts[5] = {0};
+    rng_seed(&r, 99);
+    for (int i = 0; i < 50000; i++) {
+        uint64_t k = rng_below(&r, 5);
+        assert_true(k < 5);
+        counts[k]++;
+    }
+    for (int k = 0; k < 5; k++)
+        assert_true(counts[k] > 9500 && counts[k] < 10500);
+    size_t idx[10], seen[10] = {0};
+    for (size_t i = 0; i < 10; i++)
+        idx[i] = i;
+    rng_shuffle(&r, idx, 10);
+    for (size_t i = 0; i < 10; i++)
+        seen[idx[i]]++;
+    for (size_t i = 0; i < 10; i++)
+        assert_int_equal(seen[i], 1);
+}
+
+static void
+test_normal_moments(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed2(&r, 1, 2);
+    double s = 0, s2 = 0;
+    int n = 100000;
+    for (int i = 0; i < n; i++) {
+        double z = rng_normal(&r);
+        s += z;
+        s2 += z * z;
+    }
+    assert_close(s / n, 0.0, 0, 5 / sqrt(n));
+    assert_close(s2 / n, 1.0, 0, 0.03);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_seed_same_stream),
+        cmocka_unit_test(test_uniform_moments),
+        cmocka_unit_test(test_below_and_shuffle),
+        cmocka_unit_test(test_normal_moments),
+    };
+    return cmocka_run_group_tests_name("rng", tests, NULL, NULL);
+}
