@@ -23,6 +23,15 @@ enum hpod_status {
     HPOD_EINTERNAL    /* a bug (500) */
 };
 
+/*
+ * What went wrong, for the client: filled by hpod_fail() (store/err.c)
+ * only when a status is not HPOD_OK. Core never fills it.
+ */
+struct hpod_err {
+    char field[128]; /* JSON path of the bad input ("space[1].low"), or "" */
+    char msg[256];   /* PostgreSQL style: lower case, no final period */
+};
+
 /* Returns the stable machine name of st ("invalid_argument", ...). */
 const char *hpod_status_str(enum hpod_status st);
 

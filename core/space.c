@@ -1,0 +1,241 @@
+/*
+ * core/space.c - search-space encoding, decoding and sampling (space.h).
+ */
+#include "core/space.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+
+void
+space_init(struct space *sp)
+{
+    memset(sp, 0, sizeof *sp);
+}
+
+void
+space_cleanup(struct space *sp)
+{
+    if (!sp)
+        return;
+    for (size_t i = 0; i < sp->n_params; i++)
+        free(sp->params[i].values);
+    free(sp->params);
+    memset(sp, 0, sizeof *sp);
+}
+
+static struct param *
+push(struct space *sp)
+{
+    sp->params =
+        xrealloc(sp->params, (sp->n_params + 1) * sizeof *sp->params);
+    struct param *p = &sp->params[sp->n_params++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+enum hpod_status
+space_add_range(struct space *sp, enum param_type type, double low,
+                double high, int log)
+{
+    if (!isfinite(low) || !isfinite(high) || !(low < high))
+        return HPOD_EUNPROC;
+    if (log && !(low > 0.0))
+        return HPOD_EUNPROC;
+    if (type == PARAM_INT && (low != floor(low) || high != floor(high)))
+        return HPOD_EUNPROC;
+    if (type == PARAM_CATEGORICAL)
+        return HPOD_EINVAL;
+    struct param *p = push(sp);
+    p->type = type;
+    p->low = low;
+    p->high = high;
+    p->log = log != 0;
+    sp->dim += 1;
+    return HPOD_OK;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+enum hpod_status
+space_add_values(struct space *sp, enum param_type type, const double *values,
+                 size_t n, int log)
+{
+    if (n == 0 || type == PARAM_CATEGORICAL)
+        return HPOD_EUNPROC;
+    double *v = xmalloc(n * sizeof *v);
+    memcpy(v, values, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    for (size_t i = 0; i < n; i++) {
+        int bad = !isfinite(v[i]) || (i > 0 && v[i] == v[i - 1]) ||
+                  (log && !(v[i] > 0.0)) ||
+                  (type == PARAM_INT && v[i] != floor(v[i]));
+        if (bad) {
+            free(v);
+            return HPOD_EUNPROC;
+        }
+    }
+    struct param *p = push(sp);
+    p->type = type;
+    p->values = v;
+    p->n_values = n;
+    p->log = log != 0;
+    p->low = v[0];
+    p->high = v[n - 1];
+    sp->dim += 1;
+    return HPOD_OK;
+}
+
+enum hpod_status
+space_add_categorical(struct space *sp, size_t n_choices)
+{
+    if (n_choices == 0)
+        return HPOD_EUNPROC;
+    struct param *p = push(sp);
+    p->type = PARAM_CATEGORICAL;
+    p->n_choices = n_choices;
+    sp->dim += n_choices;
+    return HPOD_OK;
+}
+
+int
+space_contains(const struct space *sp, size_t i, double v)
+{
+    const struct param *p = &sp->params[i];
+    if (!isfinite(v))
+        return 0;
+    if (p->type == PARAM_CATEGORICAL)
+        return v == floor(v) && v >= 0 && v < (double)p->n_choices;
+    if (p->n_values) {
+        for (size_t k = 0; k < p->n_values; k++)
+            if (p->values[k] == v)
+                return 1;
+        return 0;
+    }
+    if (p->type == PARAM_INT && v != floor(v))
+        return 0;
+    return v >= p->low && v <= p->high;
+}
+
+/* Position of v between low and high, in log space when asked. */
+static double
+scale01(const struct param *p, double v)
+{
+    if (p->high == p->low)
+        return 0.5;
+    if (p->log)
+        return (log(v) - log(p->low)) / (log(p->high) - log(p->low));
+    return (v - p->low) / (p->high - p->low);
+}
+
+static double
+unscale01(const struct param *p, double u)
+{
+    if (p->log)
+        return exp(log(p->low) + u * (log(p->high) - log(p->low)));
+    return p->low + u * (p->high - p->low);
+}
+
+static double
+clamp01(double u)
+{
+    if (!(u > 0.0))
+        return 0.0; /* also maps NaN to 0 */
+    return u < 1.0 ? u : 1.0;
+}
+
+void
+space_encode(const struct space *sp, const double *raw, double *out)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < sp->n_params; i++) {
+        const struct param *p = &sp->params[i];
+        if (p->type == PARAM_CATEGORICAL) {
+            for (size_t c = 0; c < p->n_choices; c++)
+                out[d + c] = (double)c == raw[i] ? 1.0 : 0.0;
+            d += p->n_choices;
+        } else {
+            out[d++] = clamp01(scale01(p, raw[i]));
+        }
+    }
+}
+
+void
+space_decode(const struct space *sp, const double *u, double *raw)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < sp->n_params; i++) {
+        const struct param *p = &sp->params[i];
+        if (p->type == PARAM_CATEGORICAL) {
+            size_t best = 0;
+            for (size_t c = 1; c < p->n_choices; c++)
+                if (u[d + c] > u[d + best])
+                    best = c;
+            raw[i] = (double)best;
+            d += p->n_choices;
+            continue;
+        }
+        double t = clamp01(u[d++]);
+        if (p->n_values) {
+            size_t best = 0;
+            double bd = INFINITY;
+            for (size_t k = 0; k < p->n_values; k++) {
+                double dist = fabs(scale01(p, p->values[k]) - t);
+                if (dist < bd) {
+                    bd = dist;
+                    best = k;
+                }
+            }
+            raw[i] = p->values[best];
+        } else if (p->type == PARAM_INT) {
+            double v = round(unscale01(p, t));
+            raw[i] = v < p->low ? p->low : v > p->high ? p->high : v;
+        } else {
+            double v = unscale01(p, t);
+            raw[i] = v < p->low ? p->low : v > p->high ? p->high : v;
+        }
+    }
+}
+
+void
+space_sample(const struct space *sp, struct rng *r, double *raw)
+{
+    for (size_t i = 0; i < sp->n_params; i++) {
+        const struct param *p = &sp->params[i];
+        if (p->type == PARAM_CATEGORICAL) {
+            raw[i] = (double)rng_below(r, p->n_choices);
+        } else if (p->n_values) {
+            raw[i] = p->values[rng_below(r, p->n_values)];
+        } else if (p->type == PARAM_INT && !p->log) {
+            uint64_t span = (uint64_t)(p->high - p->low) + 1;
+            raw[i] = p->low + (double)rng_below(r, span);
+        } else if (p->type == PARAM_INT) {
+            /* Log-uniform over [low-0.5, high+0.5) so the end points get
+             * their fair share after rounding. */
+            double lo = log(p->low - 0.5 > 0 ? p->low - 0.5 : p->low);
+            double hi = log(p->high + 0.5);
+            double v = round(exp(lo + rng_uniform(r) * (hi - lo)));
+            raw[i] = v < p->low ? p->low : v > p->high ? p->high : v;
+        } else {
+            raw[i] = unscale01(p, rng_uniform(r));
+        }
+    }
+}
+
+int
+space_is_finite(const struct space *sp)
+{
+    for (size_t i = 0; i < sp->n_params; i++) {
+        const struct param *p = &sp->params[i];
+        if (p->type == PARAM_FLOAT && p->n_values == 0)
+            return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,71 @@
+/*
+ * core/space.h - search spaces: parameter definitions, sampling, and the
+ * encoding of configurations into the unit cube that every surrogate sees.
+ *
+ * A configuration is a vector of n_params doubles ("raw" values): a float
+ * or int parameter holds its value, a categorical one the index of its
+ * choice. Encoding maps raw values to dim features in [0,1] (DESIGN.md §3):
+ * ranges linearly or in log space, value lists by value between their
+ * smallest and largest (in log space when log is set), categoricals
+ * one-hot. Pure: no I/O, no JSON; names are borrowed for the caller's use.
+ */
+#ifndef HPOD_SPACE_H
+#define HPOD_SPACE_H
+
+#include <stddef.h>
+
+#include "core/rng.h"
+#include "core/status.h"
+
+enum param_type { PARAM_FLOAT = 0, PARAM_INT = 1, PARAM_CATEGORICAL = 2 };
+
+struct param {
+    enum param_type type;
+    int log;             /* ranges and value lists: log scale */
+    double low, high;    /* ranges (n_values == 0 and not categorical) */
+    double *values;      /* explicit values, ascending, owned by the space */
+    size_t n_values;
+    size_t n_choices;    /* categorical */
+};
+
+struct space {
+    struct param *params; /* n_params entries, owned */
+    size_t n_params;
+    size_t dim; /* encoded width */
+};
+
+/* Zeroes sp; space_cleanup frees what space_add_* allocated (zero-safe). */
+void space_init(struct space *sp);
+void space_cleanup(struct space *sp);
+
+/*
+ * Adders. values (copied, then sorted) must be finite and distinct; for
+ * ranges low < high (and low > 0 when log). Return HPOD_EUNPROC when a rule
+ * is broken, so callers can validate through them.
+ */
+enum hpod_status space_add_range(struct space *sp, enum param_type type,
+                                 double low, double high, int log);
+enum hpod_status space_add_values(struct space *sp, enum param_type type,
+                                  const double *values, size_t n, int log);
+enum hpod_status space_add_categorical(struct space *sp, size_t n_choices);
+
+/* 1 if raw value v is a legal value of parameter i, else 0. */
+int space_contains(const struct space *sp, size_t i, double v);
+
+/* Encodes one configuration (raw: n_params) into out (dim features). */
+void space_encode(const struct space *sp, const double *raw, double *out);
+
+/*
+ * Decodes features u (dim entries, any reals; clamped to [0,1]) to the
+ * nearest legal configuration: ints rounded, value lists snapped to the
+ * nearest value in encoded space, categoricals by the largest feature.
+ */
+void space_decode(const struct space *sp, const double *u, double *raw);
+
+/* Draws a uniformly random configuration (log-uniform where log is set). */
+void space_sample(const struct space *sp, struct rng *r, double *raw);
+
+/* 1 if the space has finitely many configurations (no float range). */
+int space_is_finite(const struct space *sp);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * handlers/handlers.h - the handler contract and one declaration per route.
+ *
+ * A handler reads a struct req (path id, parsed JSON body, query lookup, a
+ * database connection borrowed for the request) and either sets
+ * rq->status/rq->reply and returns HPOD_OK, or returns a failure status
+ * with rq->err filled (hpod_fail); server/http.c turns that into the error
+ * JSON of DESIGN.md §2. Handlers never touch libmicrohttpd or libpq.
+ * Shape of every handler: parse -> validate -> store -> respond.
+ */
+#ifndef HPOD_HANDLERS_H
+#define HPOD_HANDLERS_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+
+#include "core/status.h"
+#include "store/db.h"
+
+/* Process-wide state the handlers may use (owned by server/main.c). */
+struct hpod_ctx {
+    struct db_pool *pool;
+    const char *benchmarks_dir;
+    atomic_llong suggestions_total;
+    atomic_llong leases_expired_total;
+    /* Prometheus text of the HTTP metrics, built by server/ (new string). */
+    char *(*http_metrics_text)(void);
+};
+
+struct req {
+    const char *method;
+    const char *path;
+    long long id; /* the {id} path segment, 0 if none */
+    json_t *body; /* borrowed: parsed body, {} when empty */
+    /* Query parameter value (borrowed) or NULL. */
+    const char *(*query)(const struct req *rq, const char *name);
+    void *conn; /* opaque, for query() */
+    struct db *db; /* borrowed for the request (NULL for routes without DB) */
+    struct hpod_ctx *ctx;
+    struct hpod_err err;
+    /* Output. reply: new reference, stolen by the server. */
+    int status;
+    json_t *reply;
+    char *reply_text; /* non-JSON reply (malloc'd), e.g. /metrics */
+    const char *content_type;
+};
+
+typedef enum hpod_status (*handler_fn)(struct req *rq);
+
+/* Sets a JSON reply (takes ownership of body). Returns HPOD_OK. */
+enum hpod_status reply_json(struct req *rq, int status, json_t *body);
+
+enum hpod_status handle_study_create(struct req *rq);
+enum hpod_status handle_study_list(struct req *rq);
+enum hpod_status handle_study_get(struct req *rq);
+enum hpod_status handle_study_delete(struct req *rq);
+enum hpod_status handle_suggest(struct req *rq);
+enum hpod_status handle_trial_report(struct req *rq);
+enum hpod_status handle_trial_heartbeat(struct req *rq);
+enum hpod_status handle_trial_fail(struct req *rq);
+enum hpod_status handle_trial_get(struct req *rq);
+enum hpod_status handle_trial_list(struct req *rq);
+enum hpod_status handle_study_best(struct req *rq);
+enum hpod_status handle_study_pareto(struct req *rq);
+enum hpod_status handle_healthz(struct req *rq);
+enum hpod_status handle_metrics(struct req *rq);
+enum hpod_status handle_openapi(struct req *rq);
+
+#endif

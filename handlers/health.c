@@ -1,0 +1,67 @@
+/*
+ * handlers/health.c - /healthz (process and database), /metrics
+ * (Prometheus text), /openapi.json (the spec compiled into the binary).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "handlers/handlers.h"
+#include "store/err.h"
+
+/* Generated at build time from openapi/openapi.json (scripts/embed.sh). */
+extern const unsigned char hpod_openapi_json[];
+extern const unsigned long hpod_openapi_json_len;
+
+enum hpod_status
+handle_healthz(struct req *rq)
+{
+    struct db *db = NULL;
+    struct hpod_err err = {0};
+    int ok = db_pool_acquire(rq->ctx->pool, &db, &err) == HPOD_OK &&
+             db_exec(db, "SELECT 1", 0, NULL, NULL, &err) == HPOD_OK;
+    db_pool_release(rq->ctx->pool, db);
+    if (ok)
+        return reply_json(rq, 200,
+                          json_pack("{s:s, s:s}", "status", "ok", "database",
+                                    "ok"));
+    return reply_json(rq, 503,
+                      json_pack("{s:s, s:s}", "status", "unavailable",
+                                "database", "unreachable"));
+}
+
+enum hpod_status
+handle_metrics(struct req *rq)
+{
+    char *http = rq->ctx->http_metrics_text();
+    size_t cap = strlen(http) + 1024;
+    char *out = xmalloc(cap);
+    snprintf(out, cap,
+             "%s# HELP hpod_suggestions_total Trials issued by suggest.\n"
+             "# TYPE hpod_suggestions_total counter\n"
+             "hpod_suggestions_total %lld\n"
+             "# HELP hpod_leases_expired_total Trials failed because their "
+             "lease lapsed.\n"
+             "# TYPE hpod_leases_expired_total counter\n"
+             "hpod_leases_expired_total %lld\n",
+             http, (long long)atomic_load(&rq->ctx->suggestions_total),
+             (long long)atomic_load(&rq->ctx->leases_expired_total));
+    free(http);
+    rq->status = 200;
+    rq->reply_text = out;
+    rq->content_type = "text/plain; version=0.0.4";
+    return HPOD_OK;
+}
+
+enum hpod_status
+handle_openapi(struct req *rq)
+{
+    json_error_t jerr;
+    json_t *spec = json_loadb((const char *)hpod_openapi_json,
+                              hpod_openapi_json_len, 0, &jerr);
+    if (!spec)
+        return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                         "embedded OpenAPI spec is invalid: %s", jerr.text);
+    return reply_json(rq, 200, spec);
+}

@@ -1,0 +1,944 @@
+/*
+ * handlers/json_model.c - validation and mapping of JSON resources; see
+ * json_model.h. Error statuses: HPOD_EINVAL (400) when the JSON has the
+ * wrong shape (type, missing or unknown field), HPOD_EUNPROC (422) when
+ * the shape is right but a rule is broken.
+ */
+#include "handlers/json_model.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/kernels.h"
+#include "core/mem.h"
+#include "store/err.h"
+
+#define MAX_PARAMS 64
+#define MAX_CANDIDATES 100000
+#define MAX_BUDGET 10000000
+
+json_t *
+json_from_text(const char *text)
+{
+    return text ? json_loads(text, 0, NULL) : NULL;
+}
+
+/* Metric and parameter names: [A-Za-z0-9_.-]{1,64}. */
+static int
+valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 64)
+        return 0;
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.-") == n;
+}
+
+/* Every key of obj must be in allowed (NULL-terminated): else 400. */
+static enum hpod_status
+check_keys(json_t *obj, const char *const *allowed, const char *path,
+           struct hpod_err *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        int ok = 0;
+        for (size_t i = 0; allowed[i] && !ok; i++)
+            ok = strcmp(key, allowed[i]) == 0;
+        if (!ok) {
+            char f[128];
+            snprintf(f, sizeof f, "%s%s%.60s", path, *path ? "." : "", key);
+            return hpod_fail(err, HPOD_EINVAL, f, "unknown field \"%.60s\"",
+                             key);
+        }
+    }
+    return HPOD_OK;
+}
+
+static void
+fieldf(char *out, size_t n, const char *path, const char *key)
+{
+    snprintf(out, n, "%s%s%s", path, *path && *key ? "." : "", key);
+}
+
+/* Optional integer field with bounds; *present says whether it was there. */
+static enum hpod_status
+get_int(json_t *obj, const char *key, const char *path, long long min,
+        long long max, long long *out, int *present, struct hpod_err *err)
+{
+    char f[128];
+    json_t *v = json_object_get(obj, key);
+    fieldf(f, sizeof f, path, key);
+    *present = v != NULL && !json_is_null(v);
+    if (!*present)
+        return HPOD_OK;
+    if (!json_is_integer(v))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be an integer", f);
+    long long x = json_integer_value(v);
+    if (x < min || x > max)
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "%s must be between %lld and %lld", f, min, max);
+    *out = x;
+    return HPOD_OK;
+}
+
+static enum hpod_status
+get_string(json_t *obj, const char *key, const char *path, int required,
+           const char **out, struct hpod_err *err)
+{
+    char f[128];
+    json_t *v = json_object_get(obj, key);
+    fieldf(f, sizeof f, path, key);
+    *out = NULL;
+    if (!v || json_is_null(v)) {
+        if (required)
+            return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
+        return HPOD_OK;
+    }
+    if (!json_is_string(v))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be a string", f);
+    *out = json_string_value(v);
+    return HPOD_OK;
+}
+
+static enum hpod_status
+get_number(json_t *obj, const char *key, const char *path, double *out,
+           int *present, struct hpod_err *err)
+{
+    char f[128];
+    json_t *v = json_object_get(obj, key);
+    fieldf(f, sizeof f, path, key);
+    *present = v != NULL;
+    if (!v)
+        return HPOD_OK;
+    if (!json_is_number(v))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
+    *out = json_number_value(v);
+    if (!isfinite(*out))
+        return hpod_fail(err, HPOD_EUNPROC, f, "%s must be finite", f);
+    return HPOD_OK;
+}
+
+/* ---- the search space ---- */
+
+static enum hpod_status
+parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
+            struct hpod_err *err)
+{
+    static const char *const keys[] = {"name", "type",   "low",     "high",
+                                       "log",  "values", "choices", NULL};
+    char path[64], f[128];
+    const char *name, *type;
+    enum hpod_status st;
+    json_t *values, *choices, *logv, *out = NULL;
+    double low = 0, high = 0;
+    int has_low, has_high, log = 0;
+
+    snprintf(path, sizeof path, "space[%zu]", i);
+    if (!json_is_object(p))
+        return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
+                         path);
+    if ((st = check_keys(p, keys, path, err)) != HPOD_OK ||
+        (st = get_string(p, "name", path, 1, &name, err)) != HPOD_OK ||
+        (st = get_string(p, "type", path, 1, &type, err)) != HPOD_OK)
+        return st;
+    fieldf(f, sizeof f, path, "name");
+    if (!valid_name(name))
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "parameter name \"%.64s\" must be 1 to 64 letters, "
+                         "digits, '_', '.' or '-'",
+                         name);
+    for (size_t k = 0; k < i; k++)
+        if (strcmp(d->names[k], name) == 0)
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "duplicate parameter name \"%s\"", name);
+    values = json_object_get(p, "values");
+    choices = json_object_get(p, "choices");
+    logv = json_object_get(p, "log");
+    if ((st = get_number(p, "low", path, &low, &has_low, err)) != HPOD_OK ||
+        (st = get_number(p, "high", path, &high, &has_high, err)) != HPOD_OK)
+        return st;
+    if (logv && !json_is_boolean(logv)) {
+        fieldf(f, sizeof f, path, "log");
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be true or false", f);
+    }
+    log = logv && json_is_true(logv);
+
+    if (strcmp(type, "categorical") == 0) {
+        if (has_low || has_high || values || logv) {
+            fieldf(f, sizeof f, path,
+                   has_low ? "low" : has_high ? "high" : values ? "values"
+                                                               : "log");
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "a categorical parameter takes only choices");
+        }
+        fieldf(f, sizeof f, path, "choices");
+        if (!choices)
+            return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
+        if (!json_is_array(choices))
+            return hpod_fail(err, HPOD_EINVAL, f, "%s must be an array", f);
+        size_t n = json_array_size(choices);
+        if (n == 0 || n > 1000)
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%s must hold 1 to 1000 choices", f);
+        for (size_t c = 0; c < n; c++) {
+            json_t *cv = json_array_get(choices, c);
+            char fc[160];
+            snprintf(fc, sizeof fc, "%s[%zu]", f, c);
+            if (!json_is_string(cv))
+                return hpod_fail(err, HPOD_EINVAL, fc, "%s must be a string",
+                                 fc);
+            if (json_string_length(cv) == 0 || json_string_length(cv) > 200)
+                return hpod_fail(err, HPOD_EUNPROC, fc,
+                                 "%s must be 1 to 200 characters", fc);
+            for (size_t c2 = 0; c2 < c; c2++)
+                if (json_equal(cv, json_array_get(choices, c2)))
+                    return hpod_fail(err, HPOD_EUNPROC, fc,
+                                     "duplicate choice \"%s\"",
+                                     json_string_value(cv));
+        }
+        space_add_categorical(&d->space, n);
+        out = json_pack("{s:s, s:s, s:O}", "name", name, "type",
+                        "categorical", "choices", choices);
+    } else if (strcmp(type, "float") == 0 || strcmp(type, "int") == 0) {
+        enum param_type pt = type[0] == 'f' ? PARAM_FLOAT : PARAM_INT;
+        if (choices) {
+            fieldf(f, sizeof f, path, "choices");
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "only categorical parameters take choices");
+        }
+        if (values) {
+            fieldf(f, sizeof f, path, "values");
+            if (has_low || has_high)
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "give either values or low and high, not "
+                                 "both");
+            if (!json_is_array(values))
+                return hpod_fail(err, HPOD_EINVAL, f, "%s must be an array",
+                                 f);
+            size_t n = json_array_size(values);
+            if (n == 0 || n > 10000)
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "%s must hold 1 to 10000 values", f);
+            double *v = xmalloc(n * sizeof *v);
+            for (size_t k = 0; k < n; k++) {
+                json_t *x = json_array_get(values, k);
+                char fk[160];
+                snprintf(fk, sizeof fk, "%s[%zu]", f, k);
+                if (pt == PARAM_INT ? !json_is_integer(x)
+                                    : !json_is_number(x)) {
+                    free(v);
+                    return hpod_fail(err, HPOD_EINVAL, fk, "%s must be %s", fk,
+                                     pt == PARAM_INT ? "an integer"
+                                                     : "a number");
+                }
+                v[k] = json_number_value(x);
+                if (log && !(v[k] > 0)) {
+                    free(v);
+                    return hpod_fail(err, HPOD_EUNPROC, fk,
+                                     "log-scaled values must be > 0");
+                }
+                for (size_t k2 = 0; k2 < k; k2++)
+                    if (v[k2] == v[k]) {
+                        double dupv = v[k];
+                        free(v);
+                        return hpod_fail(err, HPOD_EUNPROC, fk,
+                                         "duplicate value %g", dupv);
+                    }
+            }
+            st = space_add_values(&d->space, pt, v, n, log);
+            free(v);
+            if (st != HPOD_OK)
+                return hpod_fail(err, HPOD_EUNPROC, f, "invalid values");
+            const struct param *sp = &d->space.params[d->space.n_params - 1];
+            json_t *sorted = json_array();
+            for (size_t k = 0; k < sp->n_values; k++)
+                json_array_append_new(sorted,
+                                      pt == PARAM_INT
+                                          ? json_integer((json_int_t)
+                                                             sp->values[k])
+                                          : json_real(sp->values[k]));
+            out = json_pack("{s:s, s:s, s:o, s:b}", "name", name, "type", type,
+                            "values", sorted, "log", log);
+        } else {
+            if (!has_low || !has_high) {
+                fieldf(f, sizeof f, path, has_low ? "high" : "low");
+                return hpod_fail(err, HPOD_EINVAL, f,
+                                 "%s is required (or give values)", f);
+            }
+            if (pt == PARAM_INT) {
+                if (!json_is_integer(json_object_get(p, "low"))) {
+                    fieldf(f, sizeof f, path, "low");
+                    return hpod_fail(err, HPOD_EINVAL, f,
+                                     "%s must be an integer", f);
+                }
+                if (!json_is_integer(json_object_get(p, "high"))) {
+                    fieldf(f, sizeof f, path, "high");
+                    return hpod_fail(err, HPOD_EINVAL, f,
+                                     "%s must be an integer", f);
+                }
+            }
+            fieldf(f, sizeof f, path, "low");
+            if (!(low < high))
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "%s must be < high", f);
+            if (log && !(low > 0))
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "%s must be > 0 when log is true", f);
+            if (fabs(low) > 1e15 || fabs(high) > 1e15)
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "bounds must be within ±1e15");
+            if (space_add_range(&d->space, pt, low, high, log) != HPOD_OK)
+                return hpod_fail(err, HPOD_EUNPROC, f, "invalid range");
+            if (pt == PARAM_INT)
+                out = json_pack("{s:s, s:s, s:I, s:I, s:b}", "name", name,
+                                "type", type, "low", (json_int_t)low, "high",
+                                (json_int_t)high, "log", log);
+            else
+                out = json_pack("{s:s, s:s, s:f, s:f, s:b}", "name", name,
+                                "type", type, "low", low, "high", high, "log",
+                                log);
+        }
+    } else {
+        fieldf(f, sizeof f, path, "type");
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "type must be float, int or categorical, not "
+                         "\"%.40s\"",
+                         type);
+    }
+    json_array_append_new(norm, out);
+    d->names[i] = json_string_value(json_object_get(out, "name"));
+    d->choices[i] = json_object_get(out, "choices");
+    return HPOD_OK;
+}
+
+enum hpod_status
+params_from_json(const struct study_def *d, json_t *obj, double *raw,
+                 const char *path, struct hpod_err *err)
+{
+    const char *key;
+    json_t *v;
+    char f[192];
+
+    if (!json_is_object(obj))
+        return hpod_fail(err, HPOD_EUNPROC, path, "%s must be an object",
+                         path);
+    json_object_foreach(obj, key, v)
+    {
+        size_t i;
+        for (i = 0; i < d->space.n_params; i++)
+            if (strcmp(d->names[i], key) == 0)
+                break;
+        if (i == d->space.n_params) {
+            snprintf(f, sizeof f, "%s.%.64s", path, key);
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "unknown parameter \"%.64s\"", key);
+        }
+    }
+    for (size_t i = 0; i < d->space.n_params; i++) {
+        const struct param *p = &d->space.params[i];
+        snprintf(f, sizeof f, "%s.%s", path, d->names[i]);
+        v = json_object_get(obj, d->names[i]);
+        if (!v)
+            return hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
+        if (p->type == PARAM_CATEGORICAL) {
+            size_t c, n = json_array_size(d->choices[i]);
+            if (!json_is_string(v))
+                return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a string",
+                                 f);
+            for (c = 0; c < n; c++)
+                if (json_equal(v, json_array_get(d->choices[i], c)))
+                    break;
+            if (c == n)
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "\"%.60s\" is not a choice of %s",
+                                 json_string_value(v), d->names[i]);
+            raw[i] = (double)c;
+            continue;
+        }
+        if (!json_is_number(v))
+            return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a number", f);
+        raw[i] = json_number_value(v);
+        if (!space_contains(&d->space, i, raw[i]))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%g is not a legal value of %s", raw[i],
+                             d->names[i]);
+    }
+    return HPOD_OK;
+}
+
+json_t *
+params_to_json(const struct study_def *d, const double *raw)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < d->space.n_params; i++) {
+        const struct param *p = &d->space.params[i];
+        json_t *v;
+        if (p->type == PARAM_CATEGORICAL)
+            v = json_incref(json_array_get(d->choices[i], (size_t)raw[i]));
+        else if (p->type == PARAM_INT)
+            v = json_integer((json_int_t)llround(raw[i]));
+        else
+            v = json_real(raw[i]);
+        json_object_set_new(o, d->names[i], v);
+    }
+    return o;
+}
+
+/* Orders candidate raw vectors for the duplicate check. */
+static size_t cmp_width;
+static const double *cmp_base;
+
+static int
+cmp_rows(const void *a, const void *b)
+{
+    const double *x = cmp_base + *(const size_t *)a * cmp_width;
+    const double *y = cmp_base + *(const size_t *)b * cmp_width;
+    for (size_t k = 0; k < cmp_width; k++)
+        if (x[k] != y[k])
+            return x[k] < y[k] ? -1 : 1;
+    return 0;
+}
+
+static pthread_mutex_t cmp_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static enum hpod_status
+parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
+{
+    size_t n, w = d->space.n_params;
+    double *raw = NULL;
+    size_t *order = NULL;
+    enum hpod_status st = HPOD_OK;
+    json_t *norm = NULL;
+
+    if (!json_is_array(arr))
+        return hpod_fail(err, HPOD_EINVAL, "candidates",
+                         "candidates must be an array");
+    n = json_array_size(arr);
+    if (n == 0 || n > MAX_CANDIDATES)
+        return hpod_fail(err, HPOD_EUNPROC, "candidates",
+                         "candidates must hold 1 to %d configurations",
+                         MAX_CANDIDATES);
+    raw = xmalloc(n * w * sizeof *raw);
+    order = xmalloc(n * sizeof *order);
+    norm = json_array();
+    for (size_t j = 0; j < n; j++) {
+        char path[48];
+        snprintf(path, sizeof path, "candidates[%zu]", j);
+        if ((st = params_from_json(d, json_array_get(arr, j), raw + j * w,
+                                   path, err)) != HPOD_OK)
+            goto out;
+        json_array_append_new(norm, params_to_json(d, raw + j * w));
+        order[j] = j;
+    }
+    pthread_mutex_lock(&cmp_mu);
+    cmp_width = w;
+    cmp_base = raw;
+    qsort(order, n, sizeof *order, cmp_rows);
+    size_t dup = n;
+    for (size_t j = 1; j < n && dup == n; j++)
+        if (cmp_rows(&order[j - 1], &order[j]) == 0)
+            dup = j;
+    pthread_mutex_unlock(&cmp_mu);
+    if (dup < n) {
+        size_t a = order[dup - 1], b = order[dup];
+        char path[48];
+        snprintf(path, sizeof path, "candidates[%zu]", a > b ? a : b);
+        st = hpod_fail(err, HPOD_EUNPROC, path,
+                       "candidates[%zu] duplicates candidates[%zu]",
+                       a > b ? a : b, a > b ? b : a);
+        goto out;
+    }
+    d->candidates = norm;
+    norm = NULL;
+out:
+    json_decref(norm);
+    free(raw);
+    free(order);
+    return st;
+}
+
+/* ---- objectives, constraints, algorithm ---- */
+
+static enum hpod_status
+parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
+                 struct hpod_err *err)
+{
+    static const char *const keys[] = {"name", "goal", NULL};
+    enum hpod_status st;
+    if (!json_is_array(arr))
+        return hpod_fail(err, HPOD_EINVAL, "objectives",
+                         "objectives must be an array");
+    size_t n = json_array_size(arr);
+    if (n == 0 || n > MODEL_MAX_OBJECTIVES)
+        return hpod_fail(err, HPOD_EUNPROC, "objectives",
+                         "objectives must hold 1 to %d objectives",
+                         MODEL_MAX_OBJECTIVES);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        char path[48], f[96];
+        const char *name, *goal;
+        snprintf(path, sizeof path, "objectives[%zu]", i);
+        if (!json_is_object(o))
+            return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
+                             path);
+        if ((st = check_keys(o, keys, path, err)) != HPOD_OK ||
+            (st = get_string(o, "name", path, 1, &name, err)) != HPOD_OK ||
+            (st = get_string(o, "goal", path, 1, &goal, err)) != HPOD_OK)
+            return st;
+        fieldf(f, sizeof f, path, "name");
+        if (!valid_name(name))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "metric name \"%.64s\" must be 1 to 64 letters, "
+                             "digits, '_', '.' or '-'",
+                             name);
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(d->obj_names[k], name) == 0)
+                return hpod_fail(err, HPOD_EUNPROC, f,
+                                 "duplicate objective \"%s\"", name);
+        fieldf(f, sizeof f, path, "goal");
+        if (strcmp(goal, "maximize") && strcmp(goal, "minimize"))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "goal must be maximize or minimize");
+        json_t *no = json_pack("{s:s, s:s}", "name", name, "goal", goal);
+        json_array_append_new(norm, no);
+        d->obj_names[i] = json_string_value(json_object_get(no, "name"));
+        d->obj_sense[i] = goal[1] == 'a' ? 1 : -1;
+    }
+    d->n_objectives = n;
+    return HPOD_OK;
+}
+
+static enum hpod_status
+parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
+{
+    static const char *const keys[] = {"metric", "max", "min", "confidence",
+                                       NULL};
+    enum hpod_status st;
+    if (!json_is_array(arr))
+        return hpod_fail(err, HPOD_EINVAL, "constraints",
+                         "constraints must be an array");
+    if (json_array_size(arr) > 16)
+        return hpod_fail(err, HPOD_EUNPROC, "constraints",
+                         "at most 16 constraints");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *c = json_array_get(arr, i);
+        char path[48], f[96];
+        const char *metric;
+        double max = 0, min = 0, conf = 0.5;
+        int has_max, has_min, has_conf;
+        snprintf(path, sizeof path, "constraints[%zu]", i);
+        if (!json_is_object(c))
+            return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
+                             path);
+        if ((st = check_keys(c, keys, path, err)) != HPOD_OK ||
+            (st = get_string(c, "metric", path, 1, &metric, err)) !=
+                HPOD_OK ||
+            (st = get_number(c, "max", path, &max, &has_max, err)) !=
+                HPOD_OK ||
+            (st = get_number(c, "min", path, &min, &has_min, err)) !=
+                HPOD_OK ||
+            (st = get_number(c, "confidence", path, &conf, &has_conf, err)) !=
+                HPOD_OK)
+            return st;
+        fieldf(f, sizeof f, path, "metric");
+        if (!valid_name(metric))
+            return hpod_fail(err, HPOD_EUNPROC, f, "invalid metric name");
+        if (has_max == has_min)
+            return hpod_fail(err, HPOD_EUNPROC, path,
+                             "%s needs exactly one of max and min", path);
+        fieldf(f, sizeof f, path, "confidence");
+        if (!(conf > 0 && conf < 1))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%s must be between 0 and 1", f);
+        json_t *nc = json_pack("{s:s, s:f, s:f}", "metric", metric,
+                               has_max ? "max" : "min", has_max ? max : min,
+                               "confidence", conf);
+        json_array_append_new(norm, nc);
+    }
+    return HPOD_OK;
+}
+
+static unsigned long long
+fresh_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    /* Below 2^53 so it survives a round trip through any JSON client. */
+    return ((unsigned long long)ts.tv_nsec * 2654435761ULL ^
+            (unsigned long long)ts.tv_sec ^ ((unsigned long long)getpid() << 20)) &
+           ((1ULL << 53) - 1);
+}
+
+static enum hpod_status
+pick(const char *value, const char *const *options, const char *field,
+     int *out, struct hpod_err *err)
+{
+    for (int i = 0; options[i]; i++)
+        if (strcmp(value, options[i]) == 0) {
+            *out = i;
+            return HPOD_OK;
+        }
+    return hpod_fail(err, HPOD_EUNPROC, field, "unknown %s \"%.40s\"", field,
+                     value);
+}
+
+static enum hpod_status
+parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
+                struct hpod_err *err)
+{
+    static const char *const names[] = {"random", "gp", "graph", "greedy",
+                                        NULL};
+    static const char *const k_random[] = {"name", "seed", NULL};
+    static const char *const k_model[] = {"name", "seed", "kernel",
+                                          "acquisition", "init", NULL};
+    static const char *const k_greedy[] = {"name", "seed", "init", NULL};
+    static const char *const kernels[] = {"matern52", "rbf", NULL};
+    static const char *const acq_gp[] = {"ei", "pi", "ucb", NULL};
+    static const char *const acq_graph[] = {"ei", "eif", NULL};
+    const char *name, *kernel, *acq;
+    long long seed = 0, init = 3;
+    int has, n;
+    enum hpod_status st;
+
+    memset(&d->algo, 0, sizeof d->algo);
+    if (!a) {
+        d->algo.name = ALGO_RANDOM;
+        d->algo.seed = fresh_seed();
+        *norm = json_pack("{s:s, s:I}", "name", "random", "seed",
+                          (json_int_t)d->algo.seed);
+        return HPOD_OK;
+    }
+    if (!json_is_object(a))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm",
+                         "algorithm must be an object");
+    if ((st = get_string(a, "name", "algorithm", 1, &name, err)) != HPOD_OK)
+        return st;
+    if ((st = pick(name, names, "algorithm.name", &n, err)) != HPOD_OK)
+        return st;
+    d->algo.name = (enum algo_name)n;
+    st = check_keys(a,
+                    n == ALGO_RANDOM   ? k_random
+                    : n == ALGO_GREEDY ? k_greedy
+                                       : k_model,
+                    "algorithm", err);
+    if (st != HPOD_OK)
+        return st;
+    if ((st = get_int(a, "seed", "algorithm", 0, (1LL << 53) - 1, &seed, &has,
+                      err)) != HPOD_OK)
+        return st;
+    d->algo.seed = has ? (unsigned long long)seed : fresh_seed();
+    if ((st = get_int(a, "init", "algorithm", 1, 1000, &init, &has, err)) !=
+        HPOD_OK)
+        return st;
+    d->algo.init = (int)init;
+    if (n == ALGO_RANDOM) {
+        *norm = json_pack("{s:s, s:I}", "name", name, "seed",
+                          (json_int_t)d->algo.seed);
+        return HPOD_OK;
+    }
+    if (n == ALGO_GREEDY) {
+        *norm = json_pack("{s:s, s:I, s:i}", "name", name, "seed",
+                          (json_int_t)d->algo.seed, "init", d->algo.init);
+        return HPOD_OK;
+    }
+    if ((st = get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
+            HPOD_OK ||
+        (st = get_string(a, "acquisition", "algorithm", 0, &acq, err)) !=
+            HPOD_OK)
+        return st;
+    if (!kernel)
+        kernel = "matern52";
+    if (!acq)
+        acq = n == ALGO_GP ? "ei" : "eif";
+    if ((st = pick(kernel, kernels, "algorithm.kernel", &d->algo.kernel,
+                   err)) != HPOD_OK ||
+        (st = pick(acq, n == ALGO_GP ? acq_gp : acq_graph,
+                   "algorithm.acquisition", &d->algo.acquisition, err)) !=
+            HPOD_OK)
+        return st;
+    d->algo.kernel = d->algo.kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
+    *norm = json_pack("{s:s, s:I, s:s, s:s, s:i}", "name", name, "seed",
+                      (json_int_t)d->algo.seed, "kernel", kernel,
+                      "acquisition", acq, "init", d->algo.init);
+    return HPOD_OK;
+}
+
+static enum hpod_status
+parse_reference(json_t *ref, const struct study_def *d, struct hpod_err *err)
+{
+    const char *key;
+    json_t *v;
+    if (!json_is_object(ref))
+        return hpod_fail(err, HPOD_EINVAL, "reference",
+                         "reference must be an object");
+    json_object_foreach(ref, key, v)
+    {
+        char f[96];
+        size_t i;
+        snprintf(f, sizeof f, "reference.%.64s", key);
+        for (i = 0; i < d->n_objectives; i++)
+            if (strcmp(d->obj_names[i], key) == 0)
+                break;
+        if (i == d->n_objectives)
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "\"%.64s\" is not an objective", key);
+        if (!json_is_number(v))
+            return hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
+    }
+    return HPOD_OK;
+}
+
+/* ---- the whole definition ---- */
+
+static enum hpod_status
+parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
+{
+    static const char *const keys[] = {
+        "name",       "space",  "candidates", "objectives",
+        "constraints", "algorithm", "budget", "benchmark",
+        "lease_seconds", "reference", NULL};
+    const char *name, *benchmark;
+    json_t *space, *objs, *norm_space = NULL, *norm_objs = NULL,
+                          *norm_cons = NULL, *norm_algo = NULL, *v;
+    long long budget = -1, lease = 3600;
+    int has;
+    enum hpod_status st;
+
+    memset(d, 0, sizeof *d);
+    space_init(&d->space);
+    d->budget = -1;
+    if (!json_is_object(body))
+        return hpod_fail(err, HPOD_EINVAL, "", "study must be a JSON object");
+    if ((st = check_keys(body, keys, "", err)) != HPOD_OK ||
+        (st = get_string(body, "name", "", 1, &name, err)) != HPOD_OK ||
+        (st = get_string(body, "benchmark", "", 0, &benchmark, err)) !=
+            HPOD_OK)
+        goto out;
+    if (strlen(name) == 0 || strlen(name) > 200) {
+        st = hpod_fail(err, HPOD_EUNPROC, "name",
+                       "name must be 1 to 200 characters");
+        goto out;
+    }
+    if (benchmark) {
+        st = hpod_fail(err, HPOD_EUNPROC, "benchmark",
+                       "unknown benchmark \"%.100s\"", benchmark);
+        goto out;
+    }
+    space = json_object_get(body, "space");
+    if (!space) {
+        st = hpod_fail(err, HPOD_EINVAL, "space", "space is required");
+        goto out;
+    }
+    if (!json_is_array(space)) {
+        st = hpod_fail(err, HPOD_EINVAL, "space", "space must be an array");
+        goto out;
+    }
+    size_t np = json_array_size(space);
+    if (np == 0 || np > MAX_PARAMS) {
+        st = hpod_fail(err, HPOD_EUNPROC, "space",
+                       "space must hold 1 to %d parameters", MAX_PARAMS);
+        goto out;
+    }
+    d->names = xcalloc(np, sizeof *d->names);
+    d->choices = xcalloc(np, sizeof *d->choices);
+    norm_space = json_array();
+    for (size_t i = 0; i < np; i++)
+        if ((st = parse_param(json_array_get(space, i), i, d, norm_space,
+                              err)) != HPOD_OK)
+            goto out;
+
+    objs = json_object_get(body, "objectives");
+    if (!objs) {
+        st = hpod_fail(err, HPOD_EINVAL, "objectives",
+                       "objectives is required");
+        goto out;
+    }
+    norm_objs = json_array();
+    if ((st = parse_objectives(objs, d, norm_objs, err)) != HPOD_OK)
+        goto out;
+    norm_cons = json_array();
+    if ((v = json_object_get(body, "constraints")) && !json_is_null(v) &&
+        (st = parse_constraints(v, norm_cons, err)) != HPOD_OK)
+        goto out;
+    v = json_object_get(body, "algorithm");
+    if ((st = parse_algorithm(json_is_null(v) ? NULL : v, d, &norm_algo,
+                              err)) != HPOD_OK)
+        goto out;
+    if ((st = get_int(body, "budget", "", 1, MAX_BUDGET, &budget, &has,
+                      err)) != HPOD_OK)
+        goto out;
+    d->budget = has ? budget : -1;
+    if ((st = get_int(body, "lease_seconds", "", 1, 604800, &lease, &has,
+                      err)) != HPOD_OK)
+        goto out;
+    d->lease_seconds = (int)lease;
+    if ((v = json_object_get(body, "reference")) && !json_is_null(v) &&
+        (st = parse_reference(v, d, err)) != HPOD_OK)
+        goto out;
+
+    d->def = json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:O, s:i, s:O}",
+                       "name", name, "space", norm_space, "objectives",
+                       norm_objs, "constraints", norm_cons, "algorithm",
+                       norm_algo, "budget",
+                       d->budget >= 0 ? json_integer(d->budget) : json_null(),
+                       "benchmark", json_null(), "lease_seconds",
+                       d->lease_seconds, "reference",
+                       v && !json_is_null(v) ? v : json_null());
+    /* budget's json_integer was a new reference that s:O increfed. */
+    if (d->budget >= 0)
+        json_decref(json_object_get(d->def, "budget"));
+    if (!d->def) {
+        st = hpod_fail(err, HPOD_ENOMEM, "", "could not build definition");
+        goto out;
+    }
+    /* Re-point borrowed names at the definition, which outlives the body. */
+    json_t *ds = json_object_get(d->def, "space");
+    for (size_t i = 0; i < np; i++) {
+        json_t *p = json_array_get(ds, i);
+        d->names[i] = json_string_value(json_object_get(p, "name"));
+        d->choices[i] = json_object_get(p, "choices");
+    }
+    json_t *dobj = json_object_get(d->def, "objectives");
+    for (size_t i = 0; i < d->n_objectives; i++)
+        d->obj_names[i] = json_string_value(
+            json_object_get(json_array_get(dobj, i), "name"));
+    d->name = json_string_value(json_object_get(d->def, "name"));
+    d->benchmark = NULL;
+
+    if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
+        (st = parse_candidates(v, d, err)) != HPOD_OK)
+        goto out;
+out:
+    json_decref(norm_space);
+    json_decref(norm_objs);
+    json_decref(norm_cons);
+    json_decref(norm_algo);
+    if (st != HPOD_OK)
+        study_def_cleanup(d);
+    return st;
+}
+
+enum hpod_status
+study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
+{
+    return parse_def(body, d, err);
+}
+
+enum hpod_status
+study_def_from_text(const char *text, struct study_def *d,
+                    struct hpod_err *err)
+{
+    json_t *body = json_from_text(text);
+    enum hpod_status st;
+    if (!body) {
+        memset(d, 0, sizeof *d);
+        return hpod_fail(err, HPOD_EINTERNAL, "", "stored definition is not "
+                                                  "valid JSON");
+    }
+    st = parse_def(body, d, err);
+    json_decref(body);
+    return st;
+}
+
+void
+study_def_cleanup(struct study_def *d)
+{
+    if (!d)
+        return;
+    json_decref(d->def);
+    json_decref(d->candidates);
+    space_cleanup(&d->space);
+    free(d->names);
+    free(d->choices);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---- responses ---- */
+
+static json_t *
+parsed_or(const char *text, json_t *fallback)
+{
+    json_t *v = json_from_text(text);
+    if (v) {
+        json_decref(fallback);
+        return v;
+    }
+    return fallback;
+}
+
+json_t *
+study_to_json(const struct study *s)
+{
+    json_t *o = parsed_or(s->definition, json_object());
+    json_t *counts = json_object();
+    for (int k = 0; k < TRIAL_NSTATES; k++)
+        json_object_set_new(counts, trial_state_name(k),
+                            json_integer(s->counts[k]));
+    json_object_set_new(o, "id", json_integer(s->id));
+    json_object_set_new(o, "benchmark", s->benchmark
+                                            ? json_string(s->benchmark)
+                                            : json_null());
+    json_object_set_new(o, "n_candidates",
+                        s->n_candidates >= 0 ? json_integer(s->n_candidates)
+                                             : json_null());
+    json_object_set_new(o, "state",
+                        json_string(study_done(s) ? "done" : "active"));
+    json_object_set_new(o, "trial_counts", counts);
+    json_object_set_new(o, "created_at", json_string(s->created_at ? s->created_at : ""));
+    return o;
+}
+
+json_t *
+trial_to_json(const struct trial *t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(t->id));
+    json_object_set_new(o, "study_id", json_integer(t->study_id));
+    json_object_set_new(o, "state", json_string(trial_state_name(t->state)));
+    json_object_set_new(o, "params", parsed_or(t->params, json_object()));
+    json_object_set_new(o, "values", parsed_or(t->values, json_object()));
+    json_object_set_new(o, "intermediate",
+                        parsed_or(t->intermediate, json_array()));
+    json_object_set_new(o, "worker", json_string(t->worker ? t->worker : ""));
+    json_object_set_new(o, "reason",
+                        t->reason ? json_string(t->reason) : json_null());
+    json_object_set_new(o, "created_at",
+                        json_string(t->created_at ? t->created_at : ""));
+    json_object_set_new(o, "updated_at",
+                        json_string(t->updated_at ? t->updated_at : ""));
+    json_object_set_new(o, "lease_expires_at",
+                        t->lease_expires_at ? json_string(t->lease_expires_at)
+                                            : json_null());
+    if (t->resume_from_step >= 0)
+        json_object_set_new(o, "resume_from_step",
+                            json_integer(t->resume_from_step));
+    return o;
+}
+
+enum hpod_status
+query_int(const char *text, const char *name, long long min, long long max,
+          long long dflt, long long *out, struct hpod_err *err)
+{
+    char *end;
+    long long v;
+    if (!text) {
+        *out = dflt;
+        return HPOD_OK;
+    }
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max)
+        return hpod_fail(err, HPOD_EINVAL, name,
+                         "%s must be an integer from %lld to %lld", name, min,
+                         max);
+    *out = v;
+    return HPOD_OK;
+}

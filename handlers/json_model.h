@@ -1,0 +1,92 @@
+/*
+ * handlers/json_model.h - JSON <-> C for every resource, with validation.
+ *
+ * The one place jansson meets the domain: a study definition is parsed and
+ * checked field by field (the error names the JSON path of the offending
+ * value), normalized (defaults filled in, so the stored definition says
+ * everything), and turned into a core/space. The stored definition goes
+ * back through the same parser, so there is one set of rules.
+ */
+#ifndef HPOD_JSON_MODEL_H
+#define HPOD_JSON_MODEL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/space.h"
+#include "core/status.h"
+#include "store/model.h"
+
+#define MODEL_MAX_OBJECTIVES 8
+
+enum algo_name {
+    ALGO_RANDOM = 0,
+    ALGO_GP,
+    ALGO_GRAPH,
+    ALGO_GREEDY
+};
+
+struct algo_def {
+    enum algo_name name;
+    unsigned long long seed;
+    int kernel;      /* enum kernel_kind */
+    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    int init;        /* random points before the model takes over */
+};
+
+struct study_def {
+    json_t *def;        /* new reference: the normalized definition */
+    json_t *candidates; /* new reference or NULL: normalized candidates */
+    struct space space;
+    const char **names;    /* n_params, borrowed from def */
+    json_t **choices;      /* n_params: the choices array, or NULL */
+    size_t n_objectives;
+    const char *obj_names[MODEL_MAX_OBJECTIVES]; /* borrowed from def */
+    int obj_sense[MODEL_MAX_OBJECTIVES];         /* +1 max, -1 min */
+    struct algo_def algo;
+    long long budget; /* -1: none */
+    int lease_seconds;
+    const char *name;      /* borrowed */
+    const char *benchmark; /* borrowed or NULL */
+};
+
+/*
+ * study_def_from_json - validates a study creation body (borrowed) and
+ * fills d. HPOD_EINVAL (400) for shape and type errors, HPOD_EUNPROC (422)
+ * for broken rules; err names the field.
+ */
+enum hpod_status study_def_from_json(json_t *body, struct study_def *d,
+                                     struct hpod_err *err);
+/* Rebuilds d from a stored definition (JSON text). */
+enum hpod_status study_def_from_text(const char *text, struct study_def *d,
+                                     struct hpod_err *err);
+void study_def_cleanup(struct study_def *d);
+
+/*
+ * params_from_json - checks that obj gives every parameter exactly once
+ * with a legal value and fills raw (n_params). path prefixes the field of
+ * an error ("candidates[3]").
+ */
+enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
+                                  double *raw, const char *path,
+                                  struct hpod_err *err);
+/* Returns a new JSON object for a configuration. */
+json_t *params_to_json(const struct study_def *d, const double *raw);
+
+/* New JSON for a study row (definition fields + counts and state). */
+json_t *study_to_json(const struct study *s);
+/* New JSON for a trial row. */
+json_t *trial_to_json(const struct trial *t);
+
+/*
+ * Query parameters: an integer in [min, max], dflt when absent.
+ * HPOD_EINVAL naming the parameter otherwise.
+ */
+enum hpod_status query_int(const char *text, const char *name, long long min,
+                           long long max, long long dflt, long long *out,
+                           struct hpod_err *err);
+
+/* Parses JSON text into a new reference (NULL on error). */
+json_t *json_from_text(const char *text);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * handlers/suggest.c - POST /v1/studies/{id}/suggest.
+ *
+ * The whole decision runs in one transaction holding the study row lock
+ * (SELECT ... FOR UPDATE), so any number of hpod processes on one database
+ * issue trials as one would: lapsed leases are recovered, the worker's live
+ * trials are handed back first, then new ones are chosen by core/sampler
+ * from the history and inserted. The unique index on (study, candidate)
+ * backs the lock: a finite candidate can never be held twice.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/sampler.h"
+#include "handlers/handlers.h"
+#include "handlers/json_model.h"
+#include "store/err.h"
+#include "store/study_store.h"
+#include "store/trial_store.h"
+
+#define SUGGEST_MAX_COUNT 100
+#define RETRY_AFTER_SECONDS 1
+
+struct history {
+    double *cand_raw;
+    unsigned char *cand_used;
+    size_t n_cand;
+    double *obs_raw, *obs_y;
+    size_t *obs_cand;
+    size_t n_obs;
+    double *pend_raw;
+    size_t *pend_cand;
+    size_t n_pend, cap_pend;
+};
+
+static void
+history_cleanup(struct history *h)
+{
+    free(h->cand_raw);
+    free(h->cand_used);
+    free(h->obs_raw);
+    free(h->obs_y);
+    free(h->obs_cand);
+    free(h->pend_raw);
+    free(h->pend_cand);
+    memset(h, 0, sizeof *h);
+}
+
+static void
+add_pending(struct history *h, size_t np, const double *raw, size_t cand)
+{
+    if (h->n_pend == h->cap_pend) {
+        h->cap_pend = h->cap_pend ? 2 * h->cap_pend : 16;
+        h->pend_raw = xrealloc(h->pend_raw, h->cap_pend * np * sizeof(double));
+        h->pend_cand = xrealloc(h->pend_cand, h->cap_pend * sizeof(size_t));
+    }
+    memcpy(h->pend_raw + h->n_pend * np, raw, np * sizeof(double));
+    h->pend_cand[h->n_pend++] = cand;
+}
+
+/*
+ * Loads what the sampler needs: the candidates (finite studies) and, for
+ * model-based samplers, completed and live trials as raw vectors.
+ */
+static enum hpod_status
+load_history(struct req *rq, const struct study_def *d, struct history *h)
+{
+    size_t np = d->space.n_params;
+    char **cand_text = NULL;
+    struct trial *rows = NULL;
+    size_t n_rows = 0;
+    enum hpod_status st = HPOD_OK;
+
+    if (d->candidates) {
+        if ((st = study_store_candidates(rq->db, rq->id, &cand_text,
+                                         &h->cand_used, &h->n_cand,
+                                         &rq->err)) != HPOD_OK)
+            goto out;
+        h->cand_raw = xmalloc((h->n_cand ? h->n_cand : 1) * np *
+                              sizeof(double));
+        for (size_t i = 0; i < h->n_cand; i++) {
+            json_t *o = json_from_text(cand_text[i]);
+            st = params_from_json(d, o, h->cand_raw + i * np, "candidate",
+                                  &rq->err);
+            json_decref(o);
+            if (st != HPOD_OK) {
+                st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                               "stored candidate %zu is invalid", i);
+                goto out;
+            }
+        }
+    }
+    if (d->algo.name == ALGO_RANDOM)
+        goto out;
+    if ((st = trial_store_list(rq->db, rq->id, -1, -1, 0, &rows, &n_rows,
+                               NULL, &rq->err)) != HPOD_OK)
+        goto out;
+    h->obs_raw = xmalloc((n_rows + 1) * np * sizeof(double));
+    h->obs_y = xmalloc((n_rows + 1) * sizeof(double));
+    h->obs_cand = xmalloc((n_rows + 1) * sizeof(size_t));
+    double *raw = xmalloc((np ? np : 1) * sizeof(double));
+    for (size_t i = 0; i < n_rows; i++) {
+        const struct trial *t = &rows[i];
+        int live = t->state == TRIAL_PENDING || t->state == TRIAL_RUNNING;
+        if (t->state != TRIAL_COMPLETED && !live)
+            continue;
+        json_t *p = json_from_text(t->params);
+        enum hpod_status pst =
+            params_from_json(d, p, raw, "params", &rq->err);
+        json_decref(p);
+        if (pst != HPOD_OK)
+            continue; /* a trial of an older definition: not evidence */
+        size_t cand = t->candidate >= 0 ? (size_t)t->candidate : (size_t)-1;
+        if (live) {
+            add_pending(h, np, raw, cand);
+            continue;
+        }
+        json_t *vals = json_from_text(t->values);
+        json_t *v = json_object_get(vals, d->obj_names[0]);
+        if (json_is_number(v)) {
+            memcpy(h->obs_raw + h->n_obs * np, raw, np * sizeof(double));
+            h->obs_y[h->n_obs] = json_number_value(v) * d->obj_sense[0];
+            h->obs_cand[h->n_obs] = cand;
+            h->n_obs++;
+        }
+        json_decref(vals);
+    }
+    free(raw);
+out:
+    if (cand_text)
+        for (size_t i = 0; i < h->n_cand; i++)
+            free(cand_text[i]);
+    free(cand_text);
+    trials_free(rows, n_rows);
+    return st;
+}
+
+static enum hpod_status
+parse_body(struct req *rq, const char **worker, long long *count)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(rq->body, key, v)
+    {
+        if (strcmp(key, "worker") && strcmp(key, "count"))
+            return hpod_fail(&rq->err, HPOD_EINVAL, key,
+                             "unknown field \"%.60s\"", key);
+    }
+    v = json_object_get(rq->body, "worker");
+    *worker = "default";
+    if (v && !json_is_null(v)) {
+        if (!json_is_string(v))
+            return hpod_fail(&rq->err, HPOD_EINVAL, "worker",
+                             "worker must be a string");
+        if (json_string_length(v) == 0 || json_string_length(v) > 128)
+            return hpod_fail(&rq->err, HPOD_EUNPROC, "worker",
+                             "worker must be 1 to 128 characters");
+        *worker = json_string_value(v);
+    }
+    v = json_object_get(rq->body, "count");
+    *count = 1;
+    if (v && !json_is_null(v)) {
+        if (!json_is_integer(v))
+            return hpod_fail(&rq->err, HPOD_EINVAL, "count",
+                             "count must be an integer");
+        *count = json_integer_value(v);
+        if (*count < 1 || *count > SUGGEST_MAX_COUNT)
+            return hpod_fail(&rq->err, HPOD_EUNPROC, "count",
+                             "count must be between 1 and %d",
+                             SUGGEST_MAX_COUNT);
+    }
+    return HPOD_OK;
+}
+
+enum hpod_status
+handle_suggest(struct req *rq)
+{
+    const char *worker;
+    long long count, expired = 0;
+    struct study s = {0};
+    struct study_def d = {0};
+    struct trial *held = NULL;
+    size_t n_held = 0;
+    struct history h = {0};
+    json_t *out = json_array();
+    double *raw = NULL;
+    int seq = 0, issued_now = 0;
+    enum hpod_status st;
+
+    /* 1-2. Parse and validate the body. */
+    if ((st = parse_body(rq, &worker, &count)) != HPOD_OK)
+        goto out;
+
+    /* 3. Decide under the study lock. */
+    if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
+        (st = study_store_lock(rq->db, rq->id, &rq->err)) != HPOD_OK ||
+        (st = trial_store_expire(rq->db, rq->id, &expired, &rq->err)) !=
+            HPOD_OK ||
+        (st = study_store_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK ||
+        (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
+        (st = trial_store_held(rq->db, rq->id, worker, s.lease_seconds, &held,
+                               &n_held, &rq->err)) != HPOD_OK)
+        goto out;
+    if (expired)
+        atomic_fetch_add(&rq->ctx->leases_expired_total, expired);
+    for (size_t i = 0; i < n_held && (long long)i < count; i++)
+        json_array_append_new(out, trial_to_json(&held[i]));
+
+    long long need = count - (long long)json_array_size(out);
+    long long room = s.budget >= 0 ? s.budget - study_issued(&s) : need;
+    if (need > room)
+        need = room;
+    if (need > 0) {
+        size_t np = d.space.n_params;
+        if ((st = load_history(rq, &d, &h)) != HPOD_OK ||
+            (st = trial_store_next_seq(rq->db, rq->id, &seq, &rq->err)) !=
+                HPOD_OK)
+            goto out;
+        raw = xmalloc(np * sizeof *raw);
+        for (long long k = 0; k < need; k++) {
+            struct sampler_input in = {
+                .space = &d.space,
+                .kind = (enum sampler_kind)d.algo.name,
+                .seed = d.algo.seed,
+                .seq = seq,
+                .init = d.algo.init,
+                .kernel = d.algo.kernel,
+                .acquisition = d.algo.acquisition,
+                .cand_raw = h.cand_raw,
+                .cand_used = h.cand_used,
+                .n_cand = h.n_cand,
+                .obs_raw = h.obs_raw,
+                .obs_y = h.obs_y,
+                .obs_cand = h.obs_cand,
+                .n_obs = h.n_obs,
+                .pend_raw = h.pend_raw,
+                .pend_cand = h.pend_cand,
+                .n_pend = h.n_pend,
+            };
+            size_t cand = (size_t)-1;
+            struct trial t = {0};
+            char *ptext;
+            json_t *pj;
+            st = sampler_next(&in, raw, &cand);
+            if (st == HPOD_ENOTFOUND) {
+                st = HPOD_OK; /* finite study used up */
+                break;
+            }
+            if (st != HPOD_OK) {
+                st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                               "sampler failed (status %d)", (int)st);
+                goto out;
+            }
+            pj = params_to_json(&d, raw);
+            ptext = json_dumps(pj, JSON_COMPACT | JSON_REAL_PRECISION(17));
+            json_decref(pj);
+            st = trial_store_insert(rq->db, rq->id, seq, ptext,
+                                    cand == (size_t)-1 ? -1 : (long long)cand,
+                                    worker, s.lease_seconds, &t, &rq->err);
+            free(ptext);
+            if (st != HPOD_OK)
+                goto out;
+            json_array_append_new(out, trial_to_json(&t));
+            trial_cleanup(&t);
+            if (cand != (size_t)-1)
+                h.cand_used[cand] = 1;
+            add_pending(&h, np, raw, cand);
+            seq++;
+            issued_now++;
+        }
+    }
+    if ((st = db_commit(rq->db, &rq->err)) != HPOD_OK)
+        goto out;
+    atomic_fetch_add(&rq->ctx->suggestions_total, issued_now);
+
+    /* 4. Respond. done only when nothing will ever be issued again. */
+    json_t *reply = json_object();
+    int none = json_array_size(out) == 0;
+    json_object_set(reply, "trials", out);
+    if (none) {
+        study_cleanup(&s);
+        if ((st = study_store_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK) {
+            json_decref(reply);
+            goto out;
+        }
+        int exhausted = study_done(&s) ||
+                        (d.candidates && h.n_cand > 0 && study_live(&s) == 0 &&
+                         study_issued(&s) >= (long long)h.n_cand);
+        json_object_set_new(reply, "done", json_boolean(exhausted));
+        if (!exhausted)
+            json_object_set_new(reply, "retry_after",
+                                json_integer(RETRY_AFTER_SECONDS));
+    } else {
+        json_object_set_new(reply, "done", json_false());
+    }
+    st = reply_json(rq, 200, reply);
+out:
+    if (st != HPOD_OK)
+        db_rollback(rq->db);
+    json_decref(out);
+    free(raw);
+    history_cleanup(&h);
+    trials_free(held, n_held);
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    return st;
+}

@@ -1,0 +1,332 @@
+/*
+ * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail,
+ * /v1/trials/{id} and /v1/studies/{id}/trials.
+ *
+ * State changes lock the trial row (FOR UPDATE) in a transaction, decide
+ * from its current state, write, and commit before answering: a report
+ * answered 200 is durable, and a crash before the commit loses nothing that
+ * was acknowledged. Reports are idempotent (DESIGN.md §2).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "handlers/handlers.h"
+#include "handlers/json_model.h"
+#include "store/err.h"
+#include "store/study_store.h"
+#include "store/trial_store.h"
+
+#define MAX_METRICS 64
+#define MAX_STEP 1000000000LL
+
+static enum hpod_status
+only_keys(struct req *rq, const char *a, const char *b)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(rq->body, key, v)
+    {
+        if ((!a || strcmp(key, a)) && (!b || strcmp(key, b)))
+            return hpod_fail(&rq->err, HPOD_EINVAL, key,
+                             "unknown field \"%.60s\"", key);
+    }
+    return HPOD_OK;
+}
+
+/* Replies {"trial": ...} with the trial as now stored. */
+static enum hpod_status
+reply_trial(struct req *rq, long long id, const char *action)
+{
+    struct trial t = {0};
+    enum hpod_status st = trial_store_get(rq->db, id, 0, &t, &rq->err);
+    if (st == HPOD_OK) {
+        json_t *o = json_pack("{s:o}", "trial", trial_to_json(&t));
+        if (action)
+            json_object_set_new(o, "action", json_string(action));
+        st = reply_json(rq, 200, o);
+    }
+    trial_cleanup(&t);
+    return st;
+}
+
+static int
+metric_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && n <= 64 &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.-") == n;
+}
+
+static enum hpod_status
+parse_report(struct req *rq, json_t **values, long long *step)
+{
+    enum hpod_status st;
+    json_t *v, *val;
+    const char *key;
+
+    if ((st = only_keys(rq, "values", "step")) != HPOD_OK)
+        return st;
+    v = json_object_get(rq->body, "values");
+    if (!v)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "values",
+                         "values is required");
+    if (!json_is_object(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "values",
+                         "values must be an object of metric: number");
+    if (json_object_size(v) == 0 || json_object_size(v) > MAX_METRICS)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "values",
+                         "values must hold 1 to %d metrics", MAX_METRICS);
+    json_object_foreach(v, key, val)
+    {
+        char f[96];
+        snprintf(f, sizeof f, "values.%.64s", key);
+        if (!metric_name_ok(key))
+            return hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                             "metric name must be 1 to 64 letters, digits, "
+                             "'_', '.' or '-'");
+        if (!json_is_number(val))
+            return hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be a number",
+                             f);
+        if (!isfinite(json_number_value(val)))
+            return hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be finite",
+                             f);
+    }
+    *values = v;
+    *step = -1;
+    v = json_object_get(rq->body, "step");
+    if (v && !json_is_null(v)) {
+        if (!json_is_integer(v))
+            return hpod_fail(&rq->err, HPOD_EINVAL, "step",
+                             "step must be an integer");
+        *step = json_integer_value(v);
+        if (*step < 0 || *step > MAX_STEP)
+            return hpod_fail(&rq->err, HPOD_EUNPROC, "step",
+                             "step must be between 0 and %lld", MAX_STEP);
+    }
+    return HPOD_OK;
+}
+
+static enum hpod_status
+not_live(struct req *rq, const struct trial *t, const char *what)
+{
+    return hpod_fail(&rq->err, HPOD_ECONFLICT, "",
+                     "cannot %s trial %lld: it is %s%s%s", what, t->id,
+                     trial_state_name(t->state), t->reason ? " (" : "",
+                     t->reason ? ")" : "");
+}
+
+/*
+ * handle_trial_report - POST /v1/trials/{id}/report
+ * Body: {"values": {metric: number}, "step": k?}. Final without step.
+ */
+enum hpod_status
+handle_trial_report(struct req *rq)
+{
+    json_t *values = NULL;
+    long long step;
+    struct trial t = {0};
+    struct study s = {0};
+    struct study_def d = {0};
+    char *vtext = NULL;
+    const char *action = NULL;
+    enum hpod_status st;
+
+    /* 1-2. Parse and validate what needs no database. */
+    if ((st = parse_report(rq, &values, &step)) != HPOD_OK)
+        return st;
+    vtext = json_dumps(values, JSON_COMPACT | JSON_SORT_KEYS |
+                                   JSON_REAL_PRECISION(17));
+
+    /* 3. Decide from the locked trial's state. */
+    if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
+        (st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
+        goto out;
+    if (step < 0) {
+        if (t.state == TRIAL_COMPLETED) {
+            int equal = 0;
+            if ((st = trial_store_values_equal(rq->db, t.id, vtext, &equal,
+                                               &rq->err)) != HPOD_OK)
+                goto out;
+            if (!equal) {
+                st = hpod_fail(&rq->err, HPOD_ECONFLICT, "values",
+                               "trial %lld is already completed with other "
+                               "values",
+                               t.id);
+                goto out;
+            }
+        } else if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
+            st = not_live(rq, &t, "report on");
+            goto out;
+        } else {
+            if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) !=
+                    HPOD_OK ||
+                (st = study_def_from_text(s.definition, &d, &rq->err)) !=
+                    HPOD_OK)
+                goto out;
+            for (size_t i = 0; i < d.n_objectives; i++)
+                if (!json_is_number(json_object_get(values, d.obj_names[i]))) {
+                    char f[96];
+                    snprintf(f, sizeof f, "values.%s", d.obj_names[i]);
+                    st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                                   "a final report must carry objective "
+                                   "\"%s\"",
+                                   d.obj_names[i]);
+                    goto out;
+                }
+            if ((st = trial_store_complete(rq->db, t.id, vtext, &rq->err)) !=
+                HPOD_OK)
+                goto out;
+        }
+    } else {
+        if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
+            st = not_live(rq, &t, "report on");
+            goto out;
+        }
+        if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) !=
+                HPOD_OK ||
+            (st = trial_store_intermediate(rq->db, t.id, (int)step, vtext,
+                                           "continue", s.lease_seconds,
+                                           &action, &rq->err)) != HPOD_OK)
+            goto out;
+    }
+    if ((st = db_commit(rq->db, &rq->err)) != HPOD_OK)
+        goto out;
+    /* 4. Respond with the trial as stored. */
+    st = reply_trial(rq, rq->id, action);
+out:
+    if (st != HPOD_OK)
+        db_rollback(rq->db);
+    free(vtext);
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_heartbeat - POST /v1/trials/{id}/heartbeat */
+enum hpod_status
+handle_trial_heartbeat(struct req *rq)
+{
+    struct trial t = {0};
+    struct study s = {0};
+    enum hpod_status st;
+
+    if ((st = only_keys(rq, NULL, NULL)) != HPOD_OK)
+        return st;
+    if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
+        (st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
+        goto out;
+    if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
+        st = not_live(rq, &t, "renew the lease of");
+        goto out;
+    }
+    if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) != HPOD_OK ||
+        (st = trial_store_heartbeat(rq->db, t.id, s.lease_seconds,
+                                    &rq->err)) != HPOD_OK ||
+        (st = db_commit(rq->db, &rq->err)) != HPOD_OK)
+        goto out;
+    st = reply_trial(rq, rq->id, NULL);
+out:
+    if (st != HPOD_OK)
+        db_rollback(rq->db);
+    study_cleanup(&s);
+    trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_fail - POST /v1/trials/{id}/fail {"reason": "..."} */
+enum hpod_status
+handle_trial_fail(struct req *rq)
+{
+    struct trial t = {0};
+    const char *reason = NULL;
+    json_t *v;
+    enum hpod_status st;
+
+    if ((st = only_keys(rq, "reason", NULL)) != HPOD_OK)
+        return st;
+    v = json_object_get(rq->body, "reason");
+    if (v && !json_is_null(v)) {
+        if (!json_is_string(v))
+            return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
+                             "reason must be a string");
+        if (json_string_length(v) > 1000)
+            return hpod_fail(&rq->err, HPOD_EUNPROC, "reason",
+                             "reason must be at most 1000 characters");
+        reason = json_string_value(v);
+    }
+    if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
+        (st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
+        goto out;
+    if (t.state == TRIAL_COMPLETED || t.state == TRIAL_PRUNED) {
+        st = not_live(rq, &t, "fail");
+        goto out;
+    }
+    if (t.state != TRIAL_FAILED &&
+        (st = trial_store_fail(rq->db, t.id, reason ? reason : "failed",
+                               &rq->err)) != HPOD_OK)
+        goto out;
+    if ((st = db_commit(rq->db, &rq->err)) != HPOD_OK)
+        goto out;
+    st = reply_trial(rq, rq->id, NULL);
+out:
+    if (st != HPOD_OK)
+        db_rollback(rq->db);
+    trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_get - GET /v1/trials/{id} */
+enum hpod_status
+handle_trial_get(struct req *rq)
+{
+    struct trial t = {0};
+    enum hpod_status st = trial_store_get(rq->db, rq->id, 0, &t, &rq->err);
+    if (st == HPOD_OK)
+        st = reply_json(rq, 200, trial_to_json(&t));
+    trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_list - GET /v1/studies/{id}/trials?state=&limit=&offset= */
+enum hpod_status
+handle_trial_list(struct req *rq)
+{
+    struct study s = {0};
+    struct trial *rows = NULL;
+    size_t n = 0;
+    long long limit, offset, total = 0;
+    int state = -1;
+    const char *sq = rq->query(rq, "state");
+    enum hpod_status st;
+    json_t *arr;
+
+    if (sq && (state = trial_state_parse(sq)) < 0)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "state",
+                         "state must be pending, running, completed, "
+                         "failed, pruned or paused");
+    if ((st = query_int(rq->query(rq, "limit"), "limit", 1, 10000, 1000,
+                        &limit, &rq->err)) != HPOD_OK ||
+        (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
+                        &offset, &rq->err)) != HPOD_OK)
+        return st;
+    if ((st = study_store_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK)
+        goto out;
+    if ((st = trial_store_list(rq->db, rq->id, state, limit, offset, &rows,
+                               &n, &total, &rq->err)) != HPOD_OK)
+        goto out;
+    arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, trial_to_json(&rows[i]));
+    st = reply_json(rq, 200,
+                    json_pack("{s:o, s:I, s:I, s:I}", "trials", arr, "total",
+                              (json_int_t)total, "limit", (json_int_t)limit,
+                              "offset", (json_int_t)offset));
+out:
+    trials_free(rows, n);
+    study_cleanup(&s);
+    return st;
+}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# scripts/run.sh HPOD_BINARY - what `make run` does after building:
+# creates (once) and starts the project's private PostgreSQL cluster in
+# .pgdata/ (git-ignored), applies migrations and serves on
+# 127.0.0.1:${HPOD_PORT:-8080}. Ctrl-C or SIGTERM stops the server, then the
+# cluster; the next `make run` reuses the data.
+set -eu
+bin=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+data="$root/.pgdata"
+
+sh scripts/pg.sh init "$data"
+sh scripts/pg.sh start "$data"
+export HPOD_DATABASE_URL="${HPOD_DATABASE_URL:-$(sh scripts/pg.sh url "$data")}"
+
+pid=""
+stop() {
+    trap - INT TERM EXIT
+    if [ -n "$pid" ]; then
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+    sh scripts/pg.sh stop "$data"
+    echo "hpod and its PostgreSQL cluster stopped" >&2
+}
+trap stop INT TERM EXIT
+
+"$bin" migrate
+echo "hpod: serving on http://127.0.0.1:${HPOD_PORT:-8080} (Ctrl-C stops)" >&2
+"$bin" serve &
+pid=$!
+wait "$pid" || true

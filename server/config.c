@@ -1,0 +1,115 @@
+/*
+ * server/config.c - the configuration table; see config.h.
+ */
+#include "server/config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/err.h"
+
+enum cv_type { CV_INT, CV_STR };
+
+struct config_var {
+    const char *name;
+    enum cv_type type;
+    const char *dflt; /* NULL: computed (see defaults below) */
+    long min, max;
+    size_t offset, size;
+    const char *help;
+};
+
+#define STR(f) offsetof(struct config, f), sizeof(((struct config *)0)->f)
+#define INT(f) offsetof(struct config, f), 0
+
+static const struct config_var vars[] = {
+    {"HPOD_PORT", CV_INT, "8080", 1, 65535, INT(port), "TCP port"},
+    {"HPOD_LISTEN_ADDR", CV_STR, "127.0.0.1", 0, 0, STR(listen_addr),
+     "IPv4 address to listen on"},
+    {"HPOD_DATABASE_URL", CV_STR, NULL, 0, 0, STR(database_url),
+     "libpq URL (default: the private cluster of `make run` in ./.pgdata)"},
+    {"HPOD_BENCHMARKS", CV_STR, NULL, 0, 0, STR(benchmarks),
+     "directory of lookup tables (default ../shared/benchmarks if present)"},
+    {"HPOD_MIGRATIONS", CV_STR, "migrations", 0, 0, STR(migrations),
+     "directory of NNNN_*.sql migrations"},
+    {"HPOD_MAX_BODY", CV_INT, "1048576", 1024, 1L << 30, INT(max_body),
+     "largest request body in bytes (413 above)"},
+    {"HPOD_THREADS", CV_INT, "8", 1, 256, INT(threads),
+     "HTTP worker threads"},
+    {"HPOD_DB_POOL", CV_INT, "8", 1, 256, INT(db_pool),
+     "database connections per process"},
+    {"HPOD_REAPER_MS", CV_INT, "1000", 50, 3600000, INT(reaper_ms),
+     "how often expired leases are recovered"},
+    {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
+     "debug, info, warn or error"},
+};
+
+static void
+computed_default(const char *name, char *out, size_t size)
+{
+    char cwd[700];
+    out[0] = '\0';
+    if (!getcwd(cwd, sizeof cwd))
+        strcpy(cwd, ".");
+    if (strcmp(name, "HPOD_DATABASE_URL") == 0)
+        snprintf(out, size, "postgresql:///hpod?host=%s/.pgdata&user=postgres",
+                 cwd);
+    else if (strcmp(name, "HPOD_BENCHMARKS") == 0 &&
+             access("../shared/benchmarks", R_OK) == 0)
+        snprintf(out, size, "%s/../shared/benchmarks", cwd);
+}
+
+enum hpod_status
+config_load(struct config *c, const char *(*getenv_fn)(const char *name),
+            struct hpod_err *err)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const struct config_var *v = &vars[i];
+        const char *val = getenv_fn(v->name);
+        char buf[1024];
+        if (!val || !*val) {
+            if (v->dflt) {
+                val = v->dflt;
+            } else {
+                computed_default(v->name, buf, sizeof buf);
+                val = buf;
+            }
+        }
+        if (v->type == CV_INT) {
+            char *end;
+            errno = 0;
+            long n = strtol(val, &end, 10);
+            if (errno || end == val || *end || n < v->min || n > v->max)
+                return hpod_fail(err, HPOD_EINVAL, v->name,
+                                 "invalid value \"%s\" for %s: must be an "
+                                 "integer from %ld to %ld",
+                                 val, v->name, v->min, v->max);
+            *(long *)((char *)c + v->offset) = n;
+        } else {
+            if (strlen(val) >= v->size)
+                return hpod_fail(err, HPOD_EINVAL, v->name,
+                                 "value of %s is too long", v->name);
+            memcpy((char *)c + v->offset, val, strlen(val) + 1);
+        }
+    }
+    if (strcmp(c->log_level, "debug") && strcmp(c->log_level, "info") &&
+        strcmp(c->log_level, "warn") && strcmp(c->log_level, "error"))
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_LOG_LEVEL",
+                         "invalid value \"%s\" for HPOD_LOG_LEVEL: must be "
+                         "debug, info, warn or error",
+                         c->log_level);
+    return HPOD_OK;
+}
+
+void
+config_print_help(FILE *out)
+{
+    fprintf(out, "environment:\n");
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        fprintf(out, "  %-18s %s (default: %s)\n", vars[i].name, vars[i].help,
+                vars[i].dflt ? vars[i].dflt : "see text");
+}

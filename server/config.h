@@ -1,0 +1,40 @@
+/*
+ * server/config.h - HPOD_* environment variables, read once at start-up.
+ *
+ * One declarative table (server/config.c, Redis static_configs[] style)
+ * holds every variable with its default and bounds; `hpod --help` prints
+ * it. Nothing else in hpod calls getenv().
+ */
+#ifndef HPOD_CONFIG_H
+#define HPOD_CONFIG_H
+
+#include <stdio.h>
+
+#include "core/status.h"
+
+struct config {
+    long port;
+    char listen_addr[64];
+    char database_url[1024];
+    char benchmarks[1024];
+    char migrations[1024];
+    long max_body;
+    long threads;
+    long db_pool;
+    long reaper_ms;
+    char log_level[16];
+};
+
+/*
+ * config_load - fills c from the variables that getenv_fn returns (getenv
+ * in the server; a fake in tests), applying defaults and checking bounds.
+ * Returns HPOD_EINVAL with err naming the variable on a bad value.
+ */
+enum hpod_status config_load(struct config *c,
+                             const char *(*getenv_fn)(const char *name),
+                             struct hpod_err *err);
+
+/* Prints the table of variables (for --help). */
+void config_print_help(FILE *out);
+
+#endif

@@ -1,0 +1,470 @@
+/*
+ * server/http.c - MHD's three-phase request contract (doc/examples/
+ * largepost.c): the first call allocates struct http_req, later calls
+ * deliver body chunks (kept up to the limit, counted beyond it), the last
+ * call dispatches; the state is freed in MHD_OPTION_NOTIFY_COMPLETED.
+ * Everything a client can send ends in a 4xx here or in a handler, never
+ * in a crash: the body is parsed once, as JSON, with jansson's own limits.
+ */
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/mem.h"
+#include "server/router.h"
+#include "store/err.h"
+#include "store/log.h"
+
+struct http_server {
+    struct MHD_Daemon *daemon;
+    const struct config *cfg;
+    struct hpod_ctx *ctx;
+};
+
+struct http_req {
+    struct timespec start;
+    char *body;
+    size_t len;
+    size_t seen; /* bytes received, including those beyond the limit */
+    int too_large;
+    char id[40];
+};
+
+/* ---- metrics: counters by (route, method, status), latency by route ---- */
+
+#define NBUCKETS 12
+static const double buckets[NBUCKETS] = {0.0005, 0.001, 0.0025, 0.005,
+                                         0.01,   0.025, 0.05,   0.1,
+                                         0.25,   0.5,   1.0,    5.0};
+
+struct metric_row {
+    const char *route; /* pattern, or "unmatched" */
+    char method[8];
+    int status;
+    long long count;
+};
+
+struct latency_row {
+    const char *route;
+    long long bucket[NBUCKETS];
+    long long count;
+    double sum;
+};
+
+static pthread_mutex_t metrics_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct metric_row *metric_rows;
+static size_t n_metric_rows;
+static struct latency_row *latency_rows;
+static size_t n_latency_rows;
+static atomic_ullong request_seq;
+
+static void
+metrics_record(const char *route, const char *method, int status, double sec)
+{
+    size_t i;
+    pthread_mutex_lock(&metrics_mu);
+    for (i = 0; i < n_metric_rows; i++)
+        if (metric_rows[i].route == route && metric_rows[i].status == status &&
+            strcmp(metric_rows[i].method, method) == 0)
+            break;
+    if (i == n_metric_rows) {
+        metric_rows =
+            xrealloc(metric_rows, (n_metric_rows + 1) * sizeof *metric_rows);
+        memset(&metric_rows[i], 0, sizeof metric_rows[i]);
+        metric_rows[i].route = route;
+        snprintf(metric_rows[i].method, sizeof metric_rows[i].method, "%s",
+                 method);
+        metric_rows[i].status = status;
+        n_metric_rows++;
+    }
+    metric_rows[i].count++;
+    for (i = 0; i < n_latency_rows; i++)
+        if (latency_rows[i].route == route)
+            break;
+    if (i == n_latency_rows) {
+        latency_rows = xrealloc(latency_rows,
+                                (n_latency_rows + 1) * sizeof *latency_rows);
+        memset(&latency_rows[i], 0, sizeof latency_rows[i]);
+        latency_rows[i].route = route;
+        n_latency_rows++;
+    }
+    for (int b = 0; b < NBUCKETS; b++)
+        if (sec <= buckets[b])
+            latency_rows[i].bucket[b]++;
+    latency_rows[i].count++;
+    latency_rows[i].sum += sec;
+    pthread_mutex_unlock(&metrics_mu);
+}
+
+char *
+http_metrics_text(void)
+{
+    size_t cap = 4096, len = 0;
+    char *out = xmalloc(cap);
+    out[0] = '\0';
+#define APPEND(...)                                                            \
+    do {                                                                       \
+        int n_;                                                                \
+        while ((n_ = snprintf(out + len, cap - len, __VA_ARGS__)) >= 0 &&      \
+               (size_t)n_ >= cap - len) {                                      \
+            cap *= 2;                                                          \
+            out = xrealloc(out, cap);                                          \
+        }                                                                      \
+        if (n_ > 0)                                                            \
+            len += (size_t)n_;                                                 \
+    } while (0)
+    pthread_mutex_lock(&metrics_mu);
+    APPEND("# HELP hpod_http_requests_total HTTP requests by route, method "
+           "and status.\n# TYPE hpod_http_requests_total counter\n");
+    for (size_t i = 0; i < n_metric_rows; i++)
+        APPEND("hpod_http_requests_total{route=\"%s\",method=\"%s\","
+               "status=\"%d\"} %lld\n",
+               metric_rows[i].route, metric_rows[i].method,
+               metric_rows[i].status, metric_rows[i].count);
+    APPEND("# HELP hpod_http_request_duration_seconds Request latency by "
+           "route.\n# TYPE hpod_http_request_duration_seconds histogram\n");
+    for (size_t i = 0; i < n_latency_rows; i++) {
+        const struct latency_row *r = &latency_rows[i];
+        for (int b = 0; b < NBUCKETS; b++)
+            APPEND("hpod_http_request_duration_seconds_bucket{route=\"%s\","
+                   "le=\"%g\"} %lld\n",
+                   r->route, buckets[b], r->bucket[b]);
+        APPEND("hpod_http_request_duration_seconds_bucket{route=\"%s\","
+               "le=\"+Inf\"} %lld\n",
+               r->route, r->count);
+        APPEND("hpod_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n",
+               r->route, r->sum);
+        APPEND("hpod_http_request_duration_seconds_count{route=\"%s\"} %lld\n",
+               r->route, r->count);
+    }
+    pthread_mutex_unlock(&metrics_mu);
+#undef APPEND
+    return out;
+}
+
+static void
+metrics_free(void)
+{
+    pthread_mutex_lock(&metrics_mu);
+    free(metric_rows);
+    free(latency_rows);
+    metric_rows = NULL;
+    latency_rows = NULL;
+    n_metric_rows = n_latency_rows = 0;
+    pthread_mutex_unlock(&metrics_mu);
+}
+
+/* ---- status mapping and replies ---- */
+
+int
+http_status_code(enum hpod_status st)
+{
+    switch (st) {
+    case HPOD_OK:
+        return 200;
+    case HPOD_EINVAL:
+        return 400;
+    case HPOD_EUNPROC:
+        return 422;
+    case HPOD_ENOTFOUND:
+        return 404;
+    case HPOD_ECONFLICT:
+        return 409;
+    case HPOD_ETOOLARGE:
+        return 413;
+    case HPOD_EMEDIA:
+        return 415;
+    case HPOD_EMETHOD:
+        return 405;
+    case HPOD_EDB:
+        return 503;
+    case HPOD_ENUMERIC:
+    case HPOD_ENOMEM:
+    case HPOD_EINTERNAL:
+        return 500;
+    }
+    return 500;
+}
+
+static json_t *
+error_json(enum hpod_status st, const struct hpod_err *err)
+{
+    const char *msg = err->msg[0] ? err->msg : "request failed";
+    return json_pack("{s:{s:s, s:s, s:s}}", "error", "code",
+                     hpod_status_str(st), "message", msg, "field", err->field);
+}
+
+static const char *
+query_lookup(const struct req *rq, const char *name)
+{
+    return MHD_lookup_connection_value((struct MHD_Connection *)rq->conn,
+                                       MHD_GET_ARGUMENT_KIND, name);
+}
+
+static int
+is_json_type(const char *ct)
+{
+    size_t n = strlen("application/json");
+    if (!ct)
+        return 0;
+    while (*ct == ' ')
+        ct++;
+    return strncasecmp(ct, "application/json", n) == 0 &&
+           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* Parse, route, run the handler. Fills rq's reply in every case. */
+static void
+dispatch(struct http_server *s, struct MHD_Connection *conn,
+         struct http_req *h, struct req *rq, const struct route **route_out)
+{
+    const struct route *route = NULL;
+    json_t *body = NULL;
+    enum hpod_status st;
+    json_error_t jerr;
+
+    st = router_match(rq->method, rq->path, &route, &rq->id);
+    *route_out = route;
+    if (st == HPOD_ENOTFOUND) {
+        hpod_fail(&rq->err, st, "", "no such path: %s", rq->path);
+        goto out;
+    }
+    if (st == HPOD_EMETHOD) {
+        hpod_fail(&rq->err, st, "", "method %s is not allowed on %s",
+                  rq->method, rq->path);
+        goto out;
+    }
+    if (h->too_large) {
+        st = hpod_fail(&rq->err, HPOD_ETOOLARGE, "",
+                       "request body of %zu bytes exceeds the limit of %ld",
+                       h->seen, s->cfg->max_body);
+        goto out;
+    }
+    if (h->len > 0) {
+        const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                     "Content-Type");
+        if (!is_json_type(ct)) {
+            st = hpod_fail(&rq->err, HPOD_EMEDIA, "",
+                           "content type must be application/json, not \"%s\"",
+                           ct ? ct : "");
+            goto out;
+        }
+        body = json_loadb(h->body, h->len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!body) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, "",
+                           "malformed JSON at line %d column %d: %s",
+                           jerr.line, jerr.column, jerr.text);
+            goto out;
+        }
+        if (!json_is_object(body)) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, "",
+                           "request body must be a JSON object");
+            goto out;
+        }
+    } else {
+        body = json_object();
+    }
+    rq->body = body;
+    if (route->needs_db) {
+        st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);
+        if (st != HPOD_OK)
+            goto out;
+    }
+    st = route->handler(rq);
+    if (rq->db) {
+        db_pool_release(s->ctx->pool, rq->db);
+        rq->db = NULL;
+    }
+out:
+    if (st != HPOD_OK) {
+        json_decref(rq->reply);
+        free(rq->reply_text);
+        rq->reply_text = NULL;
+        rq->status = http_status_code(st);
+        rq->reply = error_json(st, &rq->err);
+        if (rq->status >= 500)
+            hpod_log(HPOD_LOG_ERROR, "request_id=%s %s %s failed: %s", h->id,
+                     rq->method, rq->path, rq->err.msg);
+    }
+    rq->body = NULL;
+    json_decref(body);
+}
+
+static void
+log_access(const struct http_req *h, const char *method, const char *path,
+           int status, double ms)
+{
+    json_t *line = json_pack("{s:s, s:s, s:s, s:i, s:f}", "request_id", h->id,
+                             "method", method, "path", path, "status", status,
+                             "ms", ms);
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    if (text)
+        hpod_log_json_line(text);
+    free(text);
+    json_decref(line);
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *conn, const char *url,
+           const char *method, const char *version, const char *upload_data,
+           size_t *upload_data_size, void **con_cls)
+{
+    struct http_server *s = cls;
+    struct http_req *h = *con_cls;
+    struct req rq;
+    const struct route *route = NULL;
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    char *text;
+    size_t text_len;
+    (void)version;
+
+    if (!h) {
+        const char *rid =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
+        h = xcalloc(1, sizeof *h);
+        clock_gettime(CLOCK_MONOTONIC, &h->start);
+        if (rid && strlen(rid) < sizeof h->id &&
+            strspn(rid, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789-_.") == strlen(rid))
+            snprintf(h->id, sizeof h->id, "%s", rid);
+        else
+            snprintf(h->id, sizeof h->id, "%ld-%llu", (long)getpid(),
+                     (unsigned long long)atomic_fetch_add(&request_seq, 1));
+        *con_cls = h;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+        h->seen += n;
+        if (!h->too_large && h->len + n <= (size_t)s->cfg->max_body) {
+            h->body = xrealloc(h->body, h->len + n + 1);
+            memcpy(h->body + h->len, upload_data, n);
+            h->len += n;
+        } else {
+            h->too_large = 1;
+            free(h->body);
+            h->body = NULL;
+            h->len = 0;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+
+    memset(&rq, 0, sizeof rq);
+    rq.method = method;
+    rq.path = url;
+    rq.query = query_lookup;
+    rq.conn = conn;
+    rq.ctx = s->ctx;
+    rq.status = 200;
+    dispatch(s, conn, h, &rq, &route);
+
+    if (rq.reply_text) {
+        text = rq.reply_text;
+        text_len = strlen(text);
+    } else if (rq.reply) {
+        text = json_dumps(rq.reply, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        if (!text) {
+            text = xstrdup("{\"error\":{\"code\":\"internal\",\"message\":"
+                           "\"could not encode response\",\"field\":\"\"}}");
+            rq.status = 500;
+        }
+        text_len = strlen(text);
+    } else {
+        text = NULL;
+        text_len = 0;
+    }
+    json_decref(rq.reply);
+    resp = MHD_create_response_from_buffer(text_len, text ? text : (void *)"",
+                                           text ? MHD_RESPMEM_MUST_FREE
+                                                : MHD_RESPMEM_PERSISTENT);
+    if (text_len || rq.status != 204)
+        MHD_add_response_header(resp, "Content-Type",
+                                rq.content_type ? rq.content_type
+                                                : "application/json");
+    MHD_add_response_header(resp, "X-Request-Id", h->id);
+    ret = MHD_queue_response(conn, (unsigned)rq.status, resp);
+    MHD_destroy_response(resp);
+
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double sec = (double)(end.tv_sec - h->start.tv_sec) +
+                 (double)(end.tv_nsec - h->start.tv_nsec) * 1e-9;
+    metrics_record(route ? route->pattern : "unmatched", method, rq.status,
+                   sec);
+    log_access(h, method, url, rq.status, sec * 1000.0);
+    return ret;
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+             enum MHD_RequestTerminationCode toe)
+{
+    struct http_req *h = *con_cls;
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (!h)
+        return;
+    free(h->body);
+    free(h);
+    *con_cls = NULL;
+}
+
+enum hpod_status
+http_start(const struct config *cfg, struct hpod_ctx *ctx,
+           struct http_server **out, struct hpod_err *err)
+{
+    struct http_server *s = xcalloc(1, sizeof *s);
+    struct sockaddr_in addr;
+
+    *out = NULL;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)cfg->port);
+    if (inet_pton(AF_INET, cfg->listen_addr, &addr.sin_addr) != 1) {
+        free(s);
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_LISTEN_ADDR",
+                         "invalid listen address \"%s\"", cfg->listen_addr);
+    }
+    s->cfg = cfg;
+    s->ctx = ctx;
+    s->daemon = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+            MHD_USE_EPOLL,
+        (uint16_t)cfg->port, NULL, NULL, on_request, s,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000, MHD_OPTION_END);
+    if (!s->daemon) {
+        free(s);
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_PORT",
+                         "could not listen on %s:%ld", cfg->listen_addr,
+                         cfg->port);
+    }
+    *out = s;
+    return HPOD_OK;
+}
+
+void
+http_stop(struct http_server *s)
+{
+    if (!s)
+        return;
+    MHD_stop_daemon(s->daemon);
+    free(s);
+    metrics_free();
+}

@@ -1,0 +1,31 @@
+/*
+ * server/http.h - libmicrohttpd glue: the daemon, per-request state, body
+ * limit, content type, JSON parsing, routing, error replies, access log
+ * and HTTP metrics.
+ */
+#ifndef HPOD_HTTP_H
+#define HPOD_HTTP_H
+
+#include "core/status.h"
+#include "handlers/handlers.h"
+#include "server/config.h"
+
+struct http_server; /* opaque */
+
+/* Maps a status to its HTTP code (the one place that does). */
+int http_status_code(enum hpod_status st);
+
+/*
+ * http_start - starts the daemon on cfg's address and port with a thread
+ * pool. ctx is borrowed for the server's life. Returns HPOD_EINVAL if the
+ * address cannot be bound.
+ */
+enum hpod_status http_start(const struct config *cfg, struct hpod_ctx *ctx,
+                            struct http_server **out, struct hpod_err *err);
+/* Stops the daemon (waits for requests in flight). Accepts NULL. */
+void http_stop(struct http_server *s);
+
+/* Prometheus text of request counters and latency histograms (new). */
+char *http_metrics_text(void);
+
+#endif

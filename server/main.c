@@ -1,0 +1,192 @@
+/*
+ * server/main.c - the hpod binary: `hpod serve`, `hpod migrate`.
+ *
+ * serve: read the configuration, apply migrations (under an advisory lock,
+ * so several processes may start at once), open the connection pool, start
+ * the HTTP daemon and the lease reaper, and wait for SIGINT/SIGTERM; then
+ * stop accepting, finish requests in flight, and free everything.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/linalg.h"
+#include "handlers/handlers.h"
+#include "server/config.h"
+#include "server/http.h"
+#include "store/db.h"
+#include "store/log.h"
+#include "store/migrate.h"
+#include "store/trial_store.h"
+
+static const char *
+env_lookup(const char *name)
+{
+    return getenv(name);
+}
+
+static void
+usage(FILE *out)
+{
+    fprintf(out, "usage: hpod serve | hpod migrate | hpod --help\n"
+                 "  serve    apply migrations, then serve the REST API\n"
+                 "  migrate  apply pending migrations and exit "
+                 "(idempotent)\n");
+    config_print_help(out);
+}
+
+static int
+run_migrate(const struct config *cfg)
+{
+    struct hpod_err err = {0};
+    struct db *db = NULL;
+    int applied = 0;
+    if (db_open(cfg->database_url, &db, &err) != HPOD_OK) {
+        hpod_log(HPOD_LOG_ERROR, "could not connect to %s: %s",
+                 cfg->database_url, err.msg);
+        return 1;
+    }
+    enum hpod_status st = migrate_apply(db, cfg->migrations, &applied, &err);
+    db_close(db);
+    if (st != HPOD_OK) {
+        hpod_log(HPOD_LOG_ERROR, "migration failed: %s", err.msg);
+        return 1;
+    }
+    hpod_log(HPOD_LOG_INFO, "migrations up to date (%d applied now)",
+             applied);
+    return 0;
+}
+
+/* The reaper recovers lapsed leases without any client action. */
+struct reaper {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop;
+    long period_ms;
+    struct hpod_ctx *ctx;
+};
+
+static void *
+reaper_main(void *arg)
+{
+    struct reaper *r = arg;
+    pthread_mutex_lock(&r->mu);
+    while (!r->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += r->period_ms / 1000;
+        until.tv_nsec += (r->period_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&r->cv, &r->mu, &until);
+        if (r->stop)
+            break;
+        pthread_mutex_unlock(&r->mu);
+        struct db *db = NULL;
+        struct hpod_err err = {0};
+        long long n = 0;
+        if (db_pool_acquire(r->ctx->pool, &db, &err) == HPOD_OK) {
+            if (trial_store_expire(db, 0, &n, &err) == HPOD_OK && n > 0) {
+                atomic_fetch_add(&r->ctx->leases_expired_total, n);
+                hpod_log(HPOD_LOG_INFO, "recovered %lld expired leases", n);
+            }
+            db_pool_release(r->ctx->pool, db);
+        }
+        pthread_mutex_lock(&r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+static int
+run_serve(const struct config *cfg)
+{
+    struct hpod_ctx ctx;
+    struct http_server *http = NULL;
+    struct reaper reaper;
+    struct hpod_err err = {0};
+    sigset_t set;
+    int sig = 0;
+
+    if (run_migrate(cfg) != 0)
+        return 1;
+    memset(&ctx, 0, sizeof ctx);
+    /* One connection per HTTP thread plus one for the reaper. */
+    ctx.pool = db_pool_create(cfg->database_url, (size_t)cfg->db_pool + 1);
+    ctx.benchmarks_dir = cfg->benchmarks;
+    ctx.http_metrics_text = http_metrics_text;
+
+    /* Block the stop signals in every thread; main waits for them. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
+        hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
+        db_pool_destroy(ctx.pool);
+        return 1;
+    }
+    memset(&reaper, 0, sizeof reaper);
+    pthread_mutex_init(&reaper.mu, NULL);
+    pthread_cond_init(&reaper.cv, NULL);
+    reaper.period_ms = cfg->reaper_ms;
+    reaper.ctx = &ctx;
+    pthread_create(&reaper.thread, NULL, reaper_main, &reaper);
+    hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
+             cfg->port);
+
+    sigwait(&set, &sig);
+    hpod_log(HPOD_LOG_INFO, "received signal %d, shutting down", sig);
+
+    http_stop(http);
+    pthread_mutex_lock(&reaper.mu);
+    reaper.stop = 1;
+    pthread_cond_signal(&reaper.cv);
+    pthread_mutex_unlock(&reaper.mu);
+    pthread_join(reaper.thread, NULL);
+    pthread_mutex_destroy(&reaper.mu);
+    pthread_cond_destroy(&reaper.cv);
+    db_pool_destroy(ctx.pool);
+    hpod_log(HPOD_LOG_INFO, "stopped");
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct config cfg;
+    struct hpod_err err = {0};
+
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (config_load(&cfg, env_lookup, &err) != HPOD_OK) {
+        fprintf(stderr, "hpod: %s\n", err.msg);
+        return 2;
+    }
+    hpod_log_set_level(strcmp(cfg.log_level, "debug") == 0  ? HPOD_LOG_DEBUG
+                       : strcmp(cfg.log_level, "warn") == 0 ? HPOD_LOG_WARN
+                       : strcmp(cfg.log_level, "error") == 0
+                           ? HPOD_LOG_ERROR
+                           : HPOD_LOG_INFO);
+    /* BLAS threads would fight the HTTP threads for the two cores, and one
+     * thread gives reproducible bits (STYLE.md B.7). */
+    linalg_set_threads(1);
+    if (strcmp(argv[1], "migrate") == 0)
+        return run_migrate(&cfg);
+    if (strcmp(argv[1], "serve") == 0)
+        return run_serve(&cfg);
+    fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

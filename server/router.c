@@ -1,0 +1,84 @@
+/*
+ * server/router.c - route table as data (Redis command table style).
+ */
+#include "server/router.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct route routes[] = {
+    {"POST", "/v1/studies", handle_study_create, 1},
+    {"GET", "/v1/studies", handle_study_list, 1},
+    {"GET", "/v1/studies/{id}", handle_study_get, 1},
+    {"DELETE", "/v1/studies/{id}", handle_study_delete, 1},
+    {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1},
+    {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1},
+    {"GET", "/v1/studies/{id}/best", handle_study_best, 1},
+    {"GET", "/v1/studies/{id}/pareto", handle_study_pareto, 1},
+    {"GET", "/v1/trials/{id}", handle_trial_get, 1},
+    {"POST", "/v1/trials/{id}/report", handle_trial_report, 1},
+    {"POST", "/v1/trials/{id}/heartbeat", handle_trial_heartbeat, 1},
+    {"POST", "/v1/trials/{id}/fail", handle_trial_fail, 1},
+    {"GET", "/healthz", handle_healthz, 0},
+    {"GET", "/metrics", handle_metrics, 0},
+    {"GET", "/openapi.json", handle_openapi, 0},
+};
+
+const struct route *
+router_routes(size_t *n)
+{
+    *n = sizeof routes / sizeof routes[0];
+    return routes;
+}
+
+/* Matches one path against one pattern; fills *id for "{id}". */
+static int
+match(const char *pattern, const char *path, long long *id)
+{
+    const char *p = pattern, *s = path;
+    while (*p && *s) {
+        if (strncmp(p, "{id}", 4) == 0) {
+            size_t len = 0;
+            long long v = 0;
+            while (s[len] >= '0' && s[len] <= '9' && len < 19) {
+                v = v * 10 + (s[len] - '0');
+                len++;
+            }
+            if (len == 0 || len > 18 || (s[len] && s[len] != '/') || v <= 0)
+                return 0;
+            *id = v;
+            p += 4;
+            s += len;
+            continue;
+        }
+        if (*p != *s)
+            return 0;
+        p++;
+        s++;
+    }
+    /* A single trailing slash is tolerated. */
+    if (*p == '\0' && s[0] == '/' && s[1] == '\0')
+        return 1;
+    return *p == '\0' && *s == '\0';
+}
+
+enum hpod_status
+router_match(const char *method, const char *path, const struct route **out,
+             long long *id)
+{
+    int path_seen = 0;
+    *out = NULL;
+    *id = 0;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        long long v = 0;
+        if (!match(routes[i].pattern, path, &v))
+            continue;
+        path_seen = 1;
+        if (strcmp(routes[i].method, method) == 0) {
+            *out = &routes[i];
+            *id = v;
+            return HPOD_OK;
+        }
+    }
+    return path_seen ? HPOD_EMETHOD : HPOD_ENOTFOUND;
+}

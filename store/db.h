@@ -1,0 +1,76 @@
+/*
+ * store/db.h - PostgreSQL connections: a small pool, parameterized queries
+ * and transactions. The only module besides the *_store.c files that
+ * includes libpq-fe.h.
+ *
+ * A PGconn is used by one thread at a time: a request acquires one from the
+ * pool for its duration and releases it. Connections are opened lazily and
+ * re-opened after a failure, so a database restart costs some 503s and no
+ * restart of hpod.
+ */
+#ifndef HPOD_DB_H
+#define HPOD_DB_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+
+struct db;      /* one connection, opaque */
+struct db_pool; /* opaque */
+
+/* Returns a new pool of at most size connections to url (copied). */
+struct db_pool *db_pool_create(const char *url, size_t size);
+/* Closes every connection; all must have been released. Accepts NULL. */
+void db_pool_destroy(struct db_pool *pool);
+/*
+ * db_pool_acquire - borrows a connection (blocks while all are in use),
+ * connecting if needed. Returns HPOD_EDB (message in err) if the database
+ * cannot be reached; *out is then NULL.
+ */
+enum hpod_status db_pool_acquire(struct db_pool *pool, struct db **out,
+                                 struct hpod_err *err);
+void db_pool_release(struct db_pool *pool, struct db *db);
+
+/* Opens a single connection outside any pool (migrations, tools). */
+enum hpod_status db_open(const char *url, struct db **out,
+                         struct hpod_err *err);
+void db_close(struct db *db);
+
+enum hpod_status db_begin(struct db *db, struct hpod_err *err);
+enum hpod_status db_commit(struct db *db, struct hpod_err *err);
+/* Rolls back if a transaction is open; never fails (errors are logged). */
+void db_rollback(struct db *db);
+
+/*
+ * Result of a query: rows × cols of text values (NULL for SQL NULL),
+ * borrowed from the result until db_result_free.
+ */
+struct db_result;
+/*
+ * db_exec - runs sql with nparams text parameters ($1..; a NULL value is
+ * SQL NULL). *res (may be NULL when the rows are not needed) receives a new
+ * result. SQLSTATE is mapped: 23505 -> HPOD_ECONFLICT, 23503 ->
+ * HPOD_ENOTFOUND, connection errors -> HPOD_EDB, other errors -> HPOD_EDB
+ * with the details logged and a generic message for the client.
+ */
+enum hpod_status db_exec(struct db *db, const char *sql, int nparams,
+                         const char *const *params, struct db_result **res,
+                         struct hpod_err *err);
+/*
+ * db_exec_script - runs several statements of our own (a migration file)
+ * as one simple query. Never called with client input.
+ */
+enum hpod_status db_exec_script(struct db *db, const char *sql,
+                                struct hpod_err *err);
+
+size_t db_rows(const struct db_result *r);
+/* Text of (row, column name); NULL for SQL NULL or an unknown column. */
+const char *db_get(const struct db_result *r, size_t row, const char *col);
+long long db_get_ll(const struct db_result *r, size_t row, const char *col,
+                    long long dflt);
+void db_result_free(struct db_result *r);
+
+/* Number of rows a command affected (UPDATE/DELETE) of the last db_exec. */
+long long db_affected(const struct db_result *r);
+
+#endif

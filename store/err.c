@@ -1,0 +1,23 @@
+/*
+ * store/err.c - hpod_fail(); see err.h.
+ */
+#include "store/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum hpod_status
+hpod_fail(struct hpod_err *err, enum hpod_status st, const char *field,
+          const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err)
+        return st;
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return st;
+}

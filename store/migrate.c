@@ -1,0 +1,139 @@
+/*
+ * store/migrate.c - forward-only SQL migrations; see migrate.h.
+ *
+ * The migration file's SQL is sent as a simple query (several statements,
+ * no parameters): it is our own code from the repository, never client
+ * input.
+ */
+#include "store/migrate.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "store/err.h"
+#include "store/log.h"
+
+/* An arbitrary constant: the advisory lock key of "hpod migrate". */
+#define MIGRATE_LOCK_KEY "7201805213"
+
+static const char *SQL_CREATE =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version integer PRIMARY KEY, name text NOT NULL,"
+    " applied_at timestamptz NOT NULL DEFAULT now())";
+static const char *SQL_IS_APPLIED =
+    "SELECT 1 FROM schema_migrations WHERE version = $1";
+static const char *SQL_RECORD =
+    "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)";
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *
+read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0) {
+        buf = xmalloc((size_t)n + 1);
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+enum hpod_status
+migrate_apply(struct db *db, const char *dir, int *applied,
+              struct hpod_err *err)
+{
+    enum hpod_status st = HPOD_OK;
+    DIR *d = NULL;
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0;
+    int locked = 0, count = 0;
+
+    if (applied)
+        *applied = 0;
+    if ((d = opendir(dir)) == NULL) {
+        st = hpod_fail(err, HPOD_EINTERNAL, "",
+                       "could not open migrations directory \"%s\"", dir);
+        goto out;
+    }
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len > 9 && strcmp(e->d_name + len - 4, ".sql") == 0 &&
+            e->d_name[0] >= '0' && e->d_name[0] <= '9') {
+            names = xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = xstrdup(e->d_name);
+        }
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+
+    const char *key[] = {MIGRATE_LOCK_KEY};
+    if ((st = db_exec(db, "SELECT pg_advisory_lock($1::bigint)", 1, key, NULL,
+                      err)) != HPOD_OK)
+        goto out;
+    locked = 1;
+    if ((st = db_exec(db, SQL_CREATE, 0, NULL, NULL, err)) != HPOD_OK)
+        goto out;
+
+    for (size_t i = 0; i < n; i++) {
+        char version[16], path[4096];
+        struct db_result *r = NULL;
+        char *sql = NULL;
+        snprintf(version, sizeof version, "%d", atoi(names[i]));
+        const char *p1[] = {version};
+        if ((st = db_exec(db, SQL_IS_APPLIED, 1, p1, &r, err)) != HPOD_OK)
+            goto out;
+        size_t have = db_rows(r);
+        db_result_free(r);
+        if (have)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if ((sql = read_file(path)) == NULL) {
+            st = hpod_fail(err, HPOD_EINTERNAL, "", "could not read \"%s\"",
+                           path);
+            goto out;
+        }
+        const char *p2[] = {version, names[i]};
+        if ((st = db_begin(db, err)) == HPOD_OK &&
+            (st = db_exec_script(db, sql, err)) == HPOD_OK &&
+            (st = db_exec(db, SQL_RECORD, 2, p2, NULL, err)) == HPOD_OK)
+            st = db_commit(db, err);
+        free(sql);
+        if (st != HPOD_OK) {
+            db_rollback(db);
+            hpod_log(HPOD_LOG_ERROR, "migration %s failed", names[i]);
+            goto out;
+        }
+        hpod_log(HPOD_LOG_INFO, "applied migration %s", names[i]);
+        count++;
+    }
+    if (applied)
+        *applied = count;
+out:
+    if (locked)
+        db_exec(db, "SELECT pg_advisory_unlock($1::bigint)", 1, key, NULL,
+                NULL);
+    if (d)
+        closedir(d);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return st;
+}

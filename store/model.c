@@ -1,0 +1,87 @@
+/*
+ * store/model.c - row structs: names, cleanup, derived study state.
+ */
+#include "store/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *state_names[TRIAL_NSTATES] = {
+    "pending", "running", "completed", "failed", "pruned", "paused"};
+
+const char *
+trial_state_name(enum trial_state s)
+{
+    return (unsigned)s < TRIAL_NSTATES ? state_names[s] : "unknown";
+}
+
+int
+trial_state_parse(const char *s)
+{
+    for (int i = 0; s && i < TRIAL_NSTATES; i++)
+        if (strcmp(s, state_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+void
+study_cleanup(struct study *s)
+{
+    if (!s)
+        return;
+    free(s->name);
+    free(s->definition);
+    free(s->benchmark);
+    free(s->created_at);
+    memset(s, 0, sizeof *s);
+}
+
+void
+trial_cleanup(struct trial *t)
+{
+    if (!t)
+        return;
+    free(t->params);
+    free(t->worker);
+    free(t->values);
+    free(t->intermediate);
+    free(t->reason);
+    free(t->lease_expires_at);
+    free(t->created_at);
+    free(t->updated_at);
+    memset(t, 0, sizeof *t);
+}
+
+void
+trials_free(struct trial *t, size_t n)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < n; i++)
+        trial_cleanup(&t[i]);
+    free(t);
+}
+
+long long
+study_issued(const struct study *s)
+{
+    long long all = 0;
+    for (int i = 0; i < TRIAL_NSTATES; i++)
+        all += s->counts[i];
+    return all - s->n_expired;
+}
+
+long long
+study_live(const struct study *s)
+{
+    return s->counts[TRIAL_PENDING] + s->counts[TRIAL_RUNNING];
+}
+
+int
+study_done(const struct study *s)
+{
+    long long issued = study_issued(s);
+    int spent = (s->budget >= 0 && issued >= s->budget) ||
+                (s->n_candidates >= 0 && issued >= s->n_candidates);
+    return spent && study_live(s) == 0 && s->counts[TRIAL_PAUSED] == 0;
+}

@@ -1,0 +1,228 @@
+/*
+ * store/study_store.c - SQL about studies; see study_store.h.
+ */
+#include "store/study_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "store/err.h"
+
+#define TS(col)                                                                \
+    "to_char(" col " AT TIME ZONE 'UTC', "                                     \
+    "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+/* A study with its trial counts by state, in one round trip. */
+static const char *SQL_SELECT =
+    "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
+    " s.lease_seconds, s.n_candidates, s.benchmark,"
+    " " TS("s.created_at") " AS created_at,"
+    " count(t.id) FILTER (WHERE t.state = 'pending') AS n_pending,"
+    " count(t.id) FILTER (WHERE t.state = 'running') AS n_running,"
+    " count(t.id) FILTER (WHERE t.state = 'completed') AS n_completed,"
+    " count(t.id) FILTER (WHERE t.state = 'failed') AS n_failed,"
+    " count(t.id) FILTER (WHERE t.state = 'pruned') AS n_pruned,"
+    " count(t.id) FILTER (WHERE t.state = 'paused') AS n_paused,"
+    " count(t.id) FILTER (WHERE t.lease_expired) AS n_expired"
+    " FROM studies s LEFT JOIN trials t ON t.study_id = s.id";
+
+static const char *SQL_INSERT =
+    "INSERT INTO studies (name, definition, budget, lease_seconds,"
+    " n_candidates, benchmark) VALUES ($1, $2::jsonb, $3, $4, $5, $6)"
+    " RETURNING id";
+static const char *SQL_INSERT_CANDIDATES =
+    "INSERT INTO candidates (study_id, idx, params)"
+    " SELECT $1, (c.ord - 1)::integer, c.value"
+    " FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS c(value, ord)";
+static const char *SQL_LOCK = "SELECT id FROM studies WHERE id = $1 FOR UPDATE";
+static const char *SQL_DELETE = "DELETE FROM studies WHERE id = $1";
+static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies";
+static const char *SQL_CANDIDATES =
+    "SELECT c.idx, c.params::text AS params,"
+    " EXISTS (SELECT 1 FROM trials t WHERE t.study_id = c.study_id"
+    "  AND t.candidate = c.idx AND NOT t.lease_expired) AS used"
+    " FROM candidates c WHERE c.study_id = $1 ORDER BY c.idx";
+
+static char *
+dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static void
+row_to_study(const struct db_result *r, size_t i, struct study *s)
+{
+    static const char *cols[TRIAL_NSTATES] = {
+        "n_pending", "n_running", "n_completed",
+        "n_failed",  "n_pruned",  "n_paused"};
+    memset(s, 0, sizeof *s);
+    s->id = db_get_ll(r, i, "id", 0);
+    s->name = dup_or_null(db_get(r, i, "name"));
+    s->definition = dup_or_null(db_get(r, i, "definition"));
+    s->budget = db_get_ll(r, i, "budget", -1);
+    s->lease_seconds = (int)db_get_ll(r, i, "lease_seconds", 0);
+    s->n_candidates = db_get_ll(r, i, "n_candidates", -1);
+    s->benchmark = dup_or_null(db_get(r, i, "benchmark"));
+    s->created_at = dup_or_null(db_get(r, i, "created_at"));
+    for (int k = 0; k < TRIAL_NSTATES; k++)
+        s->counts[k] = db_get_ll(r, i, cols[k], 0);
+    s->n_expired = db_get_ll(r, i, "n_expired", 0);
+}
+
+enum hpod_status
+study_store_insert(struct db *db, const char *name, const char *definition,
+                   long long budget, int lease_seconds,
+                   const char *candidates_json, long long n_candidates,
+                   const char *benchmark, long long *id, struct hpod_err *err)
+{
+    char b[32], l[32], nc[32], sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(b, sizeof b, "%lld", budget);
+    snprintf(l, sizeof l, "%d", lease_seconds);
+    snprintf(nc, sizeof nc, "%lld", n_candidates);
+    const char *p[] = {name,
+                       definition,
+                       budget >= 0 ? b : NULL,
+                       l,
+                       n_candidates >= 0 ? nc : NULL,
+                       benchmark};
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        return st;
+    if ((st = db_exec(db, SQL_INSERT, 6, p, &r, err)) != HPOD_OK)
+        goto out;
+    *id = db_get_ll(r, 0, "id", 0);
+    if (candidates_json) {
+        snprintf(sid, sizeof sid, "%lld", *id);
+        const char *pc[] = {sid, candidates_json};
+        if ((st = db_exec(db, SQL_INSERT_CANDIDATES, 2, pc, NULL, err)) !=
+            HPOD_OK)
+            goto out;
+    }
+    st = db_commit(db, err);
+out:
+    if (st != HPOD_OK)
+        db_rollback(db);
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_get(struct db *db, long long id, struct study *out,
+                struct hpod_err *err)
+{
+    char sid[32], sql[2048];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(sql, sizeof sql, "%s WHERE s.id = $1 GROUP BY s.id", SQL_SELECT);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, sql, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
+                       id);
+    else
+        row_to_study(r, 0, out);
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_lock(struct db *db, long long id, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_LOCK, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
+                       id);
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_list(struct db *db, long long limit, long long offset,
+                 struct study **out, size_t *n, long long *total,
+                 struct hpod_err *err)
+{
+    char sl[32], so[32], sql[2048];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    if ((st = db_exec(db, SQL_COUNT, 0, NULL, &r, err)) != HPOD_OK)
+        return st;
+    *total = db_get_ll(r, 0, "n", 0);
+    db_result_free(r);
+    r = NULL;
+    snprintf(sl, sizeof sl, "%lld", limit);
+    snprintf(so, sizeof so, "%lld", offset);
+    snprintf(sql, sizeof sql,
+             "%s GROUP BY s.id ORDER BY s.id DESC LIMIT $1 OFFSET $2",
+             SQL_SELECT);
+    const char *p[] = {sl, so};
+    if ((st = db_exec(db, sql, 2, p, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xcalloc(*n ? *n : 1, sizeof **out);
+    for (size_t i = 0; i < *n; i++)
+        row_to_study(r, i, &(*out)[i]);
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+study_store_delete(struct db *db, long long id, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_DELETE, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_affected(r) == 0)
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
+                       id);
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_candidates(struct db *db, long long id, char ***params,
+                       unsigned char **used, size_t *n, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *params = NULL;
+    *used = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_CANDIDATES, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *params = xcalloc(*n ? *n : 1, sizeof **params);
+    *used = xcalloc(*n ? *n : 1, 1);
+    for (size_t i = 0; i < *n; i++) {
+        const char *u = db_get(r, i, "used");
+        (*params)[i] = xstrdup(db_get(r, i, "params"));
+        (*used)[i] = u && u[0] == 't';
+    }
+    db_result_free(r);
+    return HPOD_OK;
+}

@@ -1,0 +1,338 @@
+/*
+ * store/trial_store.c - SQL about trials; see trial_store.h.
+ */
+#include "store/trial_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "store/err.h"
+
+#define TS(col)                                                                \
+    "to_char(" col " AT TIME ZONE 'UTC', "                                     \
+    "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+static const char *SQL_COLS =
+    "SELECT t.id, t.study_id, t.seq, t.state, t.params::text AS params,"
+    " t.candidate, t.worker, t.values::text AS values, t.reason,"
+    " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at,"
+    " t.resume_from_step, " TS("t.created_at") " AS created_at,"
+    " " TS("t.updated_at") " AS updated_at,"
+    " coalesce((SELECT json_agg(json_build_object('step', i.step,"
+    "   'values', i.values) ORDER BY i.step)"
+    "   FROM intermediate_values i WHERE i.trial_id = t.id), '[]')::text"
+    "   AS intermediate"
+    " FROM trials t";
+
+static const char *SQL_EXPIRE_ONE =
+    "UPDATE trials SET state = 'failed', reason = 'lease expired',"
+    " lease_expired = true, lease_expires_at = NULL, updated_at = now()"
+    " WHERE study_id = $1 AND state IN ('pending', 'running')"
+    " AND lease_expires_at < now()";
+static const char *SQL_EXPIRE_ALL =
+    "UPDATE trials SET state = 'failed', reason = 'lease expired',"
+    " lease_expired = true, lease_expires_at = NULL, updated_at = now()"
+    " WHERE state IN ('pending', 'running') AND lease_expires_at < now()";
+static const char *SQL_RENEW_HELD =
+    "UPDATE trials SET lease_expires_at = now() + make_interval(secs => $3),"
+    " updated_at = now()"
+    " WHERE study_id = $1 AND worker = $2 AND state IN ('pending', 'running')";
+static const char *SQL_NEXT_SEQ =
+    "SELECT coalesce(max(seq) + 1, 0) AS seq FROM trials WHERE study_id = $1";
+static const char *SQL_INSERT =
+    "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
+    " lease_expires_at) VALUES ($1, $2, 'pending', $3::jsonb, $4, $5,"
+    " now() + make_interval(secs => $6)) RETURNING id";
+static const char *SQL_COMPLETE =
+    "UPDATE trials SET state = 'completed', values = $2::jsonb,"
+    " lease_expires_at = NULL, updated_at = now() WHERE id = $1";
+static const char *SQL_VALUES_EQUAL =
+    "SELECT values = $2::jsonb AS eq FROM trials WHERE id = $1";
+static const char *SQL_INTERMEDIATE =
+    "INSERT INTO intermediate_values (trial_id, step, values, action)"
+    " VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (trial_id, step) DO NOTHING"
+    " RETURNING action";
+static const char *SQL_INTERMEDIATE_OLD =
+    "SELECT action FROM intermediate_values WHERE trial_id = $1 AND step = $2";
+static const char *SQL_RENEW =
+    "UPDATE trials SET state = 'running',"
+    " lease_expires_at = now() + make_interval(secs => $2), updated_at = now()"
+    " WHERE id = $1 AND state IN ('pending', 'running')";
+static const char *SQL_FAIL =
+    "UPDATE trials SET state = 'failed', reason = $2, lease_expires_at = NULL,"
+    " updated_at = now() WHERE id = $1";
+
+static char *
+dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+static void
+row_to_trial(const struct db_result *r, size_t i, struct trial *t)
+{
+    const char *le = db_get(r, i, "lease_expired");
+    memset(t, 0, sizeof *t);
+    t->id = db_get_ll(r, i, "id", 0);
+    t->study_id = db_get_ll(r, i, "study_id", 0);
+    t->seq = (int)db_get_ll(r, i, "seq", 0);
+    t->state = (enum trial_state)trial_state_parse(db_get(r, i, "state"));
+    t->params = dup_or_null(db_get(r, i, "params"));
+    t->candidate = db_get_ll(r, i, "candidate", -1);
+    t->worker = dup_or_null(db_get(r, i, "worker"));
+    t->values = dup_or_null(db_get(r, i, "values"));
+    t->intermediate = dup_or_null(db_get(r, i, "intermediate"));
+    t->reason = dup_or_null(db_get(r, i, "reason"));
+    t->lease_expired = le && le[0] == 't';
+    t->lease_expires_at = dup_or_null(db_get(r, i, "lease_expires_at"));
+    t->resume_from_step = db_get_ll(r, i, "resume_from_step", -1);
+    t->created_at = dup_or_null(db_get(r, i, "created_at"));
+    t->updated_at = dup_or_null(db_get(r, i, "updated_at"));
+}
+
+/* Runs SQL_COLS + where with params and returns every row as trials. */
+static enum hpod_status
+select_trials(struct db *db, const char *where, int np, const char *const *p,
+              struct trial **out, size_t *n, struct hpod_err *err)
+{
+    char sql[4096];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sql, sizeof sql, "%s %s", SQL_COLS, where);
+    if ((st = db_exec(db, sql, np, p, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xcalloc(*n ? *n : 1, sizeof **out);
+    for (size_t i = 0; i < *n; i++)
+        row_to_trial(r, i, &(*out)[i]);
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+static enum hpod_status
+exec_affected(struct db *db, const char *sql, int np, const char *const *p,
+              long long *affected, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st = db_exec(db, sql, np, p, &r, err);
+    if (st == HPOD_OK && affected)
+        *affected = db_affected(r);
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+trial_store_expire(struct db *db, long long study_id, long long *n,
+                   struct hpod_err *err)
+{
+    char sid[32];
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    const char *p[] = {sid};
+    if (study_id > 0)
+        return exec_affected(db, SQL_EXPIRE_ONE, 1, p, n, err);
+    return exec_affected(db, SQL_EXPIRE_ALL, 0, NULL, n, err);
+}
+
+enum hpod_status
+trial_store_held(struct db *db, long long study_id, const char *worker,
+                 int lease_seconds, struct trial **out, size_t *n,
+                 struct hpod_err *err)
+{
+    char sid[32], ls[32];
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    const char *p[] = {sid, worker, ls};
+    if ((st = exec_affected(db, SQL_RENEW_HELD, 3, p, NULL, err)) != HPOD_OK)
+        return st;
+    return select_trials(db,
+                         "WHERE t.study_id = $1 AND t.worker = $2"
+                         " AND t.state IN ('pending', 'running') ORDER BY t.id",
+                         2, p, out, n, err);
+}
+
+enum hpod_status
+trial_store_next_seq(struct db *db, long long study_id, int *seq,
+                     struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_NEXT_SEQ, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    *seq = (int)db_get_ll(r, 0, "seq", 0);
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+trial_store_insert(struct db *db, long long study_id, int seq,
+                   const char *params_json, long long candidate,
+                   const char *worker, int lease_seconds, struct trial *out,
+                   struct hpod_err *err)
+{
+    char sid[32], sq[32], cand[32], ls[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+    long long id;
+
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    snprintf(sq, sizeof sq, "%d", seq);
+    snprintf(cand, sizeof cand, "%lld", candidate);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    const char *p[] = {sid,    sq, params_json, candidate >= 0 ? cand : NULL,
+                       worker, ls};
+    if ((st = db_exec(db, SQL_INSERT, 6, p, &r, err)) != HPOD_OK)
+        return st;
+    id = db_get_ll(r, 0, "id", 0);
+    db_result_free(r);
+    return trial_store_get(db, id, 0, out, err);
+}
+
+enum hpod_status
+trial_store_get(struct db *db, long long id, int for_update, struct trial *out,
+                struct hpod_err *err)
+{
+    char sid[32];
+    struct trial *t = NULL;
+    size_t n = 0;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid};
+    st = select_trials(db,
+                       for_update ? "WHERE t.id = $1 FOR UPDATE OF t"
+                                  : "WHERE t.id = $1",
+                       1, p, &t, &n, err);
+    if (st != HPOD_OK)
+        return st;
+    if (n == 0) {
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
+                       id);
+    } else {
+        *out = t[0];
+        memset(&t[0], 0, sizeof t[0]);
+    }
+    trials_free(t, n);
+    return st;
+}
+
+enum hpod_status
+trial_store_list(struct db *db, long long study_id, int state, long long limit,
+                 long long offset, struct trial **out, size_t *n,
+                 long long *total, struct hpod_err *err)
+{
+    char sid[32], sl[32], so[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+    const char *state_name = state >= 0 ? trial_state_name(state) : NULL;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    snprintf(sl, sizeof sl, "%lld", limit);
+    snprintf(so, sizeof so, "%lld", offset);
+    const char *p[] = {sid, state_name, limit >= 0 ? sl : NULL, so};
+    if (total) {
+        if ((st = db_exec(db,
+                          "SELECT count(*) AS n FROM trials WHERE study_id = $1"
+                          " AND ($2::text IS NULL OR state = $2)",
+                          2, p, &r, err)) != HPOD_OK)
+            return st;
+        *total = db_get_ll(r, 0, "n", 0);
+        db_result_free(r);
+    }
+    return select_trials(db,
+                         "WHERE t.study_id = $1 AND ($2::text IS NULL OR "
+                         "t.state = $2) ORDER BY t.id LIMIT $3 OFFSET $4",
+                         4, p, out, n, err);
+}
+
+enum hpod_status
+trial_store_complete(struct db *db, long long id, const char *values_json,
+                     struct hpod_err *err)
+{
+    char sid[32];
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, values_json};
+    return exec_affected(db, SQL_COMPLETE, 2, p, NULL, err);
+}
+
+enum hpod_status
+trial_store_values_equal(struct db *db, long long id, const char *values_json,
+                         int *equal, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, values_json};
+    if ((st = db_exec(db, SQL_VALUES_EQUAL, 2, p, &r, err)) != HPOD_OK)
+        return st;
+    const char *eq = db_rows(r) ? db_get(r, 0, "eq") : NULL;
+    *equal = eq && eq[0] == 't';
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+trial_store_intermediate(struct db *db, long long id, int step,
+                         const char *values_json, const char *action,
+                         int lease_seconds, const char **action_out,
+                         struct hpod_err *err)
+{
+    char sid[32], sstep[32], ls[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(sstep, sizeof sstep, "%d", step);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    const char *p[] = {sid, sstep, values_json, action};
+    if ((st = db_exec(db, SQL_INTERMEDIATE, 4, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0) {
+        db_result_free(r);
+        r = NULL;
+        if ((st = db_exec(db, SQL_INTERMEDIATE_OLD, 2, p, &r, err)) != HPOD_OK)
+            return st;
+    }
+    const char *a = db_rows(r) ? db_get(r, 0, "action") : NULL;
+    *action_out = a && strcmp(a, "stop") == 0 ? "stop" : "continue";
+    db_result_free(r);
+    const char *pr[] = {sid, ls};
+    return exec_affected(db, SQL_RENEW, 2, pr, NULL, err);
+}
+
+enum hpod_status
+trial_store_heartbeat(struct db *db, long long id, int lease_seconds,
+                      struct hpod_err *err)
+{
+    char sid[32], ls[32];
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    const char *p[] = {sid, ls};
+    return exec_affected(db, SQL_RENEW, 2, p, NULL, err);
+}
+
+enum hpod_status
+trial_store_fail(struct db *db, long long id, const char *reason,
+                 struct hpod_err *err)
+{
+    char sid[32];
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, reason};
+    return exec_affected(db, SQL_FAIL, 2, p, NULL, err);
+}

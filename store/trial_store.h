@@ -1,0 +1,88 @@
+/*
+ * store/trial_store.h - all SQL about trials and their reported values.
+ *
+ * State changes are single statements guarded by the expected state, or run
+ * inside the caller's transaction after trial_store_get(..., for_update).
+ */
+#ifndef HPOD_TRIAL_STORE_H
+#define HPOD_TRIAL_STORE_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+#include "store/db.h"
+#include "store/model.h"
+
+/*
+ * trial_store_expire - marks failed ("lease expired") every live trial whose
+ * lease has lapsed, of one study (study_id > 0) or of all (0). Their
+ * candidates become free again. *n (may be NULL) receives how many.
+ */
+enum hpod_status trial_store_expire(struct db *db, long long study_id,
+                                    long long *n, struct hpod_err *err);
+
+/*
+ * trial_store_held - renews the leases of the live trials that worker holds
+ * in the study and returns them (new array, id order).
+ */
+enum hpod_status trial_store_held(struct db *db, long long study_id,
+                                  const char *worker, int lease_seconds,
+                                  struct trial **out, size_t *n,
+                                  struct hpod_err *err);
+
+/* Next 0-based issue number of the study (call with the study locked). */
+enum hpod_status trial_store_next_seq(struct db *db, long long study_id,
+                                      int *seq, struct hpod_err *err);
+
+/* Inserts a pending trial with a lease; candidate < 0: none. */
+enum hpod_status trial_store_insert(struct db *db, long long study_id, int seq,
+                                    const char *params_json,
+                                    long long candidate, const char *worker,
+                                    int lease_seconds, struct trial *out,
+                                    struct hpod_err *err);
+
+/* One trial (FOR UPDATE when for_update, inside a transaction). */
+enum hpod_status trial_store_get(struct db *db, long long id, int for_update,
+                                 struct trial *out, struct hpod_err *err);
+
+/*
+ * A study's trials in id order; state < 0: all states. limit < 0: all.
+ * *total (may be NULL) receives the count before paging.
+ */
+enum hpod_status trial_store_list(struct db *db, long long study_id,
+                                  int state, long long limit, long long offset,
+                                  struct trial **out, size_t *n,
+                                  long long *total, struct hpod_err *err);
+
+/* Final values (JSON object text); the trial becomes completed. */
+enum hpod_status trial_store_complete(struct db *db, long long id,
+                                      const char *values_json,
+                                      struct hpod_err *err);
+
+/* 1 in *equal if the stored final values equal values_json (as jsonb). */
+enum hpod_status trial_store_values_equal(struct db *db, long long id,
+                                          const char *values_json, int *equal,
+                                          struct hpod_err *err);
+
+/*
+ * trial_store_intermediate - records values for a step with the action the
+ * server answers; if that step was recorded before, nothing changes and
+ * *action_out receives the stored action ("continue"/"stop", static
+ * string). The trial becomes running and its lease is renewed.
+ */
+enum hpod_status trial_store_intermediate(struct db *db, long long id,
+                                          int step, const char *values_json,
+                                          const char *action, int lease_seconds,
+                                          const char **action_out,
+                                          struct hpod_err *err);
+
+/* Renews the lease of a live trial; pending becomes running. */
+enum hpod_status trial_store_heartbeat(struct db *db, long long id,
+                                       int lease_seconds,
+                                       struct hpod_err *err);
+
+/* Marks a trial failed with reason (may be NULL). */
+enum hpod_status trial_store_fail(struct db *db, long long id,
+                                  const char *reason, struct hpod_err *err);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * tests/unit/test_space.c - validation rules, encode/decode round trips,
+ * sampling ranges and distribution.
+ */
+#include "tests/support/check.h"
+
+#include "core/space.h"
+
+static void
+build(struct space *sp)
+{
+    double bpe[] = {50000, 10000, 30000};
+    space_init(sp);
+    assert_int_equal(space_add_range(sp, PARAM_FLOAT, 1e-4, 1e-2, 1), 0);
+    assert_int_equal(space_add_range(sp, PARAM_INT, 1, 6, 0), 0);
+    assert_int_equal(space_add_values(sp, PARAM_INT, bpe, 3, 0), 0);
+    assert_int_equal(space_add_categorical(sp, 3), 0);
+}
+
+static void
+test_rules(void **state)
+{
+    (void)state;
+    struct space sp;
+    double dup[] = {1, 2, 1}, frac[] = {1.5, 2};
+    space_init(&sp);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 1, 1, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 2, 1, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 0, 1, 1),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_INT, 0.5, 3, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, -INFINITY, 1, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_values(&sp, PARAM_FLOAT, dup, 3, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_values(&sp, PARAM_INT, frac, 2, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_values(&sp, PARAM_INT, frac, 0, 0),
+                     HPOD_EUNPROC);
+    assert_int_equal(space_add_categorical(&sp, 0), HPOD_EUNPROC);
+    assert_int_equal(sp.n_params, 0);
+    space_cleanup(&sp);
+}
+
+static void
+test_encode_known(void **state)
+{
+    (void)state;
+    struct space sp;
+    build(&sp);
+    assert_int_equal(sp.dim, 6);
+    double raw[4] = {1e-3, 6, 30000, 2}, u[6];
+    space_encode(&sp, raw, u);
+    assert_close(u[0], 0.5, 1e-12, 1e-12); /* log midpoint */
+    assert_close(u[1], 1.0, 0, 0);
+    assert_close(u[2], 0.5, 1e-12, 0); /* (30000-10000)/(50000-10000) */
+    assert_close(u[3], 0.0, 0, 0);
+    assert_close(u[4], 0.0, 0, 0);
+    assert_close(u[5], 1.0, 0, 0);
+    assert_true(space_contains(&sp, 2, 30000));
+    assert_false(space_contains(&sp, 2, 30001));
+    assert_false(space_contains(&sp, 1, 2.5));
+    assert_false(space_contains(&sp, 1, 7));
+    assert_false(space_contains(&sp, 3, 3));
+    assert_false(space_contains(&sp, 0, NAN));
+    assert_false(space_is_finite(&sp));
+    space_cleanup(&sp);
+}
+
+static void
+test_round_trip_and_sampling(void **state)
+{
+    (void)state;
+    struct space sp;
+    struct rng r;
+    build(&sp);
+    rng_seed(&r, 2385);
+    int cat_counts[3] = {0};
+    double lr_log_sum = 0;
+    int n = 20000;
+    for (int i = 0; i < n; i++) {
+        double raw[4], back[4], u[6];
+        space_sample(&sp, &r, raw);
+        for (size_t k = 0; k < 4; k++)
+            assert_true(space_contains(&sp, k, raw[k]));
+        space_encode(&sp, raw, u);
+        space_decode(&sp, u, back);
+        assert_close(back[0], raw[0], 1e-12, 0);
+        for (size_t k = 1; k < 4; k++)
+            assert_true(back[k] == raw[k]);
+        cat_counts[(int)raw[3]]++;
+        lr_log_sum += u[0];
+    }
+    for (int c = 0; c < 3; c++)
+        assert_true(cat_counts[c] > n / 3 - 400 && cat_counts[c] < n / 3 + 400);
+    /* log-uniform: the encoded value is uniform, mean 1/2 */
+    assert_close(lr_log_sum / n, 0.5, 0, 5 * sqrt(1.0 / 12 / n));
+    /* decode snaps and clamps */
+    double u[6] = {1.7, -3, 0.3, 0.2, 0.9, 0.1}, raw[4];
+    space_decode(&sp, u, raw);
+    assert_close(raw[0], 1e-2, 1e-12, 0);
+    assert_true(raw[1] == 1);
+    assert_true(raw[2] == 30000); /* 0.3 is nearer 0.5 than 0 */
+    assert_true(raw[3] == 1);
+    space_cleanup(&sp);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_encode_known),
+        cmocka_unit_test(test_round_trip_and_sampling),
+    };
+    return cmocka_run_group_tests_name("space", tests, NULL, NULL);
+}
