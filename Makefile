@@ -94,7 +94,7 @@ $(B)/tests/bench_%.o: tests/bench/bench_%.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BENCHES): $(B)/tests/%: $(B)/tests/%.o $(ALL_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libcurl)
 
 deps:
 	@sh scripts/deps.sh

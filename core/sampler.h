@@ -22,6 +22,17 @@ enum sampler_kind {
     SAMPLER_GREEDY
 };
 
+/*
+ * Optional per-study state a caller may keep between calls (a per-process
+ * cache): the graph over a finite study's candidates and its factor. The
+ * answer never depends on it (a cold state gives the same choice up to
+ * round-off at 1e-9); it only saves the O(n²) graph build and the O(u³)
+ * factorization. Not thread-safe: one caller at a time.
+ */
+struct sampler_state;
+struct sampler_state *sampler_state_create(void);
+void sampler_state_destroy(struct sampler_state *s); /* accepts NULL */
+
 struct sampler_input {
     const struct space *space;
     enum sampler_kind kind;
@@ -44,12 +55,15 @@ struct sampler_input {
     const double *pend_raw;
     const size_t *pend_cand;
     size_t n_pend;
+    struct sampler_state *state; /* may be NULL */
 };
 
 /*
  * sampler_next - chooses one configuration: raw (n_params) receives it and,
  * for finite studies, *cand its candidate index. Returns HPOD_ENOTFOUND if
  * a finite study has no candidate left, HPOD_EINVAL on inconsistent input.
+ * A model that cannot be fitted (numerically) falls back to a random
+ * choice rather than failing the request.
  */
 enum hpod_status sampler_next(const struct sampler_input *in, double *raw,
                               size_t *cand);

@@ -66,4 +66,7 @@ enum hpod_status handle_healthz(struct req *rq);
 enum hpod_status handle_metrics(struct req *rq);
 enum hpod_status handle_openapi(struct req *rq);
 
+/* Frees the per-process sampler cache of handle_suggest (at shutdown). */
+void suggest_cache_clear(void);
+
 #endif

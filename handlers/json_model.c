@@ -605,7 +605,7 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
     static const char *const acq_graph[] = {"ei", "eif", NULL};
     const char *name, *kernel, *acq;
     long long seed = 0, init = 3;
-    int has, n;
+    int has = 0, n = 0;
     enum hpod_status st;
 
     memset(&d->algo, 0, sizeof d->algo);

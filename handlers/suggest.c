@@ -9,6 +9,7 @@
  * backs the lock: a finite candidate can never be held twice.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,70 @@
 
 #define SUGGEST_MAX_COUNT 100
 #define RETRY_AFTER_SECONDS 1
+#define STATE_CACHE_SIZE 16
+
+/*
+ * Per-process cache of sampler states (the graph over a finite study's
+ * candidates and its factorization), keyed by study id. A state is taken
+ * out while a request uses it and put back after, so two threads never
+ * share one. The sampler's answer never depends on the cache: a cold
+ * process computes the same choice (DESIGN.md §3).
+ */
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    long long study_id;
+    struct sampler_state *state;
+    unsigned long long used;
+} cache[STATE_CACHE_SIZE];
+static unsigned long long cache_clock;
+
+static struct sampler_state *
+cache_take(long long study_id)
+{
+    struct sampler_state *s = NULL;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < STATE_CACHE_SIZE; i++)
+        if (cache[i].state && cache[i].study_id == study_id) {
+            s = cache[i].state;
+            cache[i].state = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&cache_mu);
+    return s ? s : sampler_state_create();
+}
+
+static void
+cache_put(long long study_id, struct sampler_state *s)
+{
+    size_t victim = 0;
+    struct sampler_state *old;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
+        if (!cache[i].state) {
+            victim = i;
+            break;
+        }
+        if (cache[i].used < cache[victim].used)
+            victim = i;
+    }
+    old = cache[victim].state;
+    cache[victim].study_id = study_id;
+    cache[victim].state = s;
+    cache[victim].used = ++cache_clock;
+    pthread_mutex_unlock(&cache_mu);
+    sampler_state_destroy(old);
+}
+
+void
+suggest_cache_clear(void)
+{
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
+        sampler_state_destroy(cache[i].state);
+        cache[i].state = NULL;
+    }
+    pthread_mutex_unlock(&cache_mu);
+}
 
 struct history {
     double *cand_raw;
@@ -65,7 +130,8 @@ add_pending(struct history *h, size_t np, const double *raw, size_t cand)
  * model-based samplers, completed and live trials as raw vectors.
  */
 static enum hpod_status
-load_history(struct req *rq, const struct study_def *d, struct history *h)
+load_history(struct req *rq, const struct study_def *d, int finite,
+             struct history *h)
 {
     size_t np = d->space.n_params;
     char **cand_text = NULL;
@@ -73,7 +139,7 @@ load_history(struct req *rq, const struct study_def *d, struct history *h)
     size_t n_rows = 0;
     enum hpod_status st = HPOD_OK;
 
-    if (d->candidates) {
+    if (finite) {
         if ((st = study_store_candidates(rq->db, rq->id, &cand_text,
                                          &h->cand_used, &h->n_cand,
                                          &rq->err)) != HPOD_OK)
@@ -177,8 +243,8 @@ parse_body(struct req *rq, const char **worker, long long *count)
 enum hpod_status
 handle_suggest(struct req *rq)
 {
-    const char *worker;
-    long long count, expired = 0;
+    const char *worker = NULL;
+    long long count = 0, expired = 0;
     struct study s = {0};
     struct study_def d = {0};
     struct trial *held = NULL;
@@ -186,7 +252,8 @@ handle_suggest(struct req *rq)
     struct history h = {0};
     json_t *out = json_array();
     double *raw = NULL;
-    int seq = 0, issued_now = 0;
+    struct sampler_state *state = NULL;
+    int seq = 0, issued_now = 0, finite = 0;
     enum hpod_status st;
 
     /* 1-2. Parse and validate the body. */
@@ -203,6 +270,9 @@ handle_suggest(struct req *rq)
         (st = trial_store_held(rq->db, rq->id, worker, s.lease_seconds, &held,
                                &n_held, &rq->err)) != HPOD_OK)
         goto out;
+    /* The stored definition holds no candidates (they have their own
+     * table): the study row says whether the space is finite. */
+    finite = s.n_candidates >= 0;
     if (expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, expired);
     for (size_t i = 0; i < n_held && (long long)i < count; i++)
@@ -214,11 +284,13 @@ handle_suggest(struct req *rq)
         need = room;
     if (need > 0) {
         size_t np = d.space.n_params;
-        if ((st = load_history(rq, &d, &h)) != HPOD_OK ||
+        if ((st = load_history(rq, &d, finite, &h)) != HPOD_OK ||
             (st = trial_store_next_seq(rq->db, rq->id, &seq, &rq->err)) !=
                 HPOD_OK)
             goto out;
         raw = xmalloc(np * sizeof *raw);
+        if (d.algo.name == ALGO_GRAPH && finite)
+            state = cache_take(rq->id);
         for (long long k = 0; k < need; k++) {
             struct sampler_input in = {
                 .space = &d.space,
@@ -238,6 +310,7 @@ handle_suggest(struct req *rq)
                 .pend_raw = h.pend_raw,
                 .pend_cand = h.pend_cand,
                 .n_pend = h.n_pend,
+                .state = state,
             };
             size_t cand = (size_t)-1;
             struct trial t = {0};
@@ -285,9 +358,7 @@ handle_suggest(struct req *rq)
             json_decref(reply);
             goto out;
         }
-        int exhausted = study_done(&s) ||
-                        (d.candidates && h.n_cand > 0 && study_live(&s) == 0 &&
-                         study_issued(&s) >= (long long)h.n_cand);
+        int exhausted = study_done(&s);
         json_object_set_new(reply, "done", json_boolean(exhausted));
         if (!exhausted)
             json_object_set_new(reply, "retry_after",
@@ -299,6 +370,8 @@ handle_suggest(struct req *rq)
 out:
     if (st != HPOD_OK)
         db_rollback(rq->db);
+    if (state)
+        cache_put(rq->id, state);
     json_decref(out);
     free(raw);
     history_cleanup(&h);

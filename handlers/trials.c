@@ -126,7 +126,7 @@ enum hpod_status
 handle_trial_report(struct req *rq)
 {
     json_t *values = NULL;
-    long long step;
+    long long step = -1;
     struct trial t = {0};
     struct study s = {0};
     struct study_def d = {0};

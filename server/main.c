@@ -155,6 +155,7 @@ run_serve(const struct config *cfg)
     pthread_mutex_destroy(&reaper.mu);
     pthread_cond_destroy(&reaper.cv);
     db_pool_destroy(ctx.pool);
+    suggest_cache_clear();
     hpod_log(HPOD_LOG_INFO, "stopped");
     return 0;
 }

@@ -1,0 +1,73 @@
+/*
+ * tests/unit/test_config.c - defaults, overrides and bounds of the HPOD_*
+ * configuration table, through a fake environment.
+ */
+#include "tests/support/check.h"
+
+#include <string.h>
+
+#include "server/config.h"
+
+static const char *const *fake_env;
+
+static const char *
+fake_getenv(const char *name)
+{
+    for (size_t i = 0; fake_env && fake_env[i]; i += 2)
+        if (strcmp(fake_env[i], name) == 0)
+            return fake_env[i + 1];
+    return NULL;
+}
+
+static void
+test_defaults(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    fake_env = NULL;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.port, 8080);
+    assert_string_equal(c.listen_addr, "127.0.0.1");
+    assert_int_equal(c.max_body, 1048576);
+    assert_non_null(strstr(c.database_url, "/.pgdata"));
+    assert_string_equal(c.log_level, "info");
+}
+
+static void
+test_overrides_and_bounds(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    const char *ok[] = {"HPOD_PORT", "9001", "HPOD_MAX_BODY", "2048",
+                        "HPOD_DATABASE_URL", "postgresql:///x", NULL};
+    fake_env = ok;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.port, 9001);
+    assert_int_equal(c.max_body, 2048);
+    assert_string_equal(c.database_url, "postgresql:///x");
+
+    const char *bad_port[] = {"HPOD_PORT", "70000", NULL};
+    fake_env = bad_port;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_PORT");
+    const char *junk[] = {"HPOD_THREADS", "4x", NULL};
+    fake_env = junk;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_THREADS");
+    const char *level[] = {"HPOD_LOG_LEVEL", "loud", NULL};
+    fake_env = level;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_LOG_LEVEL");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_overrides_and_bounds),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

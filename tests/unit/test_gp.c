@@ -1,0 +1,600 @@
+/*
+ * tests/unit/test_gp.c - GP regression against brute force: posterior
+ * mean and variance and the log marginal likelihood from a Gauss-Jordan
+ * inverse written here, the LML gradient against central differences,
+ * and the fitting behaviour (improvement, ARD, determinism, degenerate
+ * data, the kriging-believer conditioning, error paths).
+ */
+#include "tests/support/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gp.h"
+#include "core/kernels.h"
+#include "core/rng.h"
+
+#define MAXN 40
+
+static const enum kernel_kind kinds[2] = {KERNEL_MATERN52, KERNEL_RBF};
+
+/*
+ * Gauss-Jordan with partial pivoting: inv = a⁻¹ (n×n), returns log|det a|.
+ * Deliberately independent of LAPACK.
+ */
+static double
+gauss_jordan(const double *a, size_t n, double *inv)
+{
+    double *m = malloc(n * 2 * n * sizeof(double));
+    double logdet = 0.0;
+    size_t w = 2 * n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < w; j++)
+            m[i * w + j] = j < n ? a[i * n + j] : (j - n == i ? 1.0 : 0.0);
+    for (size_t c = 0; c < n; c++) {
+        size_t p = c;
+        for (size_t i = c + 1; i < n; i++)
+            if (fabs(m[i * w + c]) > fabs(m[p * w + c]))
+                p = i;
+        for (size_t j = 0; j < w; j++) {
+            double t = m[c * w + j];
+            m[c * w + j] = m[p * w + j];
+            m[p * w + j] = t;
+        }
+        double piv = m[c * w + c];
+        logdet += log(fabs(piv));
+        for (size_t j = 0; j < w; j++)
+            m[c * w + j] /= piv;
+        for (size_t i = 0; i < n; i++) {
+            if (i == c)
+                continue;
+            double f = m[i * w + c];
+            for (size_t j = 0; j < w; j++)
+                m[i * w + j] -= f * m[c * w + j];
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            inv[i * n + j] = m[i * w + n + j];
+    free(m);
+    return logdet;
+}
+
+/* K_y = σ_f² corr(r²) + σ_n² I, entry by entry from kernel_corr. */
+static void
+brute_ky(enum kernel_kind kind, const double *x, size_t n, size_t dim,
+         const double *ls, double sf2, double sn2, double *ky)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            ky[i * n + j] =
+                sf2 * kernel_corr(
+                          kind, kernel_r2(x + i * dim, x + j * dim, ls, dim)) +
+                (i == j ? sn2 : 0.0);
+}
+
+static void
+random_problem(struct rng *r, double *x, double *y, size_t n, size_t dim)
+{
+    for (size_t i = 0; i < n * dim; i++)
+        x[i] = rng_uniform(r);
+    for (size_t i = 0; i < n; i++) {
+        const double *xi = x + i * dim;
+        /* BLEU-like offset and scale, so standardization matters. */
+        y[i] = 14.2 + 2.7 * sin(5.0 * xi[0]) + 1.1 * xi[1] * xi[1] +
+               0.1 * rng_normal(r);
+    }
+}
+
+static void
+mean_std(const double *y, size_t n, double *m, double *s)
+{
+    double a = 0, v = 0;
+    for (size_t i = 0; i < n; i++)
+        a += y[i];
+    a /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        v += (y[i] - a) * (y[i] - a);
+    *m = a;
+    *s = sqrt(v / (double)n);
+}
+
+static void
+test_predict_vs_dense(void **state)
+{
+    (void)state;
+    enum { n = 12, dim = 3, m = 9 };
+    struct rng r;
+    double x[n * dim], y[n], ys[n], xq[m * dim], mean[m], var[m];
+    double ky[n * n], inv[n * n], ls[dim] = {0.3, 0.55, 0.8};
+    struct gp_hyper h = {ls, 1.3, 0.05};
+    rng_seed(&r, 2385);
+    random_problem(&r, x, y, n, dim);
+    for (size_t i = 0; i < m * dim; i++)
+        xq[i] = rng_uniform(&r) * 1.2 - 0.1;
+
+    for (int t = 0; t < 2; t++) {
+        struct gp *gp = gp_create(n, dim, kinds[t]);
+        double ym, sy, gm, gs;
+        assert_non_null(gp);
+        assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+        assert_int_equal(gp_condition(gp, x, y, n), HPOD_OK);
+        assert_int_equal(gp_size(gp), n);
+        mean_std(y, n, &ym, &sy);
+        gp_get_standardization(gp, &gm, &gs);
+        assert_close(gm, ym, 1e-14, 0);
+        assert_close(gs, sy, 1e-13, 0);
+        for (size_t i = 0; i < n; i++)
+            ys[i] = (y[i] - ym) / sy;
+        brute_ky(kinds[t], x, n, dim, ls, h.signal_var, h.noise_var, ky);
+        double logdet = gauss_jordan(ky, n, inv);
+
+        assert_int_equal(gp_predict(gp, xq, m, mean, var), HPOD_OK);
+        for (size_t q = 0; q < m; q++) {
+            double ks[n], mu = 0, quad = 0;
+            for (size_t i = 0; i < n; i++)
+                ks[i] = h.signal_var *
+                        kernel_corr(kinds[t], kernel_r2(xq + q * dim,
+                                                        x + i * dim, ls, dim));
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < n; j++) {
+                    mu += ks[i] * inv[i * n + j] * ys[j];
+                    quad += ks[i] * inv[i * n + j] * ks[j];
+                }
+            assert_close(mean[q], ym + sy * mu, 1e-10, 1e-10);
+            assert_close(var[q], sy * sy * (h.signal_var - quad), 1e-8, 1e-10);
+        }
+        /* Mean-only prediction gives the same means. */
+        double mean2[m];
+        assert_int_equal(gp_predict(gp, xq, m, mean2, NULL), HPOD_OK);
+        for (size_t q = 0; q < m; q++)
+            assert_close(mean2[q], mean[q], 0, 0);
+
+        /* LML = -½ yᵀK⁻¹y - ½ log|K| - n/2 log 2π, by brute force. */
+        double quad = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                quad += ys[i] * inv[i * n + j] * ys[j];
+        double lml = -0.5 * quad - 0.5 * logdet - 0.5 * n * log(2 * M_PI);
+        assert_close(gp_log_marginal_likelihood(gp), lml, 1e-11, 1e-11);
+
+        double th[dim + 2], v, *work;
+        for (size_t d = 0; d < dim; d++)
+            th[d] = log(ls[d]);
+        th[dim] = log(h.signal_var);
+        th[dim + 1] = log(h.noise_var);
+        work = malloc(gp_lml_work_size(n, dim) * sizeof(double));
+        assert_int_equal(gp_lml(x, ys, n, dim, kinds[t], th, &v, NULL, work),
+                         HPOD_OK);
+        assert_close(v, lml, 1e-11, 1e-11);
+        free(work);
+        gp_destroy(gp);
+    }
+}
+
+/* Predictions spanning more than one GP_PREDICT_BLOCK agree with singles. */
+static void
+test_predict_blocks(void **state)
+{
+    (void)state;
+    enum { n = 15, dim = 2, m = GP_PREDICT_BLOCK + 37 };
+    struct rng r;
+    double x[n * dim], y[n], ls[dim] = {0.4, 0.9};
+    double *xq = malloc(m * dim * sizeof(double));
+    double *mean = malloc(m * sizeof(double));
+    double *var = malloc(m * sizeof(double));
+    struct gp_hyper h = {ls, 0.9, 1e-3};
+    struct gp *gp = gp_create(n, dim, KERNEL_MATERN52);
+    rng_seed(&r, 11);
+    random_problem(&r, x, y, n, dim);
+    for (size_t i = 0; i < m * dim; i++)
+        xq[i] = rng_uniform(&r);
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+    assert_int_equal(gp_condition(gp, x, y, n), HPOD_OK);
+    assert_int_equal(gp_predict(gp, xq, m, mean, var), HPOD_OK);
+    for (size_t q = 0; q < m; q += 29) {
+        double m1, v1;
+        assert_int_equal(gp_predict(gp, xq + q * dim, 1, &m1, &v1), HPOD_OK);
+        assert_close(mean[q], m1, 1e-12, 1e-12);
+        assert_close(var[q], v1, 1e-10, 1e-14);
+    }
+    free(xq);
+    free(mean);
+    free(var);
+    gp_destroy(gp);
+}
+
+static void
+test_lml_gradient_fd(void **state)
+{
+    (void)state;
+    enum { n = 14, dim = 3 };
+    struct rng r;
+    double x[n * dim], y[n], ym, sy;
+    double *work = malloc(gp_lml_work_size(n, dim) * sizeof(double));
+    const double th0[dim + 2] = {log(0.3), log(0.9), log(2.1), log(1.4),
+                                 log(0.02)};
+    rng_seed(&r, 99);
+    random_problem(&r, x, y, n, dim);
+    mean_std(y, n, &ym, &sy);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (y[i] - ym) / sy;
+    for (int t = 0; t < 2; t++) {
+        double g[dim + 2], v;
+        assert_int_equal(gp_lml(x, y, n, dim, kinds[t], th0, &v, g, work),
+                         HPOD_OK);
+        for (size_t j = 0; j < dim + 2; j++) {
+            double tp[dim + 2], tm[dim + 2], vp, vm, eps = 1e-5;
+            memcpy(tp, th0, sizeof tp);
+            memcpy(tm, th0, sizeof tm);
+            tp[j] += eps;
+            tm[j] -= eps;
+            assert_int_equal(
+                gp_lml(x, y, n, dim, kinds[t], tp, &vp, NULL, work), HPOD_OK);
+            assert_int_equal(
+                gp_lml(x, y, n, dim, kinds[t], tm, &vm, NULL, work), HPOD_OK);
+            assert_close(g[j], (vp - vm) / (2 * eps), 1e-5, 1e-7);
+        }
+    }
+    /* Bad arguments and a non-finite θ are reported, not crashed on. */
+    double v, bad[dim + 2] = {NAN, 0, 0, 0, 0};
+    assert_int_equal(gp_lml(x, y, 0, dim, KERNEL_RBF, th0, &v, NULL, work),
+                     HPOD_EINVAL);
+    assert_int_equal(gp_lml(x, y, n, dim, KERNEL_RBF, bad, &v, NULL, work),
+                     HPOD_EINVAL);
+    bad[0] = 0.0;
+    bad[dim] = 800.0; /* σ_f² = e^800 overflows */
+    assert_int_equal(gp_lml(x, y, n, dim, KERNEL_RBF, bad, &v, NULL, work),
+                     HPOD_EINVAL);
+    free(work);
+}
+
+static void
+test_variance_at_training_points(void **state)
+{
+    (void)state;
+    enum { n = 4, dim = 2 };
+    /* Corners of the square, ℓ = 0.1: practically independent points. */
+    double x[n * dim] = {0, 0, 1, 0, 0, 1, 1, 1}, y[n] = {3.1, -0.4, 2.2, 7};
+    double ls[dim] = {0.1, 0.1}, mean[n], var[n], ym, sy;
+    struct gp_hyper h = {ls, 1.2, 1e-4};
+    for (int t = 0; t < 2; t++) {
+        struct gp *gp = gp_create(n, dim, kinds[t]);
+        assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+        assert_int_equal(gp_condition(gp, x, y, n), HPOD_OK);
+        assert_int_equal(gp_predict(gp, x, n, mean, var), HPOD_OK);
+        gp_get_standardization(gp, &ym, &sy);
+        /* Isolated point: σ_f² σ_n² / (σ_f² + σ_n²) ≈ σ_n² (std units). */
+        double iso = sy * sy * 1.2 * 1e-4 / (1.2 + 1e-4);
+        for (size_t i = 0; i < n; i++) {
+            assert_close(var[i], iso, 1e-6, 0);
+            assert_close(mean[i], y[i], 0, 1e-3 * sy);
+        }
+        gp_destroy(gp);
+    }
+
+    /* Denser random data: 0 <= var <= noise at data, >= 0 everywhere. */
+    enum { n2 = 30, d2 = 3, m2 = 500 };
+    struct rng r;
+    double x2[n2 * d2], y2[n2], ls2[d2] = {0.2, 0.4, 0.7};
+    double xq[m2 * d2], mq[m2], vq[m2], v2[n2], m2v[n2];
+    struct gp_hyper h2 = {ls2, 1.0, 1e-6};
+    rng_seed(&r, 5);
+    random_problem(&r, x2, y2, n2, d2);
+    /* A duplicated point makes K_y as close to singular as σ_n² allows. */
+    memcpy(x2 + d2, x2, d2 * sizeof(double));
+    for (size_t i = 0; i < m2 * d2; i++)
+        xq[i] = rng_uniform(&r);
+    for (int t = 0; t < 2; t++) {
+        struct gp *gp = gp_create(n2, d2, kinds[t]);
+        assert_int_equal(gp_set_hyper(gp, &h2), HPOD_OK);
+        assert_int_equal(gp_condition(gp, x2, y2, n2), HPOD_OK);
+        gp_get_standardization(gp, &ym, &sy);
+        assert_int_equal(gp_predict(gp, x2, n2, m2v, v2), HPOD_OK);
+        for (size_t i = 0; i < n2; i++) {
+            assert_true(v2[i] >= 0.0);
+            /* Round-off of the near-singular solve allows a few 1e-9. */
+            assert_true(v2[i] <= sy * sy * (1e-6 + 1e-8));
+        }
+        assert_int_equal(gp_predict(gp, xq, m2, mq, vq), HPOD_OK);
+        for (size_t i = 0; i < m2; i++) {
+            assert_true(vq[i] >= 0.0 && vq[i] <= sy * sy * 1.0 + 1e-12);
+            assert_true(isfinite(mq[i]));
+        }
+        gp_destroy(gp);
+    }
+}
+
+static double
+lml_at(const double *x, const double *y, size_t n, size_t dim,
+       enum kernel_kind kind, const double *th)
+{
+    double ym, sy, v = NAN, ys[MAXN];
+    double *work = malloc(gp_lml_work_size(n, dim) * sizeof(double));
+    mean_std(y, n, &ym, &sy);
+    for (size_t i = 0; i < n; i++)
+        ys[i] = (y[i] - ym) / sy;
+    assert_int_equal(gp_lml(x, ys, n, dim, kind, th, &v, NULL, work), HPOD_OK);
+    free(work);
+    return v;
+}
+
+/*
+ * The fit must beat its own default start by a clear margin on data with
+ * structure, and ARD must switch off the irrelevant inputs: y depends on
+ * x_0 only, so ℓ_1 and ℓ_2 end far above ℓ_0.
+ */
+static void
+test_fit_improves_and_ard(void **state)
+{
+    (void)state;
+    enum { n = 30, dim = 3 };
+    struct rng r;
+    double x[n * dim], y[n], ls[dim];
+    struct gp_hyper h = {ls, 0, 0};
+    rng_seed(&r, 31);
+    for (size_t i = 0; i < n * dim; i++)
+        x[i] = rng_uniform(&r);
+    for (size_t i = 0; i < n; i++)
+        y[i] = 20.0 + 3.0 * sin(6.0 * x[i * dim]) + 0.01 * rng_normal(&r);
+    for (int t = 0; t < 2; t++) {
+        struct gp *gp = gp_create(n, dim, kinds[t]);
+        struct gp_fit_stats st;
+        /* The default start: ℓ = 0.25√3, σ_f² = 1, σ_n² = 0.01. */
+        double th0[dim + 2];
+        for (size_t d = 0; d < dim; d++)
+            th0[d] = log(0.25 * sqrt(3.0));
+        th0[dim] = 0.0;
+        th0[dim + 1] = log(1e-2);
+        double lml0 = lml_at(x, y, n, dim, kinds[t], th0);
+        assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+        gp_get_fit_stats(gp, &st);
+        assert_true(st.optimized);
+        assert_false(st.used_fallback);
+        assert_true(st.n_grad_evals > 0);
+        double lml = gp_log_marginal_likelihood(gp);
+        assert_close(st.lml, lml, 0, 0);
+        assert_true(lml > lml0 + 5.0);
+        gp_get_hyper(gp, &h);
+        /* Recomputing the LML at the reported optimum gives the same. */
+        double th[dim + 2];
+        for (size_t d = 0; d < dim; d++)
+            th[d] = log(ls[d]);
+        th[dim] = log(h.signal_var);
+        th[dim + 1] = log(h.noise_var);
+        assert_close(lml_at(x, y, n, dim, kinds[t], th), lml, 1e-9, 1e-9);
+        assert_true(ls[1] > 3.0 * ls[0]);
+        assert_true(ls[2] > 3.0 * ls[0]);
+        assert_true(h.noise_var < 0.01);
+        /* Bounds are respected. */
+        for (size_t d = 0; d < dim; d++)
+            assert_true(ls[d] >= 1e-2 * (1 - 1e-12) &&
+                        ls[d] <= 10 * (1 + 1e-12));
+        gp_destroy(gp);
+    }
+}
+
+static void
+test_determinism(void **state)
+{
+    (void)state;
+    enum { n = 25, dim = 4 };
+    struct rng r, r1, r2;
+    double x[n * dim], y[n], l1[dim], l2[dim];
+    struct gp_hyper h1 = {l1, 0, 0}, h2 = {l2, 0, 0};
+    rng_seed(&r, 8);
+    random_problem(&r, x, y, n, dim);
+    struct gp *a = gp_create(n, dim, KERNEL_MATERN52);
+    struct gp *b = gp_create(n + 5, dim, KERNEL_MATERN52);
+    rng_seed(&r1, 123);
+    rng_seed(&r2, 123);
+    assert_int_equal(gp_fit(a, x, y, n, &r1), HPOD_OK);
+    assert_int_equal(gp_fit(b, x, y, n, &r2), HPOD_OK);
+    gp_get_hyper(a, &h1);
+    gp_get_hyper(b, &h2);
+    assert_memory_equal(l1, l2, sizeof l1);
+    assert_memory_equal(&h1.signal_var, &h2.signal_var, sizeof(double));
+    assert_memory_equal(&h1.noise_var, &h2.noise_var, sizeof(double));
+    /* Both rngs advanced identically. */
+    assert_true(rng_next(&r1) == rng_next(&r2));
+    gp_destroy(a);
+    gp_destroy(b);
+}
+
+static void
+test_degenerate_data(void **state)
+{
+    (void)state;
+    enum { dim = 2 };
+    struct rng r;
+    double xq[3 * dim] = {0.2, 0.2, 0.5, 0.9, 0.77, 0.01}, mean[3], var[3];
+    struct gp_fit_stats st;
+    rng_seed(&r, 1);
+    for (int t = 0; t < 2; t++) {
+        struct gp *gp = gp_create(8, dim, kinds[t]);
+
+        /* n = 1: no optimization, mean at the point equals its value. */
+        double x1[dim] = {0.2, 0.2}, y1[1] = {14.66};
+        assert_int_equal(gp_fit(gp, x1, y1, 1, &r), HPOD_OK);
+        gp_get_fit_stats(gp, &st);
+        assert_false(st.optimized);
+        assert_int_equal(gp_predict(gp, xq, 3, mean, var), HPOD_OK);
+        assert_close(mean[0], 14.66, 0, 0.02);
+        for (int i = 0; i < 3; i++)
+            assert_true(isfinite(mean[i]) && var[i] >= 0.0);
+
+        /* n = 2. */
+        double x2[2 * dim] = {0.1, 0.3, 0.8, 0.6}, y2[2] = {1.0, 3.5};
+        assert_int_equal(gp_fit(gp, x2, y2, 2, &r), HPOD_OK);
+        assert_int_equal(gp_predict(gp, xq, 3, mean, var), HPOD_OK);
+        for (int i = 0; i < 3; i++)
+            assert_true(isfinite(mean[i]) && var[i] >= 0.0);
+
+        /* Constant y: the prediction is that constant everywhere. */
+        double x5[5 * dim] = {0.1, 0.1, 0.3, 0.9, 0.5, 0.5, 0.9, 0.2, 0, 1};
+        double y5[5] = {7.25, 7.25, 7.25, 7.25, 7.25};
+        assert_int_equal(gp_fit(gp, x5, y5, 5, &r), HPOD_OK);
+        gp_get_fit_stats(gp, &st);
+        assert_false(st.optimized);
+        assert_int_equal(gp_predict(gp, xq, 3, mean, var), HPOD_OK);
+        for (int i = 0; i < 3; i++) {
+            assert_close(mean[i], 7.25, 0, 1e-12);
+            assert_true(var[i] >= 0.0 && isfinite(var[i]));
+        }
+
+        /* Duplicated inputs with different outputs (noise). */
+        double x6[6 * dim] = {0.4, 0.4, 0.4, 0.4, 0.7, 0.1,
+                              0.7, 0.1, 0.7, 0.1, 0.2, 0.95};
+        double y6[6] = {10.0, 11.0, 3.0, 3.2, 2.9, 6.0};
+        assert_int_equal(gp_fit(gp, x6, y6, 6, &r), HPOD_OK);
+        gp_get_fit_stats(gp, &st);
+        assert_true(st.optimized);
+        assert_int_equal(gp_predict(gp, x6, 3, mean, var), HPOD_OK);
+        /* At a duplicate pair the mean lies between its two values. */
+        assert_true(mean[0] > 9.5 && mean[0] < 11.5);
+        for (int i = 0; i < 3; i++)
+            assert_true(isfinite(mean[i]) && var[i] >= 0.0);
+        gp_destroy(gp);
+    }
+}
+
+/*
+ * Kriging believer: conditioning on the observed points plus pending ones
+ * at their predicted means keeps those means (the residual is zero and the
+ * standardization of the fit is reused) and shrinks their variance.
+ */
+static void
+test_kriging_believer(void **state)
+{
+    (void)state;
+    enum { n = 20, p = 3, dim = 3 };
+    struct rng r;
+    double x[(n + p) * dim], y[n + p], m0[p], v0[p], m1[p], v1[p];
+    double gm0, gs0, gm1, gs1;
+    rng_seed(&r, 64);
+    random_problem(&r, x, y, n + p, dim);
+    struct gp *gp = gp_create(n + p, dim, KERNEL_MATERN52);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_standardization(gp, &gm0, &gs0);
+    const double *xp = x + n * dim;
+    assert_int_equal(gp_predict(gp, xp, p, m0, v0), HPOD_OK);
+    for (size_t i = 0; i < p; i++)
+        y[n + i] = m0[i];
+    assert_int_equal(gp_condition(gp, x, y, n + p), HPOD_OK);
+    assert_int_equal(gp_size(gp), n + p);
+    gp_get_standardization(gp, &gm1, &gs1);
+    assert_close(gm1, gm0, 0, 0);
+    assert_close(gs1, gs0, 0, 0);
+    assert_int_equal(gp_predict(gp, xp, p, m1, v1), HPOD_OK);
+    for (size_t i = 0; i < p; i++) {
+        assert_close(m1[i], m0[i], 1e-9, 1e-9);
+        assert_true(v1[i] < v0[i]);
+    }
+    gp_destroy(gp);
+}
+
+static void
+test_errors(void **state)
+{
+    (void)state;
+    struct rng r;
+    double x[4] = {0.1, 0.2, 0.3, 0.4}, y[2] = {1, 2}, m, v, ls[2] = {1, 1};
+    struct gp_hyper h = {ls, 1, 0.1};
+    rng_seed(&r, 3);
+    assert_null(gp_create(0, 2, KERNEL_RBF));
+    assert_null(gp_create(4, 0, KERNEL_RBF));
+    assert_null(gp_create(4, 2, (enum kernel_kind)7));
+    gp_destroy(NULL);
+    assert_int_equal(gp_size(NULL), 0);
+
+    struct gp *gp = gp_create(1, 2, KERNEL_RBF);
+    assert_true(isnan(gp_log_marginal_likelihood(gp)));
+    assert_int_equal(gp_predict(gp, x, 1, &m, &v), HPOD_EINVAL);
+    assert_int_equal(gp_fit(gp, x, y, 2, &r), HPOD_EINVAL); /* > max_n */
+    assert_int_equal(gp_fit(gp, x, y, 0, &r), HPOD_EINVAL);
+    assert_int_equal(gp_fit(gp, x, y, 1, NULL), HPOD_EINVAL);
+    assert_int_equal(gp_condition(gp, x, y, 2), HPOD_EINVAL);
+    double ynan[1] = {NAN}, xinf[2] = {INFINITY, 0};
+    assert_int_equal(gp_fit(gp, x, ynan, 1, &r), HPOD_EINVAL);
+    assert_int_equal(gp_condition(gp, xinf, y, 1), HPOD_EINVAL);
+
+    assert_int_equal(gp_fit(gp, x, y, 1, &r), HPOD_OK);
+    assert_int_equal(gp_predict(gp, x, 0, NULL, NULL), HPOD_OK);
+    assert_int_equal(gp_predict(gp, x, 1, NULL, &v), HPOD_EINVAL);
+    assert_int_equal(gp_predict(gp, xinf, 1, &m, &v), HPOD_EINVAL);
+
+    /* Invalid hyperparameters and options are refused; valid ones reset. */
+    h.noise_var = -1;
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_EINVAL);
+    h.noise_var = 0.1;
+    ls[1] = 0.0;
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_EINVAL);
+    ls[1] = 0.5;
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+    assert_int_equal(gp_predict(gp, x, 1, &m, &v), HPOD_EINVAL);
+    struct gp_fit_options o;
+    gp_fit_options_default(&o);
+    o.ls_min = 20.0; /* > ls_max */
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_EINVAL);
+    o.ls_min = -1.0;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_EINVAL);
+    gp_fit_options_default(&o);
+    o.n_starts = 2;
+    o.n_local = 1;
+    o.max_eval = 5;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+    gp_destroy(gp);
+}
+
+/* Custom bounds are honoured, even when the defaults lie outside them. */
+static void
+test_fit_options_bounds(void **state)
+{
+    (void)state;
+    enum { n = 20, dim = 2 };
+    struct rng r;
+    double x[n * dim], y[n], ls[dim];
+    struct gp_hyper h = {ls, 0, 0};
+    struct gp_fit_options o;
+    struct gp_fit_stats st;
+    rng_seed(&r, 17);
+    random_problem(&r, x, y, n, dim);
+    struct gp *gp = gp_create(n, dim, KERNEL_RBF);
+    gp_fit_options_default(&o);
+    o.sn2_min = 0.05;
+    o.sn2_max = 0.06;
+    o.ls_min = 2.0;
+    o.ls_max = 3.0;
+    o.n_starts = 3;
+    o.n_local = 1;
+    o.max_eval = 10;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_fit_stats(gp, &st);
+    assert_int_equal(st.n_value_evals, 4); /* default + 3 random */
+    assert_true(st.n_grad_evals <= 10);
+    gp_get_hyper(gp, &h);
+    assert_true(h.noise_var >= 0.05 * (1 - 1e-12) &&
+                h.noise_var <= 0.06 * (1 + 1e-12));
+    for (size_t d = 0; d < dim; d++)
+        assert_true(ls[d] >= 2.0 * (1 - 1e-12) && ls[d] <= 3.0 * (1 + 1e-12));
+    gp_destroy(gp);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_predict_vs_dense),
+        cmocka_unit_test(test_predict_blocks),
+        cmocka_unit_test(test_lml_gradient_fd),
+        cmocka_unit_test(test_variance_at_training_points),
+        cmocka_unit_test(test_fit_improves_and_ard),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_degenerate_data),
+        cmocka_unit_test(test_kriging_believer),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fit_options_bounds),
+    };
+    return cmocka_run_group_tests_name("gp", tests, NULL, NULL);
+}

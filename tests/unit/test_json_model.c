@@ -1,0 +1,193 @@
+/*
+ * tests/unit/test_json_model.c - study definition validation (each error
+ * path with its status and field), normalization, parameter mapping.
+ */
+#include "tests/support/check.h"
+
+#include <string.h>
+
+#include "handlers/json_model.h"
+
+static const char *BASE_SPACE =
+    "[{\"name\":\"lr\",\"type\":\"float\",\"low\":0.0001,\"high\":0.01,"
+    "\"log\":true},{\"name\":\"layers\",\"type\":\"int\",\"low\":1,"
+    "\"high\":6},{\"name\":\"bpe\",\"type\":\"int\",\"values\":[30000,10000]},"
+    "{\"name\":\"opt\",\"type\":\"categorical\",\"choices\":[\"adam\","
+    "\"sgd\"]}]";
+
+/* Parses text as a study body and returns the status; fills field. */
+static enum hpod_status
+try_def(const char *text, char *field)
+{
+    json_t *body = json_loads(text, 0, NULL);
+    struct study_def d;
+    struct hpod_err err = {0};
+    assert_non_null(body);
+    enum hpod_status st = study_def_from_json(body, &d, &err);
+    strcpy(field, err.field);
+    if (st == HPOD_OK)
+        study_def_cleanup(&d);
+    json_decref(body);
+    return st;
+}
+
+static void
+test_valid_and_normalized(void **state)
+{
+    (void)state;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"name\":\"s\",\"space\":%s,\"objectives\":[{\"name\":"
+             "\"bleu\",\"goal\":\"maximize\"}],\"algorithm\":{\"name\":"
+             "\"random\",\"seed\":5},\"candidates\":[{\"lr\":0.001,"
+             "\"layers\":2,\"bpe\":10000,\"opt\":\"sgd\"}]}",
+             BASE_SPACE);
+    json_t *body = json_loads(text, 0, NULL);
+    struct study_def d;
+    struct hpod_err err = {0};
+    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    json_decref(body);
+    assert_int_equal(d.space.n_params, 4);
+    assert_int_equal(d.space.dim, 5);
+    assert_int_equal(d.algo.seed, 5);
+    assert_int_equal(d.lease_seconds, 3600);
+    assert_int_equal(d.budget, -1);
+    /* values are stored sorted; defaults filled in */
+    json_t *bpe = json_array_get(json_object_get(d.def, "space"), 2);
+    assert_int_equal(json_integer_value(
+                         json_array_get(json_object_get(bpe, "values"), 0)),
+                     10000);
+    assert_true(json_is_false(json_object_get(bpe, "log")));
+    assert_int_equal(json_array_size(d.candidates), 1);
+    /* round trip of the stored definition through the same parser */
+    char *stored = json_dumps(d.def, JSON_COMPACT);
+    struct study_def d2;
+    assert_int_equal(study_def_from_text(stored, &d2, &err), HPOD_OK);
+    assert_true(json_equal(d.def, d2.def));
+    /* params mapping */
+    double raw[4] = {0.001, 3, 30000, 1};
+    json_t *p = params_to_json(&d, raw);
+    assert_string_equal(json_string_value(json_object_get(p, "opt")), "sgd");
+    assert_true(json_is_integer(json_object_get(p, "layers")));
+    double back[4];
+    assert_int_equal(params_from_json(&d, p, back, "params", &err), HPOD_OK);
+    assert_memory_equal(raw, back, sizeof raw);
+    json_object_set_new(p, "layers", json_integer(9));
+    assert_int_equal(params_from_json(&d, p, back, "params", &err),
+                     HPOD_EUNPROC);
+    assert_string_equal(err.field, "params.layers");
+    json_decref(p);
+    free(stored);
+    study_def_cleanup(&d2);
+    study_def_cleanup(&d);
+}
+
+static void
+test_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        enum hpod_status st;
+        const char *field;
+    } cases[] = {
+        {"[]", HPOD_EINVAL, ""},
+        {"{\"space\":[],\"objectives\":[]}", HPOD_EINVAL, "name"},
+        {"{\"name\":5}", HPOD_EINVAL, "name"},
+        {"{\"name\":\"x\",\"bogus\":1}", HPOD_EINVAL, "bogus"},
+        {"{\"name\":\"x\",\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}]}",
+         HPOD_EINVAL, "space"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"float\","
+         "\"low\":2,\"high\":1}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}]}",
+         HPOD_EUNPROC, "space[0].low"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"float\","
+         "\"low\":0,\"high\":1,\"log\":true}],\"objectives\":[{\"name\":"
+         "\"b\",\"goal\":\"maximize\"}]}",
+         HPOD_EUNPROC, "space[0].low"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":0.5,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}]}",
+         HPOD_EINVAL, "space[0].low"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"categorical\","
+         "\"choices\":[]}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}]}",
+         HPOD_EUNPROC, "space[0].choices"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"categorical\","
+         "\"choices\":[\"u\",\"u\"]}],\"objectives\":[{\"name\":\"b\","
+         "\"goal\":\"maximize\"}]}",
+         HPOD_EUNPROC, "space[0].choices[1]"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3},{\"name\":\"a\",\"type\":\"int\",\"low\":1,"
+         "\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}]}",
+         HPOD_EUNPROC, "space[1].name"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3,\"extra\":1}],\"objectives\":[{\"name\":\"b\","
+         "\"goal\":\"maximize\"}]}",
+         HPOD_EINVAL, "space[0].extra"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"up\"}]}",
+         HPOD_EUNPROC, "objectives[0].goal"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}],\"algorithm\":{\"name\":\"magic\"}}",
+         HPOD_EUNPROC, "algorithm.name"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}],\"budget\":0}",
+         HPOD_EUNPROC, "budget"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}],\"candidates\":[{\"a\":1},{\"a\":1}]}",
+         HPOD_EUNPROC, "candidates[1]"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}],\"candidates\":[{\"a\":7}]}",
+         HPOD_EUNPROC, "candidates[0].a"},
+        {"{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":\"int\","
+         "\"low\":1,\"high\":3}],\"objectives\":[{\"name\":\"b\",\"goal\":"
+         "\"maximize\"}],\"reference\":{\"zz\":1}}",
+         HPOD_EUNPROC, "reference.zz"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char field[128];
+        enum hpod_status st = try_def(cases[i].body, field);
+        if (st != cases[i].st || strcmp(field, cases[i].field) != 0) {
+            print_error("case %zu: status %d field \"%s\", expected %d "
+                        "\"%s\"\n",
+                        i, (int)st, field, (int)cases[i].st, cases[i].field);
+            fail();
+        }
+    }
+}
+
+static void
+test_query_int(void **state)
+{
+    (void)state;
+    long long v;
+    struct hpod_err err = {0};
+    assert_int_equal(query_int(NULL, "limit", 1, 10, 5, &v, &err), HPOD_OK);
+    assert_int_equal(v, 5);
+    assert_int_equal(query_int("7", "limit", 1, 10, 5, &v, &err), HPOD_OK);
+    assert_int_equal(v, 7);
+    assert_int_equal(query_int("0", "limit", 1, 10, 5, &v, &err),
+                     HPOD_EINVAL);
+    assert_int_equal(query_int("3x", "limit", 1, 10, 5, &v, &err),
+                     HPOD_EINVAL);
+    assert_string_equal(err.field, "limit");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_and_normalized),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_query_int),
+    };
+    return cmocka_run_group_tests_name("json_model", tests, NULL, NULL);
+}

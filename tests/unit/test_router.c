@@ -1,0 +1,96 @@
+/*
+ * tests/unit/test_router.c - route matching, 404 vs 405, id parsing, and
+ * the status -> HTTP mapping (the one place it is done).
+ */
+#include "tests/support/check.h"
+
+#include <string.h>
+
+#include "server/http.h"
+#include "server/router.h"
+
+static void
+test_match(void **state)
+{
+    (void)state;
+    const struct route *r;
+    long long id;
+    assert_int_equal(router_match("POST", "/v1/studies", &r, &id), HPOD_OK);
+    assert_ptr_equal(r->handler, handle_study_create);
+    assert_int_equal(router_match("GET", "/v1/studies/42", &r, &id), HPOD_OK);
+    assert_ptr_equal(r->handler, handle_study_get);
+    assert_int_equal(id, 42);
+    assert_int_equal(router_match("POST", "/v1/trials/7/report", &r, &id),
+                     HPOD_OK);
+    assert_ptr_equal(r->handler, handle_trial_report);
+    assert_int_equal(id, 7);
+    assert_int_equal(router_match("GET", "/v1/studies/42/", &r, &id),
+                     HPOD_OK);
+    assert_int_equal(router_match("DELETE", "/v1/studies/3", &r, &id),
+                     HPOD_OK);
+    assert_ptr_equal(r->handler, handle_study_delete);
+}
+
+static void
+test_no_match(void **state)
+{
+    (void)state;
+    const struct route *r;
+    long long id;
+    const char *paths[] = {"/v1/studies/abc", "/v1/studies/0",
+                           "/v1/studies/-1",  "/v1/studies/1x",
+                           "/v1/studies/12345678901234567890",
+                           "/v1/nothing",     "/",
+                           "/v1/studies/1/suggest/x", ""};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        assert_int_equal(router_match("GET", paths[i], &r, &id),
+                         HPOD_ENOTFOUND);
+    assert_int_equal(router_match("PUT", "/v1/studies/1", &r, &id),
+                     HPOD_EMETHOD);
+    assert_int_equal(router_match("GET", "/v1/studies/1/suggest", &r, &id),
+                     HPOD_EMETHOD);
+    assert_null(r);
+}
+
+static void
+test_table_sane(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct route *t = router_routes(&n);
+    assert_true(n >= 15);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            assert_false(strcmp(t[i].method, t[j].method) == 0 &&
+                         strcmp(t[i].pattern, t[j].pattern) == 0);
+}
+
+static void
+test_status_codes(void **state)
+{
+    (void)state;
+    assert_int_equal(http_status_code(HPOD_OK), 200);
+    assert_int_equal(http_status_code(HPOD_EINVAL), 400);
+    assert_int_equal(http_status_code(HPOD_EUNPROC), 422);
+    assert_int_equal(http_status_code(HPOD_ENOTFOUND), 404);
+    assert_int_equal(http_status_code(HPOD_ECONFLICT), 409);
+    assert_int_equal(http_status_code(HPOD_ETOOLARGE), 413);
+    assert_int_equal(http_status_code(HPOD_EMEDIA), 415);
+    assert_int_equal(http_status_code(HPOD_EMETHOD), 405);
+    assert_int_equal(http_status_code(HPOD_EDB), 503);
+    assert_string_equal(hpod_status_str(HPOD_EINVAL), "invalid_argument");
+    assert_string_equal(hpod_status_str(HPOD_ENOTFOUND), "not_found");
+    assert_string_equal(hpod_status_str(HPOD_EDB), "unavailable");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_no_match),
+        cmocka_unit_test(test_table_sane),
+        cmocka_unit_test(test_status_codes),
+    };
+    return cmocka_run_group_tests_name("router", tests, NULL, NULL);
+}
