@@ -1,0 +1,44 @@
+#!/bin/sh
+# tests/api/pg_tmp.sh BUILDROOT CMD ARGS... - run CMD against a throwaway
+# PostgreSQL cluster.
+#
+# Makes a fresh directory BUILDROOT/pgtmp.XXXXXX, initializes and starts a
+# private cluster there with scripts/pg.sh (unix socket only, so parallel
+# runs never collide), exports HPOD_DATABASE_URL, runs CMD ARGS, then stops
+# the cluster and removes the directory on every exit path (the EXIT trap
+# also runs after INT/TERM/HUP). Exits with CMD's status. Never reuses a
+# cluster left running by someone else.
+set -eu
+
+root=${1:?usage: pg_tmp.sh BUILDROOT CMD ARGS...}
+shift
+[ $# -ge 1 ] || { echo "usage: pg_tmp.sh BUILDROOT CMD ARGS..." >&2; exit 2; }
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+pg="$top/scripts/pg.sh"
+
+mkdir -p "$root"
+dir=$(mktemp -d "$root/pgtmp.XXXXXX")
+
+cleanup() {
+    rc=$?
+    trap - EXIT INT TERM HUP
+    sh "$pg" stop "$dir" >/dev/null 2>&1 || true
+    rm -rf "$dir"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+sh "$pg" init "$dir"
+sh "$pg" start "$dir"
+HPOD_DATABASE_URL=$(sh "$pg" url "$dir")
+export HPOD_DATABASE_URL
+
+set +e
+"$@"
+rc=$?
+set -e
+exit "$rc"
