@@ -303,7 +303,13 @@ state_graph(struct sampler_state *s, const double *x, size_t n, size_t dim,
 
 /*
  * Scores the n nodes of g with labels at lab_obs (observations) and
- * lab_pend (pending, labeled with their harmonic prediction).
+ * lab_pend (pending). Pending nodes get a constant lie, the mean of the
+ * observed values (DESIGN.md §3 allows it beside the kriging believer):
+ * it steers concurrent workers apart like the believer does, and it keeps
+ * the labeled set growing from call to call (pending nodes stay labeled
+ * when their report arrives), so the cached factor is downdated in O(u²)
+ * instead of refactorized, which an extra observations-only solve for the
+ * believer would force.
  */
 static enum hpod_status
 graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
@@ -313,18 +319,16 @@ graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
     size_t *lab = xmalloc(nl * sizeof *lab);
     double *y = xmalloc(nl * sizeof *y);
     double *mean = xmalloc(n * sizeof *mean), *var = xmalloc(n * sizeof *var);
+    double lie = 0.0;
     enum hpod_status st = HPOD_OK;
 
     memcpy(lab, lab_obs, no * sizeof *lab);
     memcpy(y, in->obs_y, no * sizeof *y);
-    if (np > 0) {
-        if ((st = graph_predict(g, lab, y, no, mean, var)) !=
-            HPOD_OK)
-            goto out;
-        for (size_t j = 0; j < np; j++) {
-            lab[no + j] = lab_pend[j];
-            y[no + j] = mean[lab_pend[j]];
-        }
+    for (size_t i = 0; i < no; i++)
+        lie += in->obs_y[i] / (double)no;
+    for (size_t j = 0; j < np; j++) {
+        lab[no + j] = lab_pend[j];
+        y[no + j] = lie;
     }
     if (in->acquisition == 1) {
         /* Expected influence, the half that works: f_k·Σ_i f⁺⁽ᵏ'¹⁾_i, the
@@ -347,7 +351,6 @@ graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
         if ((st = graph_predict(g, lab, y, nl, mean, var)) == HPOD_OK)
             acq_score(ACQ_EI, mean, var, n, best, 0.0, score);
     }
-out:
     free(lab);
     free(y);
     free(mean);

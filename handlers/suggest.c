@@ -26,55 +26,77 @@
 #define STATE_CACHE_SIZE 16
 
 /*
- * Per-process cache of sampler states (the graph over a finite study's
- * candidates and its factorization), keyed by study id. A state is taken
- * out while a request uses it and put back after, so two threads never
- * share one. The sampler's answer never depends on the cache: a cold
- * process computes the same choice (DESIGN.md §3).
+ * Per-process cache, keyed by study id, of what never changes or only
+ * grows: a finite study's candidates, parsed (they are immutable once the
+ * study exists, and ids are never reused), and the sampler state (the graph
+ * over the candidates and its factorization). An entry is taken out while a
+ * request uses it and put back after, so two threads never share one. The
+ * sampler's answer never depends on the cache: a cold process computes the
+ * same choice (DESIGN.md §3).
  */
+struct study_cache {
+    long long study_id;
+    double *cand_raw; /* n_cand × n_params, NULL until loaded */
+    size_t n_cand;
+    struct sampler_state *state;
+};
+
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    long long study_id;
-    struct sampler_state *state;
+    struct study_cache *entry;
     unsigned long long used;
 } cache[STATE_CACHE_SIZE];
 static unsigned long long cache_clock;
 
-static struct sampler_state *
+static void
+study_cache_destroy(struct study_cache *e)
+{
+    if (!e)
+        return;
+    free(e->cand_raw);
+    sampler_state_destroy(e->state);
+    free(e);
+}
+
+static struct study_cache *
 cache_take(long long study_id)
 {
-    struct sampler_state *s = NULL;
+    struct study_cache *e = NULL;
     pthread_mutex_lock(&cache_mu);
     for (size_t i = 0; i < STATE_CACHE_SIZE; i++)
-        if (cache[i].state && cache[i].study_id == study_id) {
-            s = cache[i].state;
-            cache[i].state = NULL;
+        if (cache[i].entry && cache[i].entry->study_id == study_id) {
+            e = cache[i].entry;
+            cache[i].entry = NULL;
             break;
         }
     pthread_mutex_unlock(&cache_mu);
-    return s ? s : sampler_state_create();
+    if (!e) {
+        e = xcalloc(1, sizeof *e);
+        e->study_id = study_id;
+        e->state = sampler_state_create();
+    }
+    return e;
 }
 
 static void
-cache_put(long long study_id, struct sampler_state *s)
+cache_put(struct study_cache *e)
 {
     size_t victim = 0;
-    struct sampler_state *old;
+    struct study_cache *old;
     pthread_mutex_lock(&cache_mu);
     for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
-        if (!cache[i].state) {
+        if (!cache[i].entry) {
             victim = i;
             break;
         }
         if (cache[i].used < cache[victim].used)
             victim = i;
     }
-    old = cache[victim].state;
-    cache[victim].study_id = study_id;
-    cache[victim].state = s;
+    old = cache[victim].entry;
+    cache[victim].entry = e;
     cache[victim].used = ++cache_clock;
     pthread_mutex_unlock(&cache_mu);
-    sampler_state_destroy(old);
+    study_cache_destroy(old);
 }
 
 void
@@ -82,14 +104,14 @@ suggest_cache_clear(void)
 {
     pthread_mutex_lock(&cache_mu);
     for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
-        sampler_state_destroy(cache[i].state);
-        cache[i].state = NULL;
+        study_cache_destroy(cache[i].entry);
+        cache[i].entry = NULL;
     }
     pthread_mutex_unlock(&cache_mu);
 }
 
 struct history {
-    double *cand_raw;
+    const double *cand_raw; /* borrowed from the cache entry */
     unsigned char *cand_used;
     size_t n_cand;
     double *obs_raw, *obs_y;
@@ -103,7 +125,6 @@ struct history {
 static void
 history_cleanup(struct history *h)
 {
-    free(h->cand_raw);
     free(h->cand_used);
     free(h->obs_raw);
     free(h->obs_y);
@@ -125,60 +146,93 @@ add_pending(struct history *h, size_t np, const double *raw, size_t cand)
     h->pend_cand[h->n_pend++] = cand;
 }
 
+/* Parses a finite study's candidates into the cache entry (once). */
+static enum hpod_status
+load_candidates(struct req *rq, const struct study_def *d,
+                struct study_cache *e)
+{
+    size_t np = d->space.n_params, n = 0;
+    char **text = NULL;
+    enum hpod_status st;
+
+    if (e->cand_raw)
+        return HPOD_OK;
+    if ((st = study_store_candidates(rq->db, rq->id, &text, &n, &rq->err)) !=
+        HPOD_OK)
+        return st;
+    double *raw = xmalloc((n ? n : 1) * np * sizeof(double));
+    for (size_t i = 0; i < n && st == HPOD_OK; i++) {
+        json_t *o = json_from_text(text[i]);
+        if (params_from_json(d, o, raw + i * np, "candidate", &rq->err) !=
+            HPOD_OK)
+            st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                           "stored candidate %zu is invalid", i);
+        json_decref(o);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(text[i]);
+    free(text);
+    if (st != HPOD_OK) {
+        free(raw);
+        return st;
+    }
+    e->cand_raw = raw;
+    e->n_cand = n;
+    return HPOD_OK;
+}
+
 /*
- * Loads what the sampler needs: the candidates (finite studies) and, for
- * model-based samplers, completed and live trials as raw vectors.
+ * Loads what the sampler needs: the candidates and which are taken
+ * (finite studies), and for model-based samplers the completed trials
+ * (configuration and objective, larger is better) and the live ones.
  */
 static enum hpod_status
-load_history(struct req *rq, const struct study_def *d, int finite,
-             struct history *h)
+load_history(struct req *rq, const struct study_def *d,
+             struct study_cache *e, struct history *h)
 {
     size_t np = d->space.n_params;
-    char **cand_text = NULL;
     struct trial *rows = NULL;
     size_t n_rows = 0;
+    double *raw = NULL;
     enum hpod_status st = HPOD_OK;
+    int model = d->algo.name != ALGO_RANDOM;
 
-    if (finite) {
-        if ((st = study_store_candidates(rq->db, rq->id, &cand_text,
-                                         &h->cand_used, &h->n_cand,
-                                         &rq->err)) != HPOD_OK)
-            goto out;
-        h->cand_raw = xmalloc((h->n_cand ? h->n_cand : 1) * np *
-                              sizeof(double));
-        for (size_t i = 0; i < h->n_cand; i++) {
-            json_t *o = json_from_text(cand_text[i]);
-            st = params_from_json(d, o, h->cand_raw + i * np, "candidate",
-                                  &rq->err);
-            json_decref(o);
-            if (st != HPOD_OK) {
-                st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
-                               "stored candidate %zu is invalid", i);
-                goto out;
-            }
-        }
+    if (e && (st = load_candidates(rq, d, e)) != HPOD_OK)
+        return st;
+    if (!e && !model)
+        return HPOD_OK; /* random search on a continuous space */
+    if ((st = trial_store_history(rq->db, rq->id, &rows, &n_rows,
+                                  &rq->err)) != HPOD_OK)
+        return st;
+    if (e) {
+        h->cand_raw = e->cand_raw;
+        h->n_cand = e->n_cand;
+        h->cand_used = xcalloc(e->n_cand ? e->n_cand : 1, 1);
     }
-    if (d->algo.name == ALGO_RANDOM)
-        goto out;
-    if ((st = trial_store_list(rq->db, rq->id, -1, -1, 0, &rows, &n_rows,
-                               NULL, &rq->err)) != HPOD_OK)
-        goto out;
     h->obs_raw = xmalloc((n_rows + 1) * np * sizeof(double));
     h->obs_y = xmalloc((n_rows + 1) * sizeof(double));
     h->obs_cand = xmalloc((n_rows + 1) * sizeof(size_t));
-    double *raw = xmalloc((np ? np : 1) * sizeof(double));
+    raw = xmalloc((np ? np : 1) * sizeof(double));
     for (size_t i = 0; i < n_rows; i++) {
         const struct trial *t = &rows[i];
         int live = t->state == TRIAL_PENDING || t->state == TRIAL_RUNNING;
-        if (t->state != TRIAL_COMPLETED && !live)
+        size_t cand = (size_t)-1;
+        if (e && t->candidate >= 0 && (size_t)t->candidate < e->n_cand) {
+            cand = (size_t)t->candidate;
+            h->cand_used[cand] = 1;
+        }
+        if (!model || (t->state != TRIAL_COMPLETED && !live))
             continue;
-        json_t *p = json_from_text(t->params);
-        enum hpod_status pst =
-            params_from_json(d, p, raw, "params", &rq->err);
-        json_decref(p);
-        if (pst != HPOD_OK)
-            continue; /* a trial of an older definition: not evidence */
-        size_t cand = t->candidate >= 0 ? (size_t)t->candidate : (size_t)-1;
+        if (cand != (size_t)-1) {
+            memcpy(raw, e->cand_raw + cand * np, np * sizeof(double));
+        } else {
+            json_t *p = json_from_text(t->params);
+            enum hpod_status pst =
+                params_from_json(d, p, raw, "params", &rq->err);
+            json_decref(p);
+            if (pst != HPOD_OK)
+                continue; /* not a point of this space: not evidence */
+        }
         if (live) {
             add_pending(h, np, raw, cand);
             continue;
@@ -194,13 +248,8 @@ load_history(struct req *rq, const struct study_def *d, int finite,
         json_decref(vals);
     }
     free(raw);
-out:
-    if (cand_text)
-        for (size_t i = 0; i < h->n_cand; i++)
-            free(cand_text[i]);
-    free(cand_text);
     trials_free(rows, n_rows);
-    return st;
+    return HPOD_OK;
 }
 
 static enum hpod_status
@@ -252,8 +301,8 @@ handle_suggest(struct req *rq)
     struct history h = {0};
     json_t *out = json_array();
     double *raw = NULL;
-    struct sampler_state *state = NULL;
-    int seq = 0, issued_now = 0, finite = 0;
+    struct study_cache *entry = NULL;
+    int seq = 0, issued_now = 0;
     enum hpod_status st;
 
     /* 1-2. Parse and validate the body. */
@@ -270,9 +319,6 @@ handle_suggest(struct req *rq)
         (st = trial_store_held(rq->db, rq->id, worker, s.lease_seconds, &held,
                                &n_held, &rq->err)) != HPOD_OK)
         goto out;
-    /* The stored definition holds no candidates (they have their own
-     * table): the study row says whether the space is finite. */
-    finite = s.n_candidates >= 0;
     if (expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, expired);
     for (size_t i = 0; i < n_held && (long long)i < count; i++)
@@ -284,13 +330,15 @@ handle_suggest(struct req *rq)
         need = room;
     if (need > 0) {
         size_t np = d.space.n_params;
-        if ((st = load_history(rq, &d, finite, &h)) != HPOD_OK ||
+        /* The stored definition holds no candidates (they have their own
+         * table): the study row says whether the space is finite. */
+        if (s.n_candidates >= 0)
+            entry = cache_take(rq->id);
+        if ((st = load_history(rq, &d, entry, &h)) != HPOD_OK ||
             (st = trial_store_next_seq(rq->db, rq->id, &seq, &rq->err)) !=
                 HPOD_OK)
             goto out;
         raw = xmalloc(np * sizeof *raw);
-        if (d.algo.name == ALGO_GRAPH && finite)
-            state = cache_take(rq->id);
         for (long long k = 0; k < need; k++) {
             struct sampler_input in = {
                 .space = &d.space,
@@ -310,7 +358,7 @@ handle_suggest(struct req *rq)
                 .pend_raw = h.pend_raw,
                 .pend_cand = h.pend_cand,
                 .n_pend = h.n_pend,
-                .state = state,
+                .state = entry ? entry->state : NULL,
             };
             size_t cand = (size_t)-1;
             struct trial t = {0};
@@ -370,8 +418,8 @@ handle_suggest(struct req *rq)
 out:
     if (st != HPOD_OK)
         db_rollback(rq->db);
-    if (state)
-        cache_put(rq->id, state);
+    if (entry)
+        cache_put(entry);
     json_decref(out);
     free(raw);
     history_cleanup(&h);

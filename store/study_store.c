@@ -40,9 +40,7 @@ static const char *SQL_LOCK = "SELECT id FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_DELETE = "DELETE FROM studies WHERE id = $1";
 static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies";
 static const char *SQL_CANDIDATES =
-    "SELECT c.idx, c.params::text AS params,"
-    " EXISTS (SELECT 1 FROM trials t WHERE t.study_id = c.study_id"
-    "  AND t.candidate = c.idx AND NOT t.lease_expired) AS used"
+    "SELECT c.idx, c.params::text AS params"
     " FROM candidates c WHERE c.study_id = $1 ORDER BY c.idx";
 
 static char *
@@ -202,14 +200,13 @@ study_store_delete(struct db *db, long long id, struct hpod_err *err)
 
 enum hpod_status
 study_store_candidates(struct db *db, long long id, char ***params,
-                       unsigned char **used, size_t *n, struct hpod_err *err)
+                       size_t *n, struct hpod_err *err)
 {
     char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
     *params = NULL;
-    *used = NULL;
     *n = 0;
     snprintf(sid, sizeof sid, "%lld", id);
     const char *p[] = {sid};
@@ -217,12 +214,8 @@ study_store_candidates(struct db *db, long long id, char ***params,
         return st;
     *n = db_rows(r);
     *params = xcalloc(*n ? *n : 1, sizeof **params);
-    *used = xcalloc(*n ? *n : 1, 1);
-    for (size_t i = 0; i < *n; i++) {
-        const char *u = db_get(r, i, "used");
+    for (size_t i = 0; i < *n; i++)
         (*params)[i] = xstrdup(db_get(r, i, "params"));
-        (*used)[i] = u && u[0] == 't';
-    }
     db_result_free(r);
     return HPOD_OK;
 }

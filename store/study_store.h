@@ -46,11 +46,11 @@ enum hpod_status study_store_delete(struct db *db, long long id,
 
 /*
  * study_store_candidates - every candidate of a finite study, in index
- * order: params[i] is new JSON text (free each and the array); used[i] = 1
- * when a trial not failed by lease expiry holds candidate i.
+ * order: params[i] is new JSON text (free each and the array). Candidates
+ * never change after the study is created, so callers may cache them.
  */
 enum hpod_status study_store_candidates(struct db *db, long long id,
-                                        char ***params, unsigned char **used,
-                                        size_t *n, struct hpod_err *err);
+                                        char ***params, size_t *n,
+                                        struct hpod_err *err);
 
 #endif

@@ -45,6 +45,11 @@ static const char *SQL_INSERT =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
     " lease_expires_at) VALUES ($1, $2, 'pending', $3::jsonb, $4, $5,"
     " now() + make_interval(secs => $6)) RETURNING id";
+static const char *SQL_HISTORY =
+    "SELECT id, state, candidate,"
+    " CASE WHEN candidate IS NULL THEN params::text END AS params,"
+    " values::text AS values FROM trials"
+    " WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
 static const char *SQL_COMPLETE =
     "UPDATE trials SET state = 'completed', values = $2::jsonb,"
     " lease_expires_at = NULL, updated_at = now() WHERE id = $1";
@@ -257,6 +262,36 @@ trial_store_list(struct db *db, long long study_id, int state, long long limit,
                          "WHERE t.study_id = $1 AND ($2::text IS NULL OR "
                          "t.state = $2) ORDER BY t.id LIMIT $3 OFFSET $4",
                          4, p, out, n, err);
+}
+
+enum hpod_status
+trial_store_history(struct db *db, long long study_id, struct trial **out,
+                    size_t *n, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_HISTORY, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xcalloc(*n ? *n : 1, sizeof **out);
+    for (size_t i = 0; i < *n; i++) {
+        struct trial *t = &(*out)[i];
+        t->id = db_get_ll(r, i, "id", 0);
+        t->study_id = study_id;
+        t->state = (enum trial_state)trial_state_parse(db_get(r, i, "state"));
+        t->candidate = db_get_ll(r, i, "candidate", -1);
+        t->params = dup_or_null(db_get(r, i, "params"));
+        t->values = dup_or_null(db_get(r, i, "values"));
+        t->resume_from_step = -1;
+    }
+    db_result_free(r);
+    return HPOD_OK;
 }
 
 enum hpod_status

@@ -54,6 +54,16 @@ enum hpod_status trial_store_list(struct db *db, long long study_id,
                                   struct trial **out, size_t *n,
                                   long long *total, struct hpod_err *err);
 
+/*
+ * trial_store_history - what a sampler needs, in one light query: every
+ * trial of the study not failed by lease expiry, in id order, with only
+ * id, state, candidate, params and values filled (params NULL when the
+ * trial has a candidate: the caller knows it).
+ */
+enum hpod_status trial_store_history(struct db *db, long long study_id,
+                                     struct trial **out, size_t *n,
+                                     struct hpod_err *err);
+
 /* Final values (JSON object text); the trial becomes completed. */
 enum hpod_status trial_store_complete(struct db *db, long long id,
                                       const char *values_json,

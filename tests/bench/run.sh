@@ -110,6 +110,13 @@ else
     fail "$B/tests/bench_http not built"
 fi
 
+if [ -f "$root/tests/bench/bench_models.py" ]; then
+    echo
+    echo "== HTTP: model samplers on a real table (tests/bench/bench_models.py)"
+    python3 "$root/tests/bench/bench_models.py" "$url" ||
+        fail "bench_models.py failed"
+fi
+
 kill -TERM "$pid" 2>/dev/null
 if wait "$pid"; then
     echo "server: clean shutdown after the load (exit 0)"
@@ -126,7 +133,7 @@ pgdir=""
 unset HPOD_DATABASE_URL HPOD_PORT
 
 # --- numeric core -----------------------------------------------------------
-for name in bench_gp bench_graph; do
+for name in bench_sampler bench_gp bench_graph; do
     if [ -x "$B/tests/$name" ]; then
         echo
         echo "== core: $name (tests/bench/$name.c)"

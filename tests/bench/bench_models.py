@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""tests/bench/bench_models.py URL [TSV] - suggest latency of the model
+samplers through HTTP on a real lookup table (default sw-en, 767 rows).
+
+For each algorithm and each observation count N in 50, 200, 500 it creates
+a study whose candidates are the table's rows and whose "init" is N, so the
+first N suggestions are random (cheap); each is reported with the row's
+real bleu. Then it times 8 model-based suggest calls (each followed by its
+report): the first is cold for the process (graph built, factor computed),
+the rest warm (the per-process cache downdates the factor). Prints median
+ms. Standard library only.
+"""
+import json
+import os
+import statistics
+import sys
+import time
+import urllib.request
+
+URL = sys.argv[1]
+TSV = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+    os.path.dirname(__file__), "..", "..", "..", "shared", "benchmarks",
+    "nmthpo", "sw-en.tsv")
+PARAMS = ["bpe", "num_layers", "num_embed", "num_hidden", "num_heads", "init_lr"]
+
+
+def call(method, path, body=None):
+    req = urllib.request.Request(URL + path, method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read() or b"null")
+
+
+def main():
+    if not os.path.exists(TSV):
+        print("bench_models: %s not found; skipped" % TSV)
+        return 0
+    with open(TSV) as f:
+        head = f.readline().split()
+        rows = [dict(zip(head, line.split())) for line in f if line.strip()]
+    cands, bleu = [], {}
+    for r in rows:
+        c = {p: (float(r[p]) if p == "init_lr" else int(float(r[p]))) for p in PARAMS}
+        cands.append(c)
+        bleu[json.dumps(c, sort_keys=True)] = float(r["bleu"])
+    space = []
+    for p in PARAMS:
+        vals = sorted({c[p] for c in cands})
+        space.append({"name": p, "type": "float" if p == "init_lr" else "int",
+                      "values": vals, "log": p != "num_layers"})
+    print("HTTP suggest latency on %s (%d rows), median ms" % (TSV, len(rows)))
+    print("%-14s %5s %10s %10s" % ("algorithm", "obs", "cold", "warm"))
+    for label, algo in [("graph/eif", {"name": "graph", "acquisition": "eif"}),
+                        ("graph/ei", {"name": "graph", "acquisition": "ei"}),
+                        ("gp/ei (refit)", {"name": "gp", "acquisition": "ei"})]:
+        for n_obs in (50, 200, 500):
+            s = call("POST", "/v1/studies", {
+                "name": "bench %s %d" % (label, n_obs), "space": space,
+                "candidates": cands,
+                "objectives": [{"name": "bleu", "goal": "maximize"}],
+                "algorithm": dict(algo, seed=0, init=n_obs)})
+            times = []
+            for i in range(n_obs + 8):
+                t0 = time.perf_counter()
+                r = call("POST", "/v1/studies/%d/suggest" % s["id"], {"worker": "b"})
+                dt = (time.perf_counter() - t0) * 1000
+                t = r["trials"][0]
+                key = json.dumps(t["params"], sort_keys=True)
+                call("POST", "/v1/trials/%d/report" % t["id"], {"values": {"bleu": bleu[key]}})
+                if i >= n_obs:
+                    times.append(dt)
+            print("%-14s %5d %10.2f %10.2f" % (label, n_obs, times[0], statistics.median(times[1:])))
+            call("DELETE", "/v1/studies/%d" % s["id"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
