@@ -86,6 +86,15 @@ enum hpod_status query_int(const char *text, const char *name, long long min,
                            long long max, long long dflt, long long *out,
                            struct hpod_err *err);
 
+/*
+ * json_dump_text - compact JSON text of v (new string, free it), with every
+ * real printed in the fewest significant digits (15, 16 or 17) that give
+ * back the same double for the whole document: 14.2 stays "14.2", not
+ * "14.199999999999999", and nothing is ever rounded. flags are added to
+ * JSON_COMPACT (e.g. JSON_SORT_KEYS). NULL if v cannot be encoded.
+ */
+char *json_dump_text(const json_t *v, size_t flags);
+
 /* Parses JSON text into a new reference (NULL on error). */
 json_t *json_from_text(const char *text);
 

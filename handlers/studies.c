@@ -62,10 +62,10 @@ handle_study_create(struct req *rq)
                        "this algorithm optimizes a single objective");
         goto out;
     }
-    def_text = json_dumps(d.def, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    def_text = json_dump_text(d.def, 0);
     if (d.candidates)
         cand_text =
-            json_dumps(d.candidates, JSON_COMPACT | JSON_REAL_PRECISION(17));
+            json_dump_text(d.candidates, 0);
     if (!def_text || (d.candidates && !cand_text)) {
         st = hpod_fail(&rq->err, HPOD_ENOMEM, "", "could not encode study");
         goto out;

@@ -375,7 +375,7 @@ handle_suggest(struct req *rq)
                 goto out;
             }
             pj = params_to_json(&d, raw);
-            ptext = json_dumps(pj, JSON_COMPACT | JSON_REAL_PRECISION(17));
+            ptext = json_dump_text(pj, 0);
             json_decref(pj);
             st = trial_store_insert(rq->db, rq->id, seq, ptext,
                                     cand == (size_t)-1 ? -1 : (long long)cand,

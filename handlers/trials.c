@@ -137,8 +137,7 @@ handle_trial_report(struct req *rq)
     /* 1-2. Parse and validate what needs no database. */
     if ((st = parse_report(rq, &values, &step)) != HPOD_OK)
         return st;
-    vtext = json_dumps(values, JSON_COMPACT | JSON_SORT_KEYS |
-                                   JSON_REAL_PRECISION(17));
+    vtext = json_dump_text(values, JSON_SORT_KEYS);
 
     /* 3. Decide from the locked trial's state. */
     if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/mem.h"
+#include "handlers/json_model.h"
 #include "server/router.h"
 #include "store/err.h"
 #include "store/log.h"
@@ -374,7 +375,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
         text = rq.reply_text;
         text_len = strlen(text);
     } else if (rq.reply) {
-        text = json_dumps(rq.reply, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        text = json_dump_text(rq.reply, 0);
         if (!text) {
             text = xstrdup("{\"error\":{\"code\":\"internal\",\"message\":"
                            "\"could not encode response\",\"field\":\"\"}}");

@@ -165,6 +165,28 @@ test_errors(void **state)
 }
 
 static void
+test_dump_shortest(void **state)
+{
+    (void)state;
+    json_t *v = json_pack("{s:f, s:f, s:f}", "a", 14.2, "b", 0.1 + 0.2, "c",
+                          1e-300);
+    char *t = json_dump_text(v, JSON_SORT_KEYS);
+    /* 0.1+0.2 needs 17 digits, so the document uses 17; 14.2 must still
+     * come back as the same double, and a 15-digit-only document stays
+     * short. */
+    json_t *back = json_loads(t, 0, NULL);
+    assert_true(json_equal(back, v));
+    json_decref(back);
+    free(t);
+    json_decref(v);
+    v = json_pack("{s:f, s:i}", "bleu", 14.2, "n", 3);
+    t = json_dump_text(v, 0);
+    assert_string_equal(t, "{\"bleu\":14.2,\"n\":3}");
+    free(t);
+    json_decref(v);
+}
+
+static void
 test_query_int(void **state)
 {
     (void)state;
@@ -187,6 +209,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_and_normalized),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_dump_shortest),
         cmocka_unit_test(test_query_int),
     };
     return cmocka_run_group_tests_name("json_model", tests, NULL, NULL);
