@@ -1,0 +1,130 @@
+/*
+ * core/simulate.h - simulated studies on a lookup table (Zhang & Duh, TACL
+ * 2020, section 4): seeded runs that sample the table's rows without
+ * replacement, the first `init` rows at random and every later one by
+ * sampler_next (core/sampler.h), the same function that serves real
+ * studies; and the aggregation of the paper's metrics (core/metrics.h)
+ * over many runs.
+ *
+ * Pure: no I/O, no threads, no globals. Every run is a function of
+ * (table, algorithm, seed, init) only, so runs may be spread over threads
+ * by the caller (server/bench_cli.c does) and give the same sequences.
+ * Tables are loaded by handlers/bench_tables.c.
+ */
+#ifndef HPOD_SIMULATE_H
+#define HPOD_SIMULATE_H
+
+#include <stddef.h>
+
+#include "core/metrics.h"
+#include "core/sampler.h"
+#include "core/space.h"
+#include "core/status.h"
+
+/* A lookup table seen as a finite study. Borrowed by every call. */
+struct simulate_problem {
+    const struct space *space; /* the table's parameters */
+    const double *raw;         /* n × space->n_params raw rows */
+    const double *y;           /* n objective values, larger is better */
+    size_t n;                  /* rows (> 0) */
+};
+
+/* The algorithm, as sampler_next takes it. */
+struct simulate_algo {
+    enum sampler_kind kind;
+    int kernel;      /* enum kernel_kind (gp, graph) */
+    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+};
+
+/*
+ * simulate_init_rows - the initial rows of a run: count distinct row ids in
+ * [0, n) drawn uniformly without replacement. Draw i uses the stream
+ * rng_seed2(seed, i) and takes the k-th still-free row, k = rng_below(free
+ * rows); that is exactly what sampler_next's random path does for a study
+ * with this seed, so a RANDOM simulation replays a real random study. The
+ * rows depend on (seed, n) only: every algorithm starts from the same ones.
+ * Inputs: used (n flags, caller's scratch, all zero on entry; the chosen
+ * rows are set to 1 on return); out (count ids). count <= n.
+ */
+void simulate_init_rows(unsigned long long seed, size_t n, size_t count,
+                        unsigned char *used, size_t *out);
+
+/*
+ * simulate_run - one seeded run. Samples rows without replacement: the
+ * first min(init, n) by simulate_init_rows, then each next one by
+ * sampler_next with the rows so far as observations (obs_y = p->y), the
+ * table as candidates (cand_raw = p->raw) and the sampled rows marked used
+ * (seq = issue number, init = init). Stops after min(length, n) rows or,
+ * when until is not NULL, as soon as metric_needed_length(until, ...) says
+ * the sequence is long enough for every metric it enables (checked after
+ * each row; the initial rows count). state (borrowed, may be NULL) is
+ * the sampler's cache (sampler.h): pass one per thread to reuse the graph
+ * over the table from run to run; the sequence does not depend on it (a
+ * new run's labeled set is never a superset of the last one's, so the
+ * factor starts cold every run); NULL makes a private one for the run.
+ * Outputs: seq_out (caller buffer of min(length, n) entries) receives the
+ * 0-based row ids in sampling order; *len_out their number.
+ * Return: HPOD_OK; HPOD_EINVAL on NULL pointers, n == 0, length == 0 or a
+ * space without parameters; sampler_next's status if it fails (the rows
+ * sampled so far are in seq_out and *len_out); HPOD_EINTERNAL if it
+ * answers a row out of range or already sampled.
+ */
+enum hpod_status simulate_run(const struct simulate_problem *p,
+                              const struct simulate_algo *a,
+                              unsigned long long seed, size_t init,
+                              size_t length, const struct metric_spec *until,
+                              struct sampler_state *state, size_t *seq_out,
+                              size_t *len_out);
+
+/*
+ * simulate_many - runs seeds seed0, seed0+1, ..., seed0+runs-1 one after
+ * the other (simulate_run each, sharing one sampler state). Run r writes row r
+ * of seqs (runs × stride, stride = min(length, n)) and lens[r]. Sequential on
+ * purpose: callers that want threads call simulate_run per seed themselves
+ * (bench_cli.c). Return: HPOD_OK, or the status of the first failing run (later
+ * runs are not attempted; their lens are 0).
+ */
+enum hpod_status
+simulate_many(const struct simulate_problem *p, const struct simulate_algo *a,
+              unsigned long long seed0, size_t runs, size_t init, size_t length,
+              const struct metric_spec *until, size_t *seqs, size_t *lens);
+
+/*
+ * One aggregated metric: mean and population std over the runs where it
+ * was reached (core/metrics.h returns 0 for "not in the sequence"), and
+ * how many runs missed it. NaN mean/std when every run missed it or the
+ * metric is switched off (runs == 0 then).
+ */
+struct simulate_stat {
+    double mean, std;
+    size_t runs;   /* runs that reached it */
+    size_t missed; /* runs whose sequence never reached it */
+};
+
+struct simulate_summary {
+    struct simulate_stat ftb, ftc, fb;  /* spec->y != NULL */
+    struct simulate_stat fto, fta, fbp; /* spec->pareto != NULL */
+};
+
+/*
+ * simulate_summarize - the metrics of spec (ftb, ftc, fb when spec->y is
+ * set; fto, fta, fbp when spec->pareto is set) for each of the runs
+ * sequences (row r of seqs, stride entries apart, lens[r] long), then
+ * their mean and population std (metric_mean_std). fb and fbp are always
+ * reached (a budget longer than a sequence counts what it holds); fb is
+ * missed only if its prefix holds no valid row. All arrays borrowed.
+ */
+void simulate_summarize(const struct metric_spec *spec, const size_t *seqs,
+                        size_t stride, const size_t *lens, size_t runs,
+                        struct simulate_summary *out);
+
+/*
+ * simulate_rs_ftb_expectation - what random search should score: the mean
+ * and std of max(P, ninit), P uniform on 1..n (the position of one given
+ * row in a random permutation; init rows count as found at ninit, as
+ * metric_ftb does). Mean = (n+1)/2 + Σ_{p<ninit}(ninit-p)/n.
+ */
+void simulate_rs_ftb_expectation(size_t n, size_t ninit, double *mean,
+                                 double *std);
+
+#endif
