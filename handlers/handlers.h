@@ -18,9 +18,13 @@
 #include "store/db.h"
 
 /* Process-wide state the handlers may use (owned by server/main.c). */
+struct bench_db;
+
 struct hpod_ctx {
     struct db_pool *pool;
     const char *benchmarks_dir;
+    const struct bench_db *bench; /* tables loaded at start-up (may be
+                                     empty, never NULL) */
     atomic_llong suggestions_total;
     atomic_llong leases_expired_total;
     /* Prometheus text of the HTTP metrics, built by server/ (new string). */
@@ -31,6 +35,7 @@ struct req {
     const char *method;
     const char *path;
     long long id; /* the {id} path segment, 0 if none */
+    char name[160]; /* the {name} path segments ("nmthpo/zh-en"), or "" */
     json_t *body; /* borrowed: parsed body, {} when empty */
     /* Query parameter value (borrowed) or NULL. */
     const char *(*query)(const struct req *rq, const char *name);
@@ -65,6 +70,26 @@ enum hpod_status handle_study_pareto(struct req *rq);
 enum hpod_status handle_healthz(struct req *rq);
 enum hpod_status handle_metrics(struct req *rq);
 enum hpod_status handle_openapi(struct req *rq);
+enum hpod_status handle_benchmark_list(struct req *rq);
+enum hpod_status handle_benchmark_get(struct req *rq);
+enum hpod_status handle_benchmark_import(struct req *rq);
+enum hpod_status handle_benchmark_evaluate(struct req *rq);
+enum hpod_status handle_benchmark_simulate(struct req *rq);
+enum hpod_status handle_simulation_list(struct req *rq);
+enum hpod_status handle_simulation_get(struct req *rq);
+
+/*
+ * benchmark_expand_study - for a study body naming a "benchmark", returns
+ * (*out, a new reference) a copy with the table's space and rows as
+ * candidates and default objectives; *out is NULL when the body names no
+ * benchmark. 422 for a benchmark that does not exist or cannot back a
+ * study, or a space/candidates given beside it.
+ */
+enum hpod_status benchmark_expand_study(struct req *rq, json_t *body,
+                                        json_t **out);
+
+/* Frees the per-process cache of imported tables (at shutdown). */
+void benchmark_cache_clear(void);
 
 /* Frees the per-process sampler cache of handle_suggest (at shutdown). */
 void suggest_cache_clear(void);

@@ -607,6 +607,21 @@ pick(const char *value, const char *const *options, const char *field,
                      value);
 }
 
+static enum hpod_status parse_algorithm(json_t *a, struct study_def *d,
+                                       json_t **norm, struct hpod_err *err);
+
+enum hpod_status
+algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
+               struct hpod_err *err)
+{
+    struct study_def d;
+    enum hpod_status st;
+    memset(&d, 0, sizeof d);
+    st = parse_algorithm(a, &d, norm, err);
+    *algo = d.algo;
+    return st;
+}
+
 static enum hpod_status
 parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
                 struct hpod_err *err)
@@ -744,11 +759,9 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
                        "name must be 1 to 200 characters");
         goto out;
     }
-    if (benchmark) {
-        st = hpod_fail(err, HPOD_EUNPROC, "benchmark",
-                       "unknown benchmark \"%.100s\"", benchmark);
-        goto out;
-    }
+    /* A benchmark-backed study arrives here already expanded by
+     * handlers/benchmarks.c (space and candidates from the table); the
+     * name is only recorded. */
     space = json_object_get(body, "space");
     if (!space) {
         st = hpod_fail(err, HPOD_EINVAL, "space", "space is required");
@@ -806,12 +819,16 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
                        norm_objs, "constraints", norm_cons, "algorithm",
                        norm_algo, "budget",
                        d->budget >= 0 ? json_integer(d->budget) : json_null(),
-                       "benchmark", json_null(), "lease_seconds",
+                       "benchmark",
+                       benchmark ? json_string(benchmark) : json_null(),
+                       "lease_seconds",
                        d->lease_seconds, "reference",
                        v && !json_is_null(v) ? v : json_null());
-    /* budget's json_integer was a new reference that s:O increfed. */
+    /* budget's and benchmark's new references were increfed by s:O. */
     if (d->budget >= 0)
         json_decref(json_object_get(d->def, "budget"));
+    if (benchmark)
+        json_decref(json_object_get(d->def, "benchmark"));
     if (!d->def) {
         st = hpod_fail(err, HPOD_ENOMEM, "", "could not build definition");
         goto out;
@@ -828,7 +845,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         d->obj_names[i] = json_string_value(
             json_object_get(json_array_get(dobj, i), "name"));
     d->name = json_string_value(json_object_get(d->def, "name"));
-    d->benchmark = NULL;
+    d->benchmark = json_string_value(json_object_get(d->def, "benchmark"));
 
     if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
         (st = parse_candidates(v, d, err)) != HPOD_OK)

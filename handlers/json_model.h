@@ -63,6 +63,14 @@ enum hpod_status study_def_from_text(const char *text, struct study_def *d,
 void study_def_cleanup(struct study_def *d);
 
 /*
+ * algo_from_json - validates an "algorithm" object (a borrowed; NULL means
+ * random with a fresh seed) and fills algo; *norm receives a new reference
+ * to the normalized object (defaults filled in).
+ */
+enum hpod_status algo_from_json(json_t *a, struct algo_def *algo,
+                                json_t **norm, struct hpod_err *err);
+
+/*
  * params_from_json - checks that obj gives every parameter exactly once
  * with a legal value and fills raw (n_params). path prefixes the field of
  * an error ("candidates[3]").

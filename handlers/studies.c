@@ -46,11 +46,15 @@ handle_study_create(struct req *rq)
 {
     struct study_def d = {0};
     char *def_text = NULL, *cand_text = NULL;
+    json_t *expanded = NULL;
     long long id = 0;
     enum hpod_status st;
 
-    /* 1-2. Parse and validate everything before any write. */
-    if ((st = study_def_from_json(rq->body, &d, &rq->err)) != HPOD_OK)
+    /* 1-2. Parse and validate everything before any write. A study backed
+     * by a benchmark gets its space and candidates from the table. */
+    if ((st = benchmark_expand_study(rq, rq->body, &expanded)) != HPOD_OK ||
+        (st = study_def_from_json(expanded ? expanded : rq->body, &d,
+                                  &rq->err)) != HPOD_OK)
         goto out;
     if (d.algo.name == ALGO_GREEDY && !d.candidates) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
@@ -81,6 +85,7 @@ handle_study_create(struct req *rq)
 out:
     free(def_text);
     free(cand_text);
+    json_decref(expanded);
     study_def_cleanup(&d);
     return st;
 }

@@ -14,8 +14,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +25,7 @@
 #include "core/metrics.h"
 #include "core/simulate.h"
 #include "handlers/bench_tables.h"
+#include "handlers/simrun.h"
 
 /* ------------------------------------------------------------------ */
 /* Methods and the paper's figures.                                    */
@@ -262,79 +261,24 @@ parse_opts(int argc, char **argv, const char *benchmarks_dir, struct opts *o)
 }
 
 /* ------------------------------------------------------------------ */
-/* One (table, method) cell: repeats spread over threads.              */
+/* Progress of one (table, method) cell (the runs: handlers/simrun).   */
 
-struct cell {
-    /* Inputs. */
-    const struct simulate_problem *p;
-    const struct simulate_algo *algo;
-    const struct metric_spec *spec;
-    unsigned long long seed0;
-    size_t init, runs;
+struct progress {
     const char *table_label, *method_label;
-    /* Outputs: runs × p->n sequences. */
-    size_t *seqs, *lens;
-    enum hpod_status *status;
-    /* Work distribution and progress. */
-    atomic_size_t next, done;
     double t0, last_report;
 };
 
+/* Slow cells report every 10 s. */
 static void
-cell_work(struct cell *c, int reporter)
+report_progress(void *arg, size_t done, size_t runs)
 {
-    /*
-     * One sampler state per thread and cell: the graph over the table is
-     * built once per thread, not once per run. Runs stay functions of
-     * their seed alone (simulate.h), whatever thread runs them.
-     */
-    struct sampler_state *state = sampler_state_create();
-    for (;;) {
-        size_t r = atomic_fetch_add(&c->next, 1);
-        if (r >= c->runs)
-            break;
-        c->status[r] =
-            simulate_run(c->p, c->algo, c->seed0 + r, c->init, c->p->n, c->spec,
-                         state, c->seqs + r * c->p->n, &c->lens[r]);
-        size_t done = atomic_fetch_add(&c->done, 1) + 1;
-        /* Slow cells report every 10 s (only one thread writes). */
-        if (reporter) {
-            double t = now_s();
-            if (t - c->last_report >= 10.0 && done < c->runs) {
-                fprintf(stderr, "bench: %s %s: %zu/%zu runs, %.1f s\n",
-                        c->table_label, c->method_label, done, c->runs,
-                        t - c->t0);
-                c->last_report = t;
-            }
-        }
+    struct progress *pg = arg;
+    double t = now_s();
+    if (t - pg->last_report >= 10.0 && done < runs) {
+        fprintf(stderr, "bench: %s %s: %zu/%zu runs, %.1f s\n",
+                pg->table_label, pg->method_label, done, runs, t - pg->t0);
+        pg->last_report = t;
     }
-    sampler_state_destroy(state);
-}
-
-static void *
-cell_thread(void *arg)
-{
-    cell_work(arg, 0);
-    return NULL;
-}
-
-/* Runs every repeat of c on threads threads (the caller is one of them). */
-static void
-cell_run(struct cell *c, size_t threads)
-{
-    pthread_t tid[64];
-    size_t started = 0;
-    atomic_init(&c->next, 0);
-    atomic_init(&c->done, 0);
-    c->t0 = c->last_report = now_s();
-    for (size_t k = 1; k < threads && k < c->runs; k++) {
-        if (pthread_create(&tid[started], NULL, cell_thread, c) != 0)
-            break; /* fewer threads: the work still gets done */
-        started++;
-    }
-    cell_work(c, 1);
-    for (size_t k = 0; k < started; k++)
-        pthread_join(tid[k], NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -747,7 +691,8 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
             if (!o.use[m])
                 continue;
             struct result *r = &res[t * N_METHODS + m];
-            struct cell c;
+            struct simrun c;
+            struct progress pg = {ds, methods[m].label, now_s(), now_s()};
             memset(&c, 0, sizeof c);
             c.p = &p;
             c.algo = &methods[m].algo;
@@ -755,13 +700,13 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
             c.seed0 = o.seed;
             c.init = o.init;
             c.runs = o.repeats;
-            c.table_label = ds;
-            c.method_label = methods[m].label;
             c.seqs = seqs;
             c.lens = lens;
             c.status = st;
+            c.progress = report_progress;
+            c.progress_arg = &pg;
             double t0 = now_s();
-            cell_run(&c, o.threads);
+            simrun_run(&c, o.threads);
             r->seconds = now_s() - t0;
             r->ran = 1;
             for (size_t k = 0; k < o.repeats; k++)

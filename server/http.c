@@ -234,7 +234,8 @@ dispatch(struct http_server *s, struct MHD_Connection *conn,
     enum hpod_status st;
     json_error_t jerr;
 
-    st = router_match(rq->method, rq->path, &route, &rq->id);
+    st = router_match(rq->method, rq->path, &route, &rq->id, rq->name,
+                      sizeof rq->name);
     *route_out = route;
     if (st == HPOD_ENOTFOUND) {
         hpod_fail(&rq->err, st, "", "no such path: %s", rq->path);

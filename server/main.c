@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "core/linalg.h"
+#include "handlers/bench_tables.h"
 #include "handlers/handlers.h"
 #include "server/bench_cli.h"
 #include "server/config.h"
@@ -113,6 +114,7 @@ static int
 run_serve(const struct config *cfg)
 {
     struct hpod_ctx ctx;
+    struct bench_db bench;
     struct http_server *http = NULL;
     struct reaper reaper;
     struct hpod_err err = {0};
@@ -126,6 +128,18 @@ run_serve(const struct config *cfg)
     ctx.pool = db_pool_create(cfg->database_url, (size_t)cfg->db_pool + 1);
     ctx.benchmarks_dir = cfg->benchmarks;
     ctx.http_metrics_text = http_metrics_text;
+    /* Lookup tables from files; users' own tables live in PostgreSQL. */
+    memset(&bench, 0, sizeof bench);
+    if (cfg->benchmarks[0] &&
+        bench_db_load(cfg->benchmarks, &bench, &err) != HPOD_OK) {
+        hpod_log(HPOD_LOG_WARN, "benchmarks not loaded from %s: %s",
+                 cfg->benchmarks, err.msg);
+        memset(&bench, 0, sizeof bench);
+    } else if (cfg->benchmarks[0]) {
+        hpod_log(HPOD_LOG_INFO, "loaded %zu tables and %zu curve sets from %s",
+                 bench.n_tables, bench.n_lc, cfg->benchmarks);
+    }
+    ctx.bench = &bench;
 
     /* Block the stop signals in every thread; main waits for them. */
     sigemptyset(&set);
@@ -137,6 +151,7 @@ run_serve(const struct config *cfg)
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
         db_pool_destroy(ctx.pool);
+        bench_db_free(&bench);
         return 1;
     }
     memset(&reaper, 0, sizeof reaper);
@@ -161,6 +176,8 @@ run_serve(const struct config *cfg)
     pthread_cond_destroy(&reaper.cv);
     db_pool_destroy(ctx.pool);
     suggest_cache_clear();
+    benchmark_cache_clear();
+    bench_db_free(&bench);
     hpod_log(HPOD_LOG_INFO, "stopped");
     return 0;
 }

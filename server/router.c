@@ -3,6 +3,7 @@
  */
 #include "server/router.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,13 @@ static const struct route routes[] = {
     {"GET", "/healthz", handle_healthz, 0},
     {"GET", "/metrics", handle_metrics, 0},
     {"GET", "/openapi.json", handle_openapi, 0},
+    {"GET", "/v1/benchmarks", handle_benchmark_list, 1},
+    {"POST", "/v1/benchmarks", handle_benchmark_import, 1},
+    {"GET", "/v1/benchmarks/{name}", handle_benchmark_get, 1},
+    {"POST", "/v1/benchmarks/{name}/evaluate", handle_benchmark_evaluate, 1},
+    {"POST", "/v1/benchmarks/{name}/simulate", handle_benchmark_simulate, 1},
+    {"GET", "/v1/simulations", handle_simulation_list, 1},
+    {"GET", "/v1/simulations/{id}", handle_simulation_get, 1},
 };
 
 const struct route *
@@ -31,9 +39,20 @@ router_routes(size_t *n)
     return routes;
 }
 
-/* Matches one path against one pattern; fills *id for "{id}". */
+static size_t
+name_segment(const char *s)
+{
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.-");
+}
+
+/*
+ * Matches one path against one pattern; fills *id for "{id}" and name for
+ * "{name}" (tried as two segments, then one).
+ */
 static int
-match(const char *pattern, const char *path, long long *id)
+match(const char *pattern, const char *path, long long *id, char *name,
+      size_t name_size)
 {
     const char *p = pattern, *s = path;
     while (*p && *s) {
@@ -51,6 +70,24 @@ match(const char *pattern, const char *path, long long *id)
             s += len;
             continue;
         }
+        if (strncmp(p, "{name}", 6) == 0) {
+            size_t a = name_segment(s), b = 0;
+            if (a == 0 || a > 64)
+                return 0;
+            if (s[a] == '/')
+                b = name_segment(s + a + 1);
+            /* Two segments first, then one: the rest must match too. */
+            for (int two = b > 0 && b <= 64; two >= 0; two--) {
+                size_t len = two ? a + 1 + b : a;
+                if (len < name_size &&
+                    match(p + 6, s + len, id, name, name_size)) {
+                    memcpy(name, s, len);
+                    name[len] = '\0';
+                    return 1;
+                }
+            }
+            return 0;
+        }
         if (*p != *s)
             return 0;
         p++;
@@ -64,19 +101,24 @@ match(const char *pattern, const char *path, long long *id)
 
 enum hpod_status
 router_match(const char *method, const char *path, const struct route **out,
-             long long *id)
+             long long *id, char *name, size_t name_size)
 {
     int path_seen = 0;
     *out = NULL;
     *id = 0;
+    if (name_size)
+        name[0] = '\0';
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         long long v = 0;
-        if (!match(routes[i].pattern, path, &v))
+        char nm[160] = "";
+        if (!match(routes[i].pattern, path, &v, nm, sizeof nm))
             continue;
         path_seen = 1;
         if (strcmp(routes[i].method, method) == 0) {
             *out = &routes[i];
             *id = v;
+            if (name_size)
+                snprintf(name, name_size, "%s", nm);
             return HPOD_OK;
         }
     }

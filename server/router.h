@@ -3,7 +3,9 @@
  *
  * Patterns are literal segments plus "{id}", which matches a positive
  * decimal integer of at most 18 digits (anything else is a 404, never a
- * 400: /v1/studies/abc names no resource).
+ * 400: /v1/studies/abc names no resource), and "{name}", which matches a
+ * benchmark name: one or two segments of [A-Za-z0-9_.-] ("nmthpo/zh-en"),
+ * two tried first.
  */
 #ifndef HPOD_ROUTER_H
 #define HPOD_ROUTER_H
@@ -26,7 +28,8 @@ struct route {
  * matches; HPOD_EMETHOD if a pattern matches with another method.
  */
 enum hpod_status router_match(const char *method, const char *path,
-                              const struct route **out, long long *id);
+                              const struct route **out, long long *id,
+                              char *name, size_t name_size);
 
 /* The table itself, for the contract test and /metrics labels. */
 const struct route *router_routes(size_t *n);

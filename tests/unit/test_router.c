@@ -9,26 +9,56 @@
 #include "server/http.h"
 #include "server/router.h"
 
+static char nm[160];
+#define RM(m, p, r, id) router_match(m, p, r, id, nm, sizeof nm)
+
 static void
 test_match(void **state)
 {
     (void)state;
     const struct route *r;
     long long id;
-    assert_int_equal(router_match("POST", "/v1/studies", &r, &id), HPOD_OK);
+    assert_int_equal(RM("POST", "/v1/studies", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_study_create);
-    assert_int_equal(router_match("GET", "/v1/studies/42", &r, &id), HPOD_OK);
+    assert_int_equal(RM("GET", "/v1/studies/42", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_study_get);
     assert_int_equal(id, 42);
-    assert_int_equal(router_match("POST", "/v1/trials/7/report", &r, &id),
+    assert_int_equal(RM("POST", "/v1/trials/7/report", &r, &id),
                      HPOD_OK);
     assert_ptr_equal(r->handler, handle_trial_report);
     assert_int_equal(id, 7);
-    assert_int_equal(router_match("GET", "/v1/studies/42/", &r, &id),
+    assert_int_equal(RM("GET", "/v1/studies/42/", &r, &id),
                      HPOD_OK);
-    assert_int_equal(router_match("DELETE", "/v1/studies/3", &r, &id),
+    assert_int_equal(RM("DELETE", "/v1/studies/3", &r, &id),
                      HPOD_OK);
     assert_ptr_equal(r->handler, handle_study_delete);
+}
+
+static void
+test_names(void **state)
+{
+    (void)state;
+    const struct route *r;
+    long long id;
+    assert_int_equal(RM("GET", "/v1/benchmarks/nmthpo/zh-en", &r, &id),
+                     HPOD_OK);
+    assert_ptr_equal(r->handler, handle_benchmark_get);
+    assert_string_equal(nm, "nmthpo/zh-en");
+    assert_int_equal(RM("POST", "/v1/benchmarks/nmthpo/zh-en/evaluate", &r,
+                        &id),
+                     HPOD_OK);
+    assert_ptr_equal(r->handler, handle_benchmark_evaluate);
+    assert_string_equal(nm, "nmthpo/zh-en");
+    assert_int_equal(RM("POST", "/v1/benchmarks/solo/simulate", &r, &id),
+                     HPOD_OK);
+    assert_ptr_equal(r->handler, handle_benchmark_simulate);
+    assert_string_equal(nm, "solo");
+    assert_int_equal(RM("GET", "/v1/benchmarks/a/b/c", &r, &id),
+                     HPOD_ENOTFOUND);
+    assert_int_equal(RM("GET", "/v1/benchmarks/a b", &r, &id),
+                     HPOD_ENOTFOUND);
+    assert_int_equal(RM("GET", "/v1/simulations/12", &r, &id), HPOD_OK);
+    assert_int_equal(id, 12);
 }
 
 static void
@@ -43,11 +73,11 @@ test_no_match(void **state)
                            "/v1/nothing",     "/",
                            "/v1/studies/1/suggest/x", ""};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        assert_int_equal(router_match("GET", paths[i], &r, &id),
+        assert_int_equal(RM("GET", paths[i], &r, &id),
                          HPOD_ENOTFOUND);
-    assert_int_equal(router_match("PUT", "/v1/studies/1", &r, &id),
+    assert_int_equal(RM("PUT", "/v1/studies/1", &r, &id),
                      HPOD_EMETHOD);
-    assert_int_equal(router_match("GET", "/v1/studies/1/suggest", &r, &id),
+    assert_int_equal(RM("GET", "/v1/studies/1/suggest", &r, &id),
                      HPOD_EMETHOD);
     assert_null(r);
 }
@@ -88,6 +118,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match),
+        cmocka_unit_test(test_names),
         cmocka_unit_test(test_no_match),
         cmocka_unit_test(test_table_sane),
         cmocka_unit_test(test_status_codes),

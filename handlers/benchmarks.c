@@ -1,0 +1,1361 @@
+/*
+ * handlers/benchmarks.c - /v1/benchmarks (lookup tables and learning
+ * curves), /evaluate for fake trainers, /simulate, /v1/simulations, and
+ * the expansion of benchmark-backed studies.
+ *
+ * Tables come from two places: files loaded at start-up (HPOD_BENCHMARKS,
+ * handlers/bench_tables) and tables users import, which live in PostgreSQL
+ * (store/bench_store) so that every hpod process serves them. Imported
+ * tables never change after creation, so each process keeps a parsed copy
+ * by name. Simulations run in-process through core/simulate on both cores
+ * (handlers/simrun) and are stored.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/mem.h"
+#include "core/metrics.h"
+#include "core/pareto.h"
+#include "core/simulate.h"
+#include "handlers/bench_tables.h"
+#include "handlers/handlers.h"
+#include "handlers/json_model.h"
+#include "handlers/simrun.h"
+#include "store/bench_store.h"
+#include "store/err.h"
+
+#define IMPORT_MAX_ROWS 100000
+#define IMPORT_MAX_PARAMS 64
+#define IMPORT_MAX_METRICS 16
+#define SIM_MAX_REPEATS 1000
+#define SIM_THREADS 2
+#define IMPORTED_CACHE 32
+
+/* A resolved benchmark: exactly one of table and curves is set. */
+struct bench_ref {
+    const struct bench_table *table;
+    const struct bench_lc_set *curves;
+    json_t *choices; /* imported: array per param of choices or null */
+    json_t *types;   /* imported: array per param of type names */
+    int imported;
+};
+
+/* ---- imported tables: parsed once per process ---- */
+
+struct imported {
+    char name[160];
+    struct bench_table table;
+    json_t *choices, *types;
+};
+
+static pthread_mutex_t imp_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct imported *imp_cache[IMPORTED_CACHE];
+static size_t imp_next;
+
+void
+benchmark_cache_clear(void)
+{
+    pthread_mutex_lock(&imp_mu);
+    for (size_t i = 0; i < IMPORTED_CACHE; i++) {
+        if (!imp_cache[i])
+            continue;
+        bench_table_free(&imp_cache[i]->table);
+        json_decref(imp_cache[i]->choices);
+        json_decref(imp_cache[i]->types);
+        free(imp_cache[i]);
+        imp_cache[i] = NULL;
+    }
+    pthread_mutex_unlock(&imp_mu);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Raw value of a row's parameter: a number, or a choice's index. */
+static double
+raw_value(json_t *v, json_t *choices)
+{
+    if (json_is_string(v)) {
+        for (size_t c = 0; c < json_array_size(choices); c++)
+            if (json_equal(v, json_array_get(choices, c)))
+                return (double)c;
+        return -1;
+    }
+    return json_number_value(v);
+}
+
+/* Pareto flags for max bleu / min gpu_time, when both metrics exist. */
+static void
+table_pareto(struct bench_table *t)
+{
+    const double *b = bench_table_metric(t, "bleu");
+    const double *g = bench_table_metric(t, "gpu_time");
+    t->pareto = xcalloc(t->n ? t->n : 1, 1);
+    if (!b || !g)
+        return;
+    double *y = xmalloc(2 * t->n * sizeof *y);
+    size_t *idx = xmalloc(t->n * sizeof *idx);
+    int sense[2] = {1, -1};
+    for (size_t i = 0; i < t->n; i++) {
+        y[2 * i] = b[i];
+        y[2 * i + 1] = g[i];
+    }
+    size_t k = pareto_front(y, t->n, 2, sense, idx);
+    for (size_t j = 0; j < k; j++)
+        t->pareto[idx[j]] = 1;
+    free(y);
+    free(idx);
+}
+
+/* Builds a bench_table from a stored definition and rows (validated). */
+static struct imported *
+build_imported(const char *name, json_t *def, json_t *rows)
+{
+    struct imported *im = xcalloc(1, sizeof *im);
+    struct bench_table *t = &im->table;
+    json_t *params = json_object_get(def, "params");
+    json_t *metrics = json_object_get(def, "metrics");
+    size_t np = json_array_size(params), nm = json_array_size(metrics);
+    size_t n = json_array_size(rows);
+
+    snprintf(im->name, sizeof im->name, "%s", name);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    im->choices = json_array();
+    im->types = json_array();
+    t->n = n;
+    t->n_params = np;
+    t->n_metrics = nm;
+    t->param_names = xcalloc(np, sizeof *t->param_names);
+    t->metric_names = xcalloc(nm ? nm : 1, sizeof *t->metric_names);
+    t->raw = xmalloc((n ? n : 1) * np * sizeof *t->raw);
+    t->metrics = xmalloc((n ? n : 1) * (nm ? nm : 1) * sizeof *t->metrics);
+    space_init(&t->space);
+    for (size_t k = 0; k < np; k++) {
+        json_t *p = json_array_get(params, k);
+        const char *pn = json_string_value(json_object_get(p, "name"));
+        const char *ty = json_string_value(json_object_get(p, "type"));
+        json_t *ch = json_object_get(p, "choices");
+        t->param_names[k] = xstrdup(pn);
+        json_array_append_new(im->types, json_string(ty));
+        json_array_append(im->choices, ch ? ch : json_null());
+        for (size_t i = 0; i < n; i++)
+            t->raw[i * np + k] =
+                raw_value(json_object_get(json_array_get(rows, i), pn), ch);
+        if (ch) {
+            space_add_categorical(&t->space, json_array_size(ch));
+            continue;
+        }
+        double *v = xmalloc((n ? n : 1) * sizeof *v);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            v[m++] = t->raw[i * np + k];
+        qsort(v, m, sizeof *v, cmp_double);
+        size_t u = 0;
+        for (size_t i = 0; i < m; i++)
+            if (u == 0 || v[i] != v[u - 1])
+                v[u++] = v[i];
+        space_add_values(&t->space, strcmp(ty, "int") ? PARAM_FLOAT : PARAM_INT,
+                         v, u, json_is_true(json_object_get(p, "log")));
+        free(v);
+    }
+    for (size_t m = 0; m < nm; m++) {
+        const char *mn = json_string_value(json_array_get(metrics, m));
+        t->metric_names[m] = xstrdup(mn);
+        for (size_t i = 0; i < n; i++)
+            t->metrics[m * n + i] = json_number_value(
+                json_object_get(json_array_get(rows, i), mn));
+    }
+    table_pareto(t);
+    return im;
+}
+
+/* Resolves name to a table or a curve set; HPOD_ENOTFOUND if none. */
+static enum hpod_status
+resolve(struct req *rq, const char *name, struct bench_ref *ref)
+{
+    const struct bench_db *db = rq->ctx->bench;
+    char *def_text = NULL, *rows_text = NULL;
+    enum hpod_status st;
+
+    memset(ref, 0, sizeof *ref);
+    if ((ref->table = bench_db_table(db, name)) != NULL)
+        return HPOD_OK;
+    if ((ref->curves = bench_lc_find(db->lc, db->n_lc, name)) != NULL)
+        return HPOD_OK;
+    pthread_mutex_lock(&imp_mu);
+    for (size_t i = 0; i < IMPORTED_CACHE; i++)
+        if (imp_cache[i] && strcmp(imp_cache[i]->name, name) == 0) {
+            ref->table = &imp_cache[i]->table;
+            ref->choices = imp_cache[i]->choices;
+            ref->types = imp_cache[i]->types;
+            ref->imported = 1;
+        }
+    pthread_mutex_unlock(&imp_mu);
+    if (ref->table)
+        return HPOD_OK;
+    if ((st = bench_store_get(rq->db, name, &def_text, &rows_text,
+                              &rq->err)) != HPOD_OK)
+        return st;
+    json_t *def = json_from_text(def_text), *rows = json_from_text(rows_text);
+    free(def_text);
+    free(rows_text);
+    if (!def || !rows) {
+        json_decref(def);
+        json_decref(rows);
+        return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                         "stored benchmark \"%s\" is not valid JSON", name);
+    }
+    struct imported *im = build_imported(name, def, rows);
+    json_decref(def);
+    json_decref(rows);
+    /* Entries are never evicted while a request may use them: the cache
+     * only grows to IMPORTED_CACHE, then further tables are parsed per
+     * request and owned by it (see ref_cleanup). */
+    pthread_mutex_lock(&imp_mu);
+    if (imp_next < IMPORTED_CACHE) {
+        imp_cache[imp_next++] = im;
+        im = NULL;
+    }
+    pthread_mutex_unlock(&imp_mu);
+    if (im) {
+        ref->table = xmalloc(sizeof *ref->table);
+        memcpy((struct bench_table *)ref->table, &im->table, sizeof im->table);
+        ref->choices = im->choices;
+        ref->types = im->types;
+        ref->imported = 2; /* owned by ref */
+        free(im);
+        return HPOD_OK;
+    }
+    return resolve(rq, name, ref);
+}
+
+static void
+ref_cleanup(struct bench_ref *ref)
+{
+    if (ref->imported == 2) {
+        bench_table_free((struct bench_table *)ref->table);
+        free((struct bench_table *)ref->table);
+        json_decref(ref->choices);
+        json_decref(ref->types);
+    }
+    memset(ref, 0, sizeof *ref);
+}
+
+/* ---- JSON views of tables ---- */
+
+static int
+param_is_int(const struct bench_ref *ref, size_t k)
+{
+    const struct param *p = &ref->table->space.params[k];
+    if (ref->types)
+        return strcmp(json_string_value(json_array_get(ref->types, k)),
+                      "int") == 0;
+    for (size_t i = 0; i < p->n_values; i++)
+        if (p->values[i] != floor(p->values[i]) || fabs(p->values[i]) > 1e15)
+            return 0;
+    return 1;
+}
+
+static json_t *
+choices_of(const struct bench_ref *ref, size_t k)
+{
+    json_t *c = ref->choices ? json_array_get(ref->choices, k) : NULL;
+    return json_is_array(c) ? c : NULL;
+}
+
+static json_t *
+value_json(const struct bench_ref *ref, size_t k, double v)
+{
+    json_t *ch = choices_of(ref, k);
+    if (ch)
+        return json_incref(json_array_get(ch, (size_t)v));
+    if (param_is_int(ref, k))
+        return json_integer((json_int_t)llround(v));
+    return json_real(v);
+}
+
+/* The study parameter of column k: a value list or a categorical. */
+static json_t *
+param_json(const struct bench_ref *ref, size_t k)
+{
+    const struct param *p = &ref->table->space.params[k];
+    const char *name = ref->table->param_names[k];
+    json_t *ch = choices_of(ref, k);
+    if (ch)
+        return json_pack("{s:s, s:s, s:O}", "name", name, "type",
+                         "categorical", "choices", ch);
+    json_t *vals = json_array();
+    for (size_t i = 0; i < p->n_values; i++)
+        json_array_append_new(vals, value_json(ref, k, p->values[i]));
+    return json_pack("{s:s, s:s, s:o, s:b}", "name", name, "type",
+                     param_is_int(ref, k) ? "int" : "float", "values", vals,
+                     "log", p->log);
+}
+
+static json_t *
+row_params(const struct bench_ref *ref, size_t i)
+{
+    const struct bench_table *t = ref->table;
+    json_t *o = json_object();
+    for (size_t k = 0; k < t->n_params; k++)
+        json_object_set_new(o, t->param_names[k],
+                            value_json(ref, k, t->raw[i * t->n_params + k]));
+    return o;
+}
+
+static json_t *
+names_json(char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+static json_t *
+summary_json(const char *name, const struct bench_ref *ref)
+{
+    if (ref->curves) {
+        const struct bench_lc_set *c = ref->curves;
+        return json_pack("{s:s, s:s, s:s, s:I, s:o, s:[s]}", "name", name,
+                         "kind", "curves", "source", "files", "size",
+                         (json_int_t)c->n, "params",
+                         names_json(c->hyper_names, c->n_hyper), "metrics",
+                         "ppl");
+    }
+    const struct bench_table *t = ref->table;
+    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "name", name, "kind",
+                     "table", "source", ref->imported ? "imported" : "files",
+                     "size", (json_int_t)t->n, "params",
+                     names_json(t->param_names, t->n_params), "metrics",
+                     names_json(t->metric_names, t->n_metrics));
+}
+
+static json_t *
+oracle_entry(const double *v, size_t n, size_t stride)
+{
+    size_t imax = 0, imin = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i * stride] > v[imax * stride])
+            imax = i;
+        if (v[i * stride] < v[imin * stride])
+            imin = i;
+    }
+    return json_pack("{s:f, s:I, s:f, s:I}", "max", v[imax * stride],
+                     "max_row", (json_int_t)imax, "min", v[imin * stride],
+                     "min_row", (json_int_t)imin);
+}
+
+static int
+cmp_json_num(const void *a, const void *b)
+{
+    return cmp_double(a, b);
+}
+
+static json_t *
+detail_json(const char *name, const struct bench_ref *ref)
+{
+    json_t *o = summary_json(name, ref);
+    json_t *params = json_array(), *oracle = json_object(),
+           *pareto = json_array();
+    if (ref->curves) {
+        const struct bench_lc_set *c = ref->curves;
+        size_t max_len = 0;
+        double *v = xmalloc((c->n ? c->n : 1) * sizeof *v);
+        for (size_t k = 0; k < c->n_hyper; k++) {
+            for (size_t i = 0; i < c->n; i++)
+                v[i] = c->curves[i].hyper[k];
+            qsort(v, c->n, sizeof *v, cmp_json_num);
+            json_t *vals = json_array();
+            for (size_t i = 0; i < c->n; i++)
+                if (i == 0 || v[i] != v[i - 1])
+                    json_array_append_new(vals, json_real(v[i]));
+            json_array_append_new(params,
+                                  json_pack("{s:s, s:o}", "name",
+                                            c->hyper_names[k], "values", vals));
+        }
+        for (size_t i = 0; i < c->n; i++) {
+            v[i] = c->curves[i].ppl_optimal;
+            if (c->curves[i].len > max_len)
+                max_len = c->curves[i].len;
+        }
+        if (c->n)
+            json_object_set_new(oracle, "ppl", oracle_entry(v, c->n, 1));
+        free(v);
+        json_object_set_new(o, "max_step",
+                            json_integer(max_len ? (json_int_t)max_len - 1 : 0));
+    } else {
+        const struct bench_table *t = ref->table;
+        for (size_t k = 0; k < t->n_params; k++) {
+            json_t *p = param_json(ref, k);
+            json_t *vals = json_object_get(p, "values");
+            json_t *ch = json_object_get(p, "choices");
+            json_array_append_new(params,
+                                  json_pack("{s:s, s:O}", "name",
+                                            t->param_names[k], "values",
+                                            vals ? vals : ch));
+            json_decref(p);
+        }
+        for (size_t m = 0; m < t->n_metrics && t->n > 0; m++)
+            json_object_set_new(oracle, t->metric_names[m],
+                                oracle_entry(t->metrics + m * t->n, t->n, 1));
+        for (size_t i = 0; i < t->n; i++)
+            if (t->pareto && t->pareto[i])
+                json_array_append_new(pareto, json_integer((json_int_t)i));
+    }
+    json_object_set_new(o, "parameters", params);
+    json_object_set_new(o, "oracle", oracle);
+    json_object_set_new(o, "pareto", pareto);
+    return o;
+}
+
+/* ---- GET /v1/benchmarks and /v1/benchmarks/{name} ---- */
+
+static int
+cmp_summary(const void *a, const void *b)
+{
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    return strcmp(json_string_value(json_object_get(x, "name")),
+                  json_string_value(json_object_get(y, "name")));
+}
+
+enum hpod_status
+handle_benchmark_list(struct req *rq)
+{
+    const struct bench_db *db = rq->ctx->bench;
+    char **names = NULL;
+    size_t n_names = 0, k = 0;
+    enum hpod_status st;
+
+    if ((st = bench_store_names(rq->db, &names, &n_names, &rq->err)) !=
+        HPOD_OK)
+        return st;
+    size_t total = db->n_tables + db->n_lc + n_names;
+    json_t **items = xcalloc(total ? total : 1, sizeof *items);
+    for (size_t i = 0; i < db->n_tables; i++) {
+        struct bench_ref ref = {.table = &db->tables[i]};
+        items[k++] = summary_json(db->tables[i].name, &ref);
+    }
+    for (size_t i = 0; i < db->n_lc; i++) {
+        struct bench_ref ref = {.curves = &db->lc[i]};
+        items[k++] = summary_json(db->lc[i].name, &ref);
+    }
+    for (size_t i = 0; i < n_names && st == HPOD_OK; i++) {
+        struct bench_ref ref;
+        if ((st = resolve(rq, names[i], &ref)) == HPOD_OK)
+            items[k++] = summary_json(names[i], &ref);
+        ref_cleanup(&ref);
+    }
+    json_t *arr = json_array();
+    qsort(items, k, sizeof *items, cmp_summary);
+    for (size_t i = 0; i < k; i++)
+        json_array_append_new(arr, items[i]);
+    free(items);
+    for (size_t i = 0; i < n_names; i++)
+        free(names[i]);
+    free(names);
+    if (st != HPOD_OK) {
+        json_decref(arr);
+        return st;
+    }
+    return reply_json(rq, 200, json_pack("{s:o}", "benchmarks", arr));
+}
+
+enum hpod_status
+handle_benchmark_get(struct req *rq)
+{
+    struct bench_ref ref;
+    enum hpod_status st = resolve(rq, rq->name, &ref);
+    if (st == HPOD_OK)
+        st = reply_json(rq, 200, detail_json(rq->name, &ref));
+    ref_cleanup(&ref);
+    return st;
+}
+
+/* ---- POST /v1/benchmarks ---- */
+
+static int
+valid_part(const char *s, size_t n)
+{
+    return n > 0 && n <= 64 &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.-") >= n;
+}
+
+static int
+valid_import_name(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || strchr(slash + 1, '/'))
+        return 0;
+    size_t a = (size_t)(slash - s), b = strlen(slash + 1);
+    if (!valid_part(s, a) || !valid_part(slash + 1, b))
+        return 0;
+    return !(a == 6 && strncmp(s, "nmthpo", 6) == 0) &&
+           !(a == 5 && strncmp(s, "nmtlc", 5) == 0);
+}
+
+static enum hpod_status
+check_only(struct req *rq, json_t *o, const char *const *keys,
+           const char *path)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        int ok = 0;
+        for (size_t i = 0; keys[i] && !ok; i++)
+            ok = strcmp(key, keys[i]) == 0;
+        if (!ok) {
+            char f[128];
+            snprintf(f, sizeof f, "%s%s%.60s", path, *path ? "." : "", key);
+            return hpod_fail(&rq->err, HPOD_EINVAL, f,
+                             "unknown field \"%.60s\"", key);
+        }
+    }
+    return HPOD_OK;
+}
+
+/* Rows are compared through their raw vectors to find duplicates. */
+static size_t dup_width;
+static const double *dup_base;
+static pthread_mutex_t dup_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int
+cmp_rows(const void *a, const void *b)
+{
+    const double *x = dup_base + *(const size_t *)a * dup_width;
+    const double *y = dup_base + *(const size_t *)b * dup_width;
+    for (size_t k = 0; k < dup_width; k++)
+        if (x[k] != y[k])
+            return x[k] < y[k] ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int
+same_row(const double *x, const double *y, size_t w)
+{
+    return memcmp(x, y, w * sizeof *x) == 0;
+}
+
+/*
+ * Validates an import body; on success *def (new) is the normalized
+ * definition {"params": [...with choices...], "metrics": [...]}.
+ */
+static enum hpod_status
+validate_import(struct req *rq, const char **name_out, json_t **def_out)
+{
+    static const char *const keys[] = {"name", "params", "metrics", "rows",
+                                       NULL};
+    static const char *const pkeys[] = {"name", "type", "log", NULL};
+    json_t *body = rq->body, *params, *metrics, *rows, *v;
+    json_t *nparams = NULL, *def = NULL;
+    double *raw = NULL;
+    size_t *order = NULL;
+    enum hpod_status st;
+    char f[192];
+
+    *def_out = NULL;
+    if ((st = check_only(rq, body, keys, "")) != HPOD_OK)
+        return st;
+    v = json_object_get(body, "name");
+    if (!v)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "name", "name is required");
+    if (!json_is_string(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "name",
+                         "name must be a string");
+    *name_out = json_string_value(v);
+    if (!valid_import_name(*name_out))
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "name",
+                         "name must be \"namespace/name\", each part 1 to 64 "
+                         "letters, digits, '_', '.' or '-', namespace not "
+                         "nmthpo or nmtlc");
+    params = json_object_get(body, "params");
+    metrics = json_object_get(body, "metrics");
+    rows = json_object_get(body, "rows");
+    if (!params || !json_is_array(params))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "params",
+                         params ? "params must be an array"
+                                : "params is required");
+    if (!metrics || !json_is_array(metrics))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "metrics",
+                         metrics ? "metrics must be an array"
+                                 : "metrics is required");
+    if (!rows || !json_is_array(rows))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "rows",
+                         rows ? "rows must be an array" : "rows is required");
+    size_t np = json_array_size(params), nm = json_array_size(metrics);
+    size_t n = json_array_size(rows);
+    if (np == 0 || np > IMPORT_MAX_PARAMS)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "params",
+                         "params must hold 1 to %d parameters",
+                         IMPORT_MAX_PARAMS);
+    if (nm == 0 || nm > IMPORT_MAX_METRICS)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "metrics",
+                         "metrics must hold 1 to %d names",
+                         IMPORT_MAX_METRICS);
+    if (n == 0 || n > IMPORT_MAX_ROWS)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "rows",
+                         "rows must hold 1 to %d rows", IMPORT_MAX_ROWS);
+
+    /* Column names: params then metrics, all distinct. */
+    const char **cols = xcalloc(np + nm, sizeof *cols);
+    const char **types = xcalloc(np, sizeof *types);
+    st = HPOD_OK;
+    for (size_t k = 0; k < np && st == HPOD_OK; k++) {
+        json_t *p = json_array_get(params, k);
+        json_t *lg;
+        snprintf(f, sizeof f, "params[%zu]", k);
+        if (!json_is_object(p)) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be an object",
+                           f);
+            break;
+        }
+        if ((st = check_only(rq, p, pkeys, f)) != HPOD_OK)
+            break;
+        json_t *pn = json_object_get(p, "name"), *pt = json_object_get(p,
+                                                                       "type");
+        lg = json_object_get(p, "log");
+        if (!json_is_string(pn) || !json_is_string(pt) ||
+            (lg && !json_is_boolean(lg))) {
+            snprintf(f, sizeof f, "params[%zu].%s", k,
+                     !json_is_string(pn) ? "name"
+                     : !json_is_string(pt) ? "type"
+                                           : "log");
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s is missing or has "
+                                                     "the wrong type",
+                           f);
+            break;
+        }
+        cols[k] = json_string_value(pn);
+        types[k] = json_string_value(pt);
+        snprintf(f, sizeof f, "params[%zu].type", k);
+        if (strcmp(types[k], "float") && strcmp(types[k], "int") &&
+            strcmp(types[k], "categorical"))
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "type must be float, int or categorical");
+        else if (json_is_true(lg) && types[k][0] == 'c')
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "a categorical parameter cannot be log-scaled");
+    }
+    for (size_t m = 0; m < nm && st == HPOD_OK; m++) {
+        json_t *mv = json_array_get(metrics, m);
+        snprintf(f, sizeof f, "metrics[%zu]", m);
+        if (!json_is_string(mv))
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be a string", f);
+        else
+            cols[np + m] = json_string_value(mv);
+    }
+    for (size_t c = 0; c < np + nm && st == HPOD_OK; c++) {
+        if (c < np)
+            snprintf(f, sizeof f, "params[%zu].name", c);
+        else
+            snprintf(f, sizeof f, "metrics[%zu]", c - np);
+        if (!valid_part(cols[c], strlen(cols[c])))
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "column name \"%.64s\" must be 1 to 64 letters, "
+                           "digits, '_', '.' or '-'",
+                           cols[c]);
+        for (size_t c2 = 0; c2 < c && st == HPOD_OK; c2++)
+            if (strcmp(cols[c], cols[c2]) == 0)
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                               "duplicate column \"%s\"", cols[c]);
+    }
+
+    /* Rows: every column present with the right type, nothing else. */
+    json_t **choice_sets = xcalloc(np, sizeof *choice_sets);
+    for (size_t k = 0; k < np; k++)
+        choice_sets[k] = json_array();
+    for (size_t i = 0; i < n && st == HPOD_OK; i++) {
+        json_t *r = json_array_get(rows, i);
+        const char *key;
+        snprintf(f, sizeof f, "rows[%zu]", i);
+        if (!json_is_object(r)) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be an object",
+                           f);
+            break;
+        }
+        json_object_foreach(r, key, v)
+        {
+            size_t c;
+            for (c = 0; c < np + nm && strcmp(cols[c], key); c++)
+                ;
+            if (c == np + nm) {
+                snprintf(f, sizeof f, "rows[%zu].%.64s", i, key);
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                               "unknown column \"%.64s\"", key);
+                break;
+            }
+        }
+        for (size_t c = 0; c < np + nm && st == HPOD_OK; c++) {
+            snprintf(f, sizeof f, "rows[%zu].%s", i, cols[c]);
+            v = json_object_get(r, cols[c]);
+            if (!v) {
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s is missing", f);
+            } else if (c < np && types[c][0] == 'c') {
+                if (!json_is_string(v) || json_string_length(v) == 0)
+                    st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                                   "%s must be a non-empty string", f);
+                else {
+                    size_t q;
+                    for (q = 0; q < json_array_size(choice_sets[c]); q++)
+                        if (json_equal(v, json_array_get(choice_sets[c], q)))
+                            break;
+                    if (q == json_array_size(choice_sets[c]))
+                        json_array_append(choice_sets[c], v);
+                }
+            } else if (c < np && types[c][0] == 'i' ? !json_is_integer(v)
+                                                    : !json_is_number(v)) {
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be %s", f,
+                               c < np && types[c][0] == 'i' ? "an integer"
+                                                            : "a number");
+            } else if (c < np &&
+                       json_is_true(json_object_get(
+                           json_array_get(params, c), "log")) &&
+                       !(json_number_value(v) > 0)) {
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                               "%s must be > 0 for a log-scaled parameter", f);
+            }
+        }
+    }
+
+    /* Normalized definition: categorical choices sorted. */
+    if (st == HPOD_OK) {
+        nparams = json_array();
+        for (size_t k = 0; k < np; k++) {
+            json_t *p = json_array_get(params, k);
+            json_t *np_ = json_pack(
+                "{s:s, s:s, s:b}", "name", cols[k], "type", types[k], "log",
+                json_is_true(json_object_get(p, "log")));
+            if (types[k][0] == 'c') {
+                /* Sort choices for a stable, order-free encoding. */
+                size_t nc = json_array_size(choice_sets[k]);
+                const char **cs = xcalloc(nc ? nc : 1, sizeof *cs);
+                for (size_t q = 0; q < nc; q++)
+                    cs[q] = json_string_value(json_array_get(choice_sets[k], q));
+                for (size_t a = 1; a < nc; a++)
+                    for (size_t b = a; b > 0 && strcmp(cs[b - 1], cs[b]) > 0;
+                         b--) {
+                        const char *t = cs[b];
+                        cs[b] = cs[b - 1];
+                        cs[b - 1] = t;
+                    }
+                json_t *sorted = json_array();
+                for (size_t q = 0; q < nc; q++)
+                    json_array_append_new(sorted, json_string(cs[q]));
+                free(cs);
+                json_object_set_new(np_, "choices", sorted);
+            }
+            json_array_append_new(nparams, np_);
+        }
+        def = json_pack("{s:O, s:O}", "params", nparams, "metrics", metrics);
+    }
+
+    /* Duplicate configurations (the later row is named). */
+    if (st == HPOD_OK) {
+        raw = xmalloc(n * np * sizeof *raw);
+        order = xmalloc(n * sizeof *order);
+        for (size_t i = 0; i < n; i++) {
+            order[i] = i;
+            for (size_t k = 0; k < np; k++)
+                raw[i * np + k] = raw_value(
+                    json_object_get(json_array_get(rows, i), cols[k]),
+                    json_object_get(json_array_get(nparams, k), "choices"));
+        }
+        pthread_mutex_lock(&dup_mu);
+        dup_width = np;
+        dup_base = raw;
+        qsort(order, n, sizeof *order, cmp_rows);
+        pthread_mutex_unlock(&dup_mu);
+        for (size_t j = 1; j < n && st == HPOD_OK; j++)
+            if (same_row(raw + order[j - 1] * np, raw + order[j] * np, np)) {
+                snprintf(f, sizeof f, "rows[%zu]", order[j]);
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                               "rows[%zu] has the configuration of rows[%zu]",
+                               order[j], order[j - 1]);
+            }
+    }
+    for (size_t k = 0; k < np; k++)
+        json_decref(choice_sets[k]);
+    free(choice_sets);
+    free(cols);
+    free(types);
+    free(raw);
+    free(order);
+    json_decref(nparams);
+    if (st != HPOD_OK) {
+        json_decref(def);
+        return st;
+    }
+    *def_out = def;
+    return HPOD_OK;
+}
+
+enum hpod_status
+handle_benchmark_import(struct req *rq)
+{
+    const char *name = NULL;
+    json_t *def = NULL;
+    char *def_text = NULL, *rows_text = NULL;
+    struct bench_ref ref;
+    enum hpod_status st;
+
+    if ((st = validate_import(rq, &name, &def)) != HPOD_OK)
+        return st;
+    def_text = json_dump_text(def, 0);
+    rows_text = json_dump_text(json_object_get(rq->body, "rows"), 0);
+    st = bench_store_insert(rq->db, name, def_text, rows_text, &rq->err);
+    if (st == HPOD_OK && (st = resolve(rq, name, &ref)) == HPOD_OK) {
+        st = reply_json(rq, 201, detail_json(name, &ref));
+        ref_cleanup(&ref);
+    }
+    free(def_text);
+    free(rows_text);
+    json_decref(def);
+    return st;
+}
+
+/* ---- POST /v1/benchmarks/{name}/evaluate ---- */
+
+/* Raw configuration of params against the table's columns, or 422. */
+static enum hpod_status
+match_row(struct req *rq, const struct bench_ref *ref, json_t *params,
+          size_t *row)
+{
+    const struct bench_table *t = ref->table;
+    size_t np = t->n_params;
+    double *raw = xmalloc(np * sizeof *raw);
+    enum hpod_status st = HPOD_OK;
+    const char *key;
+    json_t *v;
+    char f[128];
+
+    json_object_foreach(params, key, v)
+    {
+        size_t k;
+        for (k = 0; k < np && strcmp(t->param_names[k], key); k++)
+            ;
+        if (k == np) {
+            snprintf(f, sizeof f, "params.%.64s", key);
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "the table has no parameter \"%.64s\"", key);
+            goto out;
+        }
+    }
+    for (size_t k = 0; k < np; k++) {
+        snprintf(f, sizeof f, "params.%s", t->param_names[k]);
+        v = json_object_get(params, t->param_names[k]);
+        json_t *ch = choices_of(ref, k);
+        if (!v || (ch ? !json_is_string(v) : !json_is_number(v))) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "%s is missing or has the wrong type", f);
+            goto out;
+        }
+        raw[k] = raw_value(v, ch);
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if (same_row(t->raw + i * np, raw, np)) {
+            *row = i;
+            goto out;
+        }
+    st = hpod_fail(&rq->err, HPOD_EUNPROC, "params",
+                   "no row of %s has these parameters", t->name);
+out:
+    free(raw);
+    return st;
+}
+
+static enum hpod_status
+match_curve(struct req *rq, const struct bench_lc_set *c, json_t *params,
+            size_t *row)
+{
+    double *h = xmalloc((c->n_hyper ? c->n_hyper : 1) * sizeof *h);
+    enum hpod_status st = HPOD_OK;
+    char f[160];
+    for (size_t k = 0; k < c->n_hyper; k++) {
+        json_t *v = json_object_get(params, c->hyper_names[k]);
+        snprintf(f, sizeof f, "params.%s", c->hyper_names[k]);
+        if (!json_is_number(v)) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "%s is missing or not a number", f);
+            goto out;
+        }
+        h[k] = json_number_value(v);
+    }
+    if (json_object_size(params) != c->n_hyper) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "params",
+                       "params must give exactly the %zu hyperparameters of "
+                       "%s",
+                       c->n_hyper, c->name);
+        goto out;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        if (same_row(c->curves[i].hyper, h, c->n_hyper)) {
+            *row = i;
+            goto out;
+        }
+    st = hpod_fail(&rq->err, HPOD_EUNPROC, "params",
+                   "no configuration of %s has these hyperparameters",
+                   c->name);
+out:
+    free(h);
+    return st;
+}
+
+enum hpod_status
+handle_benchmark_evaluate(struct req *rq)
+{
+    static const char *const keys[] = {"params", "step", NULL};
+    struct bench_ref ref;
+    json_t *params, *step;
+    size_t row = 0;
+    enum hpod_status st;
+
+    if ((st = check_only(rq, rq->body, keys, "")) != HPOD_OK)
+        return st;
+    params = json_object_get(rq->body, "params");
+    step = json_object_get(rq->body, "step");
+    if (!params || !json_is_object(params))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "params",
+                         params ? "params must be an object"
+                                : "params is required");
+    if (step && !json_is_null(step) && !json_is_integer(step))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "step",
+                         "step must be an integer");
+    if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
+        return st;
+    if (ref.curves) {
+        double ppl;
+        if (!step || json_is_null(step)) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
+                           "a learning-curve benchmark needs a step");
+        } else if (json_integer_value(step) < 0) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
+                           "step must be >= 0");
+        } else if ((st = match_curve(rq, ref.curves, params, &row)) ==
+                   HPOD_OK) {
+            json_int_t s = json_integer_value(step);
+            if (bench_curve_ppl(&ref.curves->curves[row], (size_t)s + 1,
+                                &ppl) != HPOD_OK)
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
+                               "configuration %zu has %zu checkpoints "
+                               "(steps 0 to %zu)",
+                               row, ref.curves->curves[row].len,
+                               ref.curves->curves[row].len - 1);
+            else
+                st = reply_json(rq, 200,
+                                json_pack("{s:{s:f}, s:I, s:I}", "values",
+                                          "ppl", ppl, "row", (json_int_t)row,
+                                          "step", s));
+        }
+    } else if (step && !json_is_null(step)) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
+                       "%s is a lookup table: it has no steps", rq->name);
+    } else if ((st = match_row(rq, &ref, params, &row)) == HPOD_OK) {
+        const struct bench_table *t = ref.table;
+        json_t *vals = json_object();
+        for (size_t m = 0; m < t->n_metrics; m++)
+            json_object_set_new(vals, t->metric_names[m],
+                                json_real(t->metrics[m * t->n + row]));
+        st = reply_json(rq, 200,
+                        json_pack("{s:o, s:I}", "values", vals, "row",
+                                  (json_int_t)row));
+    }
+    ref_cleanup(&ref);
+    return st;
+}
+
+/* ---- POST /v1/benchmarks/{name}/simulate and /v1/simulations ---- */
+
+static json_t *
+stat_json(const struct simulate_stat *s)
+{
+    if (!isfinite(s->mean))
+        return json_pack("{s:n, s:n, s:I}", "mean", "std", "missed",
+                         (json_int_t)s->missed);
+    return json_pack("{s:f, s:f, s:I}", "mean", s->mean, "std",
+                     isfinite(s->std) ? s->std : 0.0, "missed",
+                     (json_int_t)s->missed);
+}
+
+static double
+now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static enum hpod_status
+opt_int(struct req *rq, const char *key, long long lo, long long hi,
+        long long dflt, long long *out)
+{
+    json_t *v = json_object_get(rq->body, key);
+    *out = dflt;
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_integer(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, key, "%s must be an integer",
+                         key);
+    *out = json_integer_value(v);
+    if (*out < lo || *out > hi)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, key,
+                         "%s must be between %lld and %lld", key, lo, hi);
+    return HPOD_OK;
+}
+
+enum hpod_status
+handle_benchmark_simulate(struct req *rq)
+{
+    static const char *const keys[] = {"algorithm", "repeats",   "init",
+                                       "seed",      "objective", "tolerance",
+                                       "budget",    "pareto_budget", NULL};
+    struct bench_ref ref;
+    struct algo_def algo;
+    json_t *norm_algo = NULL, *v, *summary = NULL, *seqs_json = NULL;
+    long long repeats, init, seed, budget, pbudget, id = 0;
+    double tol;
+    const char *obj_name = "bleu", *goal = "maximize";
+    size_t *seqs = NULL, *lens = NULL;
+    enum hpod_status *status = NULL, st;
+    double *y = NULL;
+    char *sum_text = NULL, *seq_text = NULL;
+
+    memset(&ref, 0, sizeof ref);
+    if ((st = check_only(rq, rq->body, keys, "")) != HPOD_OK)
+        return st;
+    v = json_object_get(rq->body, "algorithm");
+    if ((st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,
+                             &rq->err)) != HPOD_OK)
+        goto out;
+    if ((st = opt_int(rq, "repeats", 1, SIM_MAX_REPEATS, 100, &repeats)) !=
+            HPOD_OK ||
+        (st = opt_int(rq, "init", 1, 50, 3, &init)) != HPOD_OK ||
+        (st = opt_int(rq, "seed", 0, (1LL << 53) - 1, 0, &seed)) != HPOD_OK ||
+        (st = opt_int(rq, "budget", 1, 1000000, 20, &budget)) != HPOD_OK)
+        goto out;
+    /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
+     * part, so the stored algorithm says so rather than show a fresh one. */
+    json_object_set_new(norm_algo, "seed", json_integer(seed));
+    v = json_object_get(rq->body, "objective");
+    if (v && !json_is_null(v)) {
+        json_t *on = json_object_get(v, "name"), *og = json_object_get(v,
+                                                                       "goal");
+        if (!json_is_object(v) || !json_is_string(on) ||
+            (og && !json_is_string(og))) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, "objective",
+                           "objective must be {\"name\": metric, \"goal\": "
+                           "\"maximize\"|\"minimize\"}");
+            goto out;
+        }
+        obj_name = json_string_value(on);
+        goal = og ? json_string_value(og) : "maximize";
+        if (strcmp(goal, "maximize") && strcmp(goal, "minimize")) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "objective.goal",
+                           "goal must be maximize or minimize");
+            goto out;
+        }
+    }
+    if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
+        goto out;
+    if (ref.curves) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "",
+                       "%s holds learning curves: simulate needs a lookup "
+                       "table",
+                       rq->name);
+        goto out;
+    }
+    const struct bench_table *t = ref.table;
+    const double *col = bench_table_metric(t, obj_name);
+    if (!col) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "objective.name",
+                       "%s has no metric \"%.64s\"", t->name, obj_name);
+        goto out;
+    }
+    tol = strcmp(t->name, "nmthpo/en-ja") == 0 ? 1.0 : 0.5;
+    v = json_object_get(rq->body, "tolerance");
+    if (v && !json_is_null(v)) {
+        if (!json_is_number(v)) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, "tolerance",
+                           "tolerance must be a number");
+            goto out;
+        }
+        tol = json_number_value(v);
+        if (!(tol > 0)) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "tolerance",
+                           "tolerance must be > 0");
+            goto out;
+        }
+    }
+    int big = strcmp(t->name, "nmthpo/sw-en") == 0 ||
+              strcmp(t->name, "nmthpo/so-en") == 0;
+    if ((st = opt_int(rq, "pareto_budget", 1, 1000000, big ? 200 : 50,
+                      &pbudget)) != HPOD_OK)
+        goto out;
+
+    int sense = goal[1] == 'a' ? 1 : -1;
+    y = xmalloc(t->n * sizeof *y);
+    for (size_t i = 0; i < t->n; i++)
+        y[i] = sense * col[i];
+    int has_pareto =
+        bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
+    struct simulate_problem p = {.space = &t->space, .raw = t->raw, .y = y,
+                                 .n = t->n};
+    struct simulate_algo sa = {.kind = (enum sampler_kind)algo.name,
+                               .kernel = algo.kernel,
+                               .acquisition = algo.acquisition};
+    struct metric_spec spec = {.y = y,
+                               .pareto = has_pareto ? t->pareto : NULL,
+                               .n = t->n,
+                               .ninit = (size_t)init,
+                               .tol = tol,
+                               .fb_budget = (size_t)budget,
+                               .fbp_budget = (size_t)pbudget};
+    seqs = xmalloc((size_t)repeats * t->n * sizeof *seqs);
+    lens = xcalloc((size_t)repeats, sizeof *lens);
+    status = xcalloc((size_t)repeats, sizeof *status);
+    struct simrun run = {.p = &p, .algo = &sa, .spec = &spec,
+                         .seed0 = (unsigned long long)seed,
+                         .init = (size_t)init, .runs = (size_t)repeats,
+                         .seqs = seqs, .lens = lens, .status = status};
+    double t0 = now_s();
+    simrun_run(&run, SIM_THREADS);
+    double seconds = now_s() - t0;
+    for (long long r = 0; r < repeats; r++)
+        if (status[r] != HPOD_OK) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
+                           "run %lld failed: %s cannot run on this table",
+                           r, json_string_value(json_object_get(norm_algo,
+                                                                "name")));
+            goto out;
+        }
+    struct simulate_summary sum;
+    simulate_summarize(&spec, seqs, t->n, lens, (size_t)repeats, &sum);
+    json_t *metrics = json_pack("{s:o, s:o, s:o}", "ftb", stat_json(&sum.ftb),
+                                "ftc", stat_json(&sum.ftc), "fb",
+                                stat_json(&sum.fb));
+    if (has_pareto) {
+        json_object_set_new(metrics, "fto", stat_json(&sum.fto));
+        json_object_set_new(metrics, "fta", stat_json(&sum.fta));
+        json_object_set_new(metrics, "fbp", stat_json(&sum.fbp));
+    }
+    seqs_json = json_array();
+    for (long long r = 0; r < repeats; r++) {
+        json_t *s = json_array();
+        for (size_t i = 0; i < lens[r]; i++)
+            json_array_append_new(s,
+                                  json_integer((json_int_t)seqs[r * t->n + i]));
+        json_array_append_new(seqs_json, s);
+    }
+    summary = json_pack("{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
+                        "s:I, s:o, s:f}",
+                        "benchmark", rq->name, "algorithm", norm_algo,
+                        "repeats", (json_int_t)repeats, "init",
+                        (json_int_t)init, "seed", (json_int_t)seed,
+                        "objective", "name", obj_name, "goal", goal,
+                        "tolerance", tol, "budget", (json_int_t)budget,
+                        "pareto_budget", (json_int_t)pbudget, "metrics",
+                        metrics, "seconds", seconds);
+    sum_text = json_dump_text(summary, 0);
+    seq_text = json_dump_text(seqs_json, 0);
+    if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
+                               &id, &rq->err)) != HPOD_OK)
+        goto out;
+    struct sim_row row = {0};
+    if ((st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
+        goto out;
+    json_object_set_new(summary, "id", json_integer(id));
+    json_object_set_new(summary, "created_at", json_string(row.created_at));
+    json_object_set(summary, "sequences", seqs_json);
+    sim_row_cleanup(&row);
+    st = reply_json(rq, 201, json_incref(summary));
+out:
+    json_decref(summary);
+    json_decref(seqs_json);
+    json_decref(norm_algo);
+    free(sum_text);
+    free(seq_text);
+    free(seqs);
+    free(lens);
+    free(status);
+    free(y);
+    ref_cleanup(&ref);
+    return st;
+}
+
+static json_t *
+sim_json(const struct sim_row *r)
+{
+    json_t *o = json_from_text(r->summary);
+    if (!o)
+        o = json_object();
+    json_object_set_new(o, "id", json_integer(r->id));
+    json_object_set_new(o, "benchmark", json_string(r->benchmark));
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    json_object_set_new(o, "created_at", json_string(r->created_at));
+    if (r->sequences) {
+        json_t *s = json_from_text(r->sequences);
+        json_object_set_new(o, "sequences", s ? s : json_array());
+    }
+    return o;
+}
+
+enum hpod_status
+handle_simulation_list(struct req *rq)
+{
+    struct sim_row *rows = NULL;
+    size_t n = 0;
+    long long limit, offset, total = 0;
+    enum hpod_status st;
+
+    if ((st = query_int(rq->query(rq, "limit"), "limit", 1, 1000, 50, &limit,
+                        &rq->err)) != HPOD_OK ||
+        (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
+                        &offset, &rq->err)) != HPOD_OK)
+        return st;
+    if ((st = sim_store_list(rq->db, rq->query(rq, "benchmark"), limit,
+                             offset, &rows, &n, &total, &rq->err)) != HPOD_OK)
+        return st;
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(arr, sim_json(&rows[i]));
+        sim_row_cleanup(&rows[i]);
+    }
+    free(rows);
+    return reply_json(rq, 200,
+                      json_pack("{s:o, s:I}", "simulations", arr, "total",
+                                (json_int_t)total));
+}
+
+enum hpod_status
+handle_simulation_get(struct req *rq)
+{
+    struct sim_row row = {0};
+    const char *format = rq->query(rq, "format");
+    enum hpod_status st;
+
+    if (format && strcmp(format, "json") && strcmp(format, "ss"))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "format",
+                         "format must be json or ss");
+    if ((st = sim_store_get(rq->db, rq->id, &row, &rq->err)) != HPOD_OK)
+        return st;
+    if (format && strcmp(format, "ss") == 0) {
+        /* The public .ss format: one run per line, ids space-separated. */
+        json_t *seqs = json_from_text(row.sequences);
+        size_t cap = 1024, len = 0;
+        char *out = xmalloc(cap);
+        out[0] = '\0';
+        for (size_t r = 0; r < json_array_size(seqs); r++) {
+            json_t *s = json_array_get(seqs, r);
+            for (size_t i = 0; i < json_array_size(s); i++) {
+                if (len + 32 > cap) {
+                    cap *= 2;
+                    out = xrealloc(out, cap);
+                }
+                len += (size_t)snprintf(
+                    out + len, cap - len, "%s%lld", i ? " " : "",
+                    (long long)json_integer_value(json_array_get(s, i)));
+            }
+            if (len + 2 > cap) {
+                cap *= 2;
+                out = xrealloc(out, cap);
+            }
+            out[len++] = '\n';
+            out[len] = '\0';
+        }
+        json_decref(seqs);
+        rq->status = 200;
+        rq->reply_text = out;
+        rq->content_type = "text/plain; charset=utf-8";
+    } else {
+        st = reply_json(rq, 200, sim_json(&row));
+    }
+    sim_row_cleanup(&row);
+    return st;
+}
+
+/* ---- benchmark-backed studies ---- */
+
+enum hpod_status
+benchmark_expand_study(struct req *rq, json_t *body, json_t **out)
+{
+    json_t *b = json_object_get(body, "benchmark"), *copy = NULL;
+    struct bench_ref ref;
+    enum hpod_status st = HPOD_OK;
+
+    *out = NULL;
+    if (!b || json_is_null(b))
+        return HPOD_OK;
+    if (!json_is_string(b))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "benchmark",
+                         "benchmark must be a string");
+    if (json_object_get(body, "space"))
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "space",
+                         "a benchmark-backed study takes its space from the "
+                         "table");
+    if (json_object_get(body, "candidates"))
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "candidates",
+                         "a benchmark-backed study takes its candidates from "
+                         "the table");
+    st = resolve(rq, json_string_value(b), &ref);
+    if (st == HPOD_ENOTFOUND)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "benchmark",
+                         "unknown benchmark \"%.100s\"", json_string_value(b));
+    if (st != HPOD_OK)
+        return st;
+    if (ref.curves) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "benchmark",
+                       "%s holds learning curves: studies need a lookup "
+                       "table",
+                       json_string_value(b));
+        goto out;
+    }
+    const struct bench_table *t = ref.table;
+    copy = json_deep_copy(body);
+    json_t *space = json_array(), *cands = json_array();
+    for (size_t k = 0; k < t->n_params; k++)
+        json_array_append_new(space, param_json(&ref, k));
+    for (size_t i = 0; i < t->n; i++)
+        json_array_append_new(cands, row_params(&ref, i));
+    json_object_set_new(copy, "space", space);
+    json_object_set_new(copy, "candidates", cands);
+    json_t *objs = json_object_get(copy, "objectives");
+    if (!objs) {
+        if (!bench_table_metric(t, "bleu")) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, "objectives",
+                           "objectives is required: %s has no bleu metric",
+                           t->name);
+            goto out;
+        }
+        json_object_set_new(copy, "objectives",
+                            json_pack("[{s:s, s:s}]", "name", "bleu", "goal",
+                                      "maximize"));
+    } else if (json_is_array(objs)) {
+        for (size_t i = 0; i < json_array_size(objs); i++) {
+            json_t *nm = json_object_get(json_array_get(objs, i), "name");
+            if (json_is_string(nm) &&
+                !bench_table_metric(t, json_string_value(nm))) {
+                char f[64];
+                snprintf(f, sizeof f, "objectives[%zu].name", i);
+                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                               "%s has no metric \"%.64s\"", t->name,
+                               json_string_value(nm));
+                goto out;
+            }
+        }
+    }
+    *out = copy;
+    copy = NULL;
+out:
+    json_decref(copy);
+    ref_cleanup(&ref);
+    return st;
+}

@@ -1,0 +1,55 @@
+/*
+ * handlers/simrun.c - parallel repeats of a simulation; see simrun.h.
+ */
+#include "handlers/simrun.h"
+
+#include <pthread.h>
+
+#include "core/sampler.h"
+
+#define SIMRUN_MAX_THREADS 64
+
+static void
+work(struct simrun *s, int caller)
+{
+    /* One sampler state per thread: the graph over the table is built once
+     * per thread, not once per run. */
+    struct sampler_state *state = sampler_state_create();
+    for (;;) {
+        size_t r = atomic_fetch_add(&s->next, 1);
+        if (r >= s->runs)
+            break;
+        s->status[r] = simulate_run(s->p, s->algo, s->seed0 + r, s->init,
+                                    s->p->n, s->spec, state,
+                                    s->seqs + r * s->p->n, &s->lens[r]);
+        size_t done = atomic_fetch_add(&s->done, 1) + 1;
+        if (caller && s->progress)
+            s->progress(s->progress_arg, done, s->runs);
+    }
+    sampler_state_destroy(state);
+}
+
+static void *
+thread_main(void *arg)
+{
+    work(arg, 0);
+    return NULL;
+}
+
+void
+simrun_run(struct simrun *s, size_t threads)
+{
+    pthread_t tid[SIMRUN_MAX_THREADS];
+    size_t started = 0;
+    atomic_init(&s->next, 0);
+    atomic_init(&s->done, 0);
+    for (size_t k = 1; k < threads && k < s->runs && k < SIMRUN_MAX_THREADS;
+         k++) {
+        if (pthread_create(&tid[started], NULL, thread_main, s) != 0)
+            break; /* fewer threads: the work still gets done */
+        started++;
+    }
+    work(s, 1);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(tid[k], NULL);
+}

@@ -1,0 +1,42 @@
+/*
+ * handlers/simrun.h - runs the repeats of one simulation on several
+ * threads: the one piece shared by `hpod bench` (server/bench_cli.c) and
+ * POST /v1/benchmarks/{name}/simulate. core/simulate stays single-threaded
+ * and pure; the threads live here.
+ */
+#ifndef HPOD_SIMRUN_H
+#define HPOD_SIMRUN_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "core/metrics.h"
+#include "core/simulate.h"
+#include "core/status.h"
+
+struct simrun {
+    /* Inputs (borrowed). */
+    const struct simulate_problem *p;
+    const struct simulate_algo *algo;
+    const struct metric_spec *spec; /* stop rule, see simulate_run */
+    unsigned long long seed0;       /* run r uses seed seed0 + r */
+    size_t init, runs;
+    /* Outputs (caller buffers): runs × p->n row ids, runs lengths and
+     * statuses. */
+    size_t *seqs, *lens;
+    enum hpod_status *status;
+    /* Optional: called from the calling thread now and then. */
+    void (*progress)(void *arg, size_t done, size_t runs);
+    void *progress_arg;
+    /* Private. */
+    atomic_size_t next, done;
+};
+
+/*
+ * simrun_run - every run of s on up to threads threads (the caller is one
+ * of them). Each thread keeps one sampler state across its runs; runs are
+ * functions of their seed alone, whatever thread runs them.
+ */
+void simrun_run(struct simrun *s, size_t threads);
+
+#endif
