@@ -239,3 +239,57 @@ space_is_finite(const struct space *sp)
     }
     return 1;
 }
+
+/* Row order: lexicographic by value, then by index (a total order). */
+static int
+row_less(const double *raw, size_t w, size_t a, size_t b)
+{
+    const double *x = raw + a * w, *y = raw + b * w;
+    for (size_t k = 0; k < w; k++)
+        if (x[k] != y[k])
+            return x[k] < y[k];
+    return a < b;
+}
+
+int
+space_find_duplicate(const double *raw, size_t n, size_t width,
+                     size_t *first, size_t *later)
+{
+    size_t *idx, *tmp;
+    int found = 0;
+
+    if (n < 2)
+        return 0;
+    idx = xmalloc(n * sizeof *idx);
+    tmp = xmalloc(n * sizeof *tmp);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    /* Bottom-up merge sort of the indices. */
+    for (size_t run = 1; run < n; run *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * run) {
+            size_t mid = lo + run < n ? lo + run : n;
+            size_t hi = lo + 2 * run < n ? lo + 2 * run : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                tmp[o++] = row_less(raw, width, idx[b], idx[a]) ? idx[b++]
+                                                                 : idx[a++];
+            while (a < mid)
+                tmp[o++] = idx[a++];
+            while (b < hi)
+                tmp[o++] = idx[b++];
+        }
+        size_t *t = idx;
+        idx = tmp;
+        tmp = t;
+    }
+    for (size_t j = 1; j < n && !found; j++)
+        if (memcmp(raw + idx[j - 1] * width, raw + idx[j] * width,
+                   width * sizeof *raw) == 0) {
+            *first = idx[j - 1];
+            *later = idx[j];
+            found = 1;
+        }
+    free(idx);
+    free(tmp);
+    return found;
+}

@@ -65,6 +65,15 @@ void space_decode(const struct space *sp, const double *u, double *raw);
 /* Draws a uniformly random configuration (log-uniform where log is set). */
 void space_sample(const struct space *sp, struct rng *r, double *raw);
 
+/*
+ * space_find_duplicate - looks for two equal rows among n configurations
+ * (raw: n × width, row-major). Returns 1 and sets *first < *later to the
+ * indices of such a pair (the pair whose rows sort first), else 0. Sorts
+ * an index array with a merge sort: O(n log n), no global state.
+ */
+int space_find_duplicate(const double *raw, size_t n, size_t width,
+                         size_t *first, size_t *later);
+
 /* 1 if the space has finitely many configurations (no float range). */
 int space_is_finite(const struct space *sp);
 

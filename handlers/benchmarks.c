@@ -503,43 +503,6 @@ valid_import_name(const char *s)
            !(a == 5 && strncmp(s, "nmtlc", 5) == 0);
 }
 
-static enum hpod_status
-check_only(struct req *rq, json_t *o, const char *const *keys,
-           const char *path)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(o, key, v)
-    {
-        int ok = 0;
-        for (size_t i = 0; keys[i] && !ok; i++)
-            ok = strcmp(key, keys[i]) == 0;
-        if (!ok) {
-            char f[128];
-            snprintf(f, sizeof f, "%s%s%.60s", path, *path ? "." : "", key);
-            return hpod_fail(&rq->err, HPOD_EINVAL, f,
-                             "unknown field \"%.60s\"", key);
-        }
-    }
-    return HPOD_OK;
-}
-
-/* Rows are compared through their raw vectors to find duplicates. */
-static size_t dup_width;
-static const double *dup_base;
-static pthread_mutex_t dup_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static int
-cmp_rows(const void *a, const void *b)
-{
-    const double *x = dup_base + *(const size_t *)a * dup_width;
-    const double *y = dup_base + *(const size_t *)b * dup_width;
-    for (size_t k = 0; k < dup_width; k++)
-        if (x[k] != y[k])
-            return x[k] < y[k] ? -1 : 1;
-    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 static int
 same_row(const double *x, const double *y, size_t w)
 {
@@ -559,12 +522,11 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
     json_t *body = rq->body, *params, *metrics, *rows, *v;
     json_t *nparams = NULL, *def = NULL;
     double *raw = NULL;
-    size_t *order = NULL;
     enum hpod_status st;
     char f[192];
 
     *def_out = NULL;
-    if ((st = check_only(rq, body, keys, "")) != HPOD_OK)
+    if ((st = json_check_keys(body, keys, "", &rq->err)) != HPOD_OK)
         return st;
     v = json_object_get(body, "name");
     if (!v)
@@ -619,7 +581,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                            f);
             break;
         }
-        if ((st = check_only(rq, p, pkeys, f)) != HPOD_OK)
+        if ((st = json_check_keys(p, pkeys, f, &rq->err)) != HPOD_OK)
             break;
         json_t *pn = json_object_get(p, "name"), *pt = json_object_get(p,
                                                                        "type");
@@ -761,27 +723,20 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
 
     /* Duplicate configurations (the later row is named). */
     if (st == HPOD_OK) {
+        size_t first, later;
         raw = xmalloc(n * np * sizeof *raw);
-        order = xmalloc(n * sizeof *order);
         for (size_t i = 0; i < n; i++) {
-            order[i] = i;
             for (size_t k = 0; k < np; k++)
                 raw[i * np + k] = raw_value(
                     json_object_get(json_array_get(rows, i), cols[k]),
                     json_object_get(json_array_get(nparams, k), "choices"));
         }
-        pthread_mutex_lock(&dup_mu);
-        dup_width = np;
-        dup_base = raw;
-        qsort(order, n, sizeof *order, cmp_rows);
-        pthread_mutex_unlock(&dup_mu);
-        for (size_t j = 1; j < n && st == HPOD_OK; j++)
-            if (same_row(raw + order[j - 1] * np, raw + order[j] * np, np)) {
-                snprintf(f, sizeof f, "rows[%zu]", order[j]);
-                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
-                               "rows[%zu] has the configuration of rows[%zu]",
-                               order[j], order[j - 1]);
-            }
+        if (space_find_duplicate(raw, n, np, &first, &later)) {
+            snprintf(f, sizeof f, "rows[%zu]", later);
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "rows[%zu] has the configuration of rows[%zu]",
+                           later, first);
+        }
     }
     for (size_t k = 0; k < np; k++)
         json_decref(choice_sets[k]);
@@ -789,7 +744,6 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
     free(cols);
     free(types);
     free(raw);
-    free(order);
     json_decref(nparams);
     if (st != HPOD_OK) {
         json_decref(def);
@@ -919,7 +873,7 @@ handle_benchmark_evaluate(struct req *rq)
     size_t row = 0;
     enum hpod_status st;
 
-    if ((st = check_only(rq, rq->body, keys, "")) != HPOD_OK)
+    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
         return st;
     params = json_object_get(rq->body, "params");
     step = json_object_get(rq->body, "step");
@@ -1030,7 +984,7 @@ handle_benchmark_simulate(struct req *rq)
     char *sum_text = NULL, *seq_text = NULL;
 
     memset(&ref, 0, sizeof ref);
-    if ((st = check_only(rq, rq->body, keys, "")) != HPOD_OK)
+    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
         return st;
     v = json_object_get(rq->body, "algorithm");
     if ((st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,

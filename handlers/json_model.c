@@ -7,7 +7,6 @@
 #include "handlers/json_model.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,9 +56,8 @@ valid_name(const char *s)
                      "0123456789_.-") == n;
 }
 
-/* Every key of obj must be in allowed (NULL-terminated): else 400. */
-static enum hpod_status
-check_keys(json_t *obj, const char *const *allowed, const char *path,
+enum hpod_status
+json_check_keys(json_t *obj, const char *const *allowed, const char *path,
            struct hpod_err *err)
 {
     const char *key;
@@ -162,7 +160,7 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     if (!json_is_object(p))
         return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                          path);
-    if ((st = check_keys(p, keys, path, err)) != HPOD_OK ||
+    if ((st = json_check_keys(p, keys, path, err)) != HPOD_OK ||
         (st = get_string(p, "name", path, 1, &name, err)) != HPOD_OK ||
         (st = get_string(p, "type", path, 1, &type, err)) != HPOD_OK)
         return st;
@@ -409,29 +407,11 @@ params_to_json(const struct study_def *d, const double *raw)
     return o;
 }
 
-/* Orders candidate raw vectors for the duplicate check. */
-static size_t cmp_width;
-static const double *cmp_base;
-
-static int
-cmp_rows(const void *a, const void *b)
-{
-    const double *x = cmp_base + *(const size_t *)a * cmp_width;
-    const double *y = cmp_base + *(const size_t *)b * cmp_width;
-    for (size_t k = 0; k < cmp_width; k++)
-        if (x[k] != y[k])
-            return x[k] < y[k] ? -1 : 1;
-    return 0;
-}
-
-static pthread_mutex_t cmp_mu = PTHREAD_MUTEX_INITIALIZER;
-
 static enum hpod_status
 parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
 {
     size_t n, w = d->space.n_params;
     double *raw = NULL;
-    size_t *order = NULL;
     enum hpod_status st = HPOD_OK;
     json_t *norm = NULL;
 
@@ -444,7 +424,6 @@ parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
                          "candidates must hold 1 to %d configurations",
                          MAX_CANDIDATES);
     raw = xmalloc(n * w * sizeof *raw);
-    order = xmalloc(n * sizeof *order);
     norm = json_array();
     for (size_t j = 0; j < n; j++) {
         char path[48];
@@ -453,24 +432,14 @@ parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
                                    path, err)) != HPOD_OK)
             goto out;
         json_array_append_new(norm, params_to_json(d, raw + j * w));
-        order[j] = j;
     }
-    pthread_mutex_lock(&cmp_mu);
-    cmp_width = w;
-    cmp_base = raw;
-    qsort(order, n, sizeof *order, cmp_rows);
-    size_t dup = n;
-    for (size_t j = 1; j < n && dup == n; j++)
-        if (cmp_rows(&order[j - 1], &order[j]) == 0)
-            dup = j;
-    pthread_mutex_unlock(&cmp_mu);
-    if (dup < n) {
-        size_t a = order[dup - 1], b = order[dup];
+    size_t first, later;
+    if (space_find_duplicate(raw, n, w, &first, &later)) {
         char path[48];
-        snprintf(path, sizeof path, "candidates[%zu]", a > b ? a : b);
+        snprintf(path, sizeof path, "candidates[%zu]", later);
         st = hpod_fail(err, HPOD_EUNPROC, path,
-                       "candidates[%zu] duplicates candidates[%zu]",
-                       a > b ? a : b, a > b ? b : a);
+                       "candidates[%zu] duplicates candidates[%zu]", later,
+                       first);
         goto out;
     }
     d->candidates = norm;
@@ -478,7 +447,6 @@ parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
 out:
     json_decref(norm);
     free(raw);
-    free(order);
     return st;
 }
 
@@ -506,7 +474,7 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
         if (!json_is_object(o))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
-        if ((st = check_keys(o, keys, path, err)) != HPOD_OK ||
+        if ((st = json_check_keys(o, keys, path, err)) != HPOD_OK ||
             (st = get_string(o, "name", path, 1, &name, err)) != HPOD_OK ||
             (st = get_string(o, "goal", path, 1, &goal, err)) != HPOD_OK)
             return st;
@@ -555,7 +523,7 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
         if (!json_is_object(c))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
-        if ((st = check_keys(c, keys, path, err)) != HPOD_OK ||
+        if ((st = json_check_keys(c, keys, path, err)) != HPOD_OK ||
             (st = get_string(c, "metric", path, 1, &metric, err)) !=
                 HPOD_OK ||
             (st = get_number(c, "max", path, &max, &has_max, err)) !=
@@ -656,7 +624,7 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
     if ((st = pick(name, names, "algorithm.name", &n, err)) != HPOD_OK)
         return st;
     d->algo.name = (enum algo_name)n;
-    st = check_keys(a,
+    st = json_check_keys(a,
                     n == ALGO_RANDOM   ? k_random
                     : n == ALGO_GREEDY ? k_greedy
                                        : k_model,
@@ -749,7 +717,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     d->budget = -1;
     if (!json_is_object(body))
         return hpod_fail(err, HPOD_EINVAL, "", "study must be a JSON object");
-    if ((st = check_keys(body, keys, "", err)) != HPOD_OK ||
+    if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK ||
         (st = get_string(body, "name", "", 1, &name, err)) != HPOD_OK ||
         (st = get_string(body, "benchmark", "", 0, &benchmark, err)) !=
             HPOD_OK)

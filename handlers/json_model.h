@@ -103,6 +103,13 @@ enum hpod_status query_int(const char *text, const char *name, long long min,
  */
 char *json_dump_text(const json_t *v, size_t flags);
 
+/*
+ * json_check_keys - every key of the object obj must be in allowed (a
+ * NULL-terminated list); else HPOD_EINVAL naming path.key.
+ */
+enum hpod_status json_check_keys(json_t *obj, const char *const *allowed,
+                                 const char *path, struct hpod_err *err);
+
 /* Parses JSON text into a new reference (NULL on error). */
 json_t *json_from_text(const char *text);
 

@@ -108,6 +108,39 @@ test_round_trip_and_sampling(void **state)
     space_cleanup(&sp);
 }
 
+static void
+test_find_duplicate(void **state)
+{
+    (void)state;
+    double rows[] = {1, 2, 3, 4, 5, 6, 3, 4, 0, 0};
+    size_t a = 99, b = 99;
+    assert_true(space_find_duplicate(rows, 5, 2, &a, &b));
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 3);
+    rows[6] = 3.5;
+    assert_false(space_find_duplicate(rows, 5, 2, &a, &b));
+    assert_false(space_find_duplicate(rows, 1, 2, &a, &b));
+    /* Against brute force on random rows with many repeats. */
+    struct rng r;
+    rng_seed(&r, 2385);
+    for (int trial = 0; trial < 200; trial++) {
+        double m[40];
+        size_t n = 1 + (size_t)rng_below(&r, 20);
+        for (size_t i = 0; i < 2 * n; i++)
+            m[i] = (double)rng_below(&r, 4);
+        int brute = 0;
+        for (size_t i = 0; i < n && !brute; i++)
+            for (size_t j = i + 1; j < n && !brute; j++)
+                brute = m[2 * i] == m[2 * j] && m[2 * i + 1] == m[2 * j + 1];
+        int got = space_find_duplicate(m, n, 2, &a, &b);
+        assert_int_equal(got, brute);
+        if (got) {
+            assert_true(a < b && b < n);
+            assert_true(m[2 * a] == m[2 * b] && m[2 * a + 1] == m[2 * b + 1]);
+        }
+    }
+}
+
 int
 main(void)
 {
@@ -115,6 +148,7 @@ main(void)
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_encode_known),
         cmocka_unit_test(test_round_trip_and_sampling),
+        cmocka_unit_test(test_find_duplicate),
     };
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);
 }
