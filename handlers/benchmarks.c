@@ -1283,10 +1283,11 @@ benchmark_expand_study(struct req *rq, json_t *body, json_t **out)
     json_object_set_new(copy, "candidates", cands);
     json_t *objs = json_object_get(copy, "objectives");
     if (!objs) {
-        if (!bench_table_metric(t, "bleu")) {
+        /* Only the NMT tables have an obvious objective (BLEU); a user's
+         * own table must say what to optimize. */
+        if (ref.imported || !bench_table_metric(t, "bleu")) {
             st = hpod_fail(&rq->err, HPOD_EINVAL, "objectives",
-                           "objectives is required: %s has no bleu metric",
-                           t->name);
+                           "objectives is required for %s", t->name);
             goto out;
         }
         json_object_set_new(copy, "objectives",

@@ -132,7 +132,7 @@ sim_store_insert(struct db *db, const char *benchmark, const char *summary,
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sec, sizeof sec, "%.6f", seconds);
+    snprintf(sec, sizeof sec, "%.17g", seconds);
     const char *p[] = {benchmark, summary, sequences, sec};
     if ((st = db_exec(db, SQL_SIM_INSERT, 4, p, &r, err)) != HPOD_OK)
         return st;

@@ -59,7 +59,12 @@ class HpodClient:
 
     # -- transport ---------------------------------------------------------
 
-    def _request(self, method, path, body=None, query=None):
+    def _request(self, method, path, body=None, query=None, text=False):
+        """One call; returns the decoded JSON answer (or, with text=True,
+        the body as a str). Retries connection errors and 503s: every call
+        is safe to repeat except POST /v1/benchmarks (a lost answer makes
+        the repeat a 409) and POST .../simulate (it may store the run
+        twice)."""
         url = self.base_url + path
         if query:
             q = {k: v for k, v in query.items() if v is not None}
@@ -78,6 +83,8 @@ class HpodClient:
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as r:
                     raw = r.read()
+                    if text:
+                        return raw.decode("utf-8")
                     return json.loads(raw) if raw else None
             except urllib.error.HTTPError as e:
                 raw = e.read()
@@ -165,6 +172,59 @@ class HpodClient:
 
     def pareto(self, study_id):
         return self._request("GET", "/v1/studies/%d/pareto" % study_id)
+
+    # -- benchmarks (lookup tables) and simulations -------------------------
+
+    def list_benchmarks(self):
+        """{"benchmarks": [summary, ...]} sorted by name."""
+        return self._request("GET", "/v1/benchmarks")
+
+    def get_benchmark(self, name):
+        """One table ("nmthpo/zh-en"): parameters and their values, oracle
+        extremes per metric, Pareto rows."""
+        return self._request("GET", "/v1/benchmarks/" + _bench_path(name))
+
+    def import_benchmark(self, table):
+        """POST /v1/benchmarks {"name", "params", "metrics", "rows"}:
+        returns the stored table (201)."""
+        return self._request("POST", "/v1/benchmarks", table)
+
+    def evaluate(self, name, params, step=None):
+        """What the table says for one configuration: {"values": {...},
+        "row": id} (plus "step" for learning curves, where step is
+        required)."""
+        body = {"params": params}
+        if step is not None:
+            body["step"] = step
+        return self._request("POST", "/v1/benchmarks/%s/evaluate" % _bench_path(name),
+                             body)
+
+    def simulate(self, name, **options):
+        """Seeded simulated studies on a table: options are the request's
+        fields (algorithm, repeats, init, seed, objective, tolerance,
+        budget, pareto_budget). Returns the stored simulation (201)."""
+        return self._request("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
+                             options)
+
+    def list_simulations(self, benchmark=None, limit=None, offset=None):
+        """{"simulations": [...], "total": n}, newest first, without sequences."""
+        return self._request("GET", "/v1/simulations",
+                             query={"benchmark": benchmark, "limit": limit,
+                                    "offset": offset})
+
+    def get_simulation(self, sim_id):
+        return self._request("GET", "/v1/simulations/%d" % sim_id)
+
+    def get_simulation_ss(self, sim_id):
+        """The sequences in the public .ss format (text: one line per run,
+        space-separated 0-based row ids)."""
+        return self._request("GET", "/v1/simulations/%d" % sim_id,
+                             query={"format": "ss"}, text=True)
+
+
+def _bench_path(name):
+    """A benchmark name in a path keeps its slash: nmthpo/zh-en."""
+    return urllib.parse.quote(name, safe="/")
 
 
 def _error_from(status, raw):

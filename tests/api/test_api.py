@@ -10,10 +10,16 @@ ports, and checks the HTTP contract of DESIGN.md section 2 and
 openapi/openapi.json: the trainer loop, malformed input (each bad request
 must leave the database unchanged), idempotency, finite studies, budgets,
 two servers sharing one database under 16 concurrent workers, lease expiry,
-kill -9 in the middle of a stream of reports, seeded reproducibility, and
+kill -9 in the middle of a stream of reports, seeded reproducibility, the
+lookup-table benchmarks (imported tables, evaluate, simulate, stored
+simulations, benchmark-backed studies, clients/python/fake_trainer.py), and
 that every response matches the spec's schema for its path, method and
 status. Prints `ok - name` / `not ok - name: reason` per test, then one
 line `api: N passed, M failed`; exits 1 if anything failed.
+
+Servers get HPOD_BENCHMARKS=<repo>/../shared/benchmarks (or --benchmarks
+DIR). Tests that need those tables print `ok - name # skip no tables` when
+DIR/nmthpo is missing; the others build their own small tables in code.
 
 Python 3 standard library only.
 """
@@ -37,12 +43,19 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 SPEC_FILE = os.path.join(TOP, "openapi", "openapi.json")
+# The lookup tables (DESIGN.md section 4); --benchmarks overrides.
+BENCH_DIR = os.path.normpath(os.path.join(TOP, "..", "shared", "benchmarks"))
+HAVE_TABLES = False  # set in main()
 READY_TIMEOUT = 30.0
 REQ_TIMEOUT = 30.0
 
 
 class Fail(Exception):
     """A test's expectation did not hold."""
+
+
+class Skip(Exception):
+    """The test cannot run here (no lookup tables): reported `ok - name # skip why`."""
 
 
 def check(cond, msg):
@@ -203,9 +216,14 @@ class Spec:
             check(raw == b"", "%s %s %d: spec says no body, got %s"
                   % (method, tmpl, status, short(raw.decode("utf-8", "replace"))))
         else:
-            mtype, schema = next(iter(content.items()))
-            want = mtype.split(";")[0].strip()
+            # With several media types (JSON, or text/plain for ?format=ss)
+            # the answer's Content-Type picks the schema; else the first.
             got = headers.get("content-type", "").split(";")[0].strip()
+            mtype, schema = next(iter(content.items()))
+            for mt, sch in content.items():
+                if mt.split(";")[0].strip() == got:
+                    mtype, schema = mt, sch
+            want = mtype.split(";")[0].strip()
             check(got == want, "%s %s %d: Content-Type %r, spec says %r"
                   % (method, tmpl, status, got, want))
             if want == "application/json":
@@ -336,6 +354,9 @@ class Server:
         env = dict(os.environ)
         env["HPOD_PORT"] = str(self.port)
         env["HPOD_DATABASE_URL"] = self.dburl
+        # Always set: without the tables the servers must not find others
+        # through their own default (../shared/benchmarks from the cwd).
+        env["HPOD_BENCHMARKS"] = BENCH_DIR
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         log = open(self.logpath, "wb")
         self.proc = subprocess.Popen([self.hpod, "serve"], env=env, stdin=subprocess.DEVNULL,
@@ -438,6 +459,7 @@ class Ctx:
         self.servers = []  # every server started, for the final shutdown
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
         self.a = None
 
     def server(self):
@@ -449,8 +471,12 @@ class Ctx:
     def port(self):
         return self.a.port
 
-    def result(self, name, err):
-        if err is None:
+    def result(self, name, err, skip=None):
+        if err is None and skip is not None:
+            self.passed += 1
+            self.skipped += 1
+            print("ok - %s # skip %s" % (name, skip), flush=True)
+        elif err is None:
             self.passed += 1
             print("ok - %s" % name, flush=True)
         else:
@@ -459,9 +485,12 @@ class Ctx:
             print("not ok - %s: %s" % (name, msg), flush=True)
 
     def run(self, name, fn, *a):
+        skip = None
         try:
             fn(self, *a)
             err = None
+        except Skip as e:
+            err, skip = None, str(e)
         except Fail as e:
             err = e
         except Exception as e:  # noqa: BLE001 - any crash is a failed test
@@ -475,7 +504,7 @@ class Ctx:
                 self.a = self.server()
             except Fail as e:
                 err = "%s\nand could not be restarted: %s" % (err, e)
-        self.result(name, err)
+        self.result(name, err, skip if err is None else None)
 
 
 # Helpers used by many tests
@@ -548,6 +577,209 @@ def check_new_trial(t, sid, worker, space):
 
 def canon(params):
     return json.dumps(params, sort_keys=True)
+
+
+# -- lookup tables: expectations computed here, from the files or in code ---
+
+# DESIGN.md section 4: rows, oracle-best BLEU row (the FIRST row holding the
+# maximum) and its value, number of Pareto points (max bleu / min gpu_time).
+NMTHPO = [("zh-en", 118, 75, 14.66, 3), ("ru-en", 176, 19, 20.23, 4),
+          ("ja-en", 150, 89, 16.41, 5), ("en-ja", 168, 70, 20.74, 8),
+          ("sw-en", 767, 230, 26.09, 14), ("so-en", 604, 332, 11.23, 7)]
+NMTHPO_PARAMS = ["bpe", "num_layers", "num_embed", "num_hidden", "num_heads", "init_lr"]
+NMTHPO_METRICS = ["bleu", "gpu_time", "ppl", "num_updates", "gpu_memory", "num_param"]
+NMTLC = ["material-sw-en", "material-so-en", "ted-zh-en", "ted-ru-en",
+         "robust19-ja-en", "robust19-en-ja"]
+_FILES = {}
+
+
+def need_tables():
+    if not HAVE_TABLES:
+        raise Skip("no tables")
+
+
+def tsv_rows(ds):
+    """Rows of nmthpo/<ds>.tsv: parameters as the JSON types a client sends
+    (integers for integral columns), metrics as floats; plus the file's
+    pareto flags."""
+    key = "tsv:" + ds
+    if key not in _FILES:
+        with open(os.path.join(BENCH_DIR, "nmthpo", ds + ".tsv")) as f:
+            lines = [x.rstrip("\r\n").split("\t") for x in f if x.strip()]
+        head, rows = lines[0], []
+        for i, cells in enumerate(lines[1:]):
+            r = dict(zip(head, cells))
+            check(int(r["id"]) == i, "%s.tsv: id %s on line %d" % (ds, r["id"], i + 2))
+            row = {p: (int(r[p]) if re.match(r"^-?\d+$", r[p]) else float(r[p]))
+                   for p in NMTHPO_PARAMS}
+            row.update({m: float(r[m]) for m in NMTHPO_METRICS})
+            row["pareto"] = r["pareto"] == "1"
+            rows.append(row)
+        _FILES[key] = rows
+    return _FILES[key]
+
+
+def curve_models(dataset):
+    """The models of one nmtlc dataset in file order: (hyperparams, curve)."""
+    if "lc" not in _FILES:
+        sets = {}
+        with open(os.path.join(BENCH_DIR, "nmtlc", "scratch.jsonl")) as f:
+            for line in f:
+                if line.strip():
+                    o = json.loads(line)
+                    sets.setdefault(o["dataset_name"], []).append(
+                        (o["hyperparams"], o["perplexity_curve"]))
+        _FILES["lc"] = sets
+    return _FILES["lc"][dataset]
+
+
+def pareto_rows(bleu, gpu):
+    """Rows not dominated for (max bleu, min gpu_time), ascending."""
+    n = len(bleu)
+    return [j for j in range(n)
+            if not any(bleu[k] >= bleu[j] and gpu[k] <= gpu[j]
+                       and (bleu[k] > bleu[j] or gpu[k] < gpu[j]) for k in range(n))]
+
+
+def oracle_of(values):
+    """{max, max_row, min, min_row}: the FIRST row holding each extreme."""
+    hi, lo = max(values), min(values)
+    return {"max": hi, "max_row": values.index(hi), "min": lo, "min_row": values.index(lo)}
+
+
+def synthetic_table(name):
+    """A 12-row table built here: llm (categorical) x lr (float, log),
+    layers (int) following llm. Rows are in a deliberately unsorted order;
+    bleu has a tie at the maximum (rows 7 and 8: the first is the oracle
+    row) and row 8 is dominated by row 7 (same bleu, more gpu_time)."""
+    llms = [("small", 2), ("base", 4), ("big", 6)]
+    lrs = [1e-2, 1e-4, 1e-1, 1e-3]
+    bleu = [18.5, 15.0, 12.25, 20.0, 22.0, 19.5, 14.0, 24.5, 24.5, 21.0, 16.5, 23.75]
+    gpu = [40, 35, 30, 45, 80, 70, 65, 90, 160, 150, 140, 170.5]
+    rows = []
+    for i, (llm, layers) in enumerate(llms):
+        for j, lr in enumerate(lrs):
+            k = 4 * i + j
+            rows.append({"llm": llm, "lr": lr, "layers": layers,
+                         "bleu": bleu[k], "gpu_time": gpu[k]})
+    return {"name": name,
+            "params": [{"name": "llm", "type": "categorical"},
+                       {"name": "lr", "type": "float", "log": True},
+                       {"name": "layers", "type": "int"}],
+            "metrics": ["bleu", "gpu_time"],
+            "rows": rows}
+
+
+SYN_PARAMS = ["llm", "lr", "layers"]
+
+
+def expected_benchmark(table):
+    """What GET /v1/benchmarks/{name} must say about an imported table."""
+    rows = table["rows"]
+    names = [p["name"] for p in table["params"]]
+    col = {m: [r[m] for r in rows] for m in table["metrics"]}
+    return {
+        "name": table["name"], "kind": "table", "source": "imported", "size": len(rows),
+        "params": names, "metrics": list(table["metrics"]),
+        "parameters": [{"name": p, "values": sorted({r[p] for r in rows})} for p in names],
+        "oracle": {m: oracle_of(v) for m, v in col.items()},
+        "pareto": (pareto_rows(col["bleu"], col["gpu_time"])
+                   if "bleu" in col and "gpu_time" in col else []),
+    }
+
+
+def check_benchmark(got, want, where):
+    """got (a Benchmark answer) holds every field of want, equal."""
+    for k, v in want.items():
+        g = got.get(k)
+        if k == "pareto":
+            check(isinstance(g, list) and sorted(g) == v,
+                  "%s: pareto %r, expected rows %r" % (where, g, v))
+        else:
+            check(g == v, "%s: %s is %s, expected %s" % (where, k, short(g, 400), short(v, 400)))
+
+
+def differing(a, b):
+    """Keys whose values differ between two answers, with both values."""
+    keys = sorted(set(a) | set(b))
+    return "; ".join("%s: %s vs %s" % (k, short(a.get(k, "<absent>"), 120),
+                                       short(b.get(k, "<absent>"), 120))
+                     for k in keys if a.get(k, KeyError) != b.get(k, KeyError))
+
+
+def same_simulation(a, b):
+    """Equal, except that the wall time may be rounded to microseconds in
+    storage."""
+    return (dict(a, seconds=0) == dict(b, seconds=0)
+            and math.isclose(a["seconds"], b["seconds"], rel_tol=0, abs_tol=1e-6))
+
+
+def bench_path(name, suffix=""):
+    return "/v1/benchmarks/" + name + suffix
+
+
+def evaluate(c, name, params, step=None, port=None, status=200):
+    body = {"params": params}
+    if step is not None:
+        body["step"] = step
+    return expect(call(port or c.port, "POST", bench_path(name, "/evaluate"), body), status)
+
+
+def simulate(c, name, body, port=None):
+    return expect(call(port or c.port, "POST", bench_path(name, "/simulate"), body), 201)
+
+
+def run_metrics(seq, y, pareto, init, tol, budget, pbudget):
+    """The metrics of one run, from DESIGN.md section 5, computed here: y
+    oriented so that larger is better; positions are 1-based and at least
+    init (a target among the initial rows counts as found at init)."""
+    best = max(y)
+    target = y.index(best)  # the FIRST row holding the best value
+    pos = {r: i + 1 for i, r in enumerate(seq)}
+    check(target in pos, "sequence %s... never reaches the oracle row %d"
+          % (seq[:10], target))
+    thr = best - tol
+    out = {"ftb": max(pos[target], init),
+           "ftc": max(next(i + 1 for i, r in enumerate(seq) if y[r] >= thr), init),
+           "fb": best - max(y[r] for r in seq[:budget])}
+    if pareto is not None:
+        prows = [r for r in range(len(y)) if pareto[r]]
+        missing = [r for r in prows if r not in pos]
+        check(not missing, "sequence %s... misses Pareto rows %s" % (seq[:10], missing))
+        out["fto"] = max(min(pos[r] for r in prows), init)
+        out["fta"] = max(max(pos[r] for r in prows), init)
+        out["fbp"] = sum(1 for r in seq[:pbudget] if pareto[r])
+    return out
+
+
+def check_simulation(sim, y, pareto, n):
+    """Sequences valid and long enough; every metric's mean and population
+    std equal to what run_metrics gives on the sequences."""
+    seqs = sim["sequences"]
+    check(len(seqs) == sim["repeats"], "%d sequences for %d repeats"
+          % (len(seqs), sim["repeats"]))
+    need = max(min(sim["budget"], n), min(sim["pareto_budget"], n) if pareto else 0)
+    for s in seqs:
+        check(all(is_int(r) and 0 <= r < n for r in s), "row ids out of [0, %d): %s"
+              % (n, short(s)))
+        check(len(set(s)) == len(s), "a sequence repeats a row: %s" % short(s))
+        check(len(s) >= max(need, min(sim["init"], n)),
+              "sequence of %d rows, shorter than the budgets (%d): %s" % (len(s), need, short(s)))
+    per = [run_metrics(s, y, pareto, sim["init"], sim["tolerance"], sim["budget"],
+                       sim["pareto_budget"]) for s in seqs]
+    names = ["ftb", "ftc", "fb"] + (["fto", "fta", "fbp"] if pareto else [])
+    check(sorted(sim["metrics"]) == sorted(names), "metrics %r, expected %r"
+          % (sorted(sim["metrics"]), names))
+    for m in names:
+        v = [p[m] for p in per]
+        mean = sum(v) / len(v)
+        std = math.sqrt(sum((x - mean) ** 2 for x in v) / len(v))
+        got = sim["metrics"][m]
+        check(math.isclose(got["mean"], mean, rel_tol=1e-9, abs_tol=1e-9)
+              and math.isclose(got["std"], std, rel_tol=1e-9, abs_tol=1e-9),
+              "%s: server says %r, the sequences give mean %r std %r"
+              % (m, got, mean, std))
+    return per
 
 
 # ---------------------------------------------------------------------------
@@ -907,6 +1139,173 @@ def bad_cases():
         body={"reason": "x" * 1001})
     add("fail reason of the wrong type", "POST", "/v1/trials/{L}/fail", 400, IA, "reason",
         body={"reason": 42})
+
+    # -- benchmarks: {B} is the imported table lab/fixture (synthetic_table),
+    # {M} a simulation stored on it.
+    def imp(**kw):
+        t = synthetic_table("lab/bad-import")
+        for k, v in kw.items():
+            if v is KEEP_OUT:
+                t.pop(k, None)
+            else:
+                t[k] = v
+        return t
+
+    def imp_rows(i, **kw):
+        rows = json.loads(json.dumps(synthetic_table("x/y")["rows"]))
+        for k, v in kw.items():
+            if v is KEEP_OUT:
+                rows[i].pop(k, None)
+            else:
+                rows[i][k] = v
+        return rows
+
+    B = "/v1/benchmarks"
+    add("import: unknown column", "POST", B, 422, IA, "rows[3].dropout",
+        body=imp(rows=imp_rows(3, dropout=0.1)))
+    add("import: missing metric value", "POST", B, 422, IA, "rows[5].bleu",
+        body=imp(rows=imp_rows(5, bleu=KEEP_OUT)))
+    add("import: missing parameter value", "POST", B, 422, IA, "rows[2].lr",
+        body=imp(rows=imp_rows(2, lr=KEEP_OUT)))
+    dup = imp_rows(9)
+    dup[9].update({p: dup[4][p] for p in SYN_PARAMS})
+    add("import: duplicate configuration", "POST", B, 422, IA, "rows[9]", body=imp(rows=dup))
+    add("import: string for a float", "POST", B, 422, IA, "rows[1].lr",
+        body=imp(rows=imp_rows(1, lr="0.0001")))
+    add("import: 1.5 for an int", "POST", B, 422, IA, "rows[0].layers",
+        body=imp(rows=imp_rows(0, layers=1.5)))
+    add("import: number for a categorical", "POST", B, 422, IA, "rows[6].llm",
+        body=imp(rows=imp_rows(6, llm=3)))
+    add("import: string for a metric", "POST", B, 422, IA, "rows[4].gpu_time",
+        body=imp(rows=imp_rows(4, gpu_time="fast")))
+    add("import: null value", "POST", B, (400, 422), IA, "rows[7].bleu",
+        body=imp(rows=imp_rows(7, bleu=None)))
+    add("import: name without a namespace", "POST", B, 422, IA, "name", body=imp(name="mine"))
+    add("import: name with a space", "POST", B, 422, IA, "name", body=imp(name="lab/my table"))
+    add("import: name with three parts", "POST", B, 422, IA, "name", body=imp(name="a/b/c"))
+    add("import: name part over 64 characters", "POST", B, 422, IA, "name",
+        body=imp(name="lab/" + "x" * 65))
+    add("import: reserved namespace nmthpo", "POST", B, 422, IA, "name",
+        body=imp(name="nmthpo/mine"))
+    add("import: reserved namespace nmtlc", "POST", B, 422, IA, "name",
+        body=imp(name="nmtlc/mine"))
+    add("import: name of the wrong type", "POST", B, 400, IA, "name", body=imp(name=7))
+    add("import: empty rows", "POST", B, 422, IA, "rows", body=imp(rows=[]))
+    add("import: duplicate metric name", "POST", B, 422, IA, prefix="metrics",
+        body=imp(metrics=["bleu", "gpu_time", "bleu"]))
+    add("import: duplicate parameter name", "POST", B, 422, IA, prefix="params",
+        body=imp(params=synthetic_table("x/y")["params"] + [{"name": "lr", "type": "float"}]))
+    add("import: a metric named like a parameter", "POST", B, 422, IA,
+        body=imp(metrics=["bleu", "gpu_time", "lr"]))
+    add("import: empty metrics", "POST", B, 422, IA, "metrics", body=imp(metrics=[]))
+    add("import: unknown parameter type", "POST", B, 422, IA, "params[1].type",
+        body=imp(params=[{"name": "llm", "type": "categorical"},
+                         {"name": "lr", "type": "double"}, {"name": "layers", "type": "int"}]))
+    add("import: unknown top-level field", "POST", B, 400, IA, "colour", body=imp(colour="red"))
+    add("import: rows not an array", "POST", B, 400, IA, "rows", body=imp(rows={"a": 1}))
+    add("import: metrics not an array", "POST", B, 400, IA, "metrics", body=imp(metrics="bleu"))
+    add("import: missing rows", "POST", B, 400, IA, "rows", body=imp(rows=KEEP_OUT))
+    add("import: a name that exists", "POST", B, 409, "conflict",
+        body=synthetic_table("lab/fixture"))
+    add("import: text/plain body", "POST", B, 415, "unsupported_media_type",
+        raw=json.dumps(imp()).encode(), ctype="text/plain")
+
+    add("unknown benchmark", "GET", "/v1/benchmarks/lab/nope", 404, "not_found")
+    add("unknown built-in benchmark", "GET", "/v1/benchmarks/nmthpo/xx-yy", 404, "not_found")
+    add("PUT on a benchmark", "PUT", "/v1/benchmarks/lab/fixture", 405, "method_not_allowed",
+        body={})
+    add("GET on evaluate", "GET", "/v1/benchmarks/lab/fixture/evaluate", 405,
+        "method_not_allowed")
+
+    E = "/v1/benchmarks/lab/fixture/evaluate"
+    row4 = {p: synthetic_table("x/y")["rows"][4][p] for p in SYN_PARAMS}
+    add("evaluate: params matching no row", "POST", E, 422, IA, "params",
+        body={"params": dict(row4, lr=0.5)})
+    add("evaluate: a step on a table", "POST", E, 422, IA, "step",
+        body={"params": row4, "step": 3})
+    add("evaluate: params missing a parameter", "POST", E, 422, IA, prefix="params",
+        body={"params": {"llm": "big", "lr": 0.01}})
+    add("evaluate: params not an object", "POST", E, 400, IA, "params",
+        body={"params": ["big", 0.01, 6]})
+    add("evaluate: missing params", "POST", E, 400, IA, "params", body={})
+    add("evaluate: unknown field", "POST", E, 400, IA, "row", body={"params": row4, "row": 4})
+    add("evaluate: unknown benchmark", "POST", "/v1/benchmarks/lab/nope/evaluate", 404,
+        "not_found", body={"params": row4})
+
+    M = "/v1/benchmarks/lab/fixture/simulate"
+    add("simulate: repeats 0", "POST", M, 422, IA, "repeats", body={"repeats": 0})
+    add("simulate: repeats 1001", "POST", M, 422, IA, "repeats", body={"repeats": 1001})
+    add("simulate: repeats a string", "POST", M, 400, IA, "repeats", body={"repeats": "3"})
+    add("simulate: init 0", "POST", M, 422, IA, "init", body={"init": 0, "repeats": 1})
+    add("simulate: init 51", "POST", M, 422, IA, "init", body={"init": 51, "repeats": 1})
+    add("simulate: seed -1", "POST", M, 422, IA, "seed", body={"seed": -1, "repeats": 1})
+    add("simulate: tolerance 0", "POST", M, 422, IA, "tolerance",
+        body={"tolerance": 0, "repeats": 1})
+    add("simulate: budget 0", "POST", M, 422, IA, "budget", body={"budget": 0, "repeats": 1})
+    add("simulate: pareto_budget 0", "POST", M, 422, IA, "pareto_budget",
+        body={"pareto_budget": 0, "repeats": 1})
+    add("simulate: objective not a metric of the table", "POST", M, 422, IA, "objective.name",
+        body={"objective": {"name": "ppl", "goal": "minimize"}, "repeats": 1})
+    add("simulate: bad objective goal", "POST", M, 422, IA, "objective.goal",
+        body={"objective": {"name": "bleu", "goal": "maximise"}, "repeats": 1})
+    add("simulate: unknown algorithm", "POST", M, 422, IA, "algorithm.name",
+        body={"algorithm": {"name": "annealing"}, "repeats": 1})
+    add("simulate: unknown field", "POST", M, 400, IA, "runs", body={"runs": 3})
+    add("simulate: unknown benchmark", "POST", "/v1/benchmarks/lab/nope/simulate", 404,
+        "not_found", body={"repeats": 1})
+
+    add("simulation: bad ?format=", "GET", "/v1/simulations/{M}?format=csv", 400, IA, "format")
+    add("simulation: unknown id", "GET", "/v1/simulations/987654321", 404, "not_found")
+    add("simulation: non-numeric id", "GET", "/v1/simulations/abc", 404, "not_found")
+    add("simulations: ?limit=0", "GET", "/v1/simulations?limit=0", 400, IA, "limit")
+    add("simulations: ?offset=-1", "GET", "/v1/simulations?offset=-1", 400, IA, "offset")
+
+    def bstudy(**kw):
+        b = {"name": "bad bench study", "benchmark": "lab/fixture", "objectives": BLEU_MAX}
+        for k, v in kw.items():
+            if v is KEEP_OUT:
+                b.pop(k, None)
+            else:
+                b[k] = v
+        return b
+
+    # Only nmthpo tables have a default objective; a missing required field
+    # is 400 elsewhere, so either status will do.
+    add("benchmark study: imported table without objectives", "POST", P, (400, 422), IA,
+        "objectives", body=bstudy(objectives=KEEP_OUT))
+    add("benchmark study: space given too", "POST", P, 422, IA, "space",
+        body=bstudy(space=SPACE4))
+    add("benchmark study: candidates given too", "POST", P, 422, IA, "candidates",
+        body=bstudy(candidates=[row4]))
+    add("benchmark study: objective not a metric", "POST", P, 422, IA, "objectives[0].name",
+        body=bstudy(objectives=[{"name": "ppl", "goal": "minimize"}]))
+    add("benchmark study: second objective not a metric", "POST", P, 422, IA,
+        "objectives[1].name", body=bstudy(objectives=BLEU_MAX + [{"name": "speed",
+                                                                  "goal": "maximize"}]))
+    add("benchmark study: unknown benchmark", "POST", P, 422, IA, "benchmark",
+        body=bstudy(benchmark="lab/nope"))
+    add("benchmark study: benchmark of the wrong type", "POST", P, 400, IA, "benchmark",
+        body=bstudy(benchmark=5))
+    if HAVE_TABLES:
+        add("benchmark study: learning curves", "POST", P, 422, IA, "benchmark",
+            body=bstudy(benchmark="nmtlc/ted-zh-en", objectives=[{"name": "ppl",
+                                                                  "goal": "minimize"}]))
+        add("benchmark study: nmthpo objective not a metric", "POST", P, 422, IA,
+            "objectives[0].name",
+            body=bstudy(benchmark="nmthpo/zh-en", objectives=[{"name": "accuracy",
+                                                               "goal": "maximize"}]))
+        add("benchmark study: nmthpo with candidates", "POST", P, 422, IA, "candidates",
+            body=bstudy(benchmark="nmthpo/zh-en", objectives=KEEP_OUT,
+                        candidates=[{"bpe": 10000}]))
+        add("simulate: learning curves", "POST", "/v1/benchmarks/nmtlc/ted-zh-en/simulate",
+            422, IA, body={"repeats": 1})
+        add("evaluate: learning curve without a step", "POST",
+            "/v1/benchmarks/nmtlc/ted-zh-en/evaluate", (400, 422), IA, "step",
+            body={"params": dict(curve_models("ted-zh-en")[0][0])})
+        add("evaluate: a table row's params with bpe off the grid", "POST",
+            "/v1/benchmarks/nmthpo/zh-en/evaluate", 422, IA, "params",
+            body={"params": {"bpe": 12345, "num_layers": 4, "num_embed": 512,
+                             "num_hidden": 1024, "num_heads": 16, "init_lr": 0.0003}})
     return C
 
 
@@ -920,6 +1319,11 @@ def t_bad_fixture(c):
     done = suggest(c, s["id"], "bad-done")["trials"][0]
     report(c, done["id"], {"bleu": 1.0})
     c.bad = {"S": s["id"], "L": live["id"], "D": done["id"]}
+    # The benchmark cases need an imported table and a stored simulation.
+    expect(call(c.port, "POST", "/v1/benchmarks", synthetic_table("lab/fixture")), 201)
+    c.bad["B"] = "lab/fixture"
+    c.bad["M"] = simulate(c, "lab/fixture", {"algorithm": {"name": "random"},
+                                             "repeats": 2, "seed": 5})["id"]
 
 
 def run_bad_cases(c):
@@ -930,7 +1334,10 @@ def run_bad_cases(c):
                 field=field, prefix=prefix):
             nonlocal snap
             check(fx is not None, "fixture missing")
-            p = path.format(**fx)
+            try:
+                p = path.format(**fx)
+            except KeyError as e:
+                raise Fail("fixture %s missing (see the fixture's failure)" % e)
             try:
                 r = call(c.port, method, p, **kw)
                 expect_error(r, statuses, code, field, prefix)
@@ -1329,6 +1736,368 @@ def t_kill9(c):
           % (len(acked), lst["total"]), flush=True)
 
 
+# -- lookup-table benchmarks (issue 4) ----------------------------------------
+
+@test("benchmarks: the six nmthpo tables (sizes, parameters, oracle, Pareto sets) and the learning curves")
+def t_bench_builtin(c):
+    need_tables()
+    lst = expect(call(c.port, "GET", "/v1/benchmarks"), 200)["benchmarks"]
+    names = [b["name"] for b in lst]
+    check(names == sorted(names), "benchmarks not sorted by name: %r" % names)
+    check(len(set(names)) == len(names), "a name listed twice: %r" % names)
+    by = {b["name"]: b for b in lst}
+    for ds, rows, best_row, best, npareto in NMTHPO:
+        name = "nmthpo/" + ds
+        check(name in by, "%s not listed (got %r)" % (name, names))
+        s = by[name]
+        check(s["kind"] == "table" and s["source"] == "files" and s["size"] == rows,
+              "%s listed as %r" % (name, short(s)))
+        check(s["params"] == NMTHPO_PARAMS, "%s params %r" % (name, s["params"]))
+        check(sorted(s["metrics"]) == sorted(NMTHPO_METRICS), "%s metrics %r"
+              % (name, s["metrics"]))
+        b = expect(call(c.port, "GET", bench_path(name)), 200)
+        for k in s:
+            check(b.get(k) == s[k], "%s: GET says %s %r, the list %r" % (name, k, b.get(k), s[k]))
+        check(b["oracle"]["bleu"]["max_row"] == best_row and b["oracle"]["bleu"]["max"] == best,
+              "%s oracle bleu %r, expected %s at row %d" % (name, b["oracle"]["bleu"], best,
+                                                            best_row))
+        check(len(b["pareto"]) == npareto, "%s: %d Pareto rows, expected %d"
+              % (name, len(b["pareto"]), npareto))
+        # Everything else against the file itself.
+        t = tsv_rows(ds)
+        check(len(t) == rows, "%s.tsv has %d rows (the suite expects %d)" % (ds, len(t), rows))
+        want = {"parameters": [{"name": p, "values": sorted({r[p] for r in t})}
+                               for p in NMTHPO_PARAMS],
+                "oracle": {m: oracle_of([r[m] for r in t]) for m in NMTHPO_METRICS},
+                "pareto": [i for i, r in enumerate(t) if r["pareto"]]}
+        check(want["pareto"] == pareto_rows([r["bleu"] for r in t], [r["gpu_time"] for r in t]),
+              "%s.tsv: pareto column disagrees with the dominance computed here" % ds)
+        check_benchmark(b, want, name)
+        check("max_step" not in b, "%s: a table with max_step" % name)
+    for ds in NMTLC:
+        name = "nmtlc/" + ds
+        check(name in by, "%s not listed (got %r)" % (name, names))
+        s = by[name]
+        models = curve_models(ds)
+        configs = {canon(h) for h, _ in models}
+        check(s["kind"] == "curves" and s["source"] == "files" and s["metrics"] == ["ppl"],
+              "%s listed as %r" % (name, short(s)))
+        # The file has repeated configurations (different runs of the same
+        # hyperparameters): size may count models or distinct configurations.
+        check(s["size"] in (len(models), len(configs)), "%s size %r: %d models, %d configurations"
+              % (name, s["size"], len(models), len(configs)))
+        check(set(s["params"]) <= set(models[0][0]), "%s params %r, hyperparams %r"
+              % (name, s["params"], sorted(models[0][0])))
+        b = expect(call(c.port, "GET", bench_path(name)), 200)
+        longest = max(len(cv) for _, cv in models)
+        check(b.get("max_step") == longest - 1, "%s max_step %r: the longest curve has %d "
+              "checkpoints, steps 0..%d" % (name, b.get("max_step"), longest, longest - 1))
+        check(b["pareto"] == [], "%s pareto %r" % (name, b["pareto"]))
+        for p in b["parameters"]:
+            check(p["values"] == sorted({h[p["name"]] for h, _ in models}),
+                  "%s parameter %s values %r" % (name, p["name"], p["values"]))
+    expect_error(call(c.port, "GET", bench_path("nmthpo/zh")), 404, "not_found")
+    expect_error(call(c.port, "GET", bench_path("nmtlc/ted-xx-en")), 404, "not_found")
+
+
+@test("benchmarks: import a table, describe it (oracle, Pareto), evaluate, simulate; a second server sees it; again is 409")
+def t_bench_import(c):
+    table = synthetic_table("lab/synthetic")
+    want = expected_benchmark(table)
+    check(want["oracle"]["bleu"]["max_row"] == 7 and want["pareto"] == [0, 1, 2, 3, 4, 7],
+          "the suite's own table is not what it claims: %r" % want)
+    got = expect(call(c.port, "POST", "/v1/benchmarks", table), 201)
+    check_benchmark(got, want, "import answer")
+    g = expect(call(c.port, "GET", bench_path("lab/synthetic")), 200)
+    check_benchmark(g, want, "GET after import")
+    lst = expect(call(c.port, "GET", "/v1/benchmarks"), 200)["benchmarks"]
+    names = [b["name"] for b in lst]
+    check(names == sorted(names), "benchmarks not sorted by name: %r" % names)
+    mine = [b for b in lst if b["name"] == "lab/synthetic"]
+    check(len(mine) == 1 and all(mine[0][k] == want[k] for k in
+                                 ("kind", "source", "size", "params", "metrics")),
+          "listed as %r" % short(mine))
+
+    for i in (0, 7, 8, 11):
+        r = table["rows"][i]
+        ev = evaluate(c, "lab/synthetic", {p: r[p] for p in SYN_PARAMS})
+        check(ev["row"] == i and ev["values"] == {"bleu": r["bleu"], "gpu_time": r["gpu_time"]},
+              "evaluate row %d answered %r" % (i, ev))
+    r = table["rows"][5]
+    ev = evaluate(c, "lab/synthetic", {p: r[p] for p in SYN_PARAMS}, step=None)
+    ev2 = expect(call(c.port, "POST", bench_path("lab/synthetic", "/evaluate"),
+                      {"params": {p: r[p] for p in reversed(SYN_PARAMS)}, "step": None}), 200)
+    check(ev2 == ev and ev["row"] == 5, "step null / key order changed the answer: %r vs %r"
+          % (ev, ev2))
+
+    # Another process on the same database sees the table, and refuses it again.
+    b = c.server()
+    g2 = expect(call(b.port, "GET", bench_path("lab/synthetic")), 200)
+    check_benchmark(g2, want, "second server")
+    ev = evaluate(c, "lab/synthetic", {p: table["rows"][3][p] for p in SYN_PARAMS},
+                  port=b.port)
+    check(ev["row"] == 3 and ev["values"]["bleu"] == 20.0, "second server evaluates %r" % ev)
+    snap = db_snapshot(c.dburl)
+    expect_error(call(c.port, "POST", "/v1/benchmarks", table), 409, "conflict")
+    expect_error(call(b.port, "POST", "/v1/benchmarks", synthetic_table("lab/synthetic")),
+                 409, "conflict")
+    check(db_snapshot(c.dburl) == snap, "a refused import changed the database")
+
+    # Simulations on it: metrics recomputed here from the sequences.
+    bleu = [x["bleu"] for x in table["rows"]]
+    gpu = [x["gpu_time"] for x in table["rows"]]
+    pareto = [i in want["pareto"] for i in range(12)]
+    sim = simulate(c, "lab/synthetic", {"algorithm": {"name": "random"}, "repeats": 6,
+                                        "seed": 3, "init": 2, "budget": 4, "pareto_budget": 5,
+                                        "tolerance": 1.0})
+    check(sim["benchmark"] == "lab/synthetic" and sim["repeats"] == 6 and sim["seed"] == 3
+          and sim["init"] == 2 and sim["budget"] == 4 and sim["pareto_budget"] == 5
+          and sim["tolerance"] == 1.0 and sim["objective"] == BLEU_MAX[0]
+          and sim["algorithm"]["name"] == "random", "simulation echoed %r" % short(sim, 600))
+    check_simulation(sim, bleu, pareto, 12)
+    # Minimizing gpu_time: the oracle row is 2 (gpu 30), defaults filled in.
+    sim2 = simulate(c, "lab/synthetic", {"algorithm": {"name": "greedy"}, "repeats": 3,
+                                         "objective": {"name": "gpu_time", "goal": "minimize"}})
+    check(sim2["init"] == 3 and sim2["seed"] == 0 and sim2["tolerance"] == 0.5
+          and sim2["budget"] == 20 and sim2["pareto_budget"] == 50,
+          "defaults %r" % short({k: sim2.get(k) for k in ("init", "seed", "tolerance", "budget",
+                                                          "pareto_budget")}))
+    check_simulation(sim2, [-x for x in gpu], pareto, 12)
+    got = expect(call(b.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
+    check(same_simulation(got, sim), "GET /v1/simulations/%d differs from the POST answer: %s"
+          % (sim["id"], differing(got, sim)))
+    ls = expect(call(c.port, "GET", "/v1/simulations?benchmark=lab/synthetic"), 200)
+    check([s["id"] for s in ls["simulations"]] == [sim2["id"], sim["id"]] and ls["total"] == 2,
+          "simulations of lab/synthetic: %r" % short(ls))
+    check(all("sequences" not in s for s in ls["simulations"]), "the list carries sequences")
+
+    # A study backed by the imported table: candidates are its 12 rows.
+    st = create(c, {"name": "on lab/synthetic", "benchmark": "lab/synthetic",
+                    "objectives": BLEU_MAX, "algorithm": {"name": "greedy", "seed": 1}})
+    check(st["benchmark"] == "lab/synthetic" and st["n_candidates"] == 12,
+          "study %r" % short(st))
+    check([p["name"] for p in st["space"]] == SYN_PARAMS, "space %r" % short(st["space"]))
+    seen = []
+    for k in range(12):
+        t = suggest(c, st["id"], "syn")["trials"][0]
+        ev = evaluate(c, "lab/synthetic", t["params"])
+        seen.append(ev["row"])
+        report(c, t["id"], ev["values"])
+    check(sorted(seen) == list(range(12)), "the study issued rows %r" % seen)
+    r = suggest(c, st["id"], "syn")
+    check(r["trials"] == [] and r["done"], "after 12 rows: %r" % short(r))
+    best = expect(call(c.port, "GET", "/v1/studies/%d/best" % st["id"]), 200)["trial"]
+    check(best["values"]["bleu"] == 24.5, "best %r" % short(best))
+
+
+def zh_en_sim(c, algorithm, repeats=30, seed=0):
+    return simulate(c, "nmthpo/zh-en", {"algorithm": {"name": algorithm}, "repeats": repeats,
+                                        "seed": seed})
+
+
+@test("benchmarks: evaluate nmthpo/zh-en rows and a learning curve at its steps")
+def t_bench_evaluate(c):
+    need_tables()
+    t = tsv_rows("zh-en")
+    for i in (75, 0, 117, 77):
+        ev = evaluate(c, "nmthpo/zh-en", {p: t[i][p] for p in NMTHPO_PARAMS})
+        check(ev["row"] == i, "row %d's params evaluated as row %r" % (i, ev["row"]))
+        check(ev["values"] == {m: t[i][m] for m in NMTHPO_METRICS},
+              "row %d: %r, the file says %r" % (i, ev["values"],
+                                                {m: t[i][m] for m in NMTHPO_METRICS}))
+    check(evaluate(c, "nmthpo/zh-en", {p: t[75][p] for p in NMTHPO_PARAMS})["values"]["bleu"]
+          == 14.66, "row 75 is not bleu 14.66")
+    p75 = {p: t[75][p] for p in NMTHPO_PARAMS}
+    expect_error(call(c.port, "POST", bench_path("nmthpo/zh-en", "/evaluate"),
+                      {"params": dict(p75, init_lr=0.0005)}), 422, "invalid_argument", "params")
+    expect_error(call(c.port, "POST", bench_path("nmthpo/zh-en", "/evaluate"),
+                      {"params": p75, "step": 0}), 422, "invalid_argument", "step")
+    expect_error(call(c.port, "POST", bench_path("nmthpo/xx-en", "/evaluate"),
+                      {"params": p75}), 404, "not_found")
+
+    # A configuration that appears once in its dataset (most appear twice,
+    # with different curves, so they do not name one curve).
+    ds = "ted-ru-en"
+    models = curve_models(ds)
+    counts = {}
+    for h, _ in models:
+        counts[canon(h)] = counts.get(canon(h), 0) + 1
+    hp, curve = next((h, cv) for h, cv in models if counts[canon(h)] == 1 and len(cv) >= 3)
+    b = expect(call(c.port, "GET", bench_path("nmtlc/" + ds)), 200)
+    params = {k: hp[k] for k in b["params"]}
+    ev0 = evaluate(c, "nmtlc/" + ds, params, step=0)
+    check(ev0["values"] == {"ppl": curve[0]} and ev0.get("step") == 0,
+          "step 0: %r, the curve starts %r" % (ev0, curve[:3]))
+    check(is_int(ev0["row"]) and 0 <= ev0["row"] < b["size"], "curve row %r" % ev0["row"])
+    last = len(curve) - 1
+    evl = evaluate(c, "nmtlc/" + ds, params, step=last)
+    check(evl["values"] == {"ppl": curve[last]} and evl["step"] == last
+          and evl["row"] == ev0["row"], "step %d: %r, the curve ends %r"
+          % (last, evl, curve[-2:]))
+    ev1 = evaluate(c, "nmtlc/" + ds, params, step=1)
+    check(ev1["values"] == {"ppl": curve[1]}, "step 1: %r, curve %r" % (ev1, curve[:3]))
+    expect_error(call(c.port, "POST", bench_path("nmtlc/" + ds, "/evaluate"),
+                      {"params": params, "step": len(curve)}), 422, "invalid_argument", "step")
+    expect_error(call(c.port, "POST", bench_path("nmtlc/" + ds, "/evaluate"),
+                      {"params": params, "step": 100000}), 422, "invalid_argument", "step")
+
+
+@test("benchmarks: simulate random and greedy on nmthpo/zh-en; stored, listed, exported as .ss")
+def t_bench_simulate(c):
+    need_tables()
+    t = tsv_rows("zh-en")
+    n = len(t)
+    bleu = [r["bleu"] for r in t]
+    pareto = [r["pareto"] for r in t]
+    rs = zh_en_sim(c, "random")
+    check(rs["benchmark"] == "nmthpo/zh-en" and rs["repeats"] == 30 and rs["seed"] == 0
+          and rs["init"] == 3 and rs["objective"] == BLEU_MAX[0] and rs["tolerance"] == 0.5
+          and rs["budget"] == 20 and rs["pareto_budget"] == 50
+          and rs["algorithm"]["name"] == "random",
+          "simulation %r" % short({k: v for k, v in rs.items() if k != "sequences"}, 600))
+    check(is_num(rs["seconds"]) and rs["seconds"] >= 0, "seconds %r" % rs["seconds"])
+    parse_ts(rs["created_at"])
+    per = check_simulation(rs, bleu, pareto, n)
+    check(all(p["ftb"] >= 3 for p in per), "an ftb below init")
+    # The oracle row is in a uniformly random position P of a permutation of
+    # n rows: E[P] = (n+1)/2 = 59.5 and sd(P) = sqrt((n^2-1)/12) = 34.06, so
+    # the mean of 30 runs has standard error 34.06/sqrt(30) = 6.22. (Counting
+    # a hit among the 3 initial rows at position 3 adds 3/n = 0.03.)
+    mean, sd = (n + 1) / 2.0, math.sqrt((n * n - 1) / 12.0)
+    se = sd / math.sqrt(30)
+    got = rs["metrics"]["ftb"]["mean"]
+    check(abs(got - mean) <= 3 * se, "random ftb mean %.2f, expected %.1f +- %.1f (3 se)"
+          % (got, mean, 3 * se))
+    print("# zh-en random search, 30 runs: ftb %.1f +- %.1f (expected %.1f, se %.1f)"
+          % (got, rs["metrics"]["ftb"]["std"], mean, se), flush=True)
+    again = zh_en_sim(c, "random")
+    check(again["sequences"] == rs["sequences"] and again["id"] != rs["id"],
+          "same seed, other sequences (or the same id)")
+    gr = zh_en_sim(c, "greedy")
+    check_simulation(gr, bleu, pareto, n)
+    for k, (a, b) in enumerate(zip(rs["sequences"], gr["sequences"])):
+        check(a[:3] == b[:3], "run %d: random starts %r, greedy %r" % (k, a[:3], b[:3]))
+    check(any(a[3:6] != b[3:6] for a, b in zip(rs["sequences"], gr["sequences"])),
+          "greedy chose exactly what random chose after the initial rows in every run")
+
+    got = expect(call(c.port, "GET", "/v1/simulations/%d" % rs["id"]), 200)
+    check(same_simulation(got, rs), "GET differs from the POST answer: %s" % differing(got, rs))
+    ss = call(c.port, "GET", "/v1/simulations/%d?format=ss" % gr["id"])
+    check(ss.status == 200, "?format=ss answered %r" % ss)
+    check(ss.headers.get("content-type", "").split(";")[0].strip() == "text/plain",
+          "?format=ss Content-Type %r" % ss.headers.get("content-type"))
+    lines = ss.raw.decode("utf-8").splitlines()
+    want = [" ".join(str(r) for r in s) for s in gr["sequences"]]
+    check(lines == want, ".ss export differs from the sequences: %r... vs %r..."
+          % (lines[:1], want[:1]))
+
+    ls = expect(call(c.port, "GET", "/v1/simulations?benchmark=nmthpo/zh-en&limit=1000"), 200)
+    ids = [s["id"] for s in ls["simulations"]]
+    check(ids[:3] == [gr["id"], again["id"], rs["id"]] and ls["total"] == len(ids),
+          "simulations of zh-en, newest first: %r (total %r)" % (ids, ls["total"]))
+    check(all(s["benchmark"] == "nmthpo/zh-en" and "sequences" not in s
+              for s in ls["simulations"]), "list items %r" % short(ls["simulations"]))
+    check(ls["simulations"][0]["metrics"] == gr["metrics"], "listed metrics differ")
+    p1 = expect(call(c.port, "GET", "/v1/simulations?benchmark=nmthpo/zh-en&limit=1&offset=1"),
+                200)
+    check([s["id"] for s in p1["simulations"]] == [again["id"]] and p1["total"] == len(ids),
+          "page limit=1 offset=1: %r" % short(p1))
+    al = expect(call(c.port, "GET", "/v1/simulations"), 200)
+    check(al["total"] >= len(ids) and al["simulations"][0]["id"] >= gr["id"],
+          "all simulations %r" % short(al))
+
+    # The paper's per-table defaults: tolerance 1.0 on en-ja, fbp budget 200
+    # on sw-en and so-en.
+    ej = simulate(c, "nmthpo/en-ja", {"algorithm": {"name": "random"}, "repeats": 2})
+    check(ej["tolerance"] == 1.0 and ej["pareto_budget"] == 50, "en-ja defaults %r/%r"
+          % (ej["tolerance"], ej["pareto_budget"]))
+    check_simulation(ej, [r["bleu"] for r in tsv_rows("en-ja")],
+                     [r["pareto"] for r in tsv_rows("en-ja")], 168)
+    sw = simulate(c, "nmthpo/sw-en", {"algorithm": {"name": "random"}, "repeats": 1, "seed": 9})
+    check(sw["tolerance"] == 0.5 and sw["pareto_budget"] == 200, "sw-en defaults %r/%r"
+          % (sw["tolerance"], sw["pareto_budget"]))
+    check_simulation(sw, [r["bleu"] for r in tsv_rows("sw-en")],
+                     [r["pareto"] for r in tsv_rows("sw-en")], 767)
+    expect_error(call(c.port, "POST", bench_path("nmtlc/ted-zh-en", "/simulate"),
+                      {"repeats": 1}), 422, "invalid_argument")
+
+
+@test("benchmarks: a study backed by nmthpo/zh-en takes the table's space, rows and objective")
+def t_bench_study(c):
+    need_tables()
+    t = tsv_rows("zh-en")
+    rows = {canon({p: r[p] for p in NMTHPO_PARAMS}): i for i, r in enumerate(t)}
+    s = create(c, {"name": "zh-en table", "benchmark": "nmthpo/zh-en",
+                   "algorithm": {"name": "random", "seed": 4}, "budget": 5})
+    check(s["benchmark"] == "nmthpo/zh-en" and s["n_candidates"] == 118
+          and s["objectives"] == BLEU_MAX and s["budget"] == 5, "study %r" % short(s, 600))
+    check([p["name"] for p in s["space"]] == NMTHPO_PARAMS, "space %r" % short(s["space"]))
+    for p in s["space"]:
+        check(sorted(p.get("values") or p.get("choices") or []) ==
+              sorted({r[p["name"]] for r in t}), "space param %r" % p)
+    got = []
+    for k in range(5):
+        tr = suggest(c, s["id"], "zh-%d" % k)["trials"][0]
+        key = canon(tr["params"])
+        check(key in rows, "suggested %r is not a row of zh-en" % tr["params"])
+        ev = evaluate(c, "nmthpo/zh-en", tr["params"])
+        check(ev["row"] == rows[key], "evaluate says row %r, the file %d" % (ev["row"], rows[key]))
+        report(c, tr["id"], ev["values"])
+        got.append(rows[key])
+    check(len(set(got)) == 5, "rows repeat: %r" % got)
+    check(suggest(c, s["id"], "zh-0")["done"], "not done after the budget of 5")
+    best = expect(call(c.port, "GET", "/v1/studies/%d/best" % s["id"]), 200)["trial"]
+    check(best["values"]["bleu"] == max(t[i]["bleu"] for i in got), "best %r" % short(best))
+    m = create(c, {"name": "zh-en two objectives", "benchmark": "nmthpo/zh-en",
+                   "objectives": [{"name": "bleu", "goal": "maximize"},
+                                  {"name": "gpu_time", "goal": "minimize"}]})
+    check(m["n_candidates"] == 118 and len(m["objectives"]) == 2, "study %r" % short(m))
+    g = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
+    check(g["benchmark"] == "nmthpo/zh-en" and g["n_candidates"] == 118, "GET study %r" % short(g))
+
+
+@test("fake trainer: 4 workers, random, budget 30 on nmthpo/zh-en through the real HTTP path")
+def t_fake_trainer(c):
+    need_tables()
+    t = tsv_rows("zh-en")
+    rows = {canon({p: r[p] for p in NMTHPO_PARAMS}): i for i, r in enumerate(t)}
+    script = os.path.join(TOP, "clients", "python", "fake_trainer.py")
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, script, "--url", "http://127.0.0.1:%d" % c.port,
+                        "--benchmark", "nmthpo/zh-en", "--workers", "4", "--algorithm", "random",
+                        "--budget", "30", "--seed", "11"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                       timeout=300)
+    out = r.stdout.decode("utf-8", "replace")
+    check(r.returncode == 0, "fake_trainer exited %d:\n%s" % (r.returncode, out[-2000:]))
+    m = re.search(r"^study (\d+):", out, re.M)
+    check(m, "fake_trainer did not print its study:\n%s" % out[-1000:])
+    check(re.search(r"^best trial \d+: bleu ", out, re.M)
+          and re.search(r"^table's best row 75 \(bleu 14.66\) (found after \d+|not found in 30)",
+                        out, re.M), "fake_trainer's summary:\n%s" % out[-1000:])
+    sid = int(m.group(1))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["benchmark"] == "nmthpo/zh-en" and st["state"] == "done"
+          and st["trial_counts"]["completed"] == 30
+          and sum(st["trial_counts"].values()) == 30, "study %r %r"
+          % (st["state"], st["trial_counts"]))
+    lst = all_trials(c, sid)
+    seen = set()
+    for tr in lst["trials"]:
+        key = canon(tr["params"])
+        check(key in rows, "trial %d has params %r, no row of zh-en" % (tr["id"], tr["params"]))
+        i = rows[key]
+        check(tr["values"] == {m: t[i][m] for m in NMTHPO_METRICS},
+              "trial %d (row %d) reported %r, the table says %r"
+              % (tr["id"], i, tr["values"], {m: t[i][m] for m in NMTHPO_METRICS}))
+        seen.add(i)
+    check(len(seen) == 30, "%d distinct rows in 30 trials" % len(seen))
+    workers = {tr["worker"] for tr in lst["trials"]}
+    check(len(workers) >= 2, "trials came from workers %r only" % sorted(workers))
+    print("# fake trainer: 30 evaluations by 4 workers in %.1f s; %s" % (
+        time.monotonic() - t0, " / ".join(x for x in out.splitlines()[-1:])), flush=True)
+
+
 @test("database down: 503 unavailable, then the server recovers")
 def t_db_down(c):
     q = urllib.parse.parse_qs(urllib.parse.urlsplit(c.dburl).query)
@@ -1375,12 +2144,17 @@ def t_shutdown(c):
 # ---------------------------------------------------------------------------
 
 def main():
-    global SPEC
+    global SPEC, BENCH_DIR, HAVE_TABLES
     ap = argparse.ArgumentParser(description="hpod API tests")
     ap.add_argument("--hpod", required=True, help="path to the hpod binary")
     ap.add_argument("--logdir", help="server logs (default: next to the binary)")
     ap.add_argument("--only", help="run only tests whose name matches this regex")
+    ap.add_argument("--benchmarks", default=BENCH_DIR,
+                    help="lookup tables for the servers (HPOD_BENCHMARKS; default %(default)s); "
+                         "tests that need them are skipped when DIR/nmthpo is missing")
     args = ap.parse_args()
+    BENCH_DIR = os.path.abspath(args.benchmarks)
+    HAVE_TABLES = os.path.isfile(os.path.join(BENCH_DIR, "nmthpo", "zh-en.tsv"))
     args.hpod = os.path.abspath(args.hpod)
     if not args.logdir:
         args.logdir = os.path.join(os.path.dirname(args.hpod), "api-logs")
@@ -1431,6 +2205,8 @@ def main():
         if s.proc is not None:
             s.proc.kill()
             s.proc.wait()
+    if c.skipped:
+        print("# %d tests skipped: no lookup tables in %s" % (c.skipped, BENCH_DIR), flush=True)
     print("# api tests took %.1f s; server logs in %s" % (time.monotonic() - t0, args.logdir),
           flush=True)
     print("api: %d passed, %d failed" % (c.passed, c.failed), flush=True)

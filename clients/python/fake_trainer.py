@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""fake_trainer - N concurrent fake trainers drive a benchmark-backed study.
+
+Usage (with a server running, e.g. `make run`):
+
+    python3 clients/python/fake_trainer.py --url URL --benchmark nmthpo/zh-en
+        [--workers N] [--algorithm random|gp|graph|greedy] [--budget B]
+        [--seed S] [--objective NAME[:maximize|minimize]]
+
+Creates a study backed by a lookup table (`"benchmark": NAME`: the space
+and the candidates are the table's, DESIGN.md section 2), then runs N
+worker threads that each loop
+
+    suggest -> POST /v1/benchmarks/NAME/evaluate (the trial's params)
+            -> report the returned values as the trial's result
+
+until the study is done, waiting `retry_after` seconds whenever nothing can
+be issued yet. That is the real HTTP path of a trainer, with the table
+standing in for the GPU: a demo, and an end-to-end test (tests/api).
+
+At the end it prints the best trial and how many evaluations (trials in
+issue order) it took to reach the table's best row, the first row holding
+the best value (oracle `max_row`/`min_row` of GET /v1/benchmarks/NAME), as
+the ftb metric of Zhang & Duh (TACL 2020) counts them.
+
+The objective is the server's default for nmthpo tables (bleu, maximize)
+unless --objective is given (required for imported tables). Exit status:
+0 when the study finished, 1 on an error answer from hpod.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hpod_client import HpodClient, HpodError  # noqa: E402
+
+ALGORITHMS = ("random", "gp", "graph", "greedy")
+
+
+def parse_objective(text):
+    name, _, goal = text.partition(":")
+    goal = goal or "maximize"
+    if not name or goal not in ("maximize", "minimize"):
+        raise argparse.ArgumentTypeError("expected NAME[:maximize|minimize], got %r" % text)
+    return {"name": name, "goal": goal}
+
+
+class Run:
+    """What the workers share: the row each trial evaluated, and errors."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.rows = {}  # trial id -> (row id, values)
+        self.errors = []
+
+
+def worker(client, benchmark, study_id, name, run, max_sleep):
+    try:
+        while True:
+            r = client.suggest(study_id, name)
+            if r["trials"]:
+                for t in r["trials"]:
+                    ev = client.evaluate(benchmark, t["params"])
+                    # A real trainer would train for hours here, heartbeat
+                    # and send intermediate reports; the table answers now.
+                    client.report(t["id"], ev["values"])
+                    with run.lock:
+                        run.rows[t["id"]] = (ev["row"], ev["values"])
+                continue
+            if r["done"]:
+                return
+            # Nothing to issue until another worker finishes a trial.
+            time.sleep(min(max(1, int(r.get("retry_after") or 1)), max_sleep))
+    except HpodError as e:
+        with run.lock:
+            run.errors.append("%s: %s" % (name, e))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--url", default=os.environ.get("HPOD_URL", "http://127.0.0.1:8080"))
+    ap.add_argument("--benchmark", required=True, help="table name, e.g. nmthpo/zh-en")
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--algorithm", choices=ALGORITHMS, default="random")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="trials to run (default: every row of the table)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--objective", type=parse_objective, default=None,
+                    help="NAME[:maximize|minimize] (default: the server's, bleu for nmthpo)")
+    ap.add_argument("--max-sleep", type=float, default=60.0,
+                    help="cap on a retry_after wait, seconds")
+    args = ap.parse_args(argv)
+    if args.workers < 1:
+        ap.error("--workers must be >= 1")
+    if args.budget is not None and args.budget < 1:
+        ap.error("--budget must be >= 1")
+
+    client = HpodClient(args.url)
+    table = client.get_benchmark(args.benchmark)
+    body = {
+        "name": "fake trainer: %s, %s, %d workers" % (args.benchmark, args.algorithm,
+                                                      args.workers),
+        "benchmark": args.benchmark,
+        "algorithm": {"name": args.algorithm, "seed": args.seed},
+    }
+    if args.budget is not None:
+        body["budget"] = args.budget
+    if args.objective is not None:
+        body["objectives"] = [args.objective]
+    study = client.create_study(body)
+    sid = study["id"]
+    obj = study["objectives"][0]
+    print("study %d: %s (%d rows), %s seed %d, budget %s, %d workers, objective %s %s"
+          % (sid, args.benchmark, table["size"], study["algorithm"]["name"], args.seed,
+             study["budget"], args.workers, obj["goal"], obj["name"]), flush=True)
+
+    run = Run()
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=worker,
+                                args=(client, args.benchmark, sid, "fake-%d" % i, run,
+                                      args.max_sleep))
+               for i in range(args.workers)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    if run.errors:
+        for e in run.errors:
+            print("fake_trainer: %s" % e, file=sys.stderr)
+        return 1
+    print("%d evaluations in %.1f s" % (len(run.rows), time.monotonic() - t0), flush=True)
+
+    if len(study["objectives"]) == 1:
+        best = client.best(sid)["trial"]
+        if best is None:
+            print("no completed trial")
+        else:
+            print("best trial %d: %s %s at %s (row %s)"
+                  % (best["id"], obj["name"], best["values"].get(obj["name"]),
+                     best["params"], run.rows.get(best["id"], ("?",))[0]))
+    else:
+        front = client.pareto(sid)["front"]
+        print("Pareto front: %d trials" % len(front))
+
+    # Evaluations to the table's best row: trials in issue (id) order.
+    oracle = table["oracle"].get(obj["name"])
+    if oracle is None:
+        return 0
+    maximize = obj["goal"] == "maximize"
+    target_row = oracle["max_row"] if maximize else oracle["min_row"]
+    target = oracle["max"] if maximize else oracle["min"]
+    order = sorted(run.rows)
+    found = [i + 1 for i, tid in enumerate(order) if run.rows[tid][0] == target_row]
+    reached = [i + 1 for i, tid in enumerate(order)
+               if run.rows[tid][1].get(obj["name"]) == target]
+    if found:
+        print("table's best row %d (%s %s) found after %d evaluations"
+              % (target_row, obj["name"], target, found[0]))
+    else:
+        print("table's best row %d (%s %s) not found in %d evaluations%s"
+              % (target_row, obj["name"], target, len(order),
+                 "; a row tied with it after %d" % reached[0] if reached else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except HpodError as e:
+        print("fake_trainer: %s" % e, file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
