@@ -510,7 +510,7 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
     if (!json_is_array(arr))
         return hpod_fail(err, HPOD_EINVAL, "constraints",
                          "constraints must be an array");
-    if (json_array_size(arr) > 16)
+    if (json_array_size(arr) > MODEL_MAX_CONSTRAINTS)
         return hpod_fail(err, HPOD_EUNPROC, "constraints",
                          "at most 16 constraints");
     for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -808,6 +808,17 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         d->names[i] = json_string_value(json_object_get(p, "name"));
         d->choices[i] = json_object_get(p, "choices");
     }
+    json_t *dcon = json_object_get(d->def, "constraints");
+    d->n_constraints = json_array_size(dcon);
+    for (size_t i = 0; i < d->n_constraints; i++) {
+        json_t *c = json_array_get(dcon, i);
+        json_t *mx = json_object_get(c, "max");
+        d->con_metric[i] = json_string_value(json_object_get(c, "metric"));
+        d->con_is_max[i] = mx != NULL;
+        d->con_bound[i] = json_number_value(mx ? mx : json_object_get(c, "min"));
+        d->con_confidence[i] =
+            json_number_value(json_object_get(c, "confidence"));
+    }
     json_t *dobj = json_object_get(d->def, "objectives");
     for (size_t i = 0; i < d->n_objectives; i++)
         d->obj_names[i] = json_string_value(
@@ -861,6 +872,21 @@ study_def_cleanup(struct study_def *d)
     free(d->names);
     free(d->choices);
     memset(d, 0, sizeof *d);
+}
+
+int
+trial_feasible(const struct study_def *d, json_t *values)
+{
+    for (size_t i = 0; i < d->n_constraints; i++) {
+        json_t *v = json_object_get(values, d->con_metric[i]);
+        if (!json_is_number(v))
+            return 0;
+        double x = json_number_value(v);
+        if (d->con_is_max[i] ? !(x <= d->con_bound[i])
+                             : !(x >= d->con_bound[i]))
+            return 0;
+    }
+    return 1;
 }
 
 /* ---- responses ---- */

@@ -18,6 +18,7 @@
 #include "store/model.h"
 
 #define MODEL_MAX_OBJECTIVES 8
+#define MODEL_MAX_CONSTRAINTS 16
 
 enum algo_name {
     ALGO_RANDOM = 0,
@@ -43,6 +44,13 @@ struct study_def {
     size_t n_objectives;
     const char *obj_names[MODEL_MAX_OBJECTIVES]; /* borrowed from def */
     int obj_sense[MODEL_MAX_OBJECTIVES];         /* +1 max, -1 min */
+    /* Constraints: metric (borrowed from def) <= bound when is_max, else
+     * metric >= bound; confidence for model recommendations. */
+    size_t n_constraints;
+    const char *con_metric[MODEL_MAX_CONSTRAINTS];
+    double con_bound[MODEL_MAX_CONSTRAINTS];
+    int con_is_max[MODEL_MAX_CONSTRAINTS];
+    double con_confidence[MODEL_MAX_CONSTRAINTS];
     struct algo_def algo;
     long long budget; /* -1: none */
     int lease_seconds;
@@ -80,6 +88,13 @@ enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
                                   struct hpod_err *err);
 /* Returns a new JSON object for a configuration. */
 json_t *params_to_json(const struct study_def *d, const double *raw);
+
+/*
+ * trial_feasible - 1 if the reported values (a JSON object, borrowed)
+ * meet every constraint of d; a constraint whose metric was not reported
+ * counts as not met (feasibility is only what was observed).
+ */
+int trial_feasible(const struct study_def *d, json_t *values);
 
 /* New JSON for a study row (definition fields + counts and state). */
 json_t *study_to_json(const struct study *s);

@@ -141,8 +141,8 @@ handle_study_delete(struct req *rq)
 
 /*
  * handle_study_best - GET /v1/studies/{id}/best
- * The completed trial with the best value of the single objective (ties:
- * the earliest), or null.
+ * The feasible completed trial with the best value of the single objective
+ * (ties: the earliest), or null.
  */
 enum hpod_status
 handle_study_best(struct req *rq)
@@ -169,7 +169,8 @@ handle_study_best(struct req *rq)
     for (size_t i = 0; i < n; i++) {
         json_t *vals = json_from_text(rows[i].values);
         json_t *v = json_object_get(vals, d.obj_names[0]);
-        if (json_is_number(v)) {
+        /* Only trials whose constraints were observed to hold. */
+        if (json_is_number(v) && trial_feasible(&d, vals)) {
             double x = json_number_value(v) * d.obj_sense[0];
             if (best == (size_t)-1 || x > best_v) {
                 best = i;

@@ -120,7 +120,9 @@ not_live(struct req *rq, const struct trial *t, const char *what)
 
 /*
  * handle_trial_report - POST /v1/trials/{id}/report
- * Body: {"values": {metric: number}, "step": k?}. Final without step.
+ * Body: {"values": {metric: number}, "step": k?}. Without step: final
+ * values, all or some metrics; the trial completes when every objective is
+ * in. With step: an intermediate report, answered with an action.
  */
 enum hpod_status
 handle_trial_report(struct req *rq)
@@ -132,6 +134,7 @@ handle_trial_report(struct req *rq)
     struct study_def d = {0};
     char *vtext = NULL;
     const char *action = NULL;
+    json_t *merged = NULL;
     enum hpod_status st;
 
     /* 1-2. Parse and validate what needs no database. */
@@ -144,38 +147,54 @@ handle_trial_report(struct req *rq)
         (st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
         goto out;
     if (step < 0) {
-        if (t.state == TRIAL_COMPLETED) {
-            int equal = 0;
-            if ((st = trial_store_values_equal(rq->db, t.id, vtext, &equal,
-                                               &rq->err)) != HPOD_OK)
-                goto out;
-            if (!equal) {
-                st = hpod_fail(&rq->err, HPOD_ECONFLICT, "values",
-                               "trial %lld is already completed with other "
-                               "values",
-                               t.id);
-                goto out;
-            }
-        } else if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
+        /* Final values, possibly only some metrics (decoupled reports:
+         * speed measured on a subset now, BLEU later). They merge into what
+         * the trial holds; a metric reported twice must agree. The trial
+         * completes once every objective is in. */
+        if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING &&
+            t.state != TRIAL_COMPLETED) {
             st = not_live(rq, &t, "report on");
             goto out;
-        } else {
-            if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) !=
-                    HPOD_OK ||
-                (st = study_def_from_text(s.definition, &d, &rq->err)) !=
-                    HPOD_OK)
+        }
+        if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) !=
+                HPOD_OK ||
+            (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK)
+            goto out;
+        merged = json_from_text(t.values);
+        if (!json_is_object(merged)) {
+            json_decref(merged);
+            merged = json_object();
+        }
+        int added = 0;
+        const char *key;
+        json_t *val;
+        json_object_foreach(values, key, val)
+        {
+            json_t *old = json_object_get(merged, key);
+            if (old && json_number_value(old) != json_number_value(val)) {
+                char f[96];
+                snprintf(f, sizeof f, "values.%s", key);
+                st = hpod_fail(&rq->err, HPOD_ECONFLICT, f,
+                               "trial %lld already has %s = %.17g", t.id, key,
+                               json_number_value(old));
                 goto out;
-            for (size_t i = 0; i < d.n_objectives; i++)
-                if (!json_is_number(json_object_get(values, d.obj_names[i]))) {
-                    char f[96];
-                    snprintf(f, sizeof f, "values.%s", d.obj_names[i]);
-                    st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
-                                   "a final report must carry objective "
-                                   "\"%s\"",
-                                   d.obj_names[i]);
-                    goto out;
-                }
-            if ((st = trial_store_complete(rq->db, t.id, vtext, &rq->err)) !=
+            }
+            if (!old) {
+                json_object_set(merged, key, val);
+                added = 1;
+            }
+        }
+        int complete = 1;
+        for (size_t i = 0; i < d.n_objectives; i++)
+            complete &=
+                json_is_number(json_object_get(merged, d.obj_names[i]));
+        /* Repeating what is stored changes nothing (idempotent). */
+        if (added || (complete && t.state != TRIAL_COMPLETED) ||
+            t.state == TRIAL_PENDING) {
+            free(vtext);
+            vtext = json_dump_text(merged, JSON_SORT_KEYS);
+            if ((st = trial_store_set_values(rq->db, t.id, vtext, complete,
+                                             s.lease_seconds, &rq->err)) !=
                 HPOD_OK)
                 goto out;
         }
@@ -198,6 +217,7 @@ handle_trial_report(struct req *rq)
 out:
     if (st != HPOD_OK)
         db_rollback(rq->db);
+    json_decref(merged);
     free(vtext);
     study_def_cleanup(&d);
     study_cleanup(&s);

@@ -50,11 +50,12 @@ static const char *SQL_HISTORY =
     " CASE WHEN candidate IS NULL THEN params::text END AS params,"
     " values::text AS values FROM trials"
     " WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
-static const char *SQL_COMPLETE =
-    "UPDATE trials SET state = 'completed', values = $2::jsonb,"
-    " lease_expires_at = NULL, updated_at = now() WHERE id = $1";
-static const char *SQL_VALUES_EQUAL =
-    "SELECT values = $2::jsonb AS eq FROM trials WHERE id = $1";
+static const char *SQL_SET_VALUES =
+    "UPDATE trials SET values = $2::jsonb,"
+    " state = CASE WHEN $3 THEN 'completed' ELSE 'running' END,"
+    " lease_expires_at = CASE WHEN $3 THEN NULL"
+    "  ELSE now() + make_interval(secs => $4) END,"
+    " updated_at = now() WHERE id = $1";
 static const char *SQL_INTERMEDIATE =
     "INSERT INTO intermediate_values (trial_id, step, values, action)"
     " VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (trial_id, step) DO NOTHING"
@@ -295,31 +296,14 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
 }
 
 enum hpod_status
-trial_store_complete(struct db *db, long long id, const char *values_json,
-                     struct hpod_err *err)
+trial_store_set_values(struct db *db, long long id, const char *values_json,
+                       int complete, int lease_seconds, struct hpod_err *err)
 {
-    char sid[32];
+    char sid[32], ls[32];
     snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid, values_json};
-    return exec_affected(db, SQL_COMPLETE, 2, p, NULL, err);
-}
-
-enum hpod_status
-trial_store_values_equal(struct db *db, long long id, const char *values_json,
-                         int *equal, struct hpod_err *err)
-{
-    char sid[32];
-    struct db_result *r = NULL;
-    enum hpod_status st;
-
-    snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid, values_json};
-    if ((st = db_exec(db, SQL_VALUES_EQUAL, 2, p, &r, err)) != HPOD_OK)
-        return st;
-    const char *eq = db_rows(r) ? db_get(r, 0, "eq") : NULL;
-    *equal = eq && eq[0] == 't';
-    db_result_free(r);
-    return HPOD_OK;
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    const char *p[] = {sid, values_json, complete ? "true" : "false", ls};
+    return exec_affected(db, SQL_SET_VALUES, 4, p, NULL, err);
 }
 
 enum hpod_status

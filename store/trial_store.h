@@ -64,15 +64,16 @@ enum hpod_status trial_store_history(struct db *db, long long study_id,
                                      struct trial **out, size_t *n,
                                      struct hpod_err *err);
 
-/* Final values (JSON object text); the trial becomes completed. */
-enum hpod_status trial_store_complete(struct db *db, long long id,
-                                      const char *values_json,
-                                      struct hpod_err *err);
-
-/* 1 in *equal if the stored final values equal values_json (as jsonb). */
-enum hpod_status trial_store_values_equal(struct db *db, long long id,
-                                          const char *values_json, int *equal,
-                                          struct hpod_err *err);
+/*
+ * trial_store_set_values - stores the trial's final values (JSON object
+ * text, all metrics reported so far). complete: the trial becomes
+ * completed (its lease ends); else it stays running with its lease renewed
+ * by lease_seconds (a decoupled report still waiting for some objective).
+ */
+enum hpod_status trial_store_set_values(struct db *db, long long id,
+                                        const char *values_json, int complete,
+                                        int lease_seconds,
+                                        struct hpod_err *err);
 
 /*
  * trial_store_intermediate - records values for a step with the action the

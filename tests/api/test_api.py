@@ -1109,8 +1109,8 @@ def bad_cases():
         body={"values": {"bleu": "high"}})
     add("report with a null value", "POST", R, 400, IA, "values.bleu",
         body={"values": {"bleu": None}})
-    add("report missing an objective", "POST", R, 422, IA, "values.bleu",
-        body={"values": {"loss": 1.0}})
+    add("report with a bad metric name", "POST", R, 422, IA, "values.bad name",
+        body={"values": {"bad name": 1.0}})
     add("report with empty values", "POST", R, 422, IA, prefix="values",
         body={"values": {}})
     add("report without values", "POST", R, 400, IA, "values", body={"step": 1})
@@ -1505,6 +1505,120 @@ def t_pareto(c):
     check(len(p["front"]) == 3 and p["hypervolume"] > 0, "derived: %r" % short(p))
     check(isinstance(p["reference"], dict) and p["reference"]["a"] >= 3
           and p["reference"]["b"] >= 3, "derived reference %r (worst is 3, 3)" % p["reference"])
+
+
+@test("decoupled reports and constraints: metrics arrive separately, a trial completes with its objectives, best is feasible")
+def t_decoupled(c):
+    s = create(c, {"name": "decoupled", "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"}],
+                   "constraints": [{"metric": "gpu_time", "max": 200}]})
+    sid = s["id"]
+    check(s["constraints"][0]["max"] == 200, "constraint stored %r" % s["constraints"])
+    ta, tb, tc = (suggest(c, sid, w)["trials"][0] for w in ("a", "b", "c"))
+    r = report(c, ta["id"], {"gpu_time": 150})
+    check(r["trial"]["state"] == "running" and r["trial"]["values"] == {"gpu_time": 150},
+          "speed first: %r" % short(r))
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % ta["id"],
+                      {"values": {"gpu_time": 160}}), 409, "conflict", "values.gpu_time")
+    r = report(c, ta["id"], {"bleu": 20})
+    check(r["trial"]["state"] == "completed" and r["trial"]["values"] == {"gpu_time": 150, "bleu": 20},
+          "bleu later completes: %r" % short(r))
+    again = report(c, ta["id"], {"bleu": 20})
+    check(again["trial"]["values"] == r["trial"]["values"], "repeat changed %r" % short(again))
+    r = report(c, ta["id"], {"speed": 5})
+    check(r["trial"]["state"] == "completed" and r["trial"]["values"].get("speed") == 5,
+          "a late extra metric merges: %r" % short(r))
+    report(c, tb["id"], {"bleu": 25, "gpu_time": 250})   # infeasible
+    report(c, tc["id"], {"bleu": 22})                    # constraint not observed
+    best = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)
+    check(best["trial"] is not None and best["trial"]["id"] == ta["id"],
+          "best must be the feasible trial %d, got %r" % (ta["id"], short(best)))
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=true" % sid), 200)
+    check([x["trial"] for x in p["front"]] == [ta["id"]] and p["n_feasible"] == 1
+          and p["n_completed"] == 3, "pareto with constraints %r" % short(p))
+    feas = {x["trial"]: x["feasible"] for x in p["ranks"]}
+    check(feas == {ta["id"]: True, tb["id"]: False, tc["id"]: False}, "feasibility %r" % feas)
+
+
+def brute_front(pts, sense):
+    """Indices of the non-dominated points (sense +1 maximize, -1 minimize)."""
+    def dom(a, b):
+        return all(s * x >= s * y for x, y, s in zip(a, b, sense)) and \
+            any(s * x > s * y for x, y, s in zip(a, b, sense))
+    return [i for i, a in enumerate(pts) if not any(dom(b, a) for b in pts)]
+
+
+def brute_ranks(pts, sense):
+    rank, left, r = {}, list(range(len(pts))), 0
+    while left:
+        sub = [pts[i] for i in left]
+        f = [left[j] for j in brute_front(sub, sense)]
+        for i in f:
+            rank[i] = r
+        left = [i for i in left if i not in f]
+        r += 1
+    return rank
+
+
+def brute_hv(pts, sense, ref):
+    """Exact dominated volume by cells of the coordinate grid (small n)."""
+    m = len(ref)
+    q = [[s * x for x, s in zip(p, sense)] for p in pts]      # maximize all
+    rf = [s * x for x, s in zip(ref, sense)]
+    q = [p for p in q if all(x > r for x, r in zip(p, rf))]
+    if not q:
+        return 0.0
+    axes = [sorted(set([rf[j]] + [p[j] for p in q])) for j in range(m)]
+    vol = 0.0
+
+    def rec(j, lo, width):
+        nonlocal vol
+        if j == m:
+            if any(all(p[k] >= lo[k] for k in range(m)) for p in q):
+                vol += width
+            return
+        for a, b in zip(axes[j], axes[j][1:]):
+            rec(j + 1, lo + [b], width * (b - a))
+    rec(0, [], 1.0)
+    return vol
+
+
+@test("pareto equals a brute-force front, ranks and hypervolume on random studies (mixed goals)")
+def t_pareto_bruteforce(c):
+    import random
+    rng = random.Random(2385)
+    for case in range(4):
+        m = 2 if case < 2 else 3
+        goals = [rng.choice(["maximize", "minimize"]) for _ in range(m)]
+        names = ["o%d" % j for j in range(m)]
+        s = create(c, {"name": "pareto-bf-%d" % case,
+                       "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                       "objectives": [{"name": n, "goal": g} for n, g in zip(names, goals)]})
+        pts, tids = [], []
+        for i in range(18):
+            t = suggest(c, s["id"], "bf-%d" % i)["trials"][0]
+            v = [float(rng.randint(0, 6)) + (rng.random() if case % 2 else 0) for _ in range(m)]
+            report(c, t["id"], dict(zip(names, v)))
+            pts.append(v)
+            tids.append(t["id"])
+        sense = [1 if g == "maximize" else -1 for g in goals]
+        p = expect(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=true&history=true" % s["id"]), 200)
+        want = sorted(tids[i] for i in brute_front(pts, sense))
+        check([x["trial"] for x in p["front"]] == want,
+              "case %d: front %r, brute force %r" % (case, [x["trial"] for x in p["front"]], want))
+        ref = [p["reference"][n] for n in names]
+        hv = brute_hv(pts, sense, ref)
+        check(math.isclose(p["hypervolume"], hv, rel_tol=1e-9, abs_tol=1e-9),
+              "case %d: hypervolume %r, brute force %r" % (case, p["hypervolume"], hv))
+        br = brute_ranks(pts, sense)
+        got = {x["trial"]: x["rank"] for x in p["ranks"]}
+        check(got == {tids[i]: br[i] for i in range(len(pts))}, "case %d: ranks differ" % case)
+        h = [x["hypervolume"] for x in p["history"]]
+        check(len(h) == 18 and all(a <= b + 1e-9 for a, b in zip(h, h[1:]))
+              and math.isclose(h[-1], hv, rel_tol=1e-9, abs_tol=1e-9),
+              "case %d: history %r" % (case, h))
+    expect_error(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=maybe" % s["id"]),
+                 400, "invalid_argument", "ranks")
 
 
 @test("random search reproducible: same seed same sequence, other seed different")
