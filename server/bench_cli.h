@@ -24,6 +24,13 @@
  *                             "-" writes none)
  *   --dir DIR                 benchmarks directory (default
  *                             benchmarks_dir, i.e. HPOD_BENCHMARKS)
+ *   --sh                      instead of Table 3: successive halving on the
+ *                             learning curves (dissertation Table 6.1,
+ *                             core/sh.c), p in {2,4}, c in {5,10}; its
+ *                             section replaces its own marked block in
+ *                             --out (or is appended), so run it after
+ *                             Table 3, which rewrites the file whole
+ *   --configs N               SH: configurations per run (default 40)
  * Progress goes to stderr, the markdown to stdout and to --out.
  * benchmarks_dir is borrowed. Returns the process exit code: 0 on
  * success, 2 on a usage error, 1 on any other failure.
