@@ -130,8 +130,10 @@ test_models_beat_random(void **state)
                   sum_gbei / reps);
     /* Random needs about (n+1)/2 = 72.5 on average. */
     assert_true(sum_gp / reps < 25);
-    assert_true(sum_gbei / reps < 40);
-    assert_true(sum_gb / reps < 25);
+    /* Measured: graph/ei 25.4, graph/eif 9.1 (EIF on ℓ = median/2 with the
+     * top 7.5% of labels as 1, core/sampler.c). */
+    assert_true(sum_gbei / reps < 30);
+    assert_true(sum_gb / reps < 15);
     assert_true(sum_rs / reps > 40);
 }
 
