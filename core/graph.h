@@ -185,7 +185,10 @@ enum hpod_status graph_eif_labels(struct graph *g, const size_t *lab,
  * (1 - f_k)·Σ(1 - f⁺) term is ≈ u·(1 - f_k): ftb 66 on zh-en, 145 on ja-en
  * and 767 (the last row) on sw-en, against 35, 21 and 106 for greedy. The
  * single terms from graph_eif_terms did much better as acquisitions, e.g.
- * f_k·Σf⁺⁽ᵏ'¹⁾: 47, 18, 83; EI on graph_predict: 95, 16, 76.
+ * f_k·Σf⁺⁽ᵏ'¹⁾: 47, 18, 83; EI on graph_predict: 95, 16, 76. The sampler's
+ * final choice (core/sampler.c, eif_scores: f·Σf⁺ with the top 7.5% of the
+ * labels set to 1 on a graph with half the median edge length) and its
+ * figures are in docs/benchmarks.md.
  * Return: as graph_predict.
  */
 enum hpod_status graph_eif(struct graph *g, const size_t *lab, const double *y,
