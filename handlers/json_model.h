@@ -24,7 +24,9 @@ enum algo_name {
     ALGO_RANDOM = 0,
     ALGO_GP,
     ALGO_GRAPH,
-    ALGO_GREEDY
+    ALGO_GREEDY,
+    ALGO_EHVI,
+    ALGO_ASHA
 };
 
 struct algo_def {
@@ -33,6 +35,12 @@ struct algo_def {
     int kernel;      /* enum kernel_kind */
     int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
     int init;        /* random points before the model takes over */
+    int surrogate;   /* ehvi: 0 gp, 1 graph */
+    /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base
+     * sampler for new configurations (ALGO_RANDOM/GP/GRAPH); mode 0
+     * promotion (paused, may resume), 1 stopping (pruned). */
+    long long asha_r, asha_u, asha_R, asha_p, asha_keep;
+    int base, asha_mode;
 };
 
 struct study_def {

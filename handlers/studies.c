@@ -61,9 +61,12 @@ handle_study_create(struct req *rq)
                        "greedy needs a finite space: give candidates");
         goto out;
     }
-    if (d.algo.name != ALGO_RANDOM && d.n_objectives > 1) {
+    if (d.algo.name != ALGO_RANDOM && d.algo.name != ALGO_EHVI &&
+        !(d.algo.name == ALGO_ASHA && d.algo.base == ALGO_RANDOM) &&
+        d.n_objectives > 1) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
-                       "this algorithm optimizes a single objective");
+                       "this algorithm optimizes a single objective: use "
+                       "ehvi for several");
         goto out;
     }
     def_text = json_dump_text(d.def, 0);

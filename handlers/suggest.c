@@ -14,9 +14,12 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/mobo.h"
+#include "core/pareto.h"
 #include "core/sampler.h"
 #include "handlers/handlers.h"
 #include "handlers/json_model.h"
+#include "handlers/multifidelity.h"
 #include "store/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
@@ -120,6 +123,14 @@ struct history {
     double *pend_raw;
     size_t *pend_cand;
     size_t n_pend, cap_pend;
+    /* Multi-objective and constrained studies (core/mobo): every trial
+     * that reported any objective or constrained metric, with all m
+     * objectives (oriented, larger is better) and the constrained metrics
+     * (as "<= bound"), NaN where not reported: decoupled reports each
+     * teach their own surrogate. */
+    double *mo_raw, *mo_y, *mo_c;
+    size_t *mo_cand;
+    size_t n_mo, n_mo_complete;
 };
 
 static void
@@ -131,6 +142,10 @@ history_cleanup(struct history *h)
     free(h->obs_cand);
     free(h->pend_raw);
     free(h->pend_cand);
+    free(h->mo_raw);
+    free(h->mo_y);
+    free(h->mo_c);
+    free(h->mo_cand);
     memset(h, 0, sizeof *h);
 }
 
@@ -144,6 +159,124 @@ add_pending(struct history *h, size_t np, const double *raw, size_t cand)
     }
     memcpy(h->pend_raw + h->n_pend * np, raw, np * sizeof(double));
     h->pend_cand[h->n_pend++] = cand;
+}
+
+/* Multi-objective or constrained studies choose through core/mobo. */
+static int
+uses_mobo(const struct study_def *d)
+{
+    return d->algo.name == ALGO_EHVI ||
+           (d->n_constraints > 0 &&
+            (d->algo.name == ALGO_GP || d->algo.name == ALGO_GRAPH));
+}
+
+/* Adds one trial's reported metrics (NaN where missing) to h->mo_*. */
+static void
+add_mo_observation(struct history *h, const struct study_def *d, json_t *vals,
+                   const double *raw, size_t cand)
+{
+    size_t np = d->space.n_params, m = d->n_objectives;
+    size_t nc = d->n_constraints, k = h->n_mo;
+    int any = 0, complete = 1;
+    for (size_t j = 0; j < m; j++) {
+        json_t *v = json_object_get(vals, d->obj_names[j]);
+        h->mo_y[k * m + j] =
+            json_is_number(v) ? json_number_value(v) * d->obj_sense[j] : NAN;
+        any |= json_is_number(v);
+        complete &= json_is_number(v);
+    }
+    for (size_t c = 0; c < nc; c++) {
+        json_t *v = json_object_get(vals, d->con_metric[c]);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        /* mobo takes "<= bound": a "min" constraint is negated. */
+        h->mo_c[k * (nc ? nc : 1) + c] = d->con_is_max[c] ? x : -x;
+        any |= json_is_number(v);
+    }
+    if (!any)
+        return;
+    memcpy(h->mo_raw + k * np, raw, np * sizeof(double));
+    h->mo_cand[k] = cand;
+    h->n_mo++;
+    h->n_mo_complete += complete;
+}
+
+/*
+ * mobo_choose - the EHVI (or constrained) choice; HPOD_ENUMERIC when the
+ * model cannot decide yet (too few observations), so the caller falls
+ * back to the random choice.
+ */
+static enum hpod_status
+mobo_choose(const struct study_def *d, const struct history *h, int seq,
+            double *raw, size_t *cand)
+{
+    size_t m = d->n_objectives, nc = d->n_constraints;
+    double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
+    unsigned char con_log[MODEL_MAX_CONSTRAINTS];
+    int sense[MODEL_MAX_OBJECTIVES];
+    enum hpod_status st;
+
+    if (h->n_mo_complete < (size_t)(d->algo.init > 1 ? d->algo.init : 2))
+        return HPOD_ENUMERIC;
+    /* Reference point in the oriented space: the study's, or the worst
+     * complete observation moved out by 10% of the range. */
+    double *yc = xmalloc((h->n_mo + 1) * m * sizeof *yc);
+    size_t k = 0;
+    for (size_t i = 0; i < h->n_mo; i++) {
+        size_t j;
+        for (j = 0; j < m && !isnan(h->mo_y[i * m + j]); j++)
+            ;
+        if (j == m)
+            memcpy(yc + k++ * m, h->mo_y + i * m, m * sizeof *yc);
+    }
+    for (size_t j = 0; j < m; j++)
+        sense[j] = 1;
+    pareto_reference(yc, k, m, sense, 0.1, ref);
+    free(yc);
+    json_t *given = json_object_get(d->def, "reference");
+    for (size_t j = 0; j < m; j++) {
+        json_t *v = json_object_get(given, d->obj_names[j]);
+        if (json_is_number(v))
+            ref[j] = json_number_value(v) * d->obj_sense[j];
+    }
+    /* Positive metrics (time, speed, memory) have multiplicative noise:
+     * their GP models the logarithm (Beck et al. 2016). Only for "max"
+     * bounds on metrics observed positive; a "min" bound is negated. */
+    for (size_t c = 0; c < nc; c++) {
+        con_max[c] = d->con_is_max[c] ? d->con_bound[c] : -d->con_bound[c];
+        con_log[c] = d->con_is_max[c] && d->con_bound[c] > 0;
+        for (size_t i = 0; i < h->n_mo && con_log[c]; i++) {
+            double x = h->mo_c[i * nc + c];
+            if (!isnan(x) && !(x > 0))
+                con_log[c] = 0;
+        }
+    }
+    struct mobo_input mi = {
+        .space = &d->space,
+        .surrogate = d->algo.name == ALGO_EHVI ? d->algo.surrogate
+                     : d->algo.name == ALGO_GRAPH ? 1
+                                                  : 0,
+        .kernel = d->algo.kernel,
+        .seed = d->algo.seed,
+        .seq = seq,
+        .cand_raw = h->cand_raw,
+        .cand_used = h->cand_used,
+        .n_cand = h->n_cand,
+        .m = m,
+        .ref = ref,
+        .obs_raw = h->mo_raw,
+        .obs_y = h->mo_y,
+        .obs_cand = h->mo_cand,
+        .n_obs = h->n_mo,
+        .pend_raw = h->pend_raw,
+        .pend_cand = h->pend_cand,
+        .n_pend = h->n_pend,
+        .n_con = nc,
+        .obs_c = nc ? h->mo_c : NULL,
+        .con_max = nc ? con_max : NULL,
+        .con_log = nc ? con_log : NULL,
+    };
+    st = mobo_next(&mi, raw, cand);
+    return st;
 }
 
 /* Parses a finite study's candidates into the cache entry (once). */
@@ -196,6 +329,8 @@ load_history(struct req *rq, const struct study_def *d,
     double *raw = NULL;
     enum hpod_status st = HPOD_OK;
     int model = d->algo.name != ALGO_RANDOM;
+    int mo = uses_mobo(d);
+    size_t m = d->n_objectives, nc = d->n_constraints;
 
     if (e && (st = load_candidates(rq, d, e)) != HPOD_OK)
         return st;
@@ -212,6 +347,12 @@ load_history(struct req *rq, const struct study_def *d,
     h->obs_raw = xmalloc((n_rows + 1) * np * sizeof(double));
     h->obs_y = xmalloc((n_rows + 1) * sizeof(double));
     h->obs_cand = xmalloc((n_rows + 1) * sizeof(size_t));
+    if (mo) {
+        h->mo_raw = xmalloc((n_rows + 1) * np * sizeof(double));
+        h->mo_y = xmalloc((n_rows + 1) * m * sizeof(double));
+        h->mo_c = xmalloc((n_rows + 1) * (nc ? nc : 1) * sizeof(double));
+        h->mo_cand = xmalloc((n_rows + 1) * sizeof(size_t));
+    }
     raw = xmalloc((np ? np : 1) * sizeof(double));
     for (size_t i = 0; i < n_rows; i++) {
         const struct trial *t = &rows[i];
@@ -233,11 +374,14 @@ load_history(struct req *rq, const struct study_def *d,
             if (pst != HPOD_OK)
                 continue; /* not a point of this space: not evidence */
         }
+        json_t *vals = json_from_text(t->values);
+        if (mo)
+            add_mo_observation(h, d, vals, raw, cand);
         if (live) {
             add_pending(h, np, raw, cand);
+            json_decref(vals);
             continue;
         }
-        json_t *vals = json_from_text(t->values);
         json_t *v = json_object_get(vals, d->obj_names[0]);
         if (json_is_number(v)) {
             memcpy(h->obs_raw + h->n_obs * np, raw, np * sizeof(double));
@@ -325,6 +469,19 @@ handle_suggest(struct req *rq)
         json_array_append_new(out, trial_to_json(&held[i]));
 
     long long need = count - (long long)json_array_size(out);
+    /* ASHA: resuming a paused trial at its next rung comes before starting
+     * a new configuration, and costs no budget (same trial). */
+    while (mf_enabled(&d) && need > 0) {
+        struct trial pt = {0};
+        int promoted = 0;
+        if ((st = mf_promote(rq, &d, &s, worker, &pt, &promoted)) != HPOD_OK)
+            goto out;
+        if (!promoted)
+            break;
+        json_array_append_new(out, trial_to_json(&pt));
+        trial_cleanup(&pt);
+        need--;
+    }
     long long room = s.budget >= 0 ? s.budget - study_issued(&s) : need;
     if (need > room)
         need = room;
@@ -342,7 +499,9 @@ handle_suggest(struct req *rq)
         for (long long k = 0; k < need; k++) {
             struct sampler_input in = {
                 .space = &d.space,
-                .kind = (enum sampler_kind)d.algo.name,
+                .kind = (enum sampler_kind)(d.algo.name == ALGO_ASHA
+                                                ? d.algo.base
+                                                : (int)d.algo.name),
                 .seed = d.algo.seed,
                 .seq = seq,
                 .init = d.algo.init,
@@ -364,7 +523,17 @@ handle_suggest(struct req *rq)
             struct trial t = {0};
             char *ptext;
             json_t *pj;
-            st = sampler_next(&in, raw, &cand);
+            st = HPOD_ENUMERIC;
+            if (uses_mobo(&d))
+                st = mobo_choose(&d, &h, seq, raw, &cand);
+            if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
+                /* Single-objective samplers, or a model that cannot decide
+                 * yet (too little data, a fit that failed): the random
+                 * choice of the trial's own stream, never an error. */
+                if (uses_mobo(&d))
+                    in.kind = SAMPLER_RANDOM;
+                st = sampler_next(&in, raw, &cand);
+            }
             if (st == HPOD_ENOTFOUND) {
                 st = HPOD_OK; /* finite study used up */
                 break;
@@ -392,6 +561,15 @@ handle_suggest(struct req *rq)
             issued_now++;
         }
     }
+    /* ASHA with nothing live, nothing promotable and no new configuration
+     * to start: the paused trials will never resume, so they are pruned
+     * and the study can finish. */
+    if (mf_enabled(&d) && json_array_size(out) == 0 && study_live(&s) == 0 &&
+        s.counts[TRIAL_PAUSED] > 0 &&
+        ((s.budget >= 0 && study_issued(&s) >= s.budget) ||
+         (s.n_candidates >= 0 && study_issued(&s) >= s.n_candidates)) &&
+        (st = trial_store_prune_paused(rq->db, rq->id, &rq->err)) != HPOD_OK)
+        goto out;
     if ((st = db_commit(rq->db, &rq->err)) != HPOD_OK)
         goto out;
     atomic_fetch_add(&rq->ctx->suggestions_total, issued_now);

@@ -14,6 +14,7 @@
 #include "core/mem.h"
 #include "handlers/handlers.h"
 #include "handlers/json_model.h"
+#include "handlers/multifidelity.h"
 #include "store/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
@@ -142,9 +143,19 @@ handle_trial_report(struct req *rq)
         return st;
     vtext = json_dump_text(values, JSON_SORT_KEYS);
 
-    /* 3. Decide from the locked trial's state. */
+    /* 3. Decide from the locked trial's state. ASHA decisions compare the
+     * study's trials, so they are serialized by the study lock, taken
+     * before the trial's (the order suggest uses too). */
     if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
-        (st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
+        (st = trial_store_get(rq->db, rq->id, 0, &t, &rq->err)) != HPOD_OK ||
+        (st = study_store_get(rq->db, t.study_id, &s, &rq->err)) != HPOD_OK ||
+        (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK)
+        goto out;
+    if (mf_enabled(&d) && step >= 0 &&
+        (st = study_store_lock(rq->db, t.study_id, &rq->err)) != HPOD_OK)
+        goto out;
+    trial_cleanup(&t);
+    if ((st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
         goto out;
     if (step < 0) {
         /* Final values, possibly only some metrics (decoupled reports:
@@ -156,10 +167,6 @@ handle_trial_report(struct req *rq)
             st = not_live(rq, &t, "report on");
             goto out;
         }
-        if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) !=
-                HPOD_OK ||
-            (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK)
-            goto out;
         merged = json_from_text(t.values);
         if (!json_is_object(merged)) {
             json_decref(merged);
@@ -199,16 +206,35 @@ handle_trial_report(struct req *rq)
                 goto out;
         }
     } else {
-        if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
-            st = not_live(rq, &t, "report on");
+        /* A step already recorded answers as before, whatever happened
+         * since (a retried report after a "stop" finds the trial paused). */
+        int found = 0;
+        if ((st = trial_store_step_action(rq->db, t.id, (int)step, &found,
+                                          &action, &rq->err)) != HPOD_OK)
             goto out;
+        if (!found) {
+            if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
+                st = not_live(rq, &t, "report on");
+                goto out;
+            }
+            action = "continue";
+            if (mf_enabled(&d) &&
+                (st = mf_decide(rq, &d, &s, t.id, (int)step, values,
+                                &action)) != HPOD_OK)
+                goto out;
+            if ((st = trial_store_intermediate(rq->db, t.id, (int)step, vtext,
+                                               action, s.lease_seconds,
+                                               &action, &rq->err)) != HPOD_OK)
+                goto out;
+            /* Promotion mode pauses (a later suggest may resume it);
+             * stopping mode prunes. */
+            if (strcmp(action, "stop") == 0 &&
+                (st = trial_store_stop(
+                     rq->db, t.id,
+                     d.algo.asha_mode ? TRIAL_PRUNED : TRIAL_PAUSED,
+                     "stopped at a rung", &rq->err)) != HPOD_OK)
+                goto out;
         }
-        if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) !=
-                HPOD_OK ||
-            (st = trial_store_intermediate(rq->db, t.id, (int)step, vtext,
-                                           "continue", s.lease_seconds,
-                                           &action, &rq->err)) != HPOD_OK)
-            goto out;
     }
     if ((st = db_commit(rq->db, &rq->err)) != HPOD_OK)
         goto out;

@@ -66,6 +66,22 @@ static const char *SQL_RENEW =
     "UPDATE trials SET state = 'running',"
     " lease_expires_at = now() + make_interval(secs => $2), updated_at = now()"
     " WHERE id = $1 AND state IN ('pending', 'running')";
+static const char *SQL_STEPS =
+    "SELECT i.trial_id, i.step, i.values::text AS values"
+    " FROM intermediate_values i JOIN trials t ON t.id = i.trial_id"
+    " WHERE t.study_id = $1 AND NOT t.lease_expired"
+    " ORDER BY i.trial_id, i.step";
+static const char *SQL_STOP =
+    "UPDATE trials SET state = $2, reason = $3, lease_expires_at = NULL,"
+    " updated_at = now() WHERE id = $1";
+static const char *SQL_RESUME =
+    "UPDATE trials SET state = 'running', worker = $2, reason = NULL,"
+    " lease_expires_at = now() + make_interval(secs => $3),"
+    " resume_from_step = $4, updated_at = now()"
+    " WHERE id = $1 AND state = 'paused'";
+static const char *SQL_PRUNE_PAUSED =
+    "UPDATE trials SET state = 'pruned', reason = 'not promoted',"
+    " updated_at = now() WHERE study_id = $1 AND state = 'paused'";
 static const char *SQL_FAIL =
     "UPDATE trials SET state = 'failed', reason = $2, lease_expires_at = NULL,"
     " updated_at = now() WHERE id = $1";
@@ -354,4 +370,100 @@ trial_store_fail(struct db *db, long long id, const char *reason,
     snprintf(sid, sizeof sid, "%lld", id);
     const char *p[] = {sid, reason};
     return exec_affected(db, SQL_FAIL, 2, p, NULL, err);
+}
+
+void
+step_rows_free(struct step_row *rows, size_t n)
+{
+    if (!rows)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].values);
+    free(rows);
+}
+
+enum hpod_status
+trial_store_study_steps(struct db *db, long long study_id,
+                        struct step_row **out, size_t *n, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_STEPS, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xcalloc(*n ? *n : 1, sizeof **out);
+    for (size_t i = 0; i < *n; i++) {
+        (*out)[i].trial_id = db_get_ll(r, i, "trial_id", 0);
+        (*out)[i].step = (int)db_get_ll(r, i, "step", 0);
+        (*out)[i].values = dup_or_null(db_get(r, i, "values"));
+    }
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+trial_store_stop(struct db *db, long long id, enum trial_state state,
+                 const char *reason, struct hpod_err *err)
+{
+    char sid[32];
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, trial_state_name(state), reason};
+    return exec_affected(db, SQL_STOP, 3, p, NULL, err);
+}
+
+enum hpod_status
+trial_store_resume(struct db *db, long long id, const char *worker,
+                   int lease_seconds, long long resume_from_step,
+                   struct trial *out, struct hpod_err *err)
+{
+    char sid[32], ls[32], rs[32];
+    long long n = 0;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    snprintf(rs, sizeof rs, "%lld", resume_from_step);
+    const char *p[] = {sid, worker, ls, rs};
+    if ((st = exec_affected(db, SQL_RESUME, 4, p, &n, err)) != HPOD_OK)
+        return st;
+    if (n == 0)
+        return hpod_fail(err, HPOD_ECONFLICT, "", "trial %lld is not paused",
+                         id);
+    return trial_store_get(db, id, 0, out, err);
+}
+
+enum hpod_status
+trial_store_prune_paused(struct db *db, long long study_id,
+                         struct hpod_err *err)
+{
+    char sid[32];
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    const char *p[] = {sid};
+    return exec_affected(db, SQL_PRUNE_PAUSED, 1, p, NULL, err);
+}
+
+enum hpod_status
+trial_store_step_action(struct db *db, long long id, int step, int *found,
+                        const char **action, struct hpod_err *err)
+{
+    char sid[32], sstep[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(sstep, sizeof sstep, "%d", step);
+    const char *p[] = {sid, sstep};
+    if ((st = db_exec(db, SQL_INTERMEDIATE_OLD, 2, p, &r, err)) != HPOD_OK)
+        return st;
+    *found = db_rows(r) > 0;
+    const char *a = *found ? db_get(r, 0, "action") : NULL;
+    *action = a && strcmp(a, "stop") == 0 ? "stop" : "continue";
+    db_result_free(r);
+    return HPOD_OK;
 }

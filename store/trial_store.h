@@ -87,6 +87,53 @@ enum hpod_status trial_store_intermediate(struct db *db, long long id,
                                           const char **action_out,
                                           struct hpod_err *err);
 
+/*
+ * trial_store_step_action - the action answered to the trial's report at
+ * step, if that step was recorded (*found = 1; *action a static string).
+ */
+enum hpod_status trial_store_step_action(struct db *db, long long id,
+                                         int step, int *found,
+                                         const char **action,
+                                         struct hpod_err *err);
+
+/* One intermediate report of a study (trial_store_study_steps). */
+struct step_row {
+    long long trial_id;
+    int step;
+    char *values; /* JSON object text */
+};
+void step_rows_free(struct step_row *rows, size_t n);
+
+/*
+ * trial_store_study_steps - every intermediate report of the study's
+ * trials (not failed by lease expiry), by trial then step: what ASHA
+ * rebuilds its rungs from on every decision.
+ */
+enum hpod_status trial_store_study_steps(struct db *db, long long study_id,
+                                         struct step_row **out, size_t *n,
+                                         struct hpod_err *err);
+
+/*
+ * trial_store_stop - ends a live trial's lease with state "paused" (may be
+ * promoted later) or "pruned" (stopped for good), reason may be NULL.
+ */
+enum hpod_status trial_store_stop(struct db *db, long long id,
+                                  enum trial_state state, const char *reason,
+                                  struct hpod_err *err);
+
+/*
+ * trial_store_resume - a paused trial promoted to the next rung: running
+ * again under worker with a new lease, resuming from checkpoint step.
+ */
+enum hpod_status trial_store_resume(struct db *db, long long id,
+                                    const char *worker, int lease_seconds,
+                                    long long resume_from_step,
+                                    struct trial *out, struct hpod_err *err);
+
+/* Prunes every paused trial of a study (no promotion will come). */
+enum hpod_status trial_store_prune_paused(struct db *db, long long study_id,
+                                          struct hpod_err *err);
+
 /* Renews the lease of a live trial; pending becomes running. */
 enum hpod_status trial_store_heartbeat(struct db *db, long long id,
                                        int lease_seconds,

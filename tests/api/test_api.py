@@ -1621,6 +1621,171 @@ def t_pareto_bruteforce(c):
                  400, "invalid_argument", "ranks")
 
 
+def drive_benchmark_study(c, ds, body, n_max, stop=None):
+    """Suggest -> evaluate -> report on a benchmark-backed study; returns the
+    list of (row, values) in order. stop(rows_so_far) ends the loop early."""
+    s = create(c, dict(body, benchmark="nmthpo/" + ds))
+    seen = []
+    for _ in range(n_max):
+        r = suggest(c, s["id"], "mo")
+        if not r["trials"]:
+            break
+        t = r["trials"][0]
+        e = expect(call(c.port, "POST", "/v1/benchmarks/nmthpo/%s/evaluate" % ds,
+                        {"params": t["params"]}), 200)
+        names = [o["name"] for o in body["objectives"]] + \
+            [x["metric"] for x in body.get("constraints", [])]
+        report(c, t["id"], {k: e["values"][k] for k in names})
+        seen.append((e["row"], e["values"]))
+        if stop and stop(seen):
+            break
+    return s, seen
+
+
+@test("ehvi finds the zh-en Pareto set (max bleu, min gpu_time) in fewer evaluations than random")
+def t_ehvi(c):
+    need_tables()
+    rows = tsv_rows("zh-en")
+    front = {i for i, r in enumerate(rows) if r["pareto"]}
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    fta = {}
+    for label, algo in [("random", {"name": "random"}),
+                        ("ehvi/gp", {"name": "ehvi", "surrogate": "gp"}),
+                        ("ehvi/graph", {"name": "ehvi", "surrogate": "graph"})]:
+        runs = []
+        for seed in range(3):
+            _, seen = drive_benchmark_study(
+                c, "zh-en", {"name": "ehvi " + label, "objectives": objs,
+                             "algorithm": dict(algo, seed=seed)}, len(rows),
+                stop=lambda sn: front <= {r for r, _ in sn})
+            runs.append(len(seen))
+        fta[label] = sum(runs) / float(len(runs))
+    print("# evaluations until all %d Pareto rows of zh-en are found (mean of 3 seeds): %s"
+          % (len(front), ", ".join("%s %.1f" % kv for kv in fta.items())))
+    # Random search: E[max of 3 positions among 118] = 3*119/4 = 89.25.
+    # The graph surrogate runs through the same path (and must not fail);
+    # its figure is printed, not yet held to a bar (see the issue notes).
+    check(fta["ehvi/gp"] < 75, "ehvi/gp fta %r" % fta)
+    check(fta["ehvi/graph"] <= len(rows), "ehvi/graph fta %r" % fta)
+
+
+@test("constrained gp on ja-en (gpu_time <= median): within 0.5 BLEU of the best feasible row after 40, never an infeasible best")
+def t_constrained(c):
+    need_tables()
+    rows = tsv_rows("ja-en")
+    times = sorted(r["gpu_time"] for r in rows)
+    bound = times[len(times) // 2]
+    best_feasible = max(r["bleu"] for r in rows if r["gpu_time"] <= bound)
+    gaps = []
+    for seed in range(3):
+        s, seen = drive_benchmark_study(
+            c, "ja-en", {"name": "constrained", "objectives": [{"name": "bleu", "goal": "maximize"}],
+                         "constraints": [{"metric": "gpu_time", "max": bound}],
+                         "algorithm": {"name": "gp", "seed": seed}}, 40)
+        b = expect(call(c.port, "GET", "/v1/studies/%d/best" % s["id"]), 200)["trial"]
+        check(b is not None and b["values"]["gpu_time"] <= bound,
+              "seed %d: best %r is not feasible" % (seed, b and b["values"]))
+        gaps.append(best_feasible - b["values"]["bleu"])
+    print("# constrained ja-en: gap to the best feasible BLEU after 40: %s" %
+          ", ".join("%.2f" % g for g in gaps))
+    check(sum(gaps) / len(gaps) <= 0.5, "mean gap %.3f > 0.5" % (sum(gaps) / len(gaps)))
+
+
+@test("asha: 4 concurrent trainers on learning curves; stops only at rungs, promotions resume paused trials, far fewer steps than training all to R")
+def t_asha(c):
+    need_tables()
+    models = curve_models("material-so-en")
+    # One curve per distinct configuration (the first), long enough for R.
+    R = 12
+    seen, cands, curves = set(), [], {}
+    for hp, curve in models:
+        key = json.dumps(hp, sort_keys=True)
+        if key in seen or len(curve) < R:
+            continue
+        seen.add(key)
+        cands.append(hp)
+        curves[key] = curve
+        if len(cands) == 24:
+            break
+    names = sorted(cands[0])
+    space = []
+    for nm in names:
+        vals = sorted({h[nm] for h in cands})
+        is_int = all(float(v).is_integer() for v in vals)
+        space.append({"name": nm, "type": "int" if is_int else "float",
+                      "values": [int(v) if is_int else v for v in vals]})
+    r, u, p_ = 2, 2, 2
+    rungs = list(range(r, R, u))          # decision rungs below R
+    s = create(c, {"name": "asha", "space": space, "candidates": cands,
+                   "objectives": [{"name": "ppl", "goal": "minimize"}],
+                   "algorithm": {"name": "asha", "r": r, "u": u, "R": R, "p": p_,
+                                 "keep": 2, "mode": "promotion", "seed": 3}})
+    sid = s["id"]
+    lock = threading.Lock()
+    log = {"steps": 0, "stops": [], "resumes": [], "finals": 0, "errors": []}
+
+    def worker(w):
+        try:
+            for _ in range(400):
+                rsp = suggest(c, sid, "asha-%d" % w)
+                if rsp["done"]:
+                    return
+                if not rsp["trials"]:
+                    time.sleep(0.05)
+                    continue
+                t = rsp["trials"][0]
+                key = json.dumps({k: t["params"][k] for k in names}, sort_keys=True)
+                curve = curves[key]
+                start = t.get("resume_from_step")
+                if start is not None:
+                    with lock:
+                        log["resumes"].append((t["id"], start))
+                step = (start + 1) if start is not None else 0
+                stopped = False
+                while step < R:
+                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1)
+                    with lock:
+                        log["steps"] += 1
+                    if rep["action"] == "stop":
+                        with lock:
+                            log["stops"].append((t["id"], step + 1))
+                        stopped = True
+                        break
+                    step += 1
+                if not stopped:
+                    report(c, t["id"], {"ppl": min(curve[:R])})
+                    with lock:
+                        log["finals"] += 1
+        except Exception as e:  # reported below
+            with lock:
+                log["errors"].append(repr(e))
+
+    ths = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(120)
+    check(not log["errors"], "worker errors: %r" % log["errors"][:3])
+    bad = [x for x in log["stops"] if x[1] not in rungs]
+    check(not bad, "stops off the rungs %r: %r" % (rungs, bad[:5]))
+    # Every promotion resumes a trial exactly where a "stop" paused it.
+    stops = set(log["stops"])
+    check(all((tid, start) in stops for tid, start in log["resumes"]),
+          "a resumed trial did not resume where it was paused: %r" % log["resumes"][:5])
+    check(len(set(log["resumes"])) == len(log["resumes"]),
+          "a trial was promoted twice from the same rung: %r" % log["resumes"])
+    full = len(cands) * R
+    print("# asha on material-so-en: %d steps trained of %d (all to R=%d), %d stops, "
+          "%d promotions, %d trained to R" % (log["steps"], full, R, len(log["stops"]),
+                                               len(log["resumes"]), log["finals"]))
+    check(log["steps"] < 0.7 * full, "trained %d of %d steps" % (log["steps"], full))
+    check(log["finals"] >= 2, "keep=2 but %d trained to R" % log["finals"])
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["state"] == "done" and st["trial_counts"]["paused"] == 0
+          and st["trial_counts"]["pending"] + st["trial_counts"]["running"] == 0,
+          "study at the end: %r" % st["trial_counts"])
+
+
 @test("random search reproducible: same seed same sequence, other seed different")
 def t_reproducible(c):
     space = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0},

@@ -1,0 +1,850 @@
+/*
+ * tests/unit/test_mobo.c - multi-objective and constrained choices: input
+ * errors, determinism by seed, no reuse of taken candidates, EHVI (GP and
+ * graph surrogates) finds a known Pareto set in far fewer evaluations than
+ * random search, decoupled reports, constraint feasibility (plain and
+ * log-transformed), the constrained single-objective sampler, pending
+ * trials in continuous spaces and three objectives through Monte Carlo.
+ */
+#include "tests/support/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernels.h"
+#include "core/mobo.h"
+#include "core/pareto.h"
+#include "core/rng.h"
+
+#define G 12 /* grid side: 144 candidates in 2-D */
+#define N (G * G)
+
+static struct space sp;  /* the grid, as value lists */
+static struct space csp; /* the continuous unit square */
+static double cand[N * 2];
+static unsigned char in_front[N]; /* Pareto set of the 2-objective problem */
+static size_t n_front;
+static const int sense2[2] = {1, 1};
+
+/*
+ * Two conflicting smooth objectives (both maximized): closeness to (0.2,
+ * 0.3) and to (0.8, 0.7) with different scales; the Pareto set is the
+ * grid's staircase along the segment between them.
+ */
+static void
+obj2(const double *raw, double *y)
+{
+    double a = raw[0] - 0.2, b = raw[1] - 0.3;
+    double c = raw[0] - 0.8, d = raw[1] - 0.7;
+    y[0] = -(a * a + b * b);
+    y[1] = -2.5 * (c * c + 0.6 * d * d);
+}
+
+static int
+setup(void **state)
+{
+    (void)state;
+    double v[G], y[N * 2];
+    size_t idx[N];
+    for (int i = 0; i < G; i++)
+        v[i] = (double)i / (G - 1);
+    space_init(&sp);
+    space_add_values(&sp, PARAM_FLOAT, v, G, 0);
+    space_add_values(&sp, PARAM_FLOAT, v, G, 0);
+    space_init(&csp);
+    space_add_range(&csp, PARAM_FLOAT, 0, 1, 0);
+    space_add_range(&csp, PARAM_FLOAT, 0, 1, 0);
+    for (int i = 0; i < G; i++)
+        for (int j = 0; j < G; j++) {
+            cand[(i * G + j) * 2] = v[i];
+            cand[(i * G + j) * 2 + 1] = v[j];
+        }
+    for (size_t i = 0; i < N; i++)
+        obj2(cand + 2 * i, y + 2 * i);
+    n_front = pareto_front(y, N, 2, sense2, idx);
+    for (size_t i = 0; i < n_front; i++)
+        in_front[idx[i]] = 1;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    space_cleanup(&sp);
+    space_cleanup(&csp);
+    return 0;
+}
+
+/* A free candidate uniformly at random (the caller's fallback). */
+static size_t
+random_free(struct rng *r, const unsigned char *used)
+{
+    size_t k, free_n = 0;
+    for (size_t i = 0; i < N; i++)
+        free_n += !used[i];
+    k = (size_t)rng_below(r, free_n);
+    for (size_t i = 0; i < N; i++)
+        if (!used[i] && k-- == 0)
+            return i;
+    return N;
+}
+
+/* A sequential 2-objective study on the grid. */
+struct study {
+    unsigned char used[N];
+    double obs_raw[N * 2], obs_y[N * 3], ref[3];
+    size_t obs_cand[N], n;
+};
+
+static void
+study_add(struct study *s, size_t c, size_t m)
+{
+    s->used[c] = 1;
+    memcpy(s->obs_raw + 2 * s->n, cand + 2 * c, 2 * sizeof(double));
+    obj2(cand + 2 * c, s->obs_y + m * s->n);
+    s->obs_cand[s->n++] = c;
+}
+
+static struct mobo_input
+study_input(struct study *s, int surrogate, unsigned long long seed)
+{
+    /* The reference point the handler would derive: the worst observed
+     * value of each objective minus 10% of its range. */
+    pareto_reference(s->obs_y, s->n, 2, sense2, 0.1, s->ref);
+    struct mobo_input in = {.space = &sp,
+                            .surrogate = surrogate,
+                            .kernel = KERNEL_MATERN52,
+                            .seed = seed,
+                            .seq = (int)s->n,
+                            .cand_raw = cand,
+                            .cand_used = s->used,
+                            .n_cand = N,
+                            .m = 2,
+                            .ref = s->ref,
+                            .obs_raw = s->obs_raw,
+                            .obs_y = s->obs_y,
+                            .obs_cand = s->obs_cand,
+                            .n_obs = s->n};
+    return in;
+}
+
+/*
+ * Evaluations until every point of the Pareto set has been evaluated (or
+ * limit + 1): 3 random initial rows, then mobo_next (random when it
+ * answers HPOD_ENUMERIC). order (may be NULL) receives the choices.
+ */
+static size_t
+run_front(int surrogate, unsigned long long seed, size_t limit, size_t *order)
+{
+    struct study *s = calloc(1, sizeof *s);
+    struct rng r;
+    size_t found = 0, done = limit + 1;
+    rng_seed(&r, seed);
+    for (size_t t = 0; t < limit && done > limit; t++) {
+        size_t c = N;
+        double raw[2];
+        if (t >= 3) {
+            struct mobo_input in = study_input(s, surrogate, seed);
+            enum hpod_status st = mobo_next(&in, raw, &c);
+            assert_true(st == HPOD_OK || st == HPOD_ENUMERIC);
+            if (st == HPOD_OK) {
+                assert_true(c < N);
+                assert_false(s->used[c]);
+                assert_memory_equal(raw, cand + 2 * c, sizeof raw);
+            } else {
+                c = N;
+            }
+        }
+        if (c == N)
+            c = random_free(&r, s->used);
+        study_add(s, c, 2);
+        if (order)
+            order[t] = c;
+        found += in_front[c];
+        if (found == n_front)
+            done = t + 1;
+    }
+    free(s);
+    return done;
+}
+
+/* Constrained metric: feasible iff x <= 0.5, i.e. the left half. */
+static double
+con_left(const double *raw)
+{
+    return 3.0 * (raw[0] - 0.5) + 0.2 * raw[1];
+}
+
+static void
+test_input_errors(void **state)
+{
+    (void)state;
+    struct study s = {0};
+    double raw[2];
+    size_t c;
+    study_add(&s, 0, 2);
+    study_add(&s, 77, 2);
+    study_add(&s, 143, 2);
+    struct mobo_input in = study_input(&s, MOBO_SURROGATE_GP, 1);
+    assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+
+    struct mobo_input bad = in;
+    bad.m = 0;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL);
+    bad = in;
+    bad.surrogate = 2;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL);
+    bad = in;
+    bad.kernel = 7;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL);
+    bad = in;
+    bad.ref = NULL;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL);
+    double nanref[2] = {NAN, 0};
+    bad.ref = nanref;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL);
+    size_t oc[3] = {0, 77, N};
+    bad = in;
+    bad.obs_cand = oc;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL);
+    bad = in;
+    bad.n_con = 1;
+    assert_int_equal(mobo_next(&bad, raw, &c), HPOD_EINVAL); /* no con_max */
+    assert_int_equal(mobo_next(NULL, raw, &c), HPOD_EINVAL);
+    assert_int_equal(mobo_next(&in, NULL, &c), HPOD_EINVAL);
+
+    /* One complete trial is not enough for a model: random fallback. */
+    s.obs_y[1] = NAN;
+    s.obs_y[2 * 2] = NAN;
+    assert_int_equal(mobo_next(&in, raw, &c), HPOD_ENUMERIC);
+    assert_true(c == (size_t)-1);
+    /* Nothing left: not found, before anything else is tried. */
+    memset(s.used, 1, sizeof s.used);
+    assert_int_equal(mobo_next(&in, raw, &c), HPOD_ENOTFOUND);
+
+    /* A log-transformed constraint must have positive reports. */
+    double obs_c[3] = {1.5, -0.2, 3.1}, cmax = 2;
+    unsigned char lg = 1;
+    double u[2] = {0.5, 0.5}, p;
+    in.n_con = 1;
+    in.obs_c = obs_c;
+    in.con_max = &cmax;
+    in.con_log = &lg;
+    assert_int_equal(mobo_feasibility(&in, u, 1, &p), HPOD_EINVAL);
+    obs_c[1] = 0.2;
+    assert_int_equal(mobo_feasibility(&in, u, 1, &p), HPOD_OK);
+    u[0] = NAN;
+    assert_int_equal(mobo_feasibility(&in, u, 1, &p), HPOD_EINVAL);
+    cmax = INFINITY;
+    u[0] = 0.5;
+    assert_int_equal(mobo_feasibility(&in, u, 1, &p), HPOD_EINVAL);
+}
+
+static void
+test_determinism_and_free_choices(void **state)
+{
+    (void)state;
+    size_t a[20], b[20], c[20];
+    for (int sg = 0; sg < 2; sg++) {
+        run_front(sg, 5, 20, a);
+        run_front(sg, 5, 20, b);
+        run_front(sg, 6, 20, c);
+        assert_memory_equal(a, b, sizeof a);
+        assert_true(memcmp(a, c, sizeof a) != 0);
+    }
+
+    /* With many candidates taken (two of them pending), the choice is
+     * always one of the free ones. */
+    struct study s = {0};
+    struct rng r;
+    size_t pend[2], ch;
+    double pend_raw[4], raw[2], obs_c[N], cmax = 0.0;
+    enum hpod_status st;
+    rng_seed(&r, 99);
+    for (size_t t = 0; t < 60; t++)
+        study_add(&s, random_free(&r, s.used), 2);
+    for (int p = 0; p < 2; p++) {
+        pend[p] = random_free(&r, s.used);
+        s.used[pend[p]] = 1;
+        memcpy(pend_raw + 2 * p, cand + 2 * pend[p], 2 * sizeof(double));
+    }
+    for (int sg = 0; sg < 2; sg++) {
+        struct mobo_input in = study_input(&s, sg, 3);
+        in.pend_raw = pend_raw;
+        in.pend_cand = pend;
+        in.n_pend = 2;
+        for (int k = 0; k < 4; k++) {
+            in.seq = (int)s.n + k;
+            assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+            assert_true(ch < N);
+            assert_false(s.used[ch]);
+        }
+    }
+    /* Near exhaustion, once the whole front is known, no free candidate
+     * may improve the hypervolume at all (EHVI underflows to 0): the
+     * caller is told to choose at random... */
+    while (s.n < N - 6)
+        study_add(&s, random_free(&r, s.used), 2);
+    for (int sg = 0; sg < 2; sg++) {
+        struct mobo_input in = study_input(&s, sg, 3);
+        in.pend_raw = pend_raw;
+        in.pend_cand = pend;
+        in.n_pend = 2;
+        st = mobo_next(&in, raw, &ch);
+        assert_true(st == HPOD_ENUMERIC || (st == HPOD_OK && !s.used[ch]));
+        /* ...unless there is a constraint to rank them by. */
+        for (size_t i = 0; i < s.n; i++)
+            obs_c[i] = con_left(s.obs_raw + 2 * i);
+        in.n_con = 1;
+        in.obs_c = obs_c;
+        in.con_max = &cmax;
+        assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+        assert_true(ch < N);
+        assert_false(s.used[ch]);
+    }
+}
+
+/*
+ * Expected evaluations for random search to have seen all k points of a
+ * set among n: the last of them sits at k(n+1)/(k+1) in a random order.
+ */
+static double
+random_expected(size_t k, size_t n)
+{
+    return (double)k * (double)(n + 1) / (double)(k + 1);
+}
+
+static void
+test_gp_finds_front(void **state)
+{
+    (void)state;
+    double sum = 0;
+    int reps = 3;
+    size_t worst = 0;
+    for (int s = 0; s < reps; s++) {
+        size_t e = run_front(MOBO_SURROGATE_GP, (unsigned)s, 80, NULL);
+        sum += (double)e;
+        worst = e > worst ? e : worst;
+    }
+    print_message("Pareto set of %zu points among %d: EHVI/GP %.1f "
+                  "evaluations on average (worst %zu), random %.1f\n",
+                  n_front, N, sum / reps, worst, random_expected(n_front, N));
+    assert_true(n_front >= 8);
+    assert_true(sum / reps < 0.5 * random_expected(n_front, N));
+}
+
+static void
+test_graph_finds_front(void **state)
+{
+    (void)state;
+    double sum = 0;
+    int reps = 3;
+    for (int s = 0; s < reps; s++)
+        sum += (double)run_front(MOBO_SURROGATE_GRAPH, (unsigned)s, N, NULL);
+    print_message("EHVI/graph %.1f evaluations on average, random %.1f\n",
+                  sum / reps, random_expected(n_front, N));
+    assert_true(sum / reps < 0.8 * random_expected(n_front, N));
+}
+
+static void
+test_decoupled_reports(void **state)
+{
+    (void)state;
+    struct study s = {0};
+    size_t idx[N], nf, c1, c2;
+    double raw[2];
+    study_add(&s, 0, 2);
+    study_add(&s, 5 * G + 4, 2);
+    study_add(&s, 9 * G + 8, 2);
+    study_add(&s, 143, 2);
+    /* Trial 4 reported only objective 0, with a value better than any. */
+    study_add(&s, 2 * G + 3, 2);
+    s.obs_y[2 * 4] = 1.0;
+    s.obs_y[2 * 4 + 1] = NAN;
+    struct mobo_input in = study_input(&s, MOBO_SURROGATE_GP, 4);
+    assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
+    for (size_t i = 0; i < nf; i++)
+        assert_true(idx[i] != 4);
+    /* Without the NaN it would dominate in objective 0 and be in front. */
+    s.obs_y[2 * 4 + 1] = -0.5;
+    assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
+    assert_true(nf >= 1 && idx[nf - 1] == 4);
+    s.obs_y[2 * 4 + 1] = NAN;
+
+    /* Objective 0's model does learn from trial 4: a very good and a very
+     * bad value there lead to different choices. */
+    assert_int_equal(mobo_next(&in, raw, &c1), HPOD_OK);
+    s.obs_y[2 * 4] = -3.0;
+    assert_int_equal(mobo_next(&in, raw, &c2), HPOD_OK);
+    assert_true(c1 != c2);
+    assert_false(s.used[c1]);
+    /* The graph surrogate accepts decoupled reports too. */
+    in.surrogate = MOBO_SURROGATE_GRAPH;
+    assert_int_equal(mobo_next(&in, raw, &c2), HPOD_OK);
+    assert_false(s.used[c2]);
+}
+
+static void
+test_feasibility(void **state)
+{
+    (void)state;
+    struct study s = {0};
+    struct rng r;
+    double obs_c[20], cmax = 0.1; /* 3(x - 0.5) + 0.2y <= 0.1 */
+    double u[6] = {0.0, 0.5, 1.0, 0.5, 0.1, 0.2}, p[3];
+    rng_seed(&r, 7);
+    struct mobo_input in = study_input(&s, MOBO_SURROGATE_GP, 2);
+    in.n_con = 1;
+    in.obs_c = obs_c;
+    in.con_max = &cmax;
+
+    /* No report of the metric: nothing is known, P = 1. */
+    assert_int_equal(mobo_feasibility(&in, u, 3, p), HPOD_OK);
+    for (int i = 0; i < 3; i++)
+        assert_close(p[i], 1.0, 0, 0);
+    /* n_con = 0: P = 1 too. */
+    in.n_con = 0;
+    assert_int_equal(mobo_feasibility(&in, u, 3, p), HPOD_OK);
+    assert_close(p[2], 1.0, 0, 0);
+    in.n_con = 1;
+
+    /* One report, at (0.1, 0.2), well feasible (-1.16): P there ~ 1. */
+    study_add(&s, 1 * G + 2, 2);
+    obs_c[0] = con_left(cand + 2 * (1 * G + 2));
+    in = study_input(&s, MOBO_SURROGATE_GP, 2);
+    in.n_con = 1;
+    in.obs_c = obs_c;
+    in.con_max = &cmax;
+    assert_int_equal(mobo_feasibility(&in, u + 4, 1, p), HPOD_OK);
+    assert_true(p[0] > 0.8);
+
+    /* Twenty reports: P ~ 1 deep in the left half, ~ 0 deep in the right. */
+    for (size_t t = 1; t < 20; t++) {
+        size_t c = random_free(&r, s.used);
+        study_add(&s, c, 2);
+        obs_c[t] = con_left(cand + 2 * c);
+    }
+    in = study_input(&s, MOBO_SURROGATE_GP, 2);
+    in.n_con = 1;
+    in.obs_c = obs_c;
+    in.con_max = &cmax;
+    assert_int_equal(mobo_feasibility(&in, u, 3, p), HPOD_OK);
+    print_message("P(feasible) at x = 0, 1, 0.1: %.3g %.3g %.3g\n", p[0], p[1],
+                  p[2]);
+    assert_true(p[0] > 0.99);
+    assert_true(p[1] < 0.01);
+    assert_true(p[2] > 0.99);
+
+    /* An impossible bound on a log metric: P = 0 everywhere. */
+    unsigned char lg = 1;
+    for (size_t t = 0; t < 20; t++)
+        obs_c[t] = exp(obs_c[t]);
+    cmax = -1;
+    in.con_log = &lg;
+    assert_int_equal(mobo_feasibility(&in, u, 3, p), HPOD_OK);
+    for (int i = 0; i < 3; i++)
+        assert_close(p[i], 0.0, 0, 0);
+
+    /* mobo_front keeps only the trials that meet the constraint. */
+    size_t idx[N], nf;
+    cmax = exp(0.1);
+    in.con_log = NULL;
+    assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
+    assert_true(nf >= 1);
+    for (size_t i = 0; i < nf; i++)
+        assert_true(obs_c[idx[i]] <= cmax);
+}
+
+static void
+test_log_constraint(void **state)
+{
+    (void)state;
+    /* A positive "time" spanning three orders of magnitude: exp(8x + y). */
+    struct study s = {0};
+    struct rng r;
+    double t_obs[16], l_obs[16], u[4] = {0.05, 0.5, 0.95, 0.5}, p[2], q[2];
+    double tmax = exp(4.5), lmax = 4.5;
+    unsigned char lg = 1;
+    rng_seed(&r, 11);
+    for (size_t t = 0; t < 16; t++) {
+        size_t c = random_free(&r, s.used);
+        study_add(&s, c, 2);
+        l_obs[t] = 8 * cand[2 * c] + cand[2 * c + 1];
+        t_obs[t] = exp(l_obs[t]);
+    }
+    struct mobo_input in = study_input(&s, MOBO_SURROGATE_GP, 9);
+    in.n_con = 1;
+    in.obs_c = t_obs;
+    in.con_max = &tmax;
+    in.con_log = &lg;
+    assert_int_equal(mobo_feasibility(&in, u, 2, p), HPOD_OK);
+    /* The same as a plain constraint on log(time) against log(max). */
+    in.obs_c = l_obs;
+    in.con_max = &lmax;
+    in.con_log = NULL;
+    assert_int_equal(mobo_feasibility(&in, u, 2, q), HPOD_OK);
+    assert_close(p[0], q[0], 1e-12, 1e-300);
+    assert_close(p[1], q[1], 1e-12, 1e-300);
+    assert_true(p[0] > 0.99);
+    assert_true(p[1] < 0.01);
+    print_message("log time constraint: P = %.3g at x = 0.05, %.3g at 0.95\n",
+                  p[0], p[1]);
+}
+
+/*
+ * Constrained single objective: maximize closeness to (0.9, 0.8), deep in
+ * the infeasible half, subject to con_left <= 0.1. The best feasible
+ * candidate lies on the boundary (computed by brute force). With
+ * use_con == 0 the constraint is withheld from the model (the control).
+ */
+static double
+obj_far(const double *raw)
+{
+    double a = raw[0] - 0.9, b = raw[1] - 0.8;
+    return -(a * a + b * b);
+}
+
+static size_t
+run_constrained(unsigned long long seed, size_t limit, int use_con,
+                double *min_p, size_t *deep)
+{
+    struct study *s = calloc(1, sizeof *s);
+    double obs_c[N], cmax = 0.1, y1[N];
+    struct rng r;
+    size_t best = N, found = limit + 1;
+    for (size_t i = 0; i < N; i++)
+        if (con_left(cand + 2 * i) <= cmax &&
+            (best == N || obj_far(cand + 2 * i) > obj_far(cand + 2 * best)))
+            best = i;
+    rng_seed(&r, seed);
+    *min_p = 1;
+    *deep = 0;
+    for (size_t t = 0; t < limit; t++) {
+        size_t c = N;
+        double raw[2];
+        if (t >= 4) {
+            struct mobo_input in = {.space = &sp,
+                                    .surrogate = MOBO_SURROGATE_GP,
+                                    .kernel = KERNEL_MATERN52,
+                                    .seed = seed,
+                                    .seq = (int)t,
+                                    .cand_raw = cand,
+                                    .cand_used = s->used,
+                                    .n_cand = N,
+                                    .m = 1,
+                                    .obs_raw = s->obs_raw,
+                                    .obs_y = y1,
+                                    .obs_cand = s->obs_cand,
+                                    .n_obs = s->n,
+                                    .n_con = 1,
+                                    .obs_c = obs_c,
+                                    .con_max = &cmax};
+            assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+            assert_false(s->used[c]);
+            if (t >= 10) {
+                double p, uc[2];
+                space_encode(&sp, raw, uc);
+                assert_int_equal(mobo_feasibility(&in, uc, 1, &p), HPOD_OK);
+                *min_p = fmin(*min_p, p);
+            }
+            if (!use_con) {
+                in.n_con = 0;
+                assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+            }
+        } else {
+            c = random_free(&r, s->used);
+        }
+        study_add(s, c, 2);
+        y1[s->n - 1] = obj_far(cand + 2 * c);
+        obs_c[s->n - 1] = con_left(cand + 2 * c);
+        /* Deep: at least 0.25 beyond the boundary x ~ 0.53. */
+        if (t >= 10 && cand[2 * c] >= 0.8)
+            (*deep)++;
+        if (c == best && found > limit)
+            found = t + 1;
+    }
+    free(s);
+    return found;
+}
+
+static void
+test_constrained_single_objective(void **state)
+{
+    (void)state;
+    double sum = 0, min_p = 1, mp;
+    size_t deep = 0, d, deep_ctl = 0;
+    int reps = 3;
+    for (int s = 0; s < reps; s++) {
+        sum += (double)run_constrained((unsigned)s, 30, 1, &mp, &d);
+        min_p = fmin(min_p, mp);
+        deep += d;
+        run_constrained((unsigned)s, 30, 0, &mp, &d);
+        deep_ctl += d;
+    }
+    print_message("constrained EI: best feasible after %.1f evaluations on "
+                  "average (random %.1f); smallest P(feasible) of a choice "
+                  "after 10: %.3g; choices deep in the infeasible half "
+                  "after 10: %zu (without the constraint: %zu)\n",
+                  sum / reps, (N + 1) / 2.0, min_p, deep, deep_ctl);
+    assert_true(sum / reps < 20);
+    /* Once the model has 10 reports it never goes where it believes the
+     * constraint fails, nor deep into the infeasible half, where plain EI
+     * would go. */
+    assert_true(min_p > 0.01);
+    assert_int_equal(deep, 0);
+    assert_true(deep_ctl > 0);
+}
+
+/*
+ * Two objectives under the constraint con_left <= 0.1: half of the Pareto
+ * set lies deep in the infeasible half (x = 0.8). Counts the EHVI choices
+ * made there after the first 10 evaluations, with the constraint in the
+ * model (use_con) or withheld (the control).
+ */
+static size_t
+run_constrained_front(unsigned long long seed, size_t limit, int use_con)
+{
+    struct study *s = calloc(1, sizeof *s);
+    double obs_c[N], cmax = 0.1;
+    struct rng r;
+    size_t deep = 0, idx[N], nf;
+    rng_seed(&r, seed);
+    for (size_t t = 0; t < limit; t++) {
+        size_t c = N;
+        double raw[2];
+        if (t >= 3) {
+            struct mobo_input in = study_input(s, MOBO_SURROGATE_GP, seed);
+            in.n_con = use_con ? 1 : 0;
+            in.obs_c = obs_c;
+            in.con_max = &cmax;
+            assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+            assert_false(s->used[c]);
+            /* The incumbent front holds feasible trials only. */
+            assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
+            for (size_t i = 0; use_con && i < nf; i++)
+                assert_true(obs_c[idx[i]] <= cmax);
+        } else {
+            c = random_free(&r, s->used);
+        }
+        study_add(s, c, 2);
+        obs_c[s->n - 1] = con_left(cand + 2 * c);
+        if (t >= 10 && con_left(cand + 2 * c) > cmax)
+            deep++;
+    }
+    free(s);
+    return deep;
+}
+
+static void
+test_constrained_two_objectives(void **state)
+{
+    (void)state;
+    size_t deep = 0, deep_ctl = 0;
+    for (unsigned s = 0; s < 2; s++) {
+        deep += run_constrained_front(s, 25, 1);
+        deep_ctl += run_constrained_front(s, 25, 0);
+    }
+    print_message("constrained EHVI: choices deep in the infeasible half "
+                  "after 10: %zu (without the constraint: %zu)\n",
+                  deep, deep_ctl);
+    assert_int_equal(deep, 0);
+    assert_true(deep_ctl > 0);
+}
+
+/*
+ * The product: with EHVI_u the unconstrained argmax and c the constrained
+ * one, EHVI(u) >= EHVI(c) and EHVI(c)·P(c) >= EHVI(u)·P(u) imply
+ * P(c) >= P(u). A constraint reported by two trials only, infeasible near
+ * u, must move the choice while P(u) is still above MOBO_MIN_PFEAS (so
+ * the move is the product's doing, not the exclusion's).
+ */
+static void
+test_ehvi_times_feasibility(void **state)
+{
+    (void)state;
+    struct study s = {0};
+    double raw[2], obs_c[6], cmax = 1.0, pu, pc, uu[2], uc[2];
+    size_t cu, cc, near = 0;
+    size_t rows[6] = {0, 3 * G + 9, 6 * G + 2, 8 * G + 8, 11 * G + 4, 143};
+    for (int i = 0; i < 6; i++)
+        study_add(&s, rows[i], 2);
+    struct mobo_input in = study_input(&s, MOBO_SURROGATE_GP, 8);
+    assert_int_equal(mobo_next(&in, raw, &cu), HPOD_OK);
+    /* The trial nearest to u reports a violation, the farthest one a
+     * comfortable margin; the others say nothing. */
+    double dmin = INFINITY;
+    for (size_t i = 0; i < 6; i++) {
+        double dx = cand[2 * rows[i]] - cand[2 * cu];
+        double dy = cand[2 * rows[i] + 1] - cand[2 * cu + 1];
+        obs_c[i] = NAN;
+        if (dx * dx + dy * dy < dmin) {
+            dmin = dx * dx + dy * dy;
+            near = i;
+        }
+    }
+    obs_c[near] = 2.5;
+    obs_c[near == 0 ? 5 : 0] = -0.5;
+    in.n_con = 1;
+    in.obs_c = obs_c;
+    in.con_max = &cmax;
+    assert_int_equal(mobo_next(&in, raw, &cc), HPOD_OK);
+    space_encode(&sp, cand + 2 * cu, uu);
+    space_encode(&sp, cand + 2 * cc, uc);
+    assert_int_equal(mobo_feasibility(&in, uu, 1, &pu), HPOD_OK);
+    assert_int_equal(mobo_feasibility(&in, uc, 1, &pc), HPOD_OK);
+    print_message(
+        "EHVI choice %zu (P = %.3g); EHVI x P choice %zu (P = %.3g)\n", cu, pu,
+        cc, pc);
+    assert_true(cc != cu);
+    assert_true(pu > MOBO_MIN_PFEAS);
+    assert_true(pc >= pu);
+}
+
+static void
+test_continuous_and_pending(void **state)
+{
+    (void)state;
+    struct rng r;
+    double obs_raw[16], obs_y[16], ref[2], raw[2], raw2[2];
+    size_t c;
+    rng_seed(&r, 21);
+    for (int i = 0; i < 8; i++) {
+        space_sample(&csp, &r, obs_raw + 2 * i);
+        obj2(obs_raw + 2 * i, obs_y + 2 * i);
+    }
+    pareto_reference(obs_y, 8, 2, sense2, 0.1, ref);
+    struct mobo_input in = {.space = &csp,
+                            .surrogate = MOBO_SURROGATE_GP,
+                            .kernel = KERNEL_MATERN52,
+                            .seed = 4,
+                            .seq = 8,
+                            .m = 2,
+                            .ref = ref,
+                            .obs_raw = obs_raw,
+                            .obs_y = obs_y,
+                            .n_obs = 8};
+    assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+    assert_true(c == (size_t)-1);
+    assert_true(raw[0] >= 0 && raw[0] <= 1 && raw[1] >= 0 && raw[1] <= 1);
+    /* The same choice again; once it is pending, a different one. */
+    assert_int_equal(mobo_next(&in, raw2, &c), HPOD_OK);
+    assert_memory_equal(raw, raw2, sizeof raw);
+    in.pend_raw = raw;
+    in.n_pend = 1;
+    in.seq = 9;
+    assert_int_equal(mobo_next(&in, raw2, &c), HPOD_OK);
+    double d = hypot(raw[0] - raw2[0], raw[1] - raw2[1]);
+    print_message("continuous EHVI: pending (%.3f, %.3f), next (%.3f, %.3f)\n",
+                  raw[0], raw[1], raw2[0], raw2[1]);
+    assert_true(d > 0.03);
+    /* The graph surrogate over random nodes. */
+    in.surrogate = MOBO_SURROGATE_GRAPH;
+    assert_int_equal(mobo_next(&in, raw2, &c), HPOD_OK);
+    assert_true(raw2[0] >= 0 && raw2[0] <= 1);
+}
+
+/* Three objectives: closeness to three corners of the square. */
+static void
+obj3(const double *raw, double *y)
+{
+    static const double cx[3] = {0.1, 0.9, 0.5}, cy[3] = {0.1, 0.2, 0.9};
+    for (int k = 0; k < 3; k++) {
+        double a = raw[0] - cx[k], b = raw[1] - cy[k];
+        y[k] = -(a * a + b * b);
+    }
+}
+
+static void
+test_three_objectives_monte_carlo(void **state)
+{
+    (void)state;
+    static const int sense3[3] = {1, 1, 1};
+    double all[N * 3], ref[3], hv_max, hv_mobo = 0, hv_rand = 0;
+    size_t budget = 14, reps = 2;
+    for (size_t i = 0; i < N; i++)
+        obj3(cand + 2 * i, all + 3 * i);
+    /* A fixed reference: the worst of the grid, minus 10% of the range. */
+    pareto_reference(all, N, 3, sense3, 0.1, ref);
+    hv_max = pareto_hypervolume(all, N, 3, sense3, ref);
+    for (size_t s = 0; s < reps; s++) {
+        struct study *st = calloc(1, sizeof *st);
+        struct rng r;
+        size_t first[2] = {0, 0};
+        rng_seed(&r, 100 + s);
+        for (size_t t = 0; t < budget; t++) {
+            size_t c;
+            double raw[2];
+            if (t < 3) {
+                c = random_free(&r, st->used);
+            } else {
+                struct mobo_input in = {.space = &sp,
+                                        .surrogate = MOBO_SURROGATE_GP,
+                                        .kernel = KERNEL_MATERN52,
+                                        .seed = s,
+                                        .seq = (int)t,
+                                        .cand_raw = cand,
+                                        .cand_used = st->used,
+                                        .n_cand = N,
+                                        .m = 3,
+                                        .ref = ref,
+                                        .obs_raw = st->obs_raw,
+                                        .obs_y = st->obs_y,
+                                        .obs_cand = st->obs_cand,
+                                        .n_obs = st->n};
+                assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+                assert_false(st->used[c]);
+                if (t == 3) {
+                    /* Deterministic, Monte Carlo included. */
+                    assert_int_equal(mobo_next(&in, raw, &first[0]), HPOD_OK);
+                    assert_int_equal(first[0], c);
+                }
+            }
+            st->used[c] = 1;
+            memcpy(st->obs_raw + 2 * st->n, cand + 2 * c, 2 * sizeof(double));
+            obj3(cand + 2 * c, st->obs_y + 3 * st->n);
+            st->obs_cand[st->n++] = c;
+        }
+        hv_mobo += pareto_hypervolume(st->obs_y, st->n, 3, sense3, ref);
+        free(st);
+    }
+    hv_mobo /= (double)reps;
+    /* Random search with the same budget, averaged over many orders. */
+    struct rng r;
+    rng_seed(&r, 5);
+    for (int s = 0; s < 200; s++) {
+        size_t idx[N];
+        double y[N * 3];
+        for (size_t i = 0; i < N; i++)
+            idx[i] = i;
+        rng_shuffle(&r, idx, N);
+        for (size_t i = 0; i < budget; i++)
+            memcpy(y + 3 * i, all + 3 * idx[i], 3 * sizeof(double));
+        hv_rand += pareto_hypervolume(y, budget, 3, sense3, ref) / 200;
+    }
+    print_message("3 objectives, %zu evaluations: hypervolume %.3f of the "
+                  "grid's for EHVI (Monte Carlo), %.3f for random\n",
+                  budget, hv_mobo / hv_max, hv_rand / hv_max);
+    assert_true(hv_mobo > hv_rand);
+    assert_true(hv_mobo / hv_max > 0.9);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_input_errors),
+        cmocka_unit_test(test_determinism_and_free_choices),
+        cmocka_unit_test(test_gp_finds_front),
+        cmocka_unit_test(test_graph_finds_front),
+        cmocka_unit_test(test_decoupled_reports),
+        cmocka_unit_test(test_feasibility),
+        cmocka_unit_test(test_log_constraint),
+        cmocka_unit_test(test_constrained_single_objective),
+        cmocka_unit_test(test_constrained_two_objectives),
+        cmocka_unit_test(test_ehvi_times_feasibility),
+        cmocka_unit_test(test_continuous_and_pending),
+        cmocka_unit_test(test_three_objectives_monte_carlo),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
