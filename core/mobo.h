@@ -112,7 +112,9 @@ struct mobo_input {
      * log(value) against log(con_max[c]); the caller sets it only for
      * metrics whose reported values are all > 0 (a value <= 0 under
      * con_log is HPOD_EINVAL); con_max[c] <= 0 under con_log makes the
-     * constraint impossible (P = 0). */
+     * constraint impossible (P = 0). A "min" bound on a positive metric
+     * keeps its log model when passed as 1/value <= 1/min under con_log
+     * (log(1/v) = -log v). */
     size_t n_con;
     const double *obs_c;
     const double *con_max;
@@ -124,13 +126,13 @@ struct mobo_input {
  * encoded points u (k × space->dim, as from space_encode), written to
  * pfeas (k entries): Π_c Φ((b_c - μ_c(x)) / σ_c(x)), from one GP per
  * constrained metric fitted on the trials that reported it (kernel
- * in->kernel, seeded from in->seed and in->seq, so mobo_next uses the
- * same models). A metric that no trial has reported contributes a factor
- * 1: nothing is known against it (the caller may decide otherwise for
- * recommendations). A metric with one report gets a GP with the default
- * hyperparameters (gp_create), in the units of its value (or log value):
- * its prior scale is then 1. σ_c = 0 gives a step (1 if μ_c <= b_c).
- * n_con == 0: every pfeas is 1. Objectives, candidates and pending
+ * in->kernel; the better by marginal likelihood of two fits seeded from
+ * in->seed and in->seq, so mobo_next uses the same models). A metric that no
+ * trial has reported contributes a factor 1: nothing is known against it (the
+ * caller may decide otherwise for recommendations). A metric with one report
+ * gets a GP with the default hyperparameters (gp_create), in the units of its
+ * value (or log value): its prior scale is then 1. σ_c = 0 gives a step (1 if
+ * μ_c <= b_c). n_con == 0: every pfeas is 1. Objectives, candidates and pending
  * trials are not read.
  * Returns HPOD_OK; HPOD_EINVAL on NULL pointers (where sizes need them),
  * an unknown kernel, a non-finite con_max, a reported value <= 0 under
@@ -171,8 +173,9 @@ enum hpod_status mobo_front(const struct mobo_input *in, size_t *idx,
  *     objectives, a surrogate cannot be fitted, or no candidate has a
  *     positive acquisition (EHVI underflowed everywhere) while there is
  *     no constraint to rank them by feasibility instead.
- * Cost: one GP fit (multi-start ML-II) per objective and per constraint,
- * or one graph factorization per objective (two with pending trials);
+ * Cost: one GP fit (multi-start ML-II) per objective, or one graph
+ * factorization per objective (two with pending trials); two thorough
+ * fits per constrained metric (see fit_con_gp in mobo.c for why);
  * for m >= 3, MOBO_MC_SAMPLES hypervolume improvements per candidate.
  */
 enum hpod_status mobo_next(const struct mobo_input *in, double *raw,
