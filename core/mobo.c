@@ -68,12 +68,6 @@ child_rng(const struct mobo_input *in, uint64_t tag, struct rng *r)
     rng_seed2(r, in->seed ^ (tag * 0x9E3779B97F4A7C15ULL), (uint64_t)in->seq);
 }
 
-static void
-encode_rows(const struct space *sp, const double *raw, size_t n, double *out)
-{
-    for (size_t i = 0; i < n; i++)
-        space_encode(sp, raw + i * sp->n_params, out + i * sp->dim);
-}
 
 /* ---- input checks ---- */
 
@@ -530,7 +524,7 @@ fit_obj_gp(struct mobo_ctx *x, size_t j)
     child_rng(in, TAG_OBJ + j, &r);
     st = gp_fit(gp, u, y, n, &r);
     if (st == HPOD_OK && npd > 0) {
-        encode_rows(in->space, in->pend_raw, npd, u + n * dim);
+        space_encode_rows(in->space, in->pend_raw, npd, u + n * dim);
         st = gp_predict(gp, u + n * dim, npd, y + n, NULL);
         if (st == HPOD_OK)
             st = gp_condition(gp, u, y, n + npd);
@@ -598,7 +592,7 @@ gp_finite(struct mobo_ctx *x, size_t *cand)
     double *lpf = xmalloc(n * sizeof *lpf);
     enum hpod_status st;
 
-    encode_rows(in->space, in->cand_raw, n, u);
+    space_encode_rows(in->space, in->cand_raw, n, u);
     if ((st = gp_score(x, u, n, in->cand_used, score, lpf)) == HPOD_OK)
         st = pick_best(x, score, lpf, n, in->cand_used, cand);
     free(u);
@@ -649,11 +643,8 @@ gp_continuous(struct mobo_ctx *x, struct rng *r, double *raw)
             if (top[t] >= total)
                 continue;
             for (size_t j = 0; j < MOBO_REFINE_PER; j++, k++) {
-                double *v = u + k * dim;
-                for (size_t d = 0; d < dim; d++)
-                    v[d] = u[top[t] * dim + d] + step * rng_normal(r);
-                space_decode(sp, v, rawbuf);
-                space_encode(sp, rawbuf, v);
+                space_perturb(sp, u + top[t] * dim, step, r, u + k * dim,
+                              rawbuf);
             }
         }
         if ((st = gp_score(x, u + total * dim, k - total, NULL, score + total,
@@ -822,7 +813,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     enum hpod_status st;
 
     if (finite) {
-        encode_rows(sp, in->cand_raw, nn, u);
+        space_encode_rows(sp, in->cand_raw, nn, u);
         if (no > 0)
             memcpy(onode, in->obs_cand, no * sizeof *onode);
         if (npd > 0)
@@ -830,8 +821,8 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
         memcpy(skip, in->cand_used, nn);
     } else {
         double *rawbuf = xmalloc(x->np * sizeof *rawbuf);
-        encode_rows(sp, in->obs_raw, no, u);
-        encode_rows(sp, in->pend_raw, npd, u + no * dim);
+        space_encode_rows(sp, in->obs_raw, no, u);
+        space_encode_rows(sp, in->pend_raw, npd, u + no * dim);
         for (size_t i = 0; i < no; i++)
             onode[i] = i;
         for (size_t i = 0; i < npd; i++)

@@ -127,12 +127,6 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
     return HPOD_OK;
 }
 
-static void
-encode_rows(const struct space *sp, const double *raw, size_t n, double *out)
-{
-    for (size_t i = 0; i < n; i++)
-        space_encode(sp, raw + i * sp->n_params, out + i * sp->dim);
-}
 
 /* ---- Gaussian process ---- */
 
@@ -152,12 +146,12 @@ gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
     enum hpod_status st;
 
     *gp_out = NULL;
-    encode_rows(sp, in->obs_raw, n, x);
+    space_encode_rows(sp, in->obs_raw, n, x);
     memcpy(y, in->obs_y, n * sizeof *y);
     *best = y[best_obs(in)];
     st = gp_fit(gp, x, y, n, r);
     if (st == HPOD_OK && m > 0) {
-        encode_rows(sp, in->pend_raw, m, x + n * dim);
+        space_encode_rows(sp, in->pend_raw, m, x + n * dim);
         st = gp_predict(gp, x + n * dim, m, y + n, NULL);
         if (st == HPOD_OK)
             st = gp_condition(gp, x, y, n + m);
@@ -198,7 +192,7 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     double best;
     enum hpod_status st;
 
-    encode_rows(in->space, in->cand_raw, n, u);
+    space_encode_rows(in->space, in->cand_raw, n, u);
     if ((st = gp_model(in, r, &gp, &best)) == HPOD_OK &&
         (st = gp_score(gp, in, best, u, n, buf, buf + n, buf + 2 * n)) ==
             HPOD_OK) {
@@ -251,11 +245,8 @@ gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
             if (top[t] >= total)
                 continue;
             for (size_t j = 0; j < SAMPLER_REFINE_PER; j++, k++) {
-                double *v = u + k * dim;
-                for (size_t d = 0; d < dim; d++)
-                    v[d] = u[top[t] * dim + d] + step * rng_normal(r);
-                space_decode(sp, v, rawbuf);
-                space_encode(sp, rawbuf, v);
+                space_perturb(sp, u + top[t] * dim, step, r, u + k * dim,
+                              rawbuf);
             }
         }
         if ((st = gp_score(gp, in, best, u + n * dim, k - n, buf + n,
@@ -491,7 +482,7 @@ graph_finite(const struct sampler_input *in, size_t *cand)
 
     if (!s)
         s = own = sampler_state_create();
-    encode_rows(in->space, in->cand_raw, n, u);
+    space_encode_rows(in->space, in->cand_raw, n, u);
     for (size_t i = 0; i < in->n_obs; i++)
         if (in->obs_cand[i] >= n) {
             st = HPOD_EINVAL;
@@ -536,8 +527,8 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
     struct graph *g = NULL;
     enum hpod_status st;
 
-    encode_rows(sp, in->obs_raw, no, u);
-    encode_rows(sp, in->pend_raw, npd, u + no * dim);
+    space_encode_rows(sp, in->obs_raw, no, u);
+    space_encode_rows(sp, in->pend_raw, npd, u + no * dim);
     for (size_t i = 0; i < no; i++)
         lo[i] = i;
     for (size_t i = 0; i < npd; i++)

@@ -168,6 +168,24 @@ space_encode(const struct space *sp, const double *raw, double *out)
 }
 
 void
+space_encode_rows(const struct space *sp, const double *raw, size_t n,
+                  double *out)
+{
+    for (size_t i = 0; i < n; i++)
+        space_encode(sp, raw + i * sp->n_params, out + i * sp->dim);
+}
+
+void
+space_perturb(const struct space *sp, const double *center, double step,
+              struct rng *r, double *out, double *rawbuf)
+{
+    for (size_t d = 0; d < sp->dim; d++)
+        out[d] = center[d] + step * rng_normal(r);
+    space_decode(sp, out, rawbuf);
+    space_encode(sp, rawbuf, out);
+}
+
+void
 space_decode(const struct space *sp, const double *u, double *raw)
 {
     size_t d = 0;

@@ -55,6 +55,20 @@ int space_contains(const struct space *sp, size_t i, double v);
 /* Encodes one configuration (raw: n_params) into out (dim features). */
 void space_encode(const struct space *sp, const double *raw, double *out);
 
+/* Encodes n configurations (raw: n × n_params) into out (n × dim). */
+void space_encode_rows(const struct space *sp, const double *raw, size_t n,
+                       double *out);
+
+/*
+ * space_perturb - a legal neighbour of the encoded point center: each
+ * feature moved by step·N(0,1) (drawn from r in feature order), then
+ * snapped to the nearest configuration by decode and encode. out gets dim
+ * features; rawbuf is n_params doubles of scratch. Used by the local
+ * refinement of the continuous samplers.
+ */
+void space_perturb(const struct space *sp, const double *center, double step,
+                   struct rng *r, double *out, double *rawbuf);
+
 /*
  * Decodes features u (dim entries, any reals; clamped to [0,1]) to the
  * nearest legal configuration: ints rounded, value lists snapped to the
