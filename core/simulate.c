@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/mobo.h"
 #include "core/rng.h"
 
 void
@@ -256,4 +257,104 @@ simulate_rs_ftb_expectation(size_t n, size_t ninit, double *mean, double *std)
     double var = n ? s2 / (double)n - m * m : NAN;
     *mean = m;
     *std = sqrt(var > 0 ? var : 0);
+}
+
+enum hpod_status
+simulate_run_mo(const struct simulate_mo_problem *p,
+                const struct simulate_mo_algo *a, unsigned long long seed,
+                size_t init, size_t length, const struct metric_spec *until,
+                size_t *seq_out, size_t *len_out)
+{
+    enum hpod_status st = HPOD_OK;
+    unsigned char *used = NULL;
+    double *obs_raw = NULL, *obs_y = NULL, *obs_c = NULL, *raw = NULL;
+    size_t len = 0;
+
+    if (len_out)
+        *len_out = 0;
+    if (!p || !a || !seq_out || !len_out || !p->space || !p->raw || !p->y ||
+        !p->ref || p->n == 0 || p->m == 0 || length == 0 ||
+        p->space->n_params == 0 || (p->n_con && (!p->c || !p->con_max)))
+        return HPOD_EINVAL;
+
+    size_t n = p->n, np = p->space->n_params, m = p->m, nc = p->n_con;
+    size_t cap = length < n ? length : n;
+    size_t ninit = init < cap ? init : cap;
+
+    used = xcalloc(n, 1);
+    obs_raw = xmalloc(cap * np * sizeof *obs_raw);
+    obs_y = xmalloc(cap * m * sizeof *obs_y);
+    obs_c = xmalloc(cap * (nc ? nc : 1) * sizeof *obs_c);
+    raw = xmalloc(np * sizeof *raw);
+
+    simulate_init_rows(seed, n, ninit, used, seq_out);
+    while (len < cap) {
+        size_t row;
+        if (len < ninit) {
+            row = seq_out[len];
+        } else {
+            size_t cand = (size_t)-1;
+            st = HPOD_ENUMERIC;
+            if (!a->random) {
+                struct mobo_input mi;
+                memset(&mi, 0, sizeof mi);
+                mi.space = p->space;
+                mi.surrogate = a->surrogate;
+                mi.kernel = a->kernel;
+                mi.seed = seed;
+                mi.seq = (int)len;
+                mi.cand_raw = p->raw;
+                mi.cand_used = used;
+                mi.n_cand = n;
+                mi.m = m;
+                mi.ref = p->ref;
+                mi.obs_raw = obs_raw;
+                mi.obs_y = obs_y;
+                mi.obs_cand = seq_out;
+                mi.n_obs = len;
+                mi.n_con = nc;
+                mi.obs_c = nc ? obs_c : NULL;
+                mi.con_max = p->con_max;
+                mi.con_log = p->con_log;
+                st = mobo_next(&mi, raw, &cand);
+            }
+            if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
+                /* The server's fallback: the step's own random choice. */
+                struct sampler_input in;
+                memset(&in, 0, sizeof in);
+                in.space = p->space;
+                in.kind = SAMPLER_RANDOM;
+                in.seed = seed;
+                in.seq = (int)len;
+                in.cand_raw = p->raw;
+                in.cand_used = used;
+                in.n_cand = n;
+                st = sampler_next(&in, raw, &cand);
+            }
+            if (st != HPOD_OK)
+                goto out;
+            if (cand >= n || used[cand]) {
+                st = HPOD_EINTERNAL;
+                goto out;
+            }
+            used[cand] = 1;
+            seq_out[len] = cand;
+            row = cand;
+        }
+        memcpy(obs_raw + len * np, p->raw + row * np, np * sizeof *raw);
+        memcpy(obs_y + len * m, p->y + row * m, m * sizeof *obs_y);
+        if (nc)
+            memcpy(obs_c + len * nc, p->c + row * nc, nc * sizeof *obs_c);
+        len++;
+        if (until && metric_needed_length(until, seq_out, len) != 0)
+            break;
+    }
+out:
+    *len_out = len;
+    free(used);
+    free(obs_raw);
+    free(obs_y);
+    free(obs_c);
+    free(raw);
+    return st;
 }

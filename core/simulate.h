@@ -90,6 +90,46 @@ simulate_many(const struct simulate_problem *p, const struct simulate_algo *a,
               const struct metric_spec *until, size_t *seqs, size_t *lens);
 
 /*
+ * Multi-objective and constrained runs (issue 5, TACL Table 4): the same
+ * protocol, with core/mobo choosing (EHVI with one surrogate per
+ * objective, times P(feasible) with constraints; m = 1 with constraints is
+ * constrained EI). y is n × m, each objective ORIENTED so that larger is
+ * better; ref (m) the hypervolume reference in the same orientation; c is
+ * n × n_con constrained metrics as "value <= con_max" (a "min" bound is
+ * negated by the caller), con_log as in core/mobo.h (may be NULL).
+ */
+struct simulate_mo_problem {
+    const struct space *space;
+    const double *raw; /* n × n_params */
+    size_t n, m;
+    const double *y;
+    const double *ref;
+    size_t n_con;
+    const double *c;
+    const double *con_max;
+    const unsigned char *con_log;
+};
+
+/* random: 1 for random search (the same sequences as simulate_run's). */
+struct simulate_mo_algo {
+    int random;
+    int surrogate; /* enum mobo_surrogate */
+    int kernel;    /* enum kernel_kind */
+};
+
+/*
+ * simulate_run_mo - one seeded run as simulate_run, choosing with
+ * mobo_next (falling back to the random choice of the step's own stream
+ * while the model cannot decide, as the server does). Same outputs and
+ * stop rule (until may enable only the Pareto metrics).
+ */
+enum hpod_status simulate_run_mo(const struct simulate_mo_problem *p,
+                                 const struct simulate_mo_algo *a,
+                                 unsigned long long seed, size_t init,
+                                 size_t length, const struct metric_spec *until,
+                                 size_t *seq_out, size_t *len_out);
+
+/*
  * One aggregated metric: mean and population std over the runs where it
  * was reached (core/metrics.h returns 0 for "not in the sequence"), and
  * how many runs missed it. NaN mean/std when every run missed it or the

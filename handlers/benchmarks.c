@@ -19,6 +19,7 @@
 
 #include "core/mem.h"
 #include "core/metrics.h"
+#include "core/mobo.h"
 #include "core/pareto.h"
 #include "core/simulate.h"
 #include "handlers/bench_tables.h"
@@ -966,12 +967,285 @@ opt_int(struct req *rq, const char *key, long long lo, long long hi,
     return HPOD_OK;
 }
 
+/*
+ * The multi-objective / constrained simulation (core/simulate_run_mo):
+ * "objectives" (2+, or 1 with "constraints") instead of "objective".
+ * Multi-objective runs report fto, fta, fbp against the Pareto rows of
+ * the requested objectives; constrained single-objective runs report the
+ * gap between the table's best feasible value and the best feasible row
+ * found within "budget" evaluations (default 40), and how many runs found
+ * none. The reply is stored like any simulation.
+ */
+static enum hpod_status
+simulate_mo(struct req *rq, const struct bench_table *t,
+            const struct algo_def *algo, json_t *norm_algo, long long repeats,
+            long long init, long long seed)
+{
+    json_t *objs = json_object_get(rq->body, "objectives");
+    json_t *cons = json_object_get(rq->body, "constraints");
+    const double *col[MODEL_MAX_OBJECTIVES], *ccol[MODEL_MAX_CONSTRAINTS];
+    int sense[MODEL_MAX_OBJECTIVES], cmax[MODEL_MAX_CONSTRAINTS];
+    double bound[MODEL_MAX_CONSTRAINTS], ref[MODEL_MAX_OBJECTIVES];
+    unsigned char con_log[MODEL_MAX_CONSTRAINTS];
+    size_t m, nc, n = t->n;
+    long long budget, pbudget;
+    double *y = NULL, *c = NULL;
+    size_t *seqs = NULL, *lens = NULL, *front = NULL;
+    unsigned char *pareto = NULL;
+    enum hpod_status *status = NULL, st = HPOD_OK;
+    json_t *summary = NULL, *seqs_json = NULL, *metrics = NULL;
+    char *sum_text = NULL, *seq_text = NULL;
+    char f[64];
+
+    if (algo->name == ALGO_GREEDY)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
+                         "greedy has no multi-objective or constrained form");
+    if (!objs) {
+        json_t *o1 = json_object_get(rq->body, "objective");
+        objs = json_pack("[O]", o1 ? o1
+                                   : json_pack("{s:s, s:s}", "name", "bleu",
+                                               "goal", "maximize"));
+        if (!o1)
+            json_decref(json_array_get(objs, 0));
+    } else {
+        json_incref(objs);
+    }
+    if (!json_is_array(objs) || json_array_size(objs) == 0 ||
+        json_array_size(objs) > MODEL_MAX_OBJECTIVES) {
+        st = hpod_fail(&rq->err, HPOD_EINVAL, "objectives",
+                       "objectives must be an array of 1 to %d objects",
+                       MODEL_MAX_OBJECTIVES);
+        goto out;
+    }
+    m = json_array_size(objs);
+    for (size_t j = 0; j < m; j++) {
+        json_t *o = json_array_get(objs, j);
+        json_t *nm = json_object_get(o, "name"), *g = json_object_get(o, "goal");
+        snprintf(f, sizeof f, "objectives[%zu]", j);
+        if (!json_is_object(o) || !json_is_string(nm) ||
+            (g && !json_is_string(g))) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f,
+                           "%s must be {\"name\": metric, \"goal\": ...}", f);
+            goto out;
+        }
+        const char *gs = g ? json_string_value(g) : "maximize";
+        if (strcmp(gs, "maximize") && strcmp(gs, "minimize")) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                           "goal must be maximize or minimize");
+            goto out;
+        }
+        if (!(col[j] = bench_table_metric(t, json_string_value(nm)))) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s has no metric %s",
+                           t->name, json_string_value(nm));
+            goto out;
+        }
+        sense[j] = gs[1] == 'a' ? 1 : -1;
+    }
+    nc = json_is_array(cons) ? json_array_size(cons) : 0;
+    if (cons && (!json_is_array(cons) || nc > MODEL_MAX_CONSTRAINTS)) {
+        st = hpod_fail(&rq->err, HPOD_EINVAL, "constraints",
+                       "constraints must be an array of at most %d",
+                       MODEL_MAX_CONSTRAINTS);
+        goto out;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        json_t *o = json_array_get(cons, k);
+        json_t *mt = json_object_get(o, "metric");
+        json_t *mx = json_object_get(o, "max"), *mn = json_object_get(o, "min");
+        snprintf(f, sizeof f, "constraints[%zu]", k);
+        if (!json_is_object(o) || !json_is_string(mt) ||
+            !json_is_number(mx ? mx : mn) || (mx && mn)) {
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f,
+                           "%s must be {\"metric\": m, \"max\"|\"min\": x}", f);
+            goto out;
+        }
+        if (!(ccol[k] = bench_table_metric(t, json_string_value(mt)))) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s has no metric %s",
+                           t->name, json_string_value(mt));
+            goto out;
+        }
+        cmax[k] = mx != NULL;
+        bound[k] = json_number_value(mx ? mx : mn);
+    }
+    if (m == 1 && nc == 0) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "objectives",
+                       "one objective without constraints: use \"objective\"");
+        goto out;
+    }
+    int big = n > 400;
+    if ((st = opt_int(rq, "budget", 1, 1000000, m == 1 ? 40 : 20, &budget)) !=
+            HPOD_OK ||
+        (st = opt_int(rq, "pareto_budget", 1, 1000000, big ? 200 : 50,
+                      &pbudget)) != HPOD_OK)
+        goto out;
+    y = xmalloc(n * m * sizeof *y);
+    c = xmalloc(n * (nc ? nc : 1) * sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < m; j++)
+            y[i * m + j] = sense[j] * col[j][i];
+        for (size_t k = 0; k < nc; k++)
+            c[i * nc + k] = cmax[k] ? ccol[k][i] : -ccol[k][i];
+    }
+    int ones[MODEL_MAX_OBJECTIVES];
+    for (size_t j = 0; j < m; j++)
+        ones[j] = 1;
+    pareto_reference(y, n, m, ones, 0.1, ref);
+    double cb[MODEL_MAX_CONSTRAINTS];
+    for (size_t k = 0; k < nc; k++) {
+        cb[k] = cmax[k] ? bound[k] : -bound[k];
+        con_log[k] = cmax[k] && bound[k] > 0;
+        for (size_t i = 0; i < n && con_log[k]; i++)
+            con_log[k] = ccol[k][i] > 0;
+    }
+    /* Pareto rows of the requested objectives (feasible ones only). */
+    pareto = xcalloc(n, 1);
+    front = xmalloc(n * sizeof *front);
+    if (m >= 2) {
+        size_t nf = pareto_front(y, n, m, ones, front);
+        for (size_t q = 0; q < nf; q++)
+            pareto[front[q]] = 1;
+    }
+    struct simulate_mo_problem mp = {&t->space, t->raw, n, m, y, ref,
+                                     nc, nc ? c : NULL, nc ? cb : NULL,
+                                     nc ? con_log : NULL};
+    struct simulate_mo_algo ma = {
+        algo->name == ALGO_RANDOM,
+        algo->name == ALGO_EHVI ? algo->surrogate
+        : algo->name == ALGO_GRAPH ? MOBO_SURROGATE_GRAPH
+                                   : MOBO_SURROGATE_GP,
+        algo->kernel};
+    struct metric_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pareto = m >= 2 ? pareto : NULL;
+    spec.n = n;
+    spec.ninit = (size_t)init;
+    spec.fbp_budget = (size_t)pbudget;
+    seqs = xmalloc((size_t)repeats * n * sizeof *seqs);
+    lens = xcalloc((size_t)repeats, sizeof *lens);
+    status = xcalloc((size_t)repeats, sizeof *status);
+    /* Multi-objective runs stop once every metric is final; constrained
+     * single-objective runs take exactly `budget` evaluations. */
+    struct simrun run = {.mo = &mp, .mo_algo = &ma,
+                         .spec = m >= 2 ? &spec : NULL,
+                         .seed0 = (unsigned long long)seed,
+                         .init = (size_t)init, .runs = (size_t)repeats,
+                         .length = m >= 2 ? 0 : (size_t)budget,
+                         .seqs = seqs, .lens = lens, .status = status};
+    double t0 = now_s();
+    simrun_run(&run, SIM_THREADS);
+    double seconds = now_s() - t0;
+    for (long long r = 0; r < repeats; r++)
+        if (status[r] != HPOD_OK) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
+                           "run %lld failed on this table", r);
+            goto out;
+        }
+    if (m >= 2) {
+        struct simulate_summary sum;
+        simulate_summarize(&spec, seqs, n, lens, (size_t)repeats, &sum);
+        metrics = json_pack("{s:o, s:o, s:o}", "fto", stat_json(&sum.fto),
+                            "fta", stat_json(&sum.fta), "fbp",
+                            stat_json(&sum.fbp));
+    } else {
+        double best = -INFINITY, *gaps = xmalloc(repeats * sizeof *gaps);
+        size_t k = 0, none = 0;
+        for (size_t i = 0; i < n; i++) {
+            int ok = 1;
+            for (size_t q = 0; q < nc; q++)
+                ok &= c[i * nc + q] <= cb[q];
+            if (ok && y[i] > best)
+                best = y[i];
+        }
+        if (best == -INFINITY) {
+            free(gaps);
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "constraints",
+                           "no row of %s meets the constraints", t->name);
+            goto out;
+        }
+        for (long long r = 0; r < repeats; r++) {
+            double b = -INFINITY;
+            size_t len = lens[r] < (size_t)budget ? lens[r] : (size_t)budget;
+            for (size_t i = 0; i < len; i++) {
+                size_t row = seqs[r * n + i];
+                int ok = 1;
+                for (size_t q = 0; q < nc; q++)
+                    ok &= c[row * nc + q] <= cb[q];
+                if (ok && y[row] > b)
+                    b = y[row];
+            }
+            if (b == -INFINITY)
+                none++;
+            else
+                gaps[k++] = fabs(best - b);
+        }
+        struct simulate_stat g = {NAN, NAN, 0, 0};
+        if (k)
+            metric_mean_std(gaps, k, &g.mean, &g.std);
+        g.runs = k;
+        g.missed = none;
+        free(gaps);
+        metrics = json_pack("{s:o}", "gap", stat_json(&g));
+    }
+    seqs_json = json_array();
+    for (long long r = 0; r < repeats; r++) {
+        json_t *sq = json_array();
+        size_t len = m == 1 && lens[r] > (size_t)budget ? (size_t)budget
+                                                       : lens[r];
+        for (size_t i = 0; i < len; i++)
+            json_array_append_new(sq, json_integer((json_int_t)seqs[r * n + i]));
+        json_array_append_new(seqs_json, sq);
+    }
+    json_object_set_new(norm_algo, "seed", json_integer(seed));
+    summary = json_pack("{s:s, s:O, s:I, s:I, s:I, s:O, s:O, s:I, s:I, "
+                        "s:o, s:f}",
+                        "benchmark", rq->name, "algorithm", norm_algo,
+                        "repeats", (json_int_t)repeats, "init",
+                        (json_int_t)init, "seed", (json_int_t)seed,
+                        "objectives", objs, "constraints",
+                        cons ? cons : json_array(), "budget",
+                        (json_int_t)budget, "pareto_budget",
+                        (json_int_t)pbudget, "metrics", metrics, "seconds",
+                        seconds);
+    if (!cons)
+        json_decref(json_object_get(summary, "constraints"));
+    metrics = NULL;
+    sum_text = json_dump_text(summary, 0);
+    seq_text = json_dump_text(seqs_json, 0);
+    long long id = 0;
+    struct sim_row row = {0};
+    if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
+                               &id, &rq->err)) != HPOD_OK ||
+        (st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
+        goto out;
+    json_object_set_new(summary, "id", json_integer(id));
+    json_object_set_new(summary, "created_at", json_string(row.created_at));
+    json_object_set(summary, "sequences", seqs_json);
+    sim_row_cleanup(&row);
+    st = reply_json(rq, 201, json_incref(summary));
+out:
+    json_decref(objs);
+    json_decref(metrics);
+    json_decref(summary);
+    json_decref(seqs_json);
+    free(sum_text);
+    free(seq_text);
+    free(y);
+    free(c);
+    free(seqs);
+    free(lens);
+    free(status);
+    free(pareto);
+    free(front);
+    return st;
+}
+
 enum hpod_status
 handle_benchmark_simulate(struct req *rq)
 {
-    static const char *const keys[] = {"algorithm", "repeats",   "init",
-                                       "seed",      "objective", "tolerance",
-                                       "budget",    "pareto_budget", NULL};
+    static const char *const keys[] = {
+        "algorithm", "repeats",       "init",       "seed",
+        "objective", "tolerance",     "budget",     "pareto_budget",
+        "objectives", "constraints",  NULL};
     struct bench_ref ref;
     struct algo_def algo;
     json_t *norm_algo = NULL, *v, *summary = NULL, *seqs_json = NULL;
@@ -996,11 +1270,10 @@ handle_benchmark_simulate(struct req *rq)
         (st = opt_int(rq, "seed", 0, (1LL << 53) - 1, 0, &seed)) != HPOD_OK ||
         (st = opt_int(rq, "budget", 1, 1000000, 20, &budget)) != HPOD_OK)
         goto out;
-    if (algo.name == ALGO_EHVI || algo.name == ALGO_ASHA) {
+    if (algo.name == ALGO_ASHA) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
-                       "simulate runs random, gp, graph and greedy; %s "
-                       "simulations are not available yet",
-                       algo.name == ALGO_EHVI ? "ehvi" : "asha");
+                       "simulate runs random, gp, graph, greedy and ehvi; "
+                       "asha simulations are not available yet");
         goto out;
     }
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
@@ -1035,6 +1308,11 @@ handle_benchmark_simulate(struct req *rq)
         goto out;
     }
     const struct bench_table *t = ref.table;
+    if (algo.name == ALGO_EHVI || json_object_get(rq->body, "objectives") ||
+        json_object_get(rq->body, "constraints")) {
+        st = simulate_mo(rq, t, &algo, norm_algo, repeats, init, seed);
+        goto out;
+    }
     const double *col = bench_table_metric(t, obj_name);
     if (!col) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "objective.name",

@@ -19,8 +19,13 @@ struct simrun {
     const struct simulate_problem *p;
     const struct simulate_algo *algo;
     const struct metric_spec *spec; /* stop rule, see simulate_run */
+    /* Set both for multi-objective or constrained runs (simulate_run_mo);
+     * p and algo are then ignored but p->n is read from mo. */
+    const struct simulate_mo_problem *mo;
+    const struct simulate_mo_algo *mo_algo;
     unsigned long long seed0;       /* run r uses seed seed0 + r */
     size_t init, runs;
+    size_t length; /* most rows per run; 0: the whole table */
     /* Outputs (caller buffers): runs × p->n row ids, runs lengths and
      * statuses. */
     size_t *seqs, *lens;
