@@ -968,6 +968,48 @@ opt_int(struct req *rq, const char *key, long long lo, long long hi,
 }
 
 /*
+ * reply_simulation - stores a finished simulation and answers 201 with it:
+ * summary (borrowed) plus id, created_at and the sequences (row r: the
+ * first min(lens[r], cap) ids of seqs + r·stride).
+ */
+static enum hpod_status
+reply_simulation(struct req *rq, json_t *summary, const size_t *seqs,
+                 const size_t *lens, size_t stride, size_t runs, size_t cap,
+                 double seconds)
+{
+    json_t *seqs_json = json_array();
+    char *sum_text = NULL, *seq_text = NULL;
+    struct sim_row row = {0};
+    long long id = 0;
+    enum hpod_status st;
+
+    for (size_t r = 0; r < runs; r++) {
+        json_t *sq = json_array();
+        size_t len = lens[r] < cap ? lens[r] : cap;
+        for (size_t i = 0; i < len; i++)
+            json_array_append_new(
+                sq, json_integer((json_int_t)seqs[r * stride + i]));
+        json_array_append_new(seqs_json, sq);
+    }
+    sum_text = json_dump_text(summary, 0);
+    seq_text = json_dump_text(seqs_json, 0);
+    if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
+                               &id, &rq->err)) == HPOD_OK &&
+        (st = sim_store_get(rq->db, id, &row, &rq->err)) == HPOD_OK) {
+        json_t *out = json_deep_copy(summary);
+        json_object_set_new(out, "id", json_integer(id));
+        json_object_set_new(out, "created_at", json_string(row.created_at));
+        json_object_set(out, "sequences", seqs_json);
+        st = reply_json(rq, 201, out);
+    }
+    sim_row_cleanup(&row);
+    free(sum_text);
+    free(seq_text);
+    json_decref(seqs_json);
+    return st;
+}
+
+/*
  * The multi-objective / constrained simulation (core/simulate_run_mo):
  * "objectives" (2+, or 1 with "constraints") instead of "objective".
  * Multi-objective runs report fto, fta, fbp against the Pareto rows of
@@ -993,8 +1035,7 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     size_t *seqs = NULL, *lens = NULL, *front = NULL;
     unsigned char *pareto = NULL;
     enum hpod_status *status = NULL, st = HPOD_OK;
-    json_t *summary = NULL, *seqs_json = NULL, *metrics = NULL;
-    char *sum_text = NULL, *seq_text = NULL;
+    json_t *summary = NULL, *metrics = NULL;
     char f[64];
 
     if (algo->name == ALGO_GREEDY)
@@ -1186,15 +1227,6 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         free(gaps);
         metrics = json_pack("{s:o}", "gap", stat_json(&g));
     }
-    seqs_json = json_array();
-    for (long long r = 0; r < repeats; r++) {
-        json_t *sq = json_array();
-        size_t len = m == 1 && lens[r] > (size_t)budget ? (size_t)budget
-                                                       : lens[r];
-        for (size_t i = 0; i < len; i++)
-            json_array_append_new(sq, json_integer((json_int_t)seqs[r * n + i]));
-        json_array_append_new(seqs_json, sq);
-    }
     json_object_set_new(norm_algo, "seed", json_integer(seed));
     summary = json_pack("{s:s, s:O, s:I, s:I, s:I, s:O, s:O, s:I, s:I, "
                         "s:o, s:f}",
@@ -1209,26 +1241,12 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     if (!cons)
         json_decref(json_object_get(summary, "constraints"));
     metrics = NULL;
-    sum_text = json_dump_text(summary, 0);
-    seq_text = json_dump_text(seqs_json, 0);
-    long long id = 0;
-    struct sim_row row = {0};
-    if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
-                               &id, &rq->err)) != HPOD_OK ||
-        (st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
-        goto out;
-    json_object_set_new(summary, "id", json_integer(id));
-    json_object_set_new(summary, "created_at", json_string(row.created_at));
-    json_object_set(summary, "sequences", seqs_json);
-    sim_row_cleanup(&row);
-    st = reply_json(rq, 201, json_incref(summary));
+    st = reply_simulation(rq, summary, seqs, lens, n, (size_t)repeats,
+                          m == 1 ? (size_t)budget : n, seconds);
 out:
     json_decref(objs);
     json_decref(metrics);
     json_decref(summary);
-    json_decref(seqs_json);
-    free(sum_text);
-    free(seq_text);
     free(y);
     free(c);
     free(seqs);
@@ -1248,14 +1266,13 @@ handle_benchmark_simulate(struct req *rq)
         "objectives", "constraints",  NULL};
     struct bench_ref ref;
     struct algo_def algo;
-    json_t *norm_algo = NULL, *v, *summary = NULL, *seqs_json = NULL;
-    long long repeats, init, seed, budget, pbudget, id = 0;
+    json_t *norm_algo = NULL, *v, *summary = NULL;
+    long long repeats, init, seed, budget, pbudget;
     double tol;
     const char *obj_name = "bleu", *goal = "maximize";
     size_t *seqs = NULL, *lens = NULL;
     enum hpod_status *status = NULL, st;
     double *y = NULL;
-    char *sum_text = NULL, *seq_text = NULL;
 
     memset(&ref, 0, sizeof ref);
     if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
@@ -1386,14 +1403,6 @@ handle_benchmark_simulate(struct req *rq)
         json_object_set_new(metrics, "fta", stat_json(&sum.fta));
         json_object_set_new(metrics, "fbp", stat_json(&sum.fbp));
     }
-    seqs_json = json_array();
-    for (long long r = 0; r < repeats; r++) {
-        json_t *s = json_array();
-        for (size_t i = 0; i < lens[r]; i++)
-            json_array_append_new(s,
-                                  json_integer((json_int_t)seqs[r * t->n + i]));
-        json_array_append_new(seqs_json, s);
-    }
     summary = json_pack("{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
                         "s:I, s:o, s:f}",
                         "benchmark", rq->name, "algorithm", norm_algo,
@@ -1403,25 +1412,11 @@ handle_benchmark_simulate(struct req *rq)
                         "tolerance", tol, "budget", (json_int_t)budget,
                         "pareto_budget", (json_int_t)pbudget, "metrics",
                         metrics, "seconds", seconds);
-    sum_text = json_dump_text(summary, 0);
-    seq_text = json_dump_text(seqs_json, 0);
-    if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
-                               &id, &rq->err)) != HPOD_OK)
-        goto out;
-    struct sim_row row = {0};
-    if ((st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
-        goto out;
-    json_object_set_new(summary, "id", json_integer(id));
-    json_object_set_new(summary, "created_at", json_string(row.created_at));
-    json_object_set(summary, "sequences", seqs_json);
-    sim_row_cleanup(&row);
-    st = reply_json(rq, 201, json_incref(summary));
+    st = reply_simulation(rq, summary, seqs, lens, t->n, (size_t)repeats,
+                          t->n, seconds);
 out:
     json_decref(summary);
-    json_decref(seqs_json);
     json_decref(norm_algo);
-    free(sum_text);
-    free(seq_text);
     free(seqs);
     free(lens);
     free(status);

@@ -1090,6 +1090,28 @@ put_section(const char *path, const char *begin_mark, const char *end_mark,
     return rc;
 }
 
+/*
+ * Prints a rendered section to stdout and, unless --out is "-", puts it
+ * between its markers in the --out file. Returns 0 on success.
+ */
+static int
+emit_section(const struct opts *o, const char *begin_mark,
+             const char *end_mark, const char *md, size_t md_len,
+             const char *what)
+{
+    fwrite(md, 1, md_len, stdout);
+    fflush(stdout);
+    if (strcmp(o->out, "-") == 0)
+        return 0;
+    if (put_section(o->out, begin_mark, end_mark, md, md_len) != 0) {
+        fprintf(stderr, "hpod bench: could not write \"%s\": %s\n", o->out,
+                strerror(errno));
+        return -1;
+    }
+    fprintf(stderr, "bench: wrote the %s section of %s\n", what, o->out);
+    return 0;
+}
+
 /* The body of `hpod bench --sh`; returns the exit code. */
 static int
 sh_main(const struct opts *o)
@@ -1173,17 +1195,9 @@ sh_main(const struct opts *o)
         fprintf(stderr, "hpod bench: could not render the report\n");
         goto out;
     }
-    fwrite(md, 1, md_len, stdout);
-    fflush(stdout);
-    if (strcmp(o->out, "-") != 0) {
-        if (put_section(o->out, SH_BEGIN, SH_END, md, md_len) != 0) {
-            fprintf(stderr, "hpod bench: could not write \"%s\": %s\n", o->out,
-                    strerror(errno));
-            goto out;
-        }
-        fprintf(stderr, "bench: wrote the successive-halving section of %s\n",
-                o->out);
-    }
+    if (emit_section(o, SH_BEGIN, SH_END, md, md_len, "successive-halving") !=
+        0)
+        goto out;
     rc = 0;
 out:
     free(md);
@@ -1449,17 +1463,8 @@ mo_main(const struct opts *o)
         goto out;
     }
     f = NULL;
-    fwrite(md, 1, md_len, stdout);
-    fflush(stdout);
-    if (strcmp(o->out, "-") != 0) {
-        if (put_section(o->out, MO_BEGIN, MO_END, md, md_len) != 0) {
-            fprintf(stderr, "hpod bench: could not write \"%s\": %s\n", o->out,
-                    strerror(errno));
-            goto out;
-        }
-        fprintf(stderr, "bench: wrote the multi-objective section of %s\n",
-                o->out);
-    }
+    if (emit_section(o, MO_BEGIN, MO_END, md, md_len, "multi-objective") != 0)
+        goto out;
     rc = 0;
 out:
     if (f)
