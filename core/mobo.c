@@ -68,7 +68,6 @@ child_rng(const struct mobo_input *in, uint64_t tag, struct rng *r)
     rng_seed2(r, in->seed ^ (tag * 0x9E3779B97F4A7C15ULL), (uint64_t)in->seq);
 }
 
-
 /* ---- input checks ---- */
 
 static enum hpod_status

@@ -127,7 +127,6 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
     return HPOD_OK;
 }
 
-
 /* ---- Gaussian process ---- */
 
 /*

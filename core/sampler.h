@@ -37,8 +37,8 @@ struct sampler_input {
     const struct space *space;
     enum sampler_kind kind;
     unsigned long long seed;
-    int seq;  /* issue number of the trial being chosen (0-based) */
-    int init; /* random choices before a model is used */
+    int seq;         /* issue number of the trial being chosen (0-based) */
+    int init;        /* random choices before a model is used */
     int kernel;      /* enum kernel_kind */
     int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
     /* Finite studies: n_cand candidates (raw, n_cand × n_params) and the

@@ -29,16 +29,15 @@ space_cleanup(struct space *sp)
 static struct param *
 push(struct space *sp)
 {
-    sp->params =
-        xrealloc(sp->params, (sp->n_params + 1) * sizeof *sp->params);
+    sp->params = xrealloc(sp->params, (sp->n_params + 1) * sizeof *sp->params);
     struct param *p = &sp->params[sp->n_params++];
     memset(p, 0, sizeof *p);
     return p;
 }
 
 enum hpod_status
-space_add_range(struct space *sp, enum param_type type, double low,
-                double high, int log)
+space_add_range(struct space *sp, enum param_type type, double low, double high,
+                int log)
 {
     if (!isfinite(low) || !isfinite(high) || !(low < high))
         return HPOD_EUNPROC;
@@ -270,8 +269,8 @@ row_less(const double *raw, size_t w, size_t a, size_t b)
 }
 
 int
-space_find_duplicate(const double *raw, size_t n, size_t width,
-                     size_t *first, size_t *later)
+space_find_duplicate(const double *raw, size_t n, size_t width, size_t *first,
+                     size_t *later)
 {
     size_t *idx, *tmp;
     int found = 0;
@@ -289,8 +288,8 @@ space_find_duplicate(const double *raw, size_t n, size_t width,
             size_t hi = lo + 2 * run < n ? lo + 2 * run : n;
             size_t a = lo, b = mid, o = lo;
             while (a < mid && b < hi)
-                tmp[o++] = row_less(raw, width, idx[b], idx[a]) ? idx[b++]
-                                                                 : idx[a++];
+                tmp[o++] =
+                    row_less(raw, width, idx[b], idx[a]) ? idx[b++] : idx[a++];
             while (a < mid)
                 tmp[o++] = idx[a++];
             while (b < hi)

@@ -21,11 +21,11 @@ enum param_type { PARAM_FLOAT = 0, PARAM_INT = 1, PARAM_CATEGORICAL = 2 };
 
 struct param {
     enum param_type type;
-    int log;             /* ranges and value lists: log scale */
-    double low, high;    /* ranges (n_values == 0 and not categorical) */
-    double *values;      /* explicit values, ascending, owned by the space */
+    int log;          /* ranges and value lists: log scale */
+    double low, high; /* ranges (n_values == 0 and not categorical) */
+    double *values;   /* explicit values, ascending, owned by the space */
     size_t n_values;
-    size_t n_choices;    /* categorical */
+    size_t n_choices; /* categorical */
 };
 
 struct space {

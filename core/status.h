@@ -10,17 +10,17 @@
 
 enum hpod_status {
     HPOD_OK = 0,
-    HPOD_EINVAL,      /* malformed request (400) */
-    HPOD_EUNPROC,     /* well-formed but violates a rule (422) */
-    HPOD_ENOTFOUND,   /* a named resource does not exist (404) */
-    HPOD_ECONFLICT,   /* state conflict or duplicate (409) */
-    HPOD_ETOOLARGE,   /* request body over the limit (413) */
-    HPOD_EMEDIA,      /* unsupported content type (415) */
-    HPOD_EMETHOD,     /* method not allowed on this path (405) */
-    HPOD_ENUMERIC,    /* numeric failure, e.g. matrix not SPD */
-    HPOD_EDB,         /* database unreachable or failed (503) */
-    HPOD_ENOMEM,      /* out of memory (500) */
-    HPOD_EINTERNAL    /* a bug (500) */
+    HPOD_EINVAL,    /* malformed request (400) */
+    HPOD_EUNPROC,   /* well-formed but violates a rule (422) */
+    HPOD_ENOTFOUND, /* a named resource does not exist (404) */
+    HPOD_ECONFLICT, /* state conflict or duplicate (409) */
+    HPOD_ETOOLARGE, /* request body over the limit (413) */
+    HPOD_EMEDIA,    /* unsupported content type (415) */
+    HPOD_EMETHOD,   /* method not allowed on this path (405) */
+    HPOD_ENUMERIC,  /* numeric failure, e.g. matrix not SPD */
+    HPOD_EDB,       /* database unreachable or failed (503) */
+    HPOD_ENOMEM,    /* out of memory (500) */
+    HPOD_EINTERNAL  /* a bug (500) */
 };
 
 /*

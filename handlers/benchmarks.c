@@ -171,8 +171,8 @@ build_imported(const char *name, json_t *def, json_t *rows)
         const char *mn = json_string_value(json_array_get(metrics, m));
         t->metric_names[m] = xstrdup(mn);
         for (size_t i = 0; i < n; i++)
-            t->metrics[m * n + i] = json_number_value(
-                json_object_get(json_array_get(rows, i), mn));
+            t->metrics[m * n + i] =
+                json_number_value(json_object_get(json_array_get(rows, i), mn));
     }
     table_pareto(t);
     return im;
@@ -202,8 +202,8 @@ resolve(struct req *rq, const char *name, struct bench_ref *ref)
     pthread_mutex_unlock(&imp_mu);
     if (ref->table)
         return HPOD_OK;
-    if ((st = bench_store_get(rq->db, name, &def_text, &rows_text,
-                              &rq->err)) != HPOD_OK)
+    if ((st = bench_store_get(rq->db, name, &def_text, &rows_text, &rq->err)) !=
+        HPOD_OK)
         return st;
     json_t *def = json_from_text(def_text), *rows = json_from_text(rows_text);
     free(def_text);
@@ -291,8 +291,8 @@ param_json(const struct bench_ref *ref, size_t k)
     const char *name = ref->table->param_names[k];
     json_t *ch = choices_of(ref, k);
     if (ch)
-        return json_pack("{s:s, s:s, s:O}", "name", name, "type",
-                         "categorical", "choices", ch);
+        return json_pack("{s:s, s:s, s:O}", "name", name, "type", "categorical",
+                         "choices", ch);
     json_t *vals = json_array();
     for (size_t i = 0; i < p->n_values; i++)
         json_array_append_new(vals, value_json(ref, k, p->values[i]));
@@ -326,11 +326,10 @@ summary_json(const char *name, const struct bench_ref *ref)
 {
     if (ref->curves) {
         const struct bench_lc_set *c = ref->curves;
-        return json_pack("{s:s, s:s, s:s, s:I, s:o, s:[s]}", "name", name,
-                         "kind", "curves", "source", "files", "size",
-                         (json_int_t)c->n, "params",
-                         names_json(c->hyper_names, c->n_hyper), "metrics",
-                         "ppl");
+        return json_pack(
+            "{s:s, s:s, s:s, s:I, s:o, s:[s]}", "name", name, "kind", "curves",
+            "source", "files", "size", (json_int_t)c->n, "params",
+            names_json(c->hyper_names, c->n_hyper), "metrics", "ppl");
     }
     const struct bench_table *t = ref->table;
     return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "name", name, "kind",
@@ -350,9 +349,9 @@ oracle_entry(const double *v, size_t n, size_t stride)
         if (v[i * stride] < v[imin * stride])
             imin = i;
     }
-    return json_pack("{s:f, s:I, s:f, s:I}", "max", v[imax * stride],
-                     "max_row", (json_int_t)imax, "min", v[imin * stride],
-                     "min_row", (json_int_t)imin);
+    return json_pack("{s:f, s:I, s:f, s:I}", "max", v[imax * stride], "max_row",
+                     (json_int_t)imax, "min", v[imin * stride], "min_row",
+                     (json_int_t)imin);
 }
 
 static int
@@ -391,18 +390,17 @@ detail_json(const char *name, const struct bench_ref *ref)
         if (c->n)
             json_object_set_new(oracle, "ppl", oracle_entry(v, c->n, 1));
         free(v);
-        json_object_set_new(o, "max_step",
-                            json_integer(max_len ? (json_int_t)max_len - 1 : 0));
+        json_object_set_new(
+            o, "max_step", json_integer(max_len ? (json_int_t)max_len - 1 : 0));
     } else {
         const struct bench_table *t = ref->table;
         for (size_t k = 0; k < t->n_params; k++) {
             json_t *p = param_json(ref, k);
             json_t *vals = json_object_get(p, "values");
             json_t *ch = json_object_get(p, "choices");
-            json_array_append_new(params,
-                                  json_pack("{s:s, s:O}", "name",
-                                            t->param_names[k], "values",
-                                            vals ? vals : ch));
+            json_array_append_new(params, json_pack("{s:s, s:O}", "name",
+                                                    t->param_names[k], "values",
+                                                    vals ? vals : ch));
             json_decref(p);
         }
         for (size_t m = 0; m < t->n_metrics && t->n > 0; m++)
@@ -436,8 +434,7 @@ handle_benchmark_list(struct req *rq)
     size_t n_names = 0, k = 0;
     enum hpod_status st;
 
-    if ((st = bench_store_names(rq->db, &names, &n_names, &rq->err)) !=
-        HPOD_OK)
+    if ((st = bench_store_names(rq->db, &names, &n_names, &rq->err)) != HPOD_OK)
         return st;
     size_t total = db->n_tables + db->n_lc + n_names;
     json_t **items = xcalloc(total ? total : 1, sizeof *items);
@@ -563,8 +560,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                          IMPORT_MAX_PARAMS);
     if (nm == 0 || nm > IMPORT_MAX_METRICS)
         return hpod_fail(&rq->err, HPOD_EUNPROC, "metrics",
-                         "metrics must hold 1 to %d names",
-                         IMPORT_MAX_METRICS);
+                         "metrics must hold 1 to %d names", IMPORT_MAX_METRICS);
     if (n == 0 || n > IMPORT_MAX_ROWS)
         return hpod_fail(&rq->err, HPOD_EUNPROC, "rows",
                          "rows must hold 1 to %d rows", IMPORT_MAX_ROWS);
@@ -578,23 +574,23 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         json_t *lg;
         snprintf(f, sizeof f, "params[%zu]", k);
         if (!json_is_object(p)) {
-            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be an object",
-                           f);
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be an object", f);
             break;
         }
         if ((st = json_check_keys(p, pkeys, f, &rq->err)) != HPOD_OK)
             break;
-        json_t *pn = json_object_get(p, "name"), *pt = json_object_get(p,
-                                                                       "type");
+        json_t *pn = json_object_get(p, "name"),
+               *pt = json_object_get(p, "type");
         lg = json_object_get(p, "log");
         if (!json_is_string(pn) || !json_is_string(pt) ||
             (lg && !json_is_boolean(lg))) {
             snprintf(f, sizeof f, "params[%zu].%s", k,
-                     !json_is_string(pn) ? "name"
+                     !json_is_string(pn)   ? "name"
                      : !json_is_string(pt) ? "type"
                                            : "log");
-            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s is missing or has "
-                                                     "the wrong type",
+            st = hpod_fail(&rq->err, HPOD_EINVAL, f,
+                           "%s is missing or has "
+                           "the wrong type",
                            f);
             break;
         }
@@ -642,8 +638,8 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         const char *key;
         snprintf(f, sizeof f, "rows[%zu]", i);
         if (!json_is_object(r)) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be an object",
-                           f);
+            st =
+                hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be an object", f);
             break;
         }
         json_object_foreach(r, key, v)
@@ -681,8 +677,8 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                                c < np && types[c][0] == 'i' ? "an integer"
                                                             : "a number");
             } else if (c < np &&
-                       json_is_true(json_object_get(
-                           json_array_get(params, c), "log")) &&
+                       json_is_true(
+                           json_object_get(json_array_get(params, c), "log")) &&
                        !(json_number_value(v) > 0)) {
                 st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
                                "%s must be > 0 for a log-scaled parameter", f);
@@ -695,15 +691,16 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         nparams = json_array();
         for (size_t k = 0; k < np; k++) {
             json_t *p = json_array_get(params, k);
-            json_t *np_ = json_pack(
-                "{s:s, s:s, s:b}", "name", cols[k], "type", types[k], "log",
-                json_is_true(json_object_get(p, "log")));
+            json_t *np_ =
+                json_pack("{s:s, s:s, s:b}", "name", cols[k], "type", types[k],
+                          "log", json_is_true(json_object_get(p, "log")));
             if (types[k][0] == 'c') {
                 /* Sort choices for a stable, order-free encoding. */
                 size_t nc = json_array_size(choice_sets[k]);
                 const char **cs = xcalloc(nc ? nc : 1, sizeof *cs);
                 for (size_t q = 0; q < nc; q++)
-                    cs[q] = json_string_value(json_array_get(choice_sets[k], q));
+                    cs[q] =
+                        json_string_value(json_array_get(choice_sets[k], q));
                 for (size_t a = 1; a < nc; a++)
                     for (size_t b = a; b > 0 && strcmp(cs[b - 1], cs[b]) > 0;
                          b--) {
@@ -858,8 +855,7 @@ match_curve(struct req *rq, const struct bench_lc_set *c, json_t *params,
             goto out;
         }
     st = hpod_fail(&rq->err, HPOD_EUNPROC, "params",
-                   "no configuration of %s has these hyperparameters",
-                   c->name);
+                   "no configuration of %s has these hyperparameters", c->name);
 out:
     free(h);
     return st;
@@ -893,8 +889,7 @@ handle_benchmark_evaluate(struct req *rq)
             st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
                            "a learning-curve benchmark needs a step");
         } else if (json_integer_value(step) < 0) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
-                           "step must be >= 0");
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "step", "step must be >= 0");
         } else if ((st = match_curve(rq, ref.curves, params, &row)) ==
                    HPOD_OK) {
             json_int_t s = json_integer_value(step);
@@ -920,9 +915,9 @@ handle_benchmark_evaluate(struct req *rq)
         for (size_t m = 0; m < t->n_metrics; m++)
             json_object_set_new(vals, t->metric_names[m],
                                 json_real(t->metrics[m * t->n + row]));
-        st = reply_json(rq, 200,
-                        json_pack("{s:o, s:I}", "values", vals, "row",
-                                  (json_int_t)row));
+        st = reply_json(
+            rq, 200,
+            json_pack("{s:o, s:I}", "values", vals, "row", (json_int_t)row));
     }
     ref_cleanup(&ref);
     return st;
@@ -1061,7 +1056,8 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     m = json_array_size(objs);
     for (size_t j = 0; j < m; j++) {
         json_t *o = json_array_get(objs, j);
-        json_t *nm = json_object_get(o, "name"), *g = json_object_get(o, "goal");
+        json_t *nm = json_object_get(o, "name"),
+               *g = json_object_get(o, "goal");
         snprintf(f, sizeof f, "objectives[%zu]", j);
         if (!json_is_object(o) || !json_is_string(nm) ||
             (g && !json_is_string(g))) {
@@ -1146,15 +1142,22 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         for (size_t q = 0; q < nf; q++)
             pareto[front[q]] = 1;
     }
-    struct simulate_mo_problem mp = {&t->space, t->raw, n, m, y, ref,
-                                     nc, nc ? c : NULL, nc ? cb : NULL,
+    struct simulate_mo_problem mp = {&t->space,
+                                     t->raw,
+                                     n,
+                                     m,
+                                     y,
+                                     ref,
+                                     nc,
+                                     nc ? c : NULL,
+                                     nc ? cb : NULL,
                                      nc ? con_log : NULL};
-    struct simulate_mo_algo ma = {
-        algo->name == ALGO_RANDOM,
-        algo->name == ALGO_EHVI ? algo->surrogate
-        : algo->name == ALGO_GRAPH ? MOBO_SURROGATE_GRAPH
-                                   : MOBO_SURROGATE_GP,
-        algo->kernel};
+    struct simulate_mo_algo ma = {algo->name == ALGO_RANDOM,
+                                  algo->name == ALGO_EHVI ? algo->surrogate
+                                  : algo->name == ALGO_GRAPH
+                                      ? MOBO_SURROGATE_GRAPH
+                                      : MOBO_SURROGATE_GP,
+                                  algo->kernel};
     struct metric_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.pareto = m >= 2 ? pareto : NULL;
@@ -1166,12 +1169,16 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     status = xcalloc((size_t)repeats, sizeof *status);
     /* Multi-objective runs stop once every metric is final; constrained
      * single-objective runs take exactly `budget` evaluations. */
-    struct simrun run = {.mo = &mp, .mo_algo = &ma,
+    struct simrun run = {.mo = &mp,
+                         .mo_algo = &ma,
                          .spec = m >= 2 ? &spec : NULL,
                          .seed0 = (unsigned long long)seed,
-                         .init = (size_t)init, .runs = (size_t)repeats,
+                         .init = (size_t)init,
+                         .runs = (size_t)repeats,
                          .length = m >= 2 ? 0 : (size_t)budget,
-                         .seqs = seqs, .lens = lens, .status = status};
+                         .seqs = seqs,
+                         .lens = lens,
+                         .status = status};
     double t0 = now_s();
     simrun_run(&run, SIM_THREADS);
     double seconds = now_s() - t0;
@@ -1184,9 +1191,9 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     if (m >= 2) {
         struct simulate_summary sum;
         simulate_summarize(&spec, seqs, n, lens, (size_t)repeats, &sum);
-        metrics = json_pack("{s:o, s:o, s:o}", "fto", stat_json(&sum.fto),
-                            "fta", stat_json(&sum.fta), "fbp",
-                            stat_json(&sum.fbp));
+        metrics =
+            json_pack("{s:o, s:o, s:o}", "fto", stat_json(&sum.fto), "fta",
+                      stat_json(&sum.fta), "fbp", stat_json(&sum.fbp));
     } else {
         double best = -INFINITY, *gaps = xmalloc(repeats * sizeof *gaps);
         size_t k = 0, none = 0;
@@ -1228,16 +1235,14 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         metrics = json_pack("{s:o}", "gap", stat_json(&g));
     }
     json_object_set_new(norm_algo, "seed", json_integer(seed));
-    summary = json_pack("{s:s, s:O, s:I, s:I, s:I, s:O, s:O, s:I, s:I, "
-                        "s:o, s:f}",
-                        "benchmark", rq->name, "algorithm", norm_algo,
-                        "repeats", (json_int_t)repeats, "init",
-                        (json_int_t)init, "seed", (json_int_t)seed,
-                        "objectives", objs, "constraints",
-                        cons ? cons : json_array(), "budget",
-                        (json_int_t)budget, "pareto_budget",
-                        (json_int_t)pbudget, "metrics", metrics, "seconds",
-                        seconds);
+    summary = json_pack(
+        "{s:s, s:O, s:I, s:I, s:I, s:O, s:O, s:I, s:I, "
+        "s:o, s:f}",
+        "benchmark", rq->name, "algorithm", norm_algo, "repeats",
+        (json_int_t)repeats, "init", (json_int_t)init, "seed", (json_int_t)seed,
+        "objectives", objs, "constraints", cons ? cons : json_array(), "budget",
+        (json_int_t)budget, "pareto_budget", (json_int_t)pbudget, "metrics",
+        metrics, "seconds", seconds);
     if (!cons)
         json_decref(json_object_get(summary, "constraints"));
     metrics = NULL;
@@ -1261,9 +1266,9 @@ enum hpod_status
 handle_benchmark_simulate(struct req *rq)
 {
     static const char *const keys[] = {
-        "algorithm", "repeats",       "init",       "seed",
-        "objective", "tolerance",     "budget",     "pareto_budget",
-        "objectives", "constraints",  NULL};
+        "algorithm",  "repeats",     "init",   "seed",
+        "objective",  "tolerance",   "budget", "pareto_budget",
+        "objectives", "constraints", NULL};
     struct bench_ref ref;
     struct algo_def algo;
     json_t *norm_algo = NULL, *v, *summary = NULL;
@@ -1298,8 +1303,8 @@ handle_benchmark_simulate(struct req *rq)
     json_object_set_new(norm_algo, "seed", json_integer(seed));
     v = json_object_get(rq->body, "objective");
     if (v && !json_is_null(v)) {
-        json_t *on = json_object_get(v, "name"), *og = json_object_get(v,
-                                                                       "goal");
+        json_t *on = json_object_get(v, "name"),
+               *og = json_object_get(v, "goal");
         if (!json_is_object(v) || !json_is_string(on) ||
             (og && !json_is_string(og))) {
             st = hpod_fail(&rq->err, HPOD_EINVAL, "objective",
@@ -1363,8 +1368,8 @@ handle_benchmark_simulate(struct req *rq)
         y[i] = sense * col[i];
     int has_pareto =
         bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
-    struct simulate_problem p = {.space = &t->space, .raw = t->raw, .y = y,
-                                 .n = t->n};
+    struct simulate_problem p = {
+        .space = &t->space, .raw = t->raw, .y = y, .n = t->n};
     struct simulate_algo sa = {.kind = (enum sampler_kind)algo.name,
                                .kernel = algo.kernel,
                                .acquisition = algo.acquisition};
@@ -1378,42 +1383,46 @@ handle_benchmark_simulate(struct req *rq)
     seqs = xmalloc((size_t)repeats * t->n * sizeof *seqs);
     lens = xcalloc((size_t)repeats, sizeof *lens);
     status = xcalloc((size_t)repeats, sizeof *status);
-    struct simrun run = {.p = &p, .algo = &sa, .spec = &spec,
+    struct simrun run = {.p = &p,
+                         .algo = &sa,
+                         .spec = &spec,
                          .seed0 = (unsigned long long)seed,
-                         .init = (size_t)init, .runs = (size_t)repeats,
-                         .seqs = seqs, .lens = lens, .status = status};
+                         .init = (size_t)init,
+                         .runs = (size_t)repeats,
+                         .seqs = seqs,
+                         .lens = lens,
+                         .status = status};
     double t0 = now_s();
     simrun_run(&run, SIM_THREADS);
     double seconds = now_s() - t0;
     for (long long r = 0; r < repeats; r++)
         if (status[r] != HPOD_OK) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
-                           "run %lld failed: %s cannot run on this table",
-                           r, json_string_value(json_object_get(norm_algo,
-                                                                "name")));
+            st = hpod_fail(
+                &rq->err, HPOD_EUNPROC, "algorithm",
+                "run %lld failed: %s cannot run on this table", r,
+                json_string_value(json_object_get(norm_algo, "name")));
             goto out;
         }
     struct simulate_summary sum;
     simulate_summarize(&spec, seqs, t->n, lens, (size_t)repeats, &sum);
-    json_t *metrics = json_pack("{s:o, s:o, s:o}", "ftb", stat_json(&sum.ftb),
-                                "ftc", stat_json(&sum.ftc), "fb",
-                                stat_json(&sum.fb));
+    json_t *metrics =
+        json_pack("{s:o, s:o, s:o}", "ftb", stat_json(&sum.ftb), "ftc",
+                  stat_json(&sum.ftc), "fb", stat_json(&sum.fb));
     if (has_pareto) {
         json_object_set_new(metrics, "fto", stat_json(&sum.fto));
         json_object_set_new(metrics, "fta", stat_json(&sum.fta));
         json_object_set_new(metrics, "fbp", stat_json(&sum.fbp));
     }
-    summary = json_pack("{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
-                        "s:I, s:o, s:f}",
-                        "benchmark", rq->name, "algorithm", norm_algo,
-                        "repeats", (json_int_t)repeats, "init",
-                        (json_int_t)init, "seed", (json_int_t)seed,
-                        "objective", "name", obj_name, "goal", goal,
-                        "tolerance", tol, "budget", (json_int_t)budget,
-                        "pareto_budget", (json_int_t)pbudget, "metrics",
-                        metrics, "seconds", seconds);
-    st = reply_simulation(rq, summary, seqs, lens, t->n, (size_t)repeats,
-                          t->n, seconds);
+    summary = json_pack(
+        "{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
+        "s:I, s:o, s:f}",
+        "benchmark", rq->name, "algorithm", norm_algo, "repeats",
+        (json_int_t)repeats, "init", (json_int_t)init, "seed", (json_int_t)seed,
+        "objective", "name", obj_name, "goal", goal, "tolerance", tol, "budget",
+        (json_int_t)budget, "pareto_budget", (json_int_t)pbudget, "metrics",
+        metrics, "seconds", seconds);
+    st = reply_simulation(rq, summary, seqs, lens, t->n, (size_t)repeats, t->n,
+                          seconds);
 out:
     json_decref(summary);
     json_decref(norm_algo);
@@ -1455,8 +1464,8 @@ handle_simulation_list(struct req *rq)
         (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
                         &offset, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = sim_store_list(rq->db, rq->query(rq, "benchmark"), limit,
-                             offset, &rows, &n, &total, &rq->err)) != HPOD_OK)
+    if ((st = sim_store_list(rq->db, rq->query(rq, "benchmark"), limit, offset,
+                             &rows, &n, &total, &rq->err)) != HPOD_OK)
         return st;
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
@@ -1570,9 +1579,9 @@ benchmark_expand_study(struct req *rq, json_t *body, json_t **out)
                            "objectives is required for %s", t->name);
             goto out;
         }
-        json_object_set_new(copy, "objectives",
-                            json_pack("[{s:s, s:s}]", "name", "bleu", "goal",
-                                      "maximize"));
+        json_object_set_new(
+            copy, "objectives",
+            json_pack("[{s:s, s:s}]", "name", "bleu", "goal", "maximize"));
     } else if (json_is_array(objs)) {
         for (size_t i = 0; i < json_array_size(objs); i++) {
             json_t *nm = json_object_get(json_array_get(objs, i), "name");

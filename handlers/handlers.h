@@ -34,12 +34,12 @@ struct hpod_ctx {
 struct req {
     const char *method;
     const char *path;
-    long long id; /* the {id} path segment, 0 if none */
+    long long id;   /* the {id} path segment, 0 if none */
     char name[160]; /* the {name} path segments ("nmthpo/zh-en"), or "" */
-    json_t *body; /* borrowed: parsed body, {} when empty */
+    json_t *body;   /* borrowed: parsed body, {} when empty */
     /* Query parameter value (borrowed) or NULL. */
     const char *(*query)(const struct req *rq, const char *name);
-    void *conn; /* opaque, for query() */
+    void *conn;    /* opaque, for query() */
     struct db *db; /* borrowed for the request (NULL for routes without DB) */
     struct hpod_ctx *ctx;
     struct hpod_err err;

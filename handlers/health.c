@@ -23,9 +23,8 @@ handle_healthz(struct req *rq)
              db_exec(db, "SELECT 1", 0, NULL, NULL, &err) == HPOD_OK;
     db_pool_release(rq->ctx->pool, db);
     if (ok)
-        return reply_json(rq, 200,
-                          json_pack("{s:s, s:s}", "status", "ok", "database",
-                                    "ok"));
+        return reply_json(
+            rq, 200, json_pack("{s:s, s:s}", "status", "ok", "database", "ok"));
     return reply_json(rq, 503,
                       json_pack("{s:s, s:s}", "status", "unavailable",
                                 "database", "unreachable"));

@@ -26,8 +26,8 @@ char *
 json_dump_text(const json_t *v, size_t flags)
 {
     for (int prec = 15; prec < 17; prec++) {
-        char *text = json_dumps(v, JSON_COMPACT | flags |
-                                       JSON_REAL_PRECISION(prec));
+        char *text =
+            json_dumps(v, JSON_COMPACT | flags | JSON_REAL_PRECISION(prec));
         json_t *back = text ? json_loads(text, 0, NULL) : NULL;
         /* json_equal compares reals exactly: equal means no digit lost. */
         int same = back && json_equal(back, (json_t *)v);
@@ -58,7 +58,7 @@ valid_name(const char *s)
 
 enum hpod_status
 json_check_keys(json_t *obj, const char *const *allowed, const char *path,
-           struct hpod_err *err)
+                struct hpod_err *err)
 {
     const char *key;
     json_t *v;
@@ -158,8 +158,7 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
 
     snprintf(path, sizeof path, "space[%zu]", i);
     if (!json_is_object(p))
-        return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
-                         path);
+        return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object", path);
     if ((st = json_check_keys(p, keys, path, err)) != HPOD_OK ||
         (st = get_string(p, "name", path, 1, &name, err)) != HPOD_OK ||
         (st = get_string(p, "type", path, 1, &type, err)) != HPOD_OK)
@@ -189,8 +188,10 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     if (strcmp(type, "categorical") == 0) {
         if (has_low || has_high || values || logv) {
             fieldf(f, sizeof f, path,
-                   has_low ? "low" : has_high ? "high" : values ? "values"
-                                                               : "log");
+                   has_low    ? "low"
+                   : has_high ? "high"
+                   : values   ? "values"
+                              : "log");
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "a categorical parameter takes only choices");
         }
@@ -220,8 +221,8 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                                      json_string_value(cv));
         }
         space_add_categorical(&d->space, n);
-        out = json_pack("{s:s, s:s, s:O}", "name", name, "type",
-                        "categorical", "choices", choices);
+        out = json_pack("{s:s, s:s, s:O}", "name", name, "type", "categorical",
+                        "choices", choices);
     } else if (strcmp(type, "float") == 0 || strcmp(type, "int") == 0) {
         enum param_type pt = type[0] == 'f' ? PARAM_FLOAT : PARAM_INT;
         if (choices) {
@@ -236,8 +237,7 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                                  "give either values or low and high, not "
                                  "both");
             if (!json_is_array(values))
-                return hpod_fail(err, HPOD_EINVAL, f, "%s must be an array",
-                                 f);
+                return hpod_fail(err, HPOD_EINVAL, f, "%s must be an array", f);
             size_t n = json_array_size(values);
             if (n == 0 || n > 10000)
                 return hpod_fail(err, HPOD_EUNPROC, f,
@@ -275,11 +275,10 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
             const struct param *sp = &d->space.params[d->space.n_params - 1];
             json_t *sorted = json_array();
             for (size_t k = 0; k < sp->n_values; k++)
-                json_array_append_new(sorted,
-                                      pt == PARAM_INT
-                                          ? json_integer((json_int_t)
-                                                             sp->values[k])
-                                          : json_real(sp->values[k]));
+                json_array_append_new(
+                    sorted, pt == PARAM_INT
+                                ? json_integer((json_int_t)sp->values[k])
+                                : json_real(sp->values[k]));
             out = json_pack("{s:s, s:s, s:o, s:b}", "name", name, "type", type,
                             "values", sorted, "log", log);
         } else {
@@ -302,8 +301,7 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
             }
             fieldf(f, sizeof f, path, "low");
             if (!(low < high))
-                return hpod_fail(err, HPOD_EUNPROC, f,
-                                 "%s must be < high", f);
+                return hpod_fail(err, HPOD_EUNPROC, f, "%s must be < high", f);
             if (log && !(low > 0))
                 return hpod_fail(err, HPOD_EUNPROC, f,
                                  "%s must be > 0 when log is true", f);
@@ -317,9 +315,9 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                                 "type", type, "low", (json_int_t)low, "high",
                                 (json_int_t)high, "log", log);
             else
-                out = json_pack("{s:s, s:s, s:f, s:f, s:b}", "name", name,
-                                "type", type, "low", low, "high", high, "log",
-                                log);
+                out =
+                    json_pack("{s:s, s:s, s:f, s:f, s:b}", "name", name, "type",
+                              type, "low", low, "high", high, "log", log);
         }
     } else {
         fieldf(f, sizeof f, path, "type");
@@ -343,8 +341,7 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
     char f[192];
 
     if (!json_is_object(obj))
-        return hpod_fail(err, HPOD_EUNPROC, path, "%s must be an object",
-                         path);
+        return hpod_fail(err, HPOD_EUNPROC, path, "%s must be an object", path);
     json_object_foreach(obj, key, v)
     {
         size_t i;
@@ -428,8 +425,8 @@ parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
     for (size_t j = 0; j < n; j++) {
         char path[48];
         snprintf(path, sizeof path, "candidates[%zu]", j);
-        if ((st = params_from_json(d, json_array_get(arr, j), raw + j * w,
-                                   path, err)) != HPOD_OK)
+        if ((st = params_from_json(d, json_array_get(arr, j), raw + j * w, path,
+                                   err)) != HPOD_OK)
             goto out;
         json_array_append_new(norm, params_to_json(d, raw + j * w));
     }
@@ -524,12 +521,9 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
         if ((st = json_check_keys(c, keys, path, err)) != HPOD_OK ||
-            (st = get_string(c, "metric", path, 1, &metric, err)) !=
-                HPOD_OK ||
-            (st = get_number(c, "max", path, &max, &has_max, err)) !=
-                HPOD_OK ||
-            (st = get_number(c, "min", path, &min, &has_min, err)) !=
-                HPOD_OK ||
+            (st = get_string(c, "metric", path, 1, &metric, err)) != HPOD_OK ||
+            (st = get_number(c, "max", path, &max, &has_max, err)) != HPOD_OK ||
+            (st = get_number(c, "min", path, &min, &has_min, err)) != HPOD_OK ||
             (st = get_number(c, "confidence", path, &conf, &has_conf, err)) !=
                 HPOD_OK)
             return st;
@@ -541,8 +535,8 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
                              "%s needs exactly one of max and min", path);
         fieldf(f, sizeof f, path, "confidence");
         if (!(conf > 0 && conf < 1))
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "%s must be between 0 and 1", f);
+            return hpod_fail(err, HPOD_EUNPROC, f, "%s must be between 0 and 1",
+                             f);
         json_t *nc = json_pack("{s:s, s:f, s:f}", "metric", metric,
                                has_max ? "max" : "min", has_max ? max : min,
                                "confidence", conf);
@@ -558,13 +552,14 @@ fresh_seed(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     /* Below 2^53 so it survives a round trip through any JSON client. */
     return ((unsigned long long)ts.tv_nsec * 2654435761ULL ^
-            (unsigned long long)ts.tv_sec ^ ((unsigned long long)getpid() << 20)) &
+            (unsigned long long)ts.tv_sec ^
+            ((unsigned long long)getpid() << 20)) &
            ((1ULL << 53) - 1);
 }
 
 static enum hpod_status
-pick(const char *value, const char *const *options, const char *field,
-     int *out, struct hpod_err *err)
+pick(const char *value, const char *const *options, const char *field, int *out,
+     struct hpod_err *err)
 {
     for (int i = 0; options[i]; i++)
         if (strcmp(value, options[i]) == 0) {
@@ -576,7 +571,7 @@ pick(const char *value, const char *const *options, const char *field,
 }
 
 static enum hpod_status parse_algorithm(json_t *a, struct study_def *d,
-                                       json_t **norm, struct hpod_err *err);
+                                        json_t **norm, struct hpod_err *err);
 
 enum hpod_status
 algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
@@ -594,20 +589,18 @@ static enum hpod_status
 parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
                 struct hpod_err *err)
 {
-    static const char *const names[] = {"random", "gp",   "graph",
-                                        "greedy", "ehvi", "asha", NULL};
-    static const char *const k_asha[] = {"name", "seed",        "kernel",
-                                         "acquisition", "init", "r",
-                                         "u",    "R",           "p",
-                                         "keep", "base",        "mode",
-                                         NULL};
+    static const char *const names[] = {"random", "gp",   "graph", "greedy",
+                                        "ehvi",   "asha", NULL};
+    static const char *const k_asha[] = {
+        "name", "seed", "kernel", "acquisition", "init", "r", "u",
+        "R",    "p",    "keep",   "base",        "mode", NULL};
     static const char *const bases[] = {"random", "gp", "graph", NULL};
     static const char *const modes[] = {"promotion", "stopping", NULL};
-    static const char *const k_ehvi[] = {"name", "seed", "kernel",
+    static const char *const k_ehvi[] = {"name",      "seed", "kernel",
                                          "surrogate", "init", NULL};
     static const char *const surrogates[] = {"gp", "graph", NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
-    static const char *const k_model[] = {"name", "seed", "kernel",
+    static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};
     static const char *const k_greedy[] = {"name", "seed", "init", NULL};
     static const char *const kernels[] = {"matern52", "rbf", NULL};
@@ -635,12 +628,12 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
         return st;
     d->algo.name = (enum algo_name)n;
     st = json_check_keys(a,
-                    n == ALGO_RANDOM   ? k_random
-                    : n == ALGO_GREEDY ? k_greedy
-                    : n == ALGO_EHVI   ? k_ehvi
-                    : n == ALGO_ASHA   ? k_asha
-                                       : k_model,
-                    "algorithm", err);
+                         n == ALGO_RANDOM   ? k_random
+                         : n == ALGO_GREEDY ? k_greedy
+                         : n == ALGO_EHVI   ? k_ehvi
+                         : n == ALGO_ASHA   ? k_asha
+                                            : k_model,
+                         "algorithm", err);
     if (st != HPOD_OK)
         return st;
     if ((st = get_int(a, "seed", "algorithm", 0, (1LL << 53) - 1, &seed, &has,
@@ -713,16 +706,14 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
         if (d->algo.asha_R < d->algo.asha_r)
             return hpod_fail(err, HPOD_EUNPROC, "algorithm.R",
                              "algorithm.R must be >= r");
-        *norm = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, "
-                          "s:s, s:s, s:i}",
-                          "name", name, "seed", (json_int_t)d->algo.seed,
-                          "r", (json_int_t)d->algo.asha_r, "u",
-                          (json_int_t)d->algo.asha_u, "R",
-                          (json_int_t)d->algo.asha_R, "p",
-                          (json_int_t)d->algo.asha_p, "keep",
-                          (json_int_t)d->algo.asha_keep, "base", base, "mode",
-                          mode, "kernel", kernel, "acquisition", acq, "init",
-                          d->algo.init);
+        *norm = json_pack(
+            "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, "
+            "s:s, s:s, s:i}",
+            "name", name, "seed", (json_int_t)d->algo.seed, "r",
+            (json_int_t)d->algo.asha_r, "u", (json_int_t)d->algo.asha_u, "R",
+            (json_int_t)d->algo.asha_R, "p", (json_int_t)d->algo.asha_p, "keep",
+            (json_int_t)d->algo.asha_keep, "base", base, "mode", mode, "kernel",
+            kernel, "acquisition", acq, "init", d->algo.init);
         return HPOD_OK;
     }
     if (n == ALGO_EHVI) {
@@ -764,8 +755,8 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
         return st;
     d->algo.kernel = d->algo.kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
     *norm = json_pack("{s:s, s:I, s:s, s:s, s:i}", "name", name, "seed",
-                      (json_int_t)d->algo.seed, "kernel", kernel,
-                      "acquisition", acq, "init", d->algo.init);
+                      (json_int_t)d->algo.seed, "kernel", kernel, "acquisition",
+                      acq, "init", d->algo.init);
     return HPOD_OK;
 }
 
@@ -800,8 +791,8 @@ static enum hpod_status
 parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
 {
     static const char *const keys[] = {
-        "name",       "space",  "candidates", "objectives",
-        "constraints", "algorithm", "budget", "benchmark",
+        "name",          "space",     "candidates", "objectives",
+        "constraints",   "algorithm", "budget",     "benchmark",
         "lease_seconds", "reference", NULL};
     const char *name, *benchmark;
     json_t *space, *objs, *norm_space = NULL, *norm_objs = NULL,
@@ -817,8 +808,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         return hpod_fail(err, HPOD_EINVAL, "", "study must be a JSON object");
     if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK ||
         (st = get_string(body, "name", "", 1, &name, err)) != HPOD_OK ||
-        (st = get_string(body, "benchmark", "", 0, &benchmark, err)) !=
-            HPOD_OK)
+        (st = get_string(body, "benchmark", "", 0, &benchmark, err)) != HPOD_OK)
         goto out;
     if (strlen(name) == 0 || strlen(name) > 200) {
         st = hpod_fail(err, HPOD_EUNPROC, "name",
@@ -853,8 +843,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
 
     objs = json_object_get(body, "objectives");
     if (!objs) {
-        st = hpod_fail(err, HPOD_EINVAL, "objectives",
-                       "objectives is required");
+        st =
+            hpod_fail(err, HPOD_EINVAL, "objectives", "objectives is required");
         goto out;
     }
     norm_objs = json_array();
@@ -868,8 +858,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if ((st = parse_algorithm(json_is_null(v) ? NULL : v, d, &norm_algo,
                               err)) != HPOD_OK)
         goto out;
-    if ((st = get_int(body, "budget", "", 1, MAX_BUDGET, &budget, &has,
-                      err)) != HPOD_OK)
+    if ((st = get_int(body, "budget", "", 1, MAX_BUDGET, &budget, &has, err)) !=
+        HPOD_OK)
         goto out;
     d->budget = has ? budget : -1;
     if ((st = get_int(body, "lease_seconds", "", 1, 604800, &lease, &has,
@@ -880,16 +870,13 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         (st = parse_reference(v, d, err)) != HPOD_OK)
         goto out;
 
-    d->def = json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:O, s:i, s:O}",
-                       "name", name, "space", norm_space, "objectives",
-                       norm_objs, "constraints", norm_cons, "algorithm",
-                       norm_algo, "budget",
-                       d->budget >= 0 ? json_integer(d->budget) : json_null(),
-                       "benchmark",
-                       benchmark ? json_string(benchmark) : json_null(),
-                       "lease_seconds",
-                       d->lease_seconds, "reference",
-                       v && !json_is_null(v) ? v : json_null());
+    d->def = json_pack(
+        "{s:s, s:O, s:O, s:O, s:O, s:O, s:O, s:i, s:O}", "name", name, "space",
+        norm_space, "objectives", norm_objs, "constraints", norm_cons,
+        "algorithm", norm_algo, "budget",
+        d->budget >= 0 ? json_integer(d->budget) : json_null(), "benchmark",
+        benchmark ? json_string(benchmark) : json_null(), "lease_seconds",
+        d->lease_seconds, "reference", v && !json_is_null(v) ? v : json_null());
     /* budget's and benchmark's new references were increfed by s:O. */
     if (d->budget >= 0)
         json_decref(json_object_get(d->def, "budget"));
@@ -913,14 +900,15 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         json_t *mx = json_object_get(c, "max");
         d->con_metric[i] = json_string_value(json_object_get(c, "metric"));
         d->con_is_max[i] = mx != NULL;
-        d->con_bound[i] = json_number_value(mx ? mx : json_object_get(c, "min"));
+        d->con_bound[i] =
+            json_number_value(mx ? mx : json_object_get(c, "min"));
         d->con_confidence[i] =
             json_number_value(json_object_get(c, "confidence"));
     }
     json_t *dobj = json_object_get(d->def, "objectives");
     for (size_t i = 0; i < d->n_objectives; i++)
-        d->obj_names[i] = json_string_value(
-            json_object_get(json_array_get(dobj, i), "name"));
+        d->obj_names[i] =
+            json_string_value(json_object_get(json_array_get(dobj, i), "name"));
     d->name = json_string_value(json_object_get(d->def, "name"));
     d->benchmark = json_string_value(json_object_get(d->def, "benchmark"));
 
@@ -944,15 +932,15 @@ study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
 }
 
 enum hpod_status
-study_def_from_text(const char *text, struct study_def *d,
-                    struct hpod_err *err)
+study_def_from_text(const char *text, struct study_def *d, struct hpod_err *err)
 {
     json_t *body = json_from_text(text);
     enum hpod_status st;
     if (!body) {
         memset(d, 0, sizeof *d);
-        return hpod_fail(err, HPOD_EINTERNAL, "", "stored definition is not "
-                                                  "valid JSON");
+        return hpod_fail(err, HPOD_EINTERNAL, "",
+                         "stored definition is not "
+                         "valid JSON");
     }
     st = parse_def(body, d, err);
     json_decref(body);
@@ -1009,16 +997,16 @@ study_to_json(const struct study *s)
         json_object_set_new(counts, trial_state_name(k),
                             json_integer(s->counts[k]));
     json_object_set_new(o, "id", json_integer(s->id));
-    json_object_set_new(o, "benchmark", s->benchmark
-                                            ? json_string(s->benchmark)
-                                            : json_null());
+    json_object_set_new(o, "benchmark",
+                        s->benchmark ? json_string(s->benchmark) : json_null());
     json_object_set_new(o, "n_candidates",
                         s->n_candidates >= 0 ? json_integer(s->n_candidates)
                                              : json_null());
     json_object_set_new(o, "state",
                         json_string(study_done(s) ? "done" : "active"));
     json_object_set_new(o, "trial_counts", counts);
-    json_object_set_new(o, "created_at", json_string(s->created_at ? s->created_at : ""));
+    json_object_set_new(o, "created_at",
+                        json_string(s->created_at ? s->created_at : ""));
     return o;
 }
 

@@ -47,8 +47,8 @@ struct study_def {
     json_t *def;        /* new reference: the normalized definition */
     json_t *candidates; /* new reference or NULL: normalized candidates */
     struct space space;
-    const char **names;    /* n_params, borrowed from def */
-    json_t **choices;      /* n_params: the choices array, or NULL */
+    const char **names; /* n_params, borrowed from def */
+    json_t **choices;   /* n_params: the choices array, or NULL */
     size_t n_objectives;
     const char *obj_names[MODEL_MAX_OBJECTIVES]; /* borrowed from def */
     int obj_sense[MODEL_MAX_OBJECTIVES];         /* +1 max, -1 min */
@@ -83,8 +83,8 @@ void study_def_cleanup(struct study_def *d);
  * random with a fresh seed) and fills algo; *norm receives a new reference
  * to the normalized object (defaults filled in).
  */
-enum hpod_status algo_from_json(json_t *a, struct algo_def *algo,
-                                json_t **norm, struct hpod_err *err);
+enum hpod_status algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
+                                struct hpod_err *err);
 
 /*
  * params_from_json - checks that obj gives every parameter exactly once

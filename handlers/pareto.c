@@ -37,8 +37,8 @@ query_bool(struct req *rq, const char *name, int *out)
         *out = 1;
         return HPOD_OK;
     }
-    return hpod_fail(&rq->err, HPOD_EINVAL, name,
-                     "%s must be true or false", name);
+    return hpod_fail(&rq->err, HPOD_EINVAL, name, "%s must be true or false",
+                     name);
 }
 
 /* Completion order: by the time the trial completed, then by id. */
@@ -122,11 +122,11 @@ handle_study_pareto(struct req *rq)
         size_t nf = pareto_front(yf, kf, m, d.obj_sense, front);
         for (size_t f = 0; f < nf; f++) {
             const struct trial *t = &rows[which[fidx[front[f]]]];
-            json_array_append_new(
-                front_json,
-                json_pack("{s:I, s:o, s:o}", "trial", (json_int_t)t->id,
-                          "params", json_from_text(t->params), "values",
-                          json_from_text(t->values)));
+            json_array_append_new(front_json,
+                                  json_pack("{s:I, s:o, s:o}", "trial",
+                                            (json_int_t)t->id, "params",
+                                            json_from_text(t->params), "values",
+                                            json_from_text(t->values)));
         }
         hv = pareto_hypervolume(yf, kf, m, d.obj_sense, ref);
         if (!isfinite(hv))
@@ -136,11 +136,10 @@ handle_study_pareto(struct req *rq)
             json_object_set_new(ref_json, d.obj_names[j], json_real(ref[j]));
     }
     objs = json_object_get(d.def, "objectives");
-    reply = json_pack("{s:O, s:f, s:O, s:O, s:I, s:I}", "front", front_json,
-                      "hypervolume", hv, "reference",
-                      ref_json ? ref_json : json_null(), "objectives", objs,
-                      "n_completed", (json_int_t)k, "n_feasible",
-                      (json_int_t)kf);
+    reply = json_pack(
+        "{s:O, s:f, s:O, s:O, s:I, s:I}", "front", front_json, "hypervolume",
+        hv, "reference", ref_json ? ref_json : json_null(), "objectives", objs,
+        "n_completed", (json_int_t)k, "n_feasible", (json_int_t)kf);
     if (want_ranks) {
         /* Rank among the feasible trials; infeasible ones get null. */
         json_t *ranks = json_array();
@@ -151,11 +150,11 @@ handle_study_pareto(struct req *rq)
         free(frank);
         for (size_t i = 0; i < k; i++)
             json_array_append_new(
-                ranks, json_pack("{s:I, s:o, s:b}", "trial",
-                                 (json_int_t)rows[which[i]].id, "rank",
-                                 feasible[i] ? json_integer(rank[i] - 1)
-                                             : json_null(),
-                                 "feasible", feasible[i]));
+                ranks,
+                json_pack("{s:I, s:o, s:b}", "trial",
+                          (json_int_t)rows[which[i]].id, "rank",
+                          feasible[i] ? json_integer(rank[i] - 1) : json_null(),
+                          "feasible", feasible[i]));
         json_object_set_new(reply, "ranks", ranks);
     }
     if (want_history) {
@@ -181,10 +180,10 @@ handle_study_pareto(struct req *rq)
             }
             double h = pareto_hypervolume(acc, na, m, d.obj_sense, ref);
             json_array_append_new(
-                hist, json_pack("{s:I, s:I, s:f}", "n_completed",
-                                (json_int_t)(i + 1), "trial",
-                                (json_int_t)rows[ord[i]].id, "hypervolume",
-                                isfinite(h) ? h : 0.0));
+                hist,
+                json_pack("{s:I, s:I, s:f}", "n_completed", (json_int_t)(i + 1),
+                          "trial", (json_int_t)rows[ord[i]].id, "hypervolume",
+                          isfinite(h) ? h : 0.0));
         }
         free(ord);
         free(acc);

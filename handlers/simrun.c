@@ -22,13 +22,13 @@ work(struct simrun *s, int caller)
         size_t n = s->mo ? s->mo->n : s->p->n;
         size_t len = s->length && s->length < n ? s->length : n;
         if (s->mo)
-            s->status[r] = simulate_run_mo(s->mo, s->mo_algo, s->seed0 + r,
-                                           s->init, len, s->spec,
-                                           s->seqs + r * n, &s->lens[r]);
+            s->status[r] =
+                simulate_run_mo(s->mo, s->mo_algo, s->seed0 + r, s->init, len,
+                                s->spec, s->seqs + r * n, &s->lens[r]);
         else
-            s->status[r] = simulate_run(s->p, s->algo, s->seed0 + r, s->init,
-                                        len, s->spec, state, s->seqs + r * n,
-                                        &s->lens[r]);
+            s->status[r] =
+                simulate_run(s->p, s->algo, s->seed0 + r, s->init, len, s->spec,
+                             state, s->seqs + r * n, &s->lens[r]);
         size_t done = atomic_fetch_add(&s->done, 1) + 1;
         if (caller && s->progress)
             s->progress(s->progress_arg, done, s->runs);

@@ -23,7 +23,7 @@ struct simrun {
      * p and algo are then ignored but p->n is read from mo. */
     const struct simulate_mo_problem *mo;
     const struct simulate_mo_algo *mo_algo;
-    unsigned long long seed0;       /* run r uses seed seed0 + r */
+    unsigned long long seed0; /* run r uses seed seed0 + r */
     size_t init, runs;
     size_t length; /* most rows per run; 0: the whole table */
     /* Outputs (caller buffers): runs × p->n row ids, runs lengths and

@@ -71,8 +71,7 @@ handle_study_create(struct req *rq)
     }
     def_text = json_dump_text(d.def, 0);
     if (d.candidates)
-        cand_text =
-            json_dump_text(d.candidates, 0);
+        cand_text = json_dump_text(d.candidates, 0);
     if (!def_text || (d.candidates && !cand_text)) {
         st = hpod_fail(&rq->err, HPOD_ENOMEM, "", "could not encode study");
         goto out;
@@ -118,10 +117,9 @@ handle_study_list(struct req *rq)
     }
     free(rows);
     return reply_json(rq, 200,
-                      json_pack("{s:o, s:I, s:I, s:I}", "studies", arr,
-                                "total", (json_int_t)total, "limit",
-                                (json_int_t)limit, "offset",
-                                (json_int_t)offset));
+                      json_pack("{s:o, s:I, s:I, s:I}", "studies", arr, "total",
+                                (json_int_t)total, "limit", (json_int_t)limit,
+                                "offset", (json_int_t)offset));
 }
 
 /* handle_study_get - GET /v1/studies/{id} */
@@ -162,8 +160,7 @@ handle_study_best(struct req *rq)
         goto out;
     if (d.n_objectives != 1) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "",
-                       "study has %zu objectives: use /pareto",
-                       d.n_objectives);
+                       "study has %zu objectives: use /pareto", d.n_objectives);
         goto out;
     }
     if ((st = trial_store_list(rq->db, rq->id, TRIAL_COMPLETED, -1, 0, &rows,

@@ -252,7 +252,7 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
     }
     struct mobo_input mi = {
         .space = &d->space,
-        .surrogate = d->algo.name == ALGO_EHVI ? d->algo.surrogate
+        .surrogate = d->algo.name == ALGO_EHVI    ? d->algo.surrogate
                      : d->algo.name == ALGO_GRAPH ? 1
                                                   : 0,
         .kernel = d->algo.kernel,
@@ -320,8 +320,8 @@ load_candidates(struct req *rq, const struct study_def *d,
  * (configuration and objective, larger is better) and the live ones.
  */
 static enum hpod_status
-load_history(struct req *rq, const struct study_def *d,
-             struct study_cache *e, struct history *h)
+load_history(struct req *rq, const struct study_def *d, struct study_cache *e,
+             struct history *h)
 {
     size_t np = d->space.n_params;
     struct trial *rows = NULL;
@@ -336,8 +336,8 @@ load_history(struct req *rq, const struct study_def *d,
         return st;
     if (!e && !model)
         return HPOD_OK; /* random search on a continuous space */
-    if ((st = trial_store_history(rq->db, rq->id, &rows, &n_rows,
-                                  &rq->err)) != HPOD_OK)
+    if ((st = trial_store_history(rq->db, rq->id, &rows, &n_rows, &rq->err)) !=
+        HPOD_OK)
         return st;
     if (e) {
         h->cand_raw = e->cand_raw;
@@ -499,9 +499,8 @@ handle_suggest(struct req *rq)
         for (long long k = 0; k < need; k++) {
             struct sampler_input in = {
                 .space = &d.space,
-                .kind = (enum sampler_kind)(d.algo.name == ALGO_ASHA
-                                                ? d.algo.base
-                                                : (int)d.algo.name),
+                .kind = (enum sampler_kind)(
+                    d.algo.name == ALGO_ASHA ? d.algo.base : (int)d.algo.name),
                 .seed = d.algo.seed,
                 .seq = seq,
                 .init = d.algo.init,

@@ -72,8 +72,7 @@ parse_report(struct req *rq, json_t **values, long long *step)
         return st;
     v = json_object_get(rq->body, "values");
     if (!v)
-        return hpod_fail(&rq->err, HPOD_EINVAL, "values",
-                         "values is required");
+        return hpod_fail(&rq->err, HPOD_EINVAL, "values", "values is required");
     if (!json_is_object(v))
         return hpod_fail(&rq->err, HPOD_EINVAL, "values",
                          "values must be an object of metric: number");
@@ -92,8 +91,7 @@ parse_report(struct req *rq, json_t **values, long long *step)
             return hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be a number",
                              f);
         if (!isfinite(json_number_value(val)))
-            return hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be finite",
-                             f);
+            return hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be finite", f);
     }
     *values = v;
     *step = -1;
@@ -193,8 +191,7 @@ handle_trial_report(struct req *rq)
         }
         int complete = 1;
         for (size_t i = 0; i < d.n_objectives; i++)
-            complete &=
-                json_is_number(json_object_get(merged, d.obj_names[i]));
+            complete &= json_is_number(json_object_get(merged, d.obj_names[i]));
         /* Repeating what is stored changes nothing (idempotent). */
         if (added || (complete && t.state != TRIAL_COMPLETED) ||
             t.state == TRIAL_PENDING) {
@@ -218,13 +215,12 @@ handle_trial_report(struct req *rq)
                 goto out;
             }
             action = "continue";
-            if (mf_enabled(&d) &&
-                (st = mf_decide(rq, &d, &s, t.id, (int)step, values,
-                                &action)) != HPOD_OK)
+            if (mf_enabled(&d) && (st = mf_decide(rq, &d, &s, t.id, (int)step,
+                                                  values, &action)) != HPOD_OK)
                 goto out;
             if ((st = trial_store_intermediate(rq->db, t.id, (int)step, vtext,
-                                               action, s.lease_seconds,
-                                               &action, &rq->err)) != HPOD_OK)
+                                               action, s.lease_seconds, &action,
+                                               &rq->err)) != HPOD_OK)
                 goto out;
             /* Promotion mode pauses (a later suggest may resume it);
              * stopping mode prunes. */
@@ -269,8 +265,8 @@ handle_trial_heartbeat(struct req *rq)
         goto out;
     }
     if ((st = study_store_get(rq->db, t.study_id, &s, &rq->err)) != HPOD_OK ||
-        (st = trial_store_heartbeat(rq->db, t.id, s.lease_seconds,
-                                    &rq->err)) != HPOD_OK ||
+        (st = trial_store_heartbeat(rq->db, t.id, s.lease_seconds, &rq->err)) !=
+            HPOD_OK ||
         (st = db_commit(rq->db, &rq->err)) != HPOD_OK)
         goto out;
     st = reply_trial(rq, rq->id, NULL);
@@ -353,15 +349,15 @@ handle_trial_list(struct req *rq)
         return hpod_fail(&rq->err, HPOD_EINVAL, "state",
                          "state must be pending, running, completed, "
                          "failed, pruned or paused");
-    if ((st = query_int(rq->query(rq, "limit"), "limit", 1, 10000, 1000,
-                        &limit, &rq->err)) != HPOD_OK ||
+    if ((st = query_int(rq->query(rq, "limit"), "limit", 1, 10000, 1000, &limit,
+                        &rq->err)) != HPOD_OK ||
         (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
                         &offset, &rq->err)) != HPOD_OK)
         return st;
     if ((st = study_store_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK)
         goto out;
-    if ((st = trial_store_list(rq->db, rq->id, state, limit, offset, &rows,
-                               &n, &total, &rq->err)) != HPOD_OK)
+    if ((st = trial_store_list(rq->db, rq->id, state, limit, offset, &rows, &n,
+                               &total, &rq->err)) != HPOD_OK)
         goto out;
     arr = json_array();
     for (size_t i = 0; i < n; i++)

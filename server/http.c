@@ -44,9 +44,8 @@ struct http_req {
 /* ---- metrics: counters by (route, method, status), latency by route ---- */
 
 #define NBUCKETS 12
-static const double buckets[NBUCKETS] = {0.0005, 0.001, 0.0025, 0.005,
-                                         0.01,   0.025, 0.05,   0.1,
-                                         0.25,   0.5,   1.0,    5.0};
+static const double buckets[NBUCKETS] = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0};
 
 struct metric_row {
     const char *route; /* pattern, or "unmatched" */
@@ -93,8 +92,8 @@ metrics_record(const char *route, const char *method, int status, double sec)
         if (latency_rows[i].route == route)
             break;
     if (i == n_latency_rows) {
-        latency_rows = xrealloc(latency_rows,
-                                (n_latency_rows + 1) * sizeof *latency_rows);
+        latency_rows =
+            xrealloc(latency_rows, (n_latency_rows + 1) * sizeof *latency_rows);
         memset(&latency_rows[i], 0, sizeof latency_rows[i]);
         latency_rows[i].route = route;
         n_latency_rows++;
@@ -226,8 +225,8 @@ is_json_type(const char *ct)
 
 /* Parse, route, run the handler. Fills rq's reply in every case. */
 static void
-dispatch(struct http_server *s, struct MHD_Connection *conn,
-         struct http_req *h, struct req *rq, const struct route **route_out)
+dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
+         struct req *rq, const struct route **route_out)
 {
     const struct route *route = NULL;
     json_t *body = NULL;
@@ -253,8 +252,8 @@ dispatch(struct http_server *s, struct MHD_Connection *conn,
         goto out;
     }
     if (h->len > 0) {
-        const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     "Content-Type");
+        const char *ct =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
         if (!is_json_type(ct)) {
             st = hpod_fail(&rq->err, HPOD_EMEDIA, "",
                            "content type must be application/json, not \"%s\"",
@@ -264,8 +263,8 @@ dispatch(struct http_server *s, struct MHD_Connection *conn,
         body = json_loadb(h->body, h->len, JSON_REJECT_DUPLICATES, &jerr);
         if (!body) {
             st = hpod_fail(&rq->err, HPOD_EINVAL, "",
-                           "malformed JSON at line %d column %d: %s",
-                           jerr.line, jerr.column, jerr.text);
+                           "malformed JSON at line %d column %d: %s", jerr.line,
+                           jerr.column, jerr.text);
             goto out;
         }
         if (!json_is_object(body)) {
@@ -306,9 +305,9 @@ static void
 log_access(const struct http_req *h, const char *method, const char *path,
            int status, double ms)
 {
-    json_t *line = json_pack("{s:s, s:s, s:s, s:i, s:f}", "request_id", h->id,
-                             "method", method, "path", path, "status", status,
-                             "ms", ms);
+    json_t *line =
+        json_pack("{s:s, s:s, s:s, s:i, s:f}", "request_id", h->id, "method",
+                  method, "path", path, "status", status, "ms", ms);
     char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
     if (text)
         hpod_log_json_line(text);
@@ -443,13 +442,11 @@ http_start(const struct config *cfg, struct hpod_ctx *ctx,
     s->cfg = cfg;
     s->ctx = ctx;
     s->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-            MHD_USE_EPOLL,
-        (uint16_t)cfg->port, NULL, NULL, on_request, s,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_EPOLL,
+        (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned int)cfg->threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000, MHD_OPTION_END);
     if (!s->daemon) {
         free(s);

@@ -61,8 +61,7 @@ run_migrate(const struct config *cfg)
         hpod_log(HPOD_LOG_ERROR, "migration failed: %s", err.msg);
         return 1;
     }
-    hpod_log(HPOD_LOG_INFO, "migrations up to date (%d applied now)",
-             applied);
+    hpod_log(HPOD_LOG_INFO, "migrations up to date (%d applied now)", applied);
     return 0;
 }
 
@@ -197,11 +196,10 @@ main(int argc, char **argv)
         fprintf(stderr, "hpod: %s\n", err.msg);
         return 2;
     }
-    hpod_log_set_level(strcmp(cfg.log_level, "debug") == 0  ? HPOD_LOG_DEBUG
-                       : strcmp(cfg.log_level, "warn") == 0 ? HPOD_LOG_WARN
-                       : strcmp(cfg.log_level, "error") == 0
-                           ? HPOD_LOG_ERROR
-                           : HPOD_LOG_INFO);
+    hpod_log_set_level(strcmp(cfg.log_level, "debug") == 0   ? HPOD_LOG_DEBUG
+                       : strcmp(cfg.log_level, "warn") == 0  ? HPOD_LOG_WARN
+                       : strcmp(cfg.log_level, "error") == 0 ? HPOD_LOG_ERROR
+                                                             : HPOD_LOG_INFO);
     /* BLAS threads would fight the HTTP threads for the two cores, and one
      * thread gives reproducible bits (STYLE.md B.7). */
     linalg_set_threads(1);

@@ -32,8 +32,8 @@ static const char *SQL_SIM_GET =
 static const char *SQL_SIM_LIST =
     "SELECT id, benchmark, summary::text AS summary, seconds,"
     " " TS("created_at") " AS created_at FROM simulations"
-    " WHERE ($1::text IS NULL OR benchmark = $1)"
-    " ORDER BY id DESC LIMIT $2 OFFSET $3";
+                         " WHERE ($1::text IS NULL OR benchmark = $1)"
+                         " ORDER BY id DESC LIMIT $2 OFFSET $3";
 static const char *SQL_SIM_COUNT =
     "SELECT count(*) AS n FROM simulations"
     " WHERE ($1::text IS NULL OR benchmark = $1)";
@@ -57,8 +57,8 @@ bench_store_insert(struct db *db, const char *name, const char *definition,
 }
 
 enum hpod_status
-bench_store_get(struct db *db, const char *name, char **definition,
-                char **rows, struct hpod_err *err)
+bench_store_get(struct db *db, const char *name, char **definition, char **rows,
+                struct hpod_err *err)
 {
     struct db_result *r = NULL;
     const char *p[] = {name};
@@ -68,8 +68,9 @@ bench_store_get(struct db *db, const char *name, char **definition,
     if ((st = db_exec(db, SQL_GET, 1, p, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0) {
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "benchmark \"%s\" does not "
-                                                "exist",
+        st = hpod_fail(err, HPOD_ENOTFOUND, "",
+                       "benchmark \"%s\" does not "
+                       "exist",
                        name);
     } else {
         *definition = xstrdup(db_get(r, 0, "definition"));
@@ -80,8 +81,7 @@ bench_store_get(struct db *db, const char *name, char **definition,
 }
 
 enum hpod_status
-bench_store_names(struct db *db, char ***names, size_t *n,
-                  struct hpod_err *err)
+bench_store_names(struct db *db, char ***names, size_t *n, struct hpod_err *err)
 {
     struct db_result *r = NULL;
     enum hpod_status st;

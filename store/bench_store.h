@@ -43,8 +43,8 @@ enum hpod_status sim_store_insert(struct db *db, const char *benchmark,
                                   double seconds, long long *id,
                                   struct hpod_err *err);
 /* One run with its sequences; HPOD_ENOTFOUND if absent. */
-enum hpod_status sim_store_get(struct db *db, long long id,
-                               struct sim_row *out, struct hpod_err *err);
+enum hpod_status sim_store_get(struct db *db, long long id, struct sim_row *out,
+                               struct hpod_err *err);
 /* Newest first, without sequences; benchmark NULL: all. */
 enum hpod_status sim_store_list(struct db *db, const char *benchmark,
                                 long long limit, long long offset,

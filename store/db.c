@@ -158,19 +158,22 @@ static enum hpod_status
 map_error(PGconn *conn, PGresult *res, const char *sql, struct hpod_err *err)
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-    const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL)
-                             : NULL;
-    hpod_log(HPOD_LOG_WARN,
-             "query failed: sqlstate=%s error=\"%s\" detail=\"%s\" sql=\"%.80s\"",
-             state ? state : "none",
-             res ? PQresultErrorMessage(res) : PQerrorMessage(conn),
-             detail ? detail : "", sql);
+    const char *detail =
+        res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    hpod_log(
+        HPOD_LOG_WARN,
+        "query failed: sqlstate=%s error=\"%s\" detail=\"%s\" sql=\"%.80s\"",
+        state ? state : "none",
+        res ? PQresultErrorMessage(res) : PQerrorMessage(conn),
+        detail ? detail : "", sql);
     if (state && strcmp(state, "23505") == 0)
-        return hpod_fail(err, HPOD_ECONFLICT, "", "conflicting concurrent "
-                                                  "change, try again");
+        return hpod_fail(err, HPOD_ECONFLICT, "",
+                         "conflicting concurrent "
+                         "change, try again");
     if (state && strcmp(state, "23503") == 0)
-        return hpod_fail(err, HPOD_ENOTFOUND, "", "referenced object no "
-                                                  "longer exists");
+        return hpod_fail(err, HPOD_ENOTFOUND, "",
+                         "referenced object no "
+                         "longer exists");
     if (state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0))
         return hpod_fail(err, HPOD_ECONFLICT, "",
                          "concurrent update, try again");

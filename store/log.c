@@ -58,8 +58,9 @@ hpod_log(enum hpod_log_level level, const char *fmt, ...)
                      "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"%s\"}\n",
                      ts, now.tv_nsec / 1000000, names[level & 3], esc);
     if (n > 0) {
-        ssize_t w = write(STDERR_FILENO, line,
-                          (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        ssize_t w =
+            write(STDERR_FILENO, line,
+                  (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
     }
 }
@@ -70,8 +71,9 @@ hpod_log_json_line(const char *json)
     char line[4096];
     int n = snprintf(line, sizeof line, "%s\n", json);
     if (n > 0) {
-        ssize_t w = write(STDERR_FILENO, line,
-                          (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        ssize_t w =
+            write(STDERR_FILENO, line,
+                  (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
     }
 }

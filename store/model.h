@@ -42,14 +42,14 @@ struct trial {
     long long id, study_id;
     int seq;
     enum trial_state state;
-    char *params; /* JSON object text */
+    char *params;        /* JSON object text */
     long long candidate; /* -1: none */
     char *worker;
     char *values;       /* JSON object text, "{}" until completed */
     char *intermediate; /* JSON array text [{"step":..,"values":..}] */
     char *reason;       /* NULL: none */
     int lease_expired;
-    char *lease_expires_at; /* NULL when not live */
+    char *lease_expires_at;     /* NULL when not live */
     long long resume_from_step; /* -1: none */
     char *created_at, *updated_at;
 };

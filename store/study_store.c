@@ -19,14 +19,22 @@ static const char *SQL_SELECT =
     "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
     " " TS("s.created_at") " AS created_at,"
-    " count(t.id) FILTER (WHERE t.state = 'pending') AS n_pending,"
-    " count(t.id) FILTER (WHERE t.state = 'running') AS n_running,"
-    " count(t.id) FILTER (WHERE t.state = 'completed') AS n_completed,"
-    " count(t.id) FILTER (WHERE t.state = 'failed') AS n_failed,"
-    " count(t.id) FILTER (WHERE t.state = 'pruned') AS n_pruned,"
-    " count(t.id) FILTER (WHERE t.state = 'paused') AS n_paused,"
-    " count(t.id) FILTER (WHERE t.lease_expired) AS n_expired"
-    " FROM studies s LEFT JOIN trials t ON t.study_id = s.id";
+                           " count(t.id) FILTER (WHERE t.state = 'pending') AS "
+                           "n_pending,"
+                           " count(t.id) FILTER (WHERE t.state = 'running') AS "
+                           "n_running,"
+                           " count(t.id) FILTER (WHERE t.state = 'completed') "
+                           "AS n_completed,"
+                           " count(t.id) FILTER (WHERE t.state = 'failed') AS "
+                           "n_failed,"
+                           " count(t.id) FILTER (WHERE t.state = 'pruned') AS "
+                           "n_pruned,"
+                           " count(t.id) FILTER (WHERE t.state = 'paused') AS "
+                           "n_paused,"
+                           " count(t.id) FILTER (WHERE t.lease_expired) AS "
+                           "n_expired"
+                           " FROM studies s LEFT JOIN trials t ON t.study_id = "
+                           "s.id";
 
 static const char *SQL_INSERT =
     "INSERT INTO studies (name, definition, budget, lease_seconds,"
@@ -52,9 +60,9 @@ dup_or_null(const char *s)
 static void
 row_to_study(const struct db_result *r, size_t i, struct study *s)
 {
-    static const char *cols[TRIAL_NSTATES] = {
-        "n_pending", "n_running", "n_completed",
-        "n_failed",  "n_pruned",  "n_paused"};
+    static const char *cols[TRIAL_NSTATES] = {"n_pending",   "n_running",
+                                              "n_completed", "n_failed",
+                                              "n_pruned",    "n_paused"};
     memset(s, 0, sizeof *s);
     s->id = db_get_ll(r, i, "id", 0);
     s->name = dup_or_null(db_get(r, i, "name"));
@@ -122,8 +130,8 @@ study_store_get(struct db *db, long long id, struct study *out,
     if ((st = db_exec(db, sql, 1, p, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0)
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
-                       id);
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
     else
         row_to_study(r, 0, out);
     db_result_free(r);
@@ -142,8 +150,8 @@ study_store_lock(struct db *db, long long id, struct hpod_err *err)
     if ((st = db_exec(db, SQL_LOCK, 1, p, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0)
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
-                       id);
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
     db_result_free(r);
     return st;
 }
@@ -192,15 +200,15 @@ study_store_delete(struct db *db, long long id, struct hpod_err *err)
     if ((st = db_exec(db, SQL_DELETE, 1, p, &r, err)) != HPOD_OK)
         return st;
     if (db_affected(r) == 0)
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
-                       id);
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
     db_result_free(r);
     return st;
 }
 
 enum hpod_status
-study_store_candidates(struct db *db, long long id, char ***params,
-                       size_t *n, struct hpod_err *err)
+study_store_candidates(struct db *db, long long id, char ***params, size_t *n,
+                       struct hpod_err *err)
 {
     char sid[32];
     struct db_result *r = NULL;

@@ -15,17 +15,15 @@
  * array of parameter objects) its candidates, in one transaction.
  * budget < 0: none. benchmark may be NULL. *id receives the new id.
  */
-enum hpod_status study_store_insert(struct db *db, const char *name,
-                                    const char *definition, long long budget,
-                                    int lease_seconds,
-                                    const char *candidates_json,
-                                    long long n_candidates,
-                                    const char *benchmark, long long *id,
-                                    struct hpod_err *err);
+enum hpod_status
+study_store_insert(struct db *db, const char *name, const char *definition,
+                   long long budget, int lease_seconds,
+                   const char *candidates_json, long long n_candidates,
+                   const char *benchmark, long long *id, struct hpod_err *err);
 
 /* Fills *out (new strings); HPOD_ENOTFOUND if there is no such study. */
-enum hpod_status study_store_get(struct db *db, long long id,
-                                 struct study *out, struct hpod_err *err);
+enum hpod_status study_store_get(struct db *db, long long id, struct study *out,
+                                 struct hpod_err *err);
 
 /*
  * study_store_lock - inside a transaction, locks the study row (FOR

@@ -17,14 +17,48 @@
 static const char *SQL_COLS =
     "SELECT t.id, t.study_id, t.seq, t.state, t.params::text AS params,"
     " t.candidate, t.worker, t.values::text AS values, t.reason,"
-    " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at,"
-    " t.resume_from_step, " TS("t.created_at") " AS created_at,"
-    " " TS("t.updated_at") " AS updated_at,"
-    " coalesce((SELECT json_agg(json_build_object('step', i.step,"
-    "   'values', i.values) ORDER BY i.step)"
-    "   FROM intermediate_values i WHERE i.trial_id = t.id), '[]')::text"
-    "   AS intermediate"
-    " FROM trials t";
+    " t.lease_expired, " TS(
+        "t.lease_expires_at") " AS lease_expires_at,"
+                              " t.resume_from_step, " TS(
+                                  "t.created_at") " AS created_at,"
+                                                  " " TS(
+                                                      "t.updated_at") " AS "
+                                                                      "updated_"
+                                                                      "at,"
+                                                                      " coalesc"
+                                                                      "e(("
+                                                                      "SELECT "
+                                                                      "json_"
+                                                                      "agg("
+                                                                      "json_"
+                                                                      "build_"
+                                                                      "object('"
+                                                                      "step', "
+                                                                      "i.step,"
+                                                                      "   "
+                                                                      "'values'"
+                                                                      ", "
+                                                                      "i."
+                                                                      "values) "
+                                                                      "ORDER "
+                                                                      "BY "
+                                                                      "i.step)"
+                                                                      "   FROM "
+                                                                      "intermed"
+                                                                      "iate_"
+                                                                      "values "
+                                                                      "i WHERE "
+                                                                      "i.trial_"
+                                                                      "id = "
+                                                                      "t.id), "
+                                                                      "'[]')::"
+                                                                      "text"
+                                                                      "   AS "
+                                                                      "intermed"
+                                                                      "iate"
+                                                                      " FROM "
+                                                                      "trials "
+                                                                      "t";
 
 static const char *SQL_EXPIRE_ONE =
     "UPDATE trials SET state = 'failed', reason = 'lease expired',"
@@ -233,15 +267,14 @@ trial_store_get(struct db *db, long long id, int for_update, struct trial *out,
 
     snprintf(sid, sizeof sid, "%lld", id);
     const char *p[] = {sid};
-    st = select_trials(db,
-                       for_update ? "WHERE t.id = $1 FOR UPDATE OF t"
-                                  : "WHERE t.id = $1",
-                       1, p, &t, &n, err);
+    st = select_trials(
+        db, for_update ? "WHERE t.id = $1 FOR UPDATE OF t" : "WHERE t.id = $1",
+        1, p, &t, &n, err);
     if (st != HPOD_OK)
         return st;
     if (n == 0) {
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
-                       id);
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist", id);
     } else {
         *out = t[0];
         memset(&t[0], 0, sizeof t[0]);

@@ -49,8 +49,8 @@ enum hpod_status trial_store_get(struct db *db, long long id, int for_update,
  * A study's trials in id order; state < 0: all states. limit < 0: all.
  * *total (may be NULL) receives the count before paging.
  */
-enum hpod_status trial_store_list(struct db *db, long long study_id,
-                                  int state, long long limit, long long offset,
+enum hpod_status trial_store_list(struct db *db, long long study_id, int state,
+                                  long long limit, long long offset,
                                   struct trial **out, size_t *n,
                                   long long *total, struct hpod_err *err);
 
@@ -81,8 +81,8 @@ enum hpod_status trial_store_set_values(struct db *db, long long id,
  * *action_out receives the stored action ("continue"/"stop", static
  * string). The trial becomes running and its lease is renewed.
  */
-enum hpod_status trial_store_intermediate(struct db *db, long long id,
-                                          int step, const char *values_json,
+enum hpod_status trial_store_intermediate(struct db *db, long long id, int step,
+                                          const char *values_json,
                                           const char *action, int lease_seconds,
                                           const char **action_out,
                                           struct hpod_err *err);
@@ -91,9 +91,8 @@ enum hpod_status trial_store_intermediate(struct db *db, long long id,
  * trial_store_step_action - the action answered to the trial's report at
  * step, if that step was recorded (*found = 1; *action a static string).
  */
-enum hpod_status trial_store_step_action(struct db *db, long long id,
-                                         int step, int *found,
-                                         const char **action,
+enum hpod_status trial_store_step_action(struct db *db, long long id, int step,
+                                         int *found, const char **action,
                                          struct hpod_err *err);
 
 /* One intermediate report of a study (trial_store_study_steps). */
@@ -136,8 +135,7 @@ enum hpod_status trial_store_prune_paused(struct db *db, long long study_id,
 
 /* Renews the lease of a live trial; pending becomes running. */
 enum hpod_status trial_store_heartbeat(struct db *db, long long id,
-                                       int lease_seconds,
-                                       struct hpod_err *err);
+                                       int lease_seconds, struct hpod_err *err);
 
 /* Marks a trial failed with reason (may be NULL). */
 enum hpod_status trial_store_fail(struct db *db, long long id,
