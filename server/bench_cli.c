@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/asha_sim.h"
 #include "core/kernels.h"
 #include "core/linalg.h"
 #include "core/mem.h"
@@ -96,6 +97,7 @@ struct opts {
     char cmdline[512];
     int sh;         /* --sh: the successive-halving section instead */
     int mo;         /* --mo: Table 4 and constrained runs instead */
+    int asha;       /* --asha: the ASHA section instead */
     size_t configs; /* --configs: configurations per SH run */
 };
 
@@ -123,6 +125,9 @@ usage(FILE *f)
                "(dissertation Table 6.1);\n"
                "        its section replaces the previous one in --out, or is "
                "appended\n"
+               "  --asha: ASHA (4 workers, r=5 u=2 R=25 p=2 keep=2) on the "
+               "learning curves,\n"
+               "        same options and --out handling as --sh\n"
                "methods:");
     for (size_t m = 0; m < N_METHODS; m++)
         fprintf(f, " %s", methods[m].key);
@@ -225,6 +230,10 @@ parse_opts(int argc, char **argv, const char *benchmarks_dir, struct opts *o)
         }
         if (strcmp(a, "--sh") == 0) {
             o->sh = 1;
+            continue;
+        }
+        if (strcmp(a, "--asha") == 0) {
+            o->asha = 1;
             continue;
         }
         const char *eq = strchr(a, '=');
@@ -1095,9 +1104,8 @@ put_section(const char *path, const char *begin_mark, const char *end_mark,
  * between its markers in the --out file. Returns 0 on success.
  */
 static int
-emit_section(const struct opts *o, const char *begin_mark,
-             const char *end_mark, const char *md, size_t md_len,
-             const char *what)
+emit_section(const struct opts *o, const char *begin_mark, const char *end_mark,
+             const char *md, size_t md_len, const char *what)
 {
     fwrite(md, 1, md_len, stdout);
     fflush(stdout);
@@ -1208,6 +1216,244 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* hpod bench --asha: ASHA replayed on the learning curves with        */
+/* simulated asynchronous workers (issue 6; core/asha_sim.h).          */
+
+#define ASHA_BEGIN "<!-- hpod bench --asha: begin -->"
+#define ASHA_END "<!-- hpod bench --asha: end -->"
+#define ASHA_WORKERS 4
+#define ASHA_R0 5    /* first rung */
+#define ASHA_U 2     /* distance between rungs */
+#define ASHA_RMAX 25 /* R, unless the set's median curve is shorter */
+#define ASHA_P 2
+#define ASHA_KEEP 2
+
+struct asha_row {
+    const struct bench_lc_set *set;
+    size_t len_med, R;
+    double saved;     /* mean % of checkpoints saved vs all to R */
+    double steps;     /* mean checkpoints trained */
+    double full;      /* mean checkpoints if all were trained to R */
+    double n_full;    /* mean configs trained to R */
+    double rank;      /* mean rank of the config kept (1 = best) */
+    double best_full; /* % of runs whose best config was trained to R */
+    double rank1;     /* % of runs that kept the best */
+    double speedup;   /* mean (all-to-R checkpoints / workers) / ticks */
+};
+
+static enum hpod_status
+asha_row_run(const struct opts *o, struct asha_row *row)
+{
+    const struct bench_lc_set *set = row->set;
+    size_t n = set->n;
+    struct asha_sim_curve *cv = xmalloc(n * sizeof *cv);
+    size_t *lens = xmalloc(n * sizeof *lens);
+    enum hpod_status st = HPOD_OK;
+
+    for (size_t i = 0; i < n; i++) {
+        cv[i].ppl = set->curves[i].ppl;
+        cv[i].len = set->curves[i].len;
+        cv[i].optimal = set->curves[i].ppl_optimal;
+        lens[i] = set->curves[i].len;
+    }
+    qsort(lens, n, sizeof *lens, size_cmp);
+    row->len_med = lens[n / 2];
+    row->R = row->len_med < ASHA_RMAX ? row->len_med : ASHA_RMAX;
+    if (row->R < ASHA_R0)
+        row->R = ASHA_R0;
+
+    struct asha_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.r = ASHA_R0;
+    prm.u = ASHA_U;
+    prm.R = row->R;
+    prm.p = ASHA_P;
+    prm.keep = ASHA_KEEP;
+    for (size_t k = 0; k < o->repeats; k++) {
+        struct rng r;
+        struct asha_sim_result res;
+        rng_seed(&r, o->seed + k);
+        st = asha_sim_run(cv, n, &prm, ASHA_WORKERS, o->configs, &r, &res);
+        if (st != HPOD_OK)
+            goto out;
+        row->saved +=
+            100.0 * (1.0 - (double)res.steps / (double)res.steps_full);
+        row->steps += (double)res.steps;
+        row->full += (double)res.steps_full;
+        row->n_full += (double)res.n_full;
+        row->rank += (double)res.best_rank;
+        row->best_full += res.best_full ? 100.0 : 0.0;
+        row->rank1 += res.best_rank == 1 ? 100.0 : 0.0;
+        row->speedup += (double)res.steps_full / ASHA_WORKERS /
+                        (double)(res.elapsed ? res.elapsed : 1);
+    }
+    double nr = (double)o->repeats;
+    row->saved /= nr;
+    row->steps /= nr;
+    row->full /= nr;
+    row->n_full /= nr;
+    row->rank /= nr;
+    row->best_full /= nr;
+    row->rank1 /= nr;
+    row->speedup /= nr;
+out:
+    free(cv);
+    free(lens);
+    return st;
+}
+
+static int
+asha_write_markdown(FILE *f, const struct opts *o, const struct asha_row *rows,
+                    size_t n_rows, double seconds)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char date[32];
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+
+    fprintf(f, "%s\n", ASHA_BEGIN);
+    fprintf(f, "## ASHA on the learning curves (issue 6)\n\n");
+    fprintf(f,
+            "Generated by `%s` on %s in %.2f s. Rerunning the command "
+            "replaces this section (between its HTML markers) and leaves the "
+            "rest of the file alone.\n\n",
+            o->cmdline, date, seconds);
+    fprintf(f,
+            "**Protocol** (core/asha_sim.h, rule of core/asha.h in promotion "
+            "mode). Each run draws %zu configurations at random without "
+            "replacement from the set (seeds %llu..%llu, %zu runs per set) "
+            "and replays ASHA with %d asynchronous workers: one checkpoint "
+            "of a curve is one time unit; a free worker resumes the paused "
+            "configuration ASHA promotes, else starts the next drawn one "
+            "(ASHA's `exhausted` is set once all %zu have started); at every "
+            "rung r = %d, %d, %d, ... < R a report outside the rung's top "
+            "⌊k/%d⌋ (the best %d at the top rung, and at every rung once "
+            "exhausted) pauses the configuration. Ranking is by best-so-far "
+            "dev perplexity. R = min(%d, the set's median curve length); "
+            "a curve shorter than R ends its training early. **saved** = "
+            "mean %% of checkpoints not trained, against training all %zu to "
+            "min(R, len). **kept** = the configuration trained to R with the "
+            "lowest best-so-far perplexity; **rank** = its mean rank by "
+            "`perplexity_optimal` among the run's %zu (1 = best). **best "
+            "trained to R** = %% of runs in which a configuration with the "
+            "lowest `perplexity_optimal` of the run was trained to R. "
+            "**speed-up** = (checkpoints of training all to R / %d workers) "
+            "/ the run's time units.\n\n",
+            o->configs, o->seed, o->seed + o->repeats - 1, o->repeats,
+            ASHA_WORKERS, o->configs, ASHA_R0, ASHA_R0 + ASHA_U,
+            ASHA_R0 + 2 * ASHA_U, ASHA_P, ASHA_KEEP, ASHA_RMAX, o->configs,
+            o->configs, ASHA_WORKERS);
+    fprintf(f, "| set (curves) | median len | R | checkpoints trained / all "
+               "to R | saved | configs trained to R | rank of kept | kept "
+               "the best | best trained to R | speed-up |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|\n");
+    int short_sets = 0;
+    for (size_t k = 0; k < n_rows; k++) {
+        const struct asha_row *w = &rows[k];
+        short_sets |= w->R < ASHA_RMAX;
+        fprintf(f,
+                "| %s (%zu) | %zu | %zu%s | %.0f / %.0f | %.1f%% | %.1f | "
+                "%.2f | %.0f%% | %.0f%% | %.2f |\n",
+                w->set->name + 6, w->set->n, w->len_med, w->R,
+                w->R < ASHA_RMAX ? "*" : "", w->steps, w->full, w->saved,
+                w->n_full, w->rank, w->rank1, w->best_full, w->speedup);
+    }
+    if (short_sets)
+        fprintf(f,
+                "\n\\* R lowered to the set's median curve length (%d "
+                "would be past the end of at least half of its "
+                "curves).\n",
+                ASHA_RMAX);
+    fprintf(f, "\n%s\n", ASHA_END);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The body of `hpod bench --asha`; returns the exit code. */
+static int
+asha_main(const struct opts *o)
+{
+    struct hpod_err err = {0};
+    struct bench_lc_set *sets = NULL;
+    size_t n_sets = 0, n_rows = 0;
+    struct asha_row *rows = NULL;
+    char *path = NULL, *md = NULL;
+    size_t md_len = 0;
+    int rc = 1;
+
+    double t0 = now_s();
+    size_t plen = strlen(o->dir) + sizeof "/nmtlc/scratch.jsonl";
+    path = xmalloc(plen);
+    snprintf(path, plen, "%s/nmtlc/scratch.jsonl", o->dir);
+    if (bench_lc_load(path, &sets, &n_sets, &err) != HPOD_OK) {
+        fprintf(stderr, "hpod bench: %s\n", err.msg);
+        goto out;
+    }
+
+    /* The dissertation's sets in its order, then any other selected set. */
+    rows = xcalloc(n_sets ? n_sets : 1, sizeof *rows);
+    for (size_t k = 0; k < SH_N_PAPER; k++) {
+        const struct bench_lc_set *s =
+            bench_lc_find(sets, n_sets, sh_paper[k].set);
+        if (s && sh_selected(o, s->name))
+            rows[n_rows++].set = s;
+    }
+    for (size_t i = 0; i < n_sets; i++) {
+        int known = 0;
+        for (size_t k = 0; k < SH_N_PAPER; k++)
+            known |= strcmp(sets[i].name, sh_paper[k].set) == 0;
+        if (!known && sh_selected(o, sets[i].name))
+            rows[n_rows++].set = &sets[i];
+    }
+    if (n_rows == 0) {
+        fprintf(stderr, "hpod bench: no learning-curve set matches --tables\n");
+        goto out;
+    }
+    for (size_t r = 0; r < n_rows; r++) {
+        if (rows[r].set->n < o->configs) {
+            fprintf(stderr,
+                    "hpod bench: %s has %zu curves, fewer than "
+                    "--configs %zu\n",
+                    rows[r].set->name, rows[r].set->n, o->configs);
+            goto out;
+        }
+        enum hpod_status st = asha_row_run(o, &rows[r]);
+        if (st != HPOD_OK) {
+            fprintf(stderr, "hpod bench: ASHA failed on %s (%s)\n",
+                    rows[r].set->name, hpod_status_str(st));
+            goto out;
+        }
+        fprintf(stderr,
+                "bench: %s: R=%zu saved %.1f%%, rank of kept %.2f, best "
+                "trained to R in %.0f%%\n",
+                rows[r].set->name, rows[r].R, rows[r].saved, rows[r].rank,
+                rows[r].best_full);
+    }
+    double total_s = now_s() - t0;
+    fprintf(stderr, "bench: ASHA done in %.2f s\n", total_s);
+
+    FILE *mf = open_memstream(&md, &md_len);
+    if (!mf) {
+        fprintf(stderr, "hpod bench: out of memory\n");
+        goto out;
+    }
+    int wr = asha_write_markdown(mf, o, rows, n_rows, total_s);
+    if (fclose(mf) != 0 || wr != 0) {
+        fprintf(stderr, "hpod bench: could not render the report\n");
+        goto out;
+    }
+    if (emit_section(o, ASHA_BEGIN, ASHA_END, md, md_len, "ASHA") != 0)
+        goto out;
+    rc = 0;
+out:
+    free(md);
+    free(rows);
+    free(path);
+    bench_lc_free(sets, n_sets);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* --mo: multi-objective Table 4 and constrained runs (issue 5).       */
 
 #define MO_BEGIN "<!-- hpod bench --mo: begin -->"
@@ -1251,8 +1497,7 @@ cmp_dbl(const void *a, const void *b)
 static double
 mo_cell(const struct opts *o, const struct simulate_mo_problem *mp,
         const struct simulate_mo_algo *ma, const struct metric_spec *spec,
-        size_t runs, size_t length, size_t *seqs, size_t *lens,
-        size_t *failed)
+        size_t runs, size_t length, size_t *seqs, size_t *lens, size_t *failed)
 {
     enum hpod_status *st = xcalloc(runs, sizeof *st);
     struct simrun c;
@@ -1297,21 +1542,22 @@ mo_main(const struct opts *o)
     }
     if ((f = open_memstream(&md, &md_len)) == NULL)
         goto out;
-    fprintf(f, "%s\n## Multi-objective: max BLEU, min GPU time (TACL 2020, "
-               "Table 4)\n\nGenerated by `hpod bench --mo`. Every run samples "
-               "rows without replacement; the first %zu are the same random "
-               "rows as in Table 3 at each seed, every later row is chosen by "
-               "`mobo_next` (the function that serves `ehvi` studies: one "
-               "surrogate per objective, exact 2-D expected hypervolume "
-               "improvement), falling back to the step's random choice while "
-               "the model cannot decide. The hypervolume reference is the "
-               "table's worst BLEU and GPU time moved out by 10%% of their "
-               "ranges. fto = position of the first Pareto-optimal row, fta "
-               "= position when all are found, fbp = Pareto rows among the "
-               "first 50 (200 for sw-en, so-en). Seeds %llu.. (%zu runs per "
-               "cell; at most %d on sw-en and so-en, whose EHVI fits at "
-               "200-700 observations cost seconds per run). Mean ± "
-               "population std.\n\n",
+    fprintf(f,
+            "%s\n## Multi-objective: max BLEU, min GPU time (TACL 2020, "
+            "Table 4)\n\nGenerated by `hpod bench --mo`. Every run samples "
+            "rows without replacement; the first %zu are the same random "
+            "rows as in Table 3 at each seed, every later row is chosen by "
+            "`mobo_next` (the function that serves `ehvi` studies: one "
+            "surrogate per objective, exact 2-D expected hypervolume "
+            "improvement), falling back to the step's random choice while "
+            "the model cannot decide. The hypervolume reference is the "
+            "table's worst BLEU and GPU time moved out by 10%% of their "
+            "ranges. fto = position of the first Pareto-optimal row, fta "
+            "= position when all are found, fbp = Pareto rows among the "
+            "first 50 (200 for sw-en, so-en). Seeds %llu.. (%zu runs per "
+            "cell; at most %d on sw-en and so-en, whose EHVI fits at "
+            "200-700 observations cost seconds per run). Mean ± "
+            "population std.\n\n",
             MO_BEGIN, o->init, o->seed, o->repeats, MO_BIG_REPEATS);
     fprintf(f, "| table (rows, Pareto rows) | method | runs | fto | fta | fbp "
                "| time (s) |\n|---|---|---|---|---|---|---|\n");
@@ -1324,8 +1570,8 @@ mo_main(const struct opts *o)
         if (!bleu || !gpu)
             continue;
         int big = tb->n > 400;
-        size_t runs = big && o->repeats > MO_BIG_REPEATS ? MO_BIG_REPEATS
-                                                         : o->repeats;
+        size_t runs =
+            big && o->repeats > MO_BIG_REPEATS ? MO_BIG_REPEATS : o->repeats;
         size_t np_rows = 0;
         for (size_t i = 0; i < tb->n; i++)
             np_rows += tb->pareto[i];
@@ -1336,8 +1582,8 @@ mo_main(const struct opts *o)
             y[2 * i + 1] = -gpu[i];
         }
         pareto_reference(y, tb->n, 2, sense2, 0.1, ref);
-        struct simulate_mo_problem mp = {&tb->space, tb->raw, tb->n, 2, y,
-                                         ref, 0, NULL, NULL, NULL};
+        struct simulate_mo_problem mp = {
+            &tb->space, tb->raw, tb->n, 2, y, ref, 0, NULL, NULL, NULL};
         struct metric_spec spec;
         memset(&spec, 0, sizeof spec);
         spec.pareto = tb->pareto;
@@ -1363,20 +1609,21 @@ mo_main(const struct opts *o)
             fprintf(f, "| hpod %s | %zu%s | %s | %s | %s | %.2f |\n",
                     mo_methods[m].label, runs, failed ? " (failures!)" : "", a,
                     b, c, sec);
-            fprintf(stderr, "bench: %s %s: %zu runs in %.1f s, fta %.1f, fbp "
-                            "%.2f\n",
+            fprintf(stderr,
+                    "bench: %s %s: %zu runs in %.1f s, fta %.1f, fbp "
+                    "%.2f\n",
                     ds, mo_methods[m].label, runs, sec, sum.fta.mean,
                     sum.fbp.mean);
         }
         for (size_t k = 0; k < sizeof mo_paper / sizeof mo_paper[0]; k++)
             if (strcmp(mo_paper[k].ds, ds) == 0) {
-                fprintf(f, "| | paper best | 100 | %.0f ± %.0f | %.0f ± %.0f | "
-                           "%.1f | |\n| | paper RS | 100 | %.0f | %.0f | %.1f "
-                           "| |\n",
+                fprintf(f,
+                        "| | paper best | 100 | %.0f ± %.0f | %.0f ± %.0f | "
+                        "%.1f | |\n| | paper RS | 100 | %.0f | %.0f | %.1f "
+                        "| |\n",
                         mo_paper[k].fto, mo_paper[k].fto_sd, mo_paper[k].fta,
-                        mo_paper[k].fta_sd, mo_paper[k].fbp,
-                        mo_paper[k].rs_fto, mo_paper[k].rs_fta,
-                        mo_paper[k].rs_fbp);
+                        mo_paper[k].fta_sd, mo_paper[k].fbp, mo_paper[k].rs_fto,
+                        mo_paper[k].rs_fta, mo_paper[k].rs_fbp);
             }
         free(seqs);
         free(lens);
@@ -1385,17 +1632,18 @@ mo_main(const struct opts *o)
 
     /* Constrained single objective: max BLEU with GPU time <= the
      * table's median, MO_CON_BUDGET evaluations. */
-    fprintf(f, "\n## Constrained: max BLEU with GPU time <= the table's "
-               "median (Beck et al. 2016)\n\nThe same protocol, %d "
-               "evaluations per run, %zu runs per cell (at most %d on sw-en "
-               "and so-en). BO = `gp` with the constraint: EI × P(GPU time "
-               "<= bound), one GP per metric, GPU time modelled in log space "
-               "(core/mobo). The recommendation is the best observed row "
-               "that meets the constraint, so it is never infeasible by "
-               "construction; gap = best feasible BLEU of the table minus "
-               "BLEU of that recommendation.\n\n| table | method | runs | "
-               "gap after %d (mean ± std) | runs within 0.5 | runs with no "
-               "feasible row |\n|---|---|---|---|---|---|\n",
+    fprintf(f,
+            "\n## Constrained: max BLEU with GPU time <= the table's "
+            "median (Beck et al. 2016)\n\nThe same protocol, %d "
+            "evaluations per run, %zu runs per cell (at most %d on sw-en "
+            "and so-en). BO = `gp` with the constraint: EI × P(GPU time "
+            "<= bound), one GP per metric, GPU time modelled in log space "
+            "(core/mobo). The recommendation is the best observed row "
+            "that meets the constraint, so it is never infeasible by "
+            "construction; gap = best feasible BLEU of the table minus "
+            "BLEU of that recommendation.\n\n| table | method | runs | "
+            "gap after %d (mean ± std) | runs within 0.5 | runs with no "
+            "feasible row |\n|---|---|---|---|---|---|\n",
             MO_CON_BUDGET, o->repeats, MO_BIG_REPEATS, MO_CON_BUDGET);
     for (size_t t = 0; t < n_tables; t++) {
         const struct bench_table *tb = &ts[t];
@@ -1417,8 +1665,8 @@ mo_main(const struct opts *o)
                 best_feas = bleu[i];
         double ref[1] = {0};
         unsigned char con_log[1] = {1};
-        struct simulate_mo_problem mp = {&tb->space, tb->raw, tb->n, 1, bleu,
-                                         ref, 1, gpu, &bound, con_log};
+        struct simulate_mo_problem mp = {
+            &tb->space, tb->raw, tb->n, 1, bleu, ref, 1, gpu, &bound, con_log};
         size_t *seqs = xmalloc(runs * tb->n * sizeof *seqs);
         size_t *lens = xcalloc(runs, sizeof *lens);
         for (int m = 0; m < 2; m++) {
@@ -1456,8 +1704,8 @@ mo_main(const struct opts *o)
         free(seqs);
         free(lens);
     }
-    fprintf(f, "\nTotal time: %.1f s on %zu threads.\n%s\n",
-            now_s() - t_start, o->threads, MO_END);
+    fprintf(f, "\nTotal time: %.1f s on %zu threads.\n%s\n", now_s() - t_start,
+            o->threads, MO_END);
     if (fclose(f) != 0) {
         f = NULL;
         goto out;
@@ -1494,6 +1742,11 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
     }
     if (o.sh) {
         rc = sh_main(&o);
+        opts_free(&o);
+        return rc;
+    }
+    if (o.asha) {
+        rc = asha_main(&o);
         opts_free(&o);
         return rc;
     }

@@ -31,6 +31,7 @@
  *                             --out (or is appended), so run it after
  *                             Table 3, which rewrites the file whole
  *   --configs N               SH: configurations per run (default 40)
+ *   --asha                    ASHA on the curves (core/asha_sim.h), like --sh
  *   --mo                      instead of Table 3: Table 4 (multi-objective,
  *                             EHVI with GP and graph surrogates against
  *                             random search) and constrained runs; at most
@@ -38,7 +39,7 @@
  *                             200-700 observations cost seconds per run);
  *                             replaces its own marked block in --out
  * docs/benchmarks.md is made by: hpod bench; hpod bench --sh; hpod bench
- * --mo --repeats 20 (Table 3 rewrites the file whole).
+ * --asha; hpod bench --mo --repeats 20 (Table 3 rewrites the file whole).
  * Progress goes to stderr, the markdown to stdout and to --out.
  * benchmarks_dir is borrowed. Returns the process exit code: 0 on
  * success, 2 on a usage error, 1 on any other failure.
