@@ -1120,59 +1120,91 @@ emit_section(const struct opts *o, const char *begin_mark, const char *end_mark,
     return 0;
 }
 
+/*
+ * Loads dir/nmtlc/scratch.jsonl and picks the sets --tables selects: the
+ * dissertation's in its order, then any other. Each picked set must hold
+ * at least --configs curves. *picked (new array, n entries, borrowed
+ * pointers into *sets) and *paper_k (index into sh_paper, or -1). Returns
+ * 0, or -1 after printing why.
+ */
+static int
+curve_sets_pick(const struct opts *o, struct bench_lc_set **sets,
+                size_t *n_sets, const struct bench_lc_set ***picked,
+                int **paper_k, size_t *n)
+{
+    struct hpod_err err = {0};
+    size_t plen = strlen(o->dir) + sizeof "/nmtlc/scratch.jsonl";
+    char *path = xmalloc(plen);
+    int rc = -1;
+
+    *picked = NULL;
+    *paper_k = NULL;
+    *n = 0;
+    snprintf(path, plen, "%s/nmtlc/scratch.jsonl", o->dir);
+    if (bench_lc_load(path, sets, n_sets, &err) != HPOD_OK) {
+        fprintf(stderr, "hpod bench: %s\n", err.msg);
+        goto out;
+    }
+    *picked = xcalloc(*n_sets ? *n_sets : 1, sizeof **picked);
+    *paper_k = xcalloc(*n_sets ? *n_sets : 1, sizeof **paper_k);
+    for (size_t k = 0; k < SH_N_PAPER; k++) {
+        const struct bench_lc_set *st =
+            bench_lc_find(*sets, *n_sets, sh_paper[k].set);
+        if (st && sh_selected(o, st->name)) {
+            (*picked)[*n] = st;
+            (*paper_k)[(*n)++] = (int)k;
+        }
+    }
+    for (size_t i = 0; i < *n_sets; i++) {
+        int known = 0;
+        for (size_t k = 0; k < SH_N_PAPER; k++)
+            known |= strcmp((*sets)[i].name, sh_paper[k].set) == 0;
+        if (!known && sh_selected(o, (*sets)[i].name)) {
+            (*picked)[*n] = &(*sets)[i];
+            (*paper_k)[(*n)++] = -1;
+        }
+    }
+    if (*n == 0) {
+        fprintf(stderr, "hpod bench: no learning-curve set matches --tables\n");
+        goto out;
+    }
+    for (size_t r = 0; r < *n; r++)
+        if ((*picked)[r]->n < o->configs) {
+            fprintf(stderr,
+                    "hpod bench: %s has %zu curves, fewer than "
+                    "--configs %zu\n",
+                    (*picked)[r]->name, (*picked)[r]->n, o->configs);
+            goto out;
+        }
+    rc = 0;
+out:
+    free(path);
+    return rc;
+}
+
 /* The body of `hpod bench --sh`; returns the exit code. */
 static int
 sh_main(const struct opts *o)
 {
-    struct hpod_err err = {0};
     struct bench_lc_set *sets = NULL;
     size_t n_sets = 0, n_rows = 0;
+    const struct bench_lc_set **picked = NULL;
+    int *paper_k = NULL;
     struct sh_row *rows = NULL;
-    char *path = NULL, *md = NULL;
+    char *md = NULL;
     size_t md_len = 0;
     int rc = 1;
 
     double t0 = now_s();
-    size_t plen = strlen(o->dir) + sizeof "/nmtlc/scratch.jsonl";
-    path = xmalloc(plen);
-    snprintf(path, plen, "%s/nmtlc/scratch.jsonl", o->dir);
-    if (bench_lc_load(path, &sets, &n_sets, &err) != HPOD_OK) {
-        fprintf(stderr, "hpod bench: %s\n", err.msg);
+    if (curve_sets_pick(o, &sets, &n_sets, &picked, &paper_k, &n_rows) != 0)
         goto out;
-    }
     double load_s = now_s() - t0;
-
-    /* The dissertation's sets in its order, then any other selected set. */
-    rows = xcalloc(n_sets ? n_sets : 1, sizeof *rows);
-    for (size_t k = 0; k < SH_N_PAPER; k++) {
-        const struct bench_lc_set *s =
-            bench_lc_find(sets, n_sets, sh_paper[k].set);
-        if (s && sh_selected(o, s->name)) {
-            rows[n_rows].set = s;
-            rows[n_rows++].paper = sh_paper[k].acc;
-        }
-    }
-    for (size_t i = 0; i < n_sets; i++) {
-        int known = 0;
-        for (size_t k = 0; k < SH_N_PAPER; k++)
-            known |= strcmp(sets[i].name, sh_paper[k].set) == 0;
-        if (!known && sh_selected(o, sets[i].name)) {
-            rows[n_rows].set = &sets[i];
-            rows[n_rows++].paper = NAN;
-        }
-    }
-    if (n_rows == 0) {
-        fprintf(stderr, "hpod bench: no learning-curve set matches --tables\n");
-        goto out;
+    rows = xcalloc(n_rows, sizeof *rows);
+    for (size_t r = 0; r < n_rows; r++) {
+        rows[r].set = picked[r];
+        rows[r].paper = paper_k[r] >= 0 ? sh_paper[paper_k[r]].acc : NAN;
     }
     for (size_t r = 0; r < n_rows; r++) {
-        if (rows[r].set->n < o->configs) {
-            fprintf(stderr,
-                    "hpod bench: %s has %zu curves, fewer than "
-                    "--configs %zu\n",
-                    rows[r].set->name, rows[r].set->n, o->configs);
-            goto out;
-        }
         enum hpod_status st = sh_row_run(o, &rows[r]);
         if (st != HPOD_OK) {
             fprintf(stderr,
@@ -1210,7 +1242,8 @@ sh_main(const struct opts *o)
 out:
     free(md);
     free(rows);
-    free(path);
+    free(picked);
+    free(paper_k);
     bench_lc_free(sets, n_sets);
     return rc;
 }
@@ -1373,50 +1406,22 @@ asha_write_markdown(FILE *f, const struct opts *o, const struct asha_row *rows,
 static int
 asha_main(const struct opts *o)
 {
-    struct hpod_err err = {0};
     struct bench_lc_set *sets = NULL;
     size_t n_sets = 0, n_rows = 0;
+    const struct bench_lc_set **picked = NULL;
+    int *paper_k = NULL;
     struct asha_row *rows = NULL;
-    char *path = NULL, *md = NULL;
+    char *md = NULL;
     size_t md_len = 0;
     int rc = 1;
 
     double t0 = now_s();
-    size_t plen = strlen(o->dir) + sizeof "/nmtlc/scratch.jsonl";
-    path = xmalloc(plen);
-    snprintf(path, plen, "%s/nmtlc/scratch.jsonl", o->dir);
-    if (bench_lc_load(path, &sets, &n_sets, &err) != HPOD_OK) {
-        fprintf(stderr, "hpod bench: %s\n", err.msg);
+    if (curve_sets_pick(o, &sets, &n_sets, &picked, &paper_k, &n_rows) != 0)
         goto out;
-    }
-
-    /* The dissertation's sets in its order, then any other selected set. */
-    rows = xcalloc(n_sets ? n_sets : 1, sizeof *rows);
-    for (size_t k = 0; k < SH_N_PAPER; k++) {
-        const struct bench_lc_set *s =
-            bench_lc_find(sets, n_sets, sh_paper[k].set);
-        if (s && sh_selected(o, s->name))
-            rows[n_rows++].set = s;
-    }
-    for (size_t i = 0; i < n_sets; i++) {
-        int known = 0;
-        for (size_t k = 0; k < SH_N_PAPER; k++)
-            known |= strcmp(sets[i].name, sh_paper[k].set) == 0;
-        if (!known && sh_selected(o, sets[i].name))
-            rows[n_rows++].set = &sets[i];
-    }
-    if (n_rows == 0) {
-        fprintf(stderr, "hpod bench: no learning-curve set matches --tables\n");
-        goto out;
-    }
+    rows = xcalloc(n_rows, sizeof *rows);
+    for (size_t r = 0; r < n_rows; r++)
+        rows[r].set = picked[r];
     for (size_t r = 0; r < n_rows; r++) {
-        if (rows[r].set->n < o->configs) {
-            fprintf(stderr,
-                    "hpod bench: %s has %zu curves, fewer than "
-                    "--configs %zu\n",
-                    rows[r].set->name, rows[r].set->n, o->configs);
-            goto out;
-        }
         enum hpod_status st = asha_row_run(o, &rows[r]);
         if (st != HPOD_OK) {
             fprintf(stderr, "hpod bench: ASHA failed on %s (%s)\n",
@@ -1448,7 +1453,8 @@ asha_main(const struct opts *o)
 out:
     free(md);
     free(rows);
-    free(path);
+    free(picked);
+    free(paper_k);
     bench_lc_free(sets, n_sets);
     return rc;
 }
