@@ -52,6 +52,21 @@ observe(const struct simulate_problem *p, size_t row, size_t len,
     obs_y[len] = p->y[row];
 }
 
+/*
+ * Appends the sampler's choice to the run: it must be a row of the table
+ * not sampled yet (else the sampler broke its contract: HPOD_EINTERNAL).
+ */
+static enum hpod_status
+take_row(unsigned char *used, size_t n, size_t cand, size_t *seq_out,
+         size_t len)
+{
+    if (cand >= n || used[cand])
+        return HPOD_EINTERNAL;
+    used[cand] = 1;
+    seq_out[len] = cand;
+    return HPOD_OK;
+}
+
 enum hpod_status
 simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
              unsigned long long seed, size_t init, size_t length,
@@ -117,14 +132,9 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
         in.seq = (int)len;
         in.n_obs = len;
         st = sampler_next(&in, raw, &cand);
-        if (st != HPOD_OK)
+        if (st != HPOD_OK ||
+            (st = take_row(used, n, cand, seq_out, len)) != HPOD_OK)
             goto out;
-        if (cand >= n || used[cand]) {
-            st = HPOD_EINTERNAL;
-            goto out;
-        }
-        used[cand] = 1;
-        seq_out[len] = cand;
         observe(p, cand, len, obs_raw, obs_y);
         len++;
         if (until && metric_needed_length(until, seq_out, len) != 0)
@@ -331,14 +341,9 @@ simulate_run_mo(const struct simulate_mo_problem *p,
                 in.n_cand = n;
                 st = sampler_next(&in, raw, &cand);
             }
-            if (st != HPOD_OK)
+            if (st != HPOD_OK ||
+                (st = take_row(used, n, cand, seq_out, len)) != HPOD_OK)
                 goto out;
-            if (cand >= n || used[cand]) {
-                st = HPOD_EINTERNAL;
-                goto out;
-            }
-            used[cand] = 1;
-            seq_out[len] = cand;
             row = cand;
         }
         memcpy(obs_raw + len * np, p->raw + row * np, np * sizeof *raw);
