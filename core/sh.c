@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/lcfit.h"
 #include "core/mem.h"
 #include "core/rng.h"
 
@@ -18,8 +19,23 @@ struct entry {
     size_t i;
 };
 
+/*
+ * Power-law fits cached per (curve, stage) across the runs of
+ * sh_simulate_many: row ids[j] of curve j, column stage - 1.
+ */
+struct fit_memo {
+    struct lcfit *fit;   /* rows · stages */
+    unsigned char *done; /* 1 where fit holds a result */
+    size_t stages;
+};
+
 static int entry_cmp(const void *pa, const void *pb);
 static size_t keep_count(size_t k, size_t p, int round_up);
+static double extrap_key(const struct sh_curve *cv, size_t t, size_t h,
+                         size_t stage, size_t id, struct fit_memo *memo);
+static enum hpod_status simulate(const struct sh_curve *curves, size_t n,
+                                 const struct sh_params *prm, const size_t *ids,
+                                 struct fit_memo *memo, struct sh_result *res);
 
 /* NaN sorts after every number; equal values by input position. */
 static int
@@ -41,6 +57,36 @@ keep_count(size_t k, size_t p, int round_up)
     return q < 1 ? 1 : q;
 }
 
+/*
+ * The SH_RANK_EXTRAP key of one survivor at checkpoint t with horizon h
+ * (definition in core/sh.h): min(BSF at t, the power law's value at h),
+ * the BSF alone when the curve has ended, h <= t, or the fit is
+ * degenerate.
+ */
+static double
+extrap_key(const struct sh_curve *cv, size_t t, size_t h, size_t stage,
+           size_t id, struct fit_memo *memo)
+{
+    double bsf = sh_bsf(cv->y, cv->len, t);
+    if (cv->len <= t || h <= t)
+        return bsf;
+    struct lcfit local, *f = &local;
+    if (memo && stage <= memo->stages) {
+        size_t at = id * memo->stages + (stage - 1);
+        f = &memo->fit[at];
+        if (!memo->done[at]) {
+            lcfit_power_from(cv->y, t, t / 2, f);
+            memo->done[at] = 1;
+        }
+    } else {
+        lcfit_power_from(cv->y, t, t / 2, f);
+    }
+    if (!f->ok)
+        return bsf;
+    double pred = lcfit_predict(f, (double)h);
+    return pred < bsf ? pred : bsf;
+}
+
 double
 sh_bsf(const double *y, size_t len, size_t t)
 {
@@ -56,12 +102,28 @@ enum hpod_status
 sh_simulate(const struct sh_curve *curves, size_t n,
             const struct sh_params *prm, struct sh_result *res)
 {
+    return simulate(curves, n, prm, NULL, NULL, res);
+}
+
+/*
+ * sh_simulate with, for SH_RANK_EXTRAP, a cache of fits: ids[j] (n
+ * entries) is curve j's row in memo; both NULL for no cache.
+ */
+static enum hpod_status
+simulate(const struct sh_curve *curves, size_t n, const struct sh_params *prm,
+         const size_t *ids, struct fit_memo *memo, struct sh_result *res)
+{
     if (!curves || !prm || !res || n == 0 || prm->p < 2 || prm->c == 0 ||
-        (prm->rank != SH_RANK_BSF && prm->rank != SH_RANK_LAST))
+        (prm->rank != SH_RANK_BSF && prm->rank != SH_RANK_LAST &&
+         prm->rank != SH_RANK_EXTRAP))
         return HPOD_EINVAL;
-    for (size_t i = 0; i < n; i++)
+    size_t horizon = prm->horizon;
+    for (size_t i = 0; i < n; i++) {
         if (curves[i].len == 0 || !curves[i].y)
             return HPOD_EINVAL;
+        if (prm->horizon == 0 && curves[i].len > horizon)
+            horizon = curves[i].len;
+    }
 
     struct entry *alive = xmalloc(n * sizeof *alive);
     size_t k = n, stage = 0, best = 0, spent = 0, full = 0;
@@ -91,9 +153,13 @@ sh_simulate(const struct sh_curve *curves, size_t n,
         int ended = 1;
         for (size_t j = 0; j < k; j++) {
             const struct sh_curve *cv = &curves[alive[j].i];
-            alive[j].v = prm->rank == SH_RANK_BSF
-                             ? sh_bsf(cv->y, cv->len, t)
-                             : cv->y[(t < cv->len ? t : cv->len) - 1];
+            size_t id = ids ? ids[alive[j].i] : alive[j].i;
+            if (prm->rank == SH_RANK_BSF)
+                alive[j].v = sh_bsf(cv->y, cv->len, t);
+            else if (prm->rank == SH_RANK_LAST)
+                alive[j].v = cv->y[(t < cv->len ? t : cv->len) - 1];
+            else
+                alive[j].v = extrap_key(cv, t, horizon, stage, id, memo);
             ended &= cv->len <= t;
         }
         qsort(alive, k, sizeof *alive, entry_cmp);
@@ -132,11 +198,18 @@ sh_simulate_many(const struct sh_curve *curves, size_t n,
     struct sh_curve *sub = NULL;
     double dif = 0, dif_failed = 0, stages = 0, spent = 0, full = 0;
     size_t correct = 0, first = 0, last = 0, complete = 0;
+    struct fit_memo memo = {NULL, NULL, 0};
 
     if (!curves || !prm || !sum || runs == 0 || configs == 0 || configs > n)
         return HPOD_EINVAL;
     perm = xmalloc(n * sizeof *perm);
     sub = xmalloc(configs * sizeof *sub);
+    /* A run has at most configs - 1 stages: each one drops a survivor. */
+    if (prm->rank == SH_RANK_EXTRAP) {
+        memo.stages = configs;
+        memo.fit = xmalloc(n * configs * sizeof *memo.fit);
+        memo.done = xcalloc(n * configs, sizeof *memo.done);
+    }
     for (size_t k = 0; k < runs; k++) {
         struct rng r;
         struct sh_result res;
@@ -150,7 +223,7 @@ sh_simulate_many(const struct sh_curve *curves, size_t n,
             perm[pick] = tmp;
             sub[j] = curves[perm[j]];
         }
-        if ((st = sh_simulate(sub, configs, prm, &res)) != HPOD_OK)
+        if ((st = simulate(sub, configs, prm, perm, &memo, &res)) != HPOD_OK)
             goto out;
         res.final = perm[res.final];
         res.best = perm[res.best];
@@ -185,5 +258,7 @@ sh_simulate_many(const struct sh_curve *curves, size_t n,
 out:
     free(perm);
     free(sub);
+    free(memo.fit);
+    free(memo.done);
     return st;
 }

@@ -2,13 +2,17 @@
  * tests/unit/test_sh.c - successive halving on hand-made learning curves:
  * a best that starts badly and is discarded, ties, curves of unequal
  * length, the keep rule, checkpoints spent, and the seeded draws of
- * sh_simulate_many (against a re-implementation of the documented draw).
+ * sh_simulate_many (against a re-implementation of the documented draw);
+ * ranking by extrapolated curves (SH_RANK_EXTRAP) on closed-form power
+ * laws: a slow starter it saves, a plateau it is misled by, ended curves,
+ * the cap by the BSF, the horizon, and the cache of sh_simulate_many.
  */
 #include "tests/support/check.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lcfit.h"
 #include "core/rng.h"
 #include "core/sh.h"
 
@@ -58,7 +62,7 @@ test_slow_best_discarded(void **state)
     (void)state;
     struct sh_curve cv[4] = {curve(cA, 6), curve(cB, 6), curve(cC, 6),
                              curve(cD, 6)};
-    struct sh_params prm = {2, 2, 0, SH_RANK_BSF};
+    struct sh_params prm = {2, 2, 0, SH_RANK_BSF, 0};
     struct sh_result r;
     assert_int_equal(sh_simulate(cv, 4, &prm, &r), HPOD_OK);
     assert_int_equal(r.final, 0);
@@ -93,7 +97,7 @@ test_ties(void **state)
     const double u[] = {5, 4, 1};
     const double v[] = {5, 4, 2};
     struct sh_curve cv[2] = {curve(u, 3), curve(v, 3)};
-    struct sh_params prm = {2, 2, 0, SH_RANK_BSF};
+    struct sh_params prm = {2, 2, 0, SH_RANK_BSF, 0};
     struct sh_result r;
     assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
     assert_int_equal(r.final, 0);
@@ -145,7 +149,7 @@ test_unequal_lengths(void **state)
     const double e[] = {5};
     const double f[] = {9, 7, 4};
     struct sh_curve cv[2] = {curve(e, 1), curve(f, 3)};
-    struct sh_params prm = {2, 1, 0, SH_RANK_BSF};
+    struct sh_params prm = {2, 1, 0, SH_RANK_BSF, 0};
     struct sh_result r;
     /* t = 1: e 5 against f 9 -> e, wrongly. Spent: f 1, e 1. */
     assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
@@ -236,7 +240,7 @@ test_keep_rule_and_dif(void **state)
     for (size_t t = 10; t < L; t++)
         ys[39 * L + t] = 50.0;
     cv[39] = curve(&ys[39 * L], L);
-    struct sh_params prm = {2, 1, 0, SH_RANK_BSF};
+    struct sh_params prm = {2, 1, 0, SH_RANK_BSF, 0};
     struct sh_result r;
     assert_int_equal(sh_simulate(cv, N, &prm, &r), HPOD_OK);
     assert_int_equal(r.stages, 5);
@@ -286,7 +290,7 @@ test_many_matches_documented_draw(void **state)
                 level + 20.0 / (1.0 + speed * (double)t) + rng_normal(&g);
         cv[i] = curve(ys[i], len);
     }
-    struct sh_params prm = {2, 2, 0, SH_RANK_BSF};
+    struct sh_params prm = {2, 2, 0, SH_RANK_BSF, 0};
     struct sh_result per[RUNS], again[RUNS];
     struct sh_summary s, s2;
     assert_int_equal(sh_simulate_many(cv, N, &prm, CONFIGS, RUNS, 7, per, &s),
@@ -353,6 +357,217 @@ test_many_matches_documented_draw(void **state)
     assert_close(s2.acc, s.acc, 0, 0);
 }
 
+/*
+ * Looking forward (SH_RANK_EXTRAP). F starts fast and plateaus,
+ * F(t) = 10 + 5·t^(−2); S starts slowly on a steep power law,
+ * S(t) = 5 + 20·t^(−1/2); both 40 checkpoints, so S is the truly best
+ * (8.16 against 10.003). p = 2, c = 5: one stage at t = 5, where the BSFs
+ * are F 10.2, S 13.94: BSF keeps F. The fits of 5 exact points of a power
+ * law are exact, so at H = 40 the keys are F 10.003, S 8.16: EXTRAP keeps
+ * S. The crossover of the closed forms, 5 + 20/√H = 10 + 5/H², lies
+ * between H = 15 (10.164 > 10.022) and H = 16 (10.000 < 10.020).
+ */
+static double yF[40], yS[40], yP[40];
+
+static void
+fill_curves(void)
+{
+    for (size_t j = 0; j < 40; j++) {
+        double t = (double)(j + 1);
+        yF[j] = 10 + 5 * pow(t, -2);
+        yS[j] = 5 + 20 * pow(t, -0.5);
+        /* P: S's first 5 checkpoints, then a plateau at S(5). */
+        yP[j] = j < 5 ? yS[j] : 5 + 20 * pow(5.0, -0.5);
+    }
+}
+
+static void
+test_extrap_overtakes(void **state)
+{
+    (void)state;
+    fill_curves();
+    struct sh_curve cv[2] = {curve(yF, 40), curve(yS, 40)};
+    struct sh_params prm = {2, 5, 0, SH_RANK_BSF, 0};
+    struct sh_result r;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+    assert_int_equal(r.correct, 0);
+    assert_int_equal(r.discarded_at, 1);
+    assert_int_equal(r.spent, 5 + 40);
+
+    prm.rank = SH_RANK_EXTRAP; /* horizon 0: the longest curve, 40 */
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 1);
+    assert_int_equal(r.correct, 1);
+    assert_int_equal(r.discarded_at, 0);
+    assert_int_equal(r.stages, 1);
+    assert_int_equal(r.spent, 5 + 40); /* same budget, other survivor */
+
+    /* Horizon 0 is the longest curve of the run, not of each curve. */
+    cv[0].len = 12;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 1);
+    cv[0].len = 40;
+
+    /* Fixed horizons on either side of the crossover. */
+    prm.horizon = 15;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+    prm.horizon = 16;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 1);
+    /* A horizon at or before the stage: nothing to extrapolate, BSF. */
+    prm.horizon = 5;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+
+    /*
+     * c = 2: at t = 2 the fitted half of the prefix has one point, which
+     * is degenerate, so the keys fall back to the BSF (F 11.25, S 19.14):
+     * F is kept. c = 4 likewise (two points).
+     */
+    prm.horizon = 0;
+    prm.c = 2;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+    prm.c = 4;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+}
+
+/*
+ * The reverse case, which exists too: P follows S for 5 checkpoints, then
+ * stops improving (13.94 to its end). Its prefix is the same steep power
+ * law, so EXTRAP keeps it and is wrong; BSF keeps F and is right.
+ */
+static void
+test_extrap_misled(void **state)
+{
+    (void)state;
+    fill_curves();
+    struct sh_curve cv[2] = {curve(yF, 40), curve(yP, 40)};
+    struct sh_params prm = {2, 5, 0, SH_RANK_BSF, 0};
+    struct sh_result r;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+    assert_int_equal(r.correct, 1);
+    prm.rank = SH_RANK_EXTRAP;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 1);
+    assert_int_equal(r.correct, 0);
+    assert_int_equal(r.discarded_at, 1);
+}
+
+/*
+ * A curve that has ended is ranked by its BSF, not extrapolated.
+ * E = F cut at 3 checkpoints (BSF 10.556); R(t) = 10.2 + 10/t, 40
+ * checkpoints: at t = 5 its BSF is 12.2 and its exact fit gives 10.45 at
+ * H = 40. EXTRAP keeps R (right: 10.45 < 10.556); extrapolating E would
+ * have given 10.003 and kept E; BSF keeps E.
+ */
+static void
+test_extrap_ended_curve(void **state)
+{
+    (void)state;
+    double yR[40];
+    fill_curves();
+    for (size_t j = 0; j < 40; j++)
+        yR[j] = 10.2 + 10.0 / (double)(j + 1);
+    struct sh_curve cv[2] = {curve(yF, 3), curve(yR, 40)};
+    struct sh_params prm = {2, 5, 0, SH_RANK_EXTRAP, 0};
+    struct sh_result r;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 1);
+    assert_int_equal(r.correct, 1);
+    assert_int_equal(r.spent, 3 + 40);
+    prm.rank = SH_RANK_BSF;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 0);
+}
+
+/*
+ * A prediction above the BSF is replaced by the BSF. X sits at 10 for
+ * checkpoints 3..9, drops to 2 at the 10th and stays there; at t = 10 the
+ * least-squares law through the fitted half (checkpoints 6..10: 10, 10,
+ * 10, 10, 2) gives more than 4 at H = 11 (checked below), above the 2
+ * already reached. Y has ended at 3. With the min, X's key is 2 and X (the
+ * truly best) is kept; the raw prediction would keep Y.
+ */
+static void
+test_extrap_prediction_capped_by_bsf(void **state)
+{
+    (void)state;
+    double yX[40];
+    const double yY[] = {8, 6, 5, 4, 3.5, 3.2, 3.1, 3, 3, 3};
+    for (size_t j = 0; j < 40; j++)
+        yX[j] = j == 0 ? 12 : j == 1 ? 11 : j < 9 ? 10 : 2;
+    struct lcfit f;
+    assert_int_equal(lcfit_power_from(yX, 10, 5, &f), HPOD_OK);
+    assert_true(lcfit_predict(&f, 11.0) > 4.0);
+    struct sh_curve cv[2] = {curve(yY, LEN(yY)), curve(yX, 40)};
+    struct sh_params prm = {2, 10, 0, SH_RANK_EXTRAP, 11};
+    struct sh_result r;
+    assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_OK);
+    assert_int_equal(r.final, 1);
+    assert_int_equal(r.correct, 1);
+}
+
+/*
+ * sh_simulate_many caches the fits per (curve, stage): its runs must be
+ * those of sh_simulate on the documented draws. The curves cross (power
+ * laws with random a, b, α, plus noise), so that EXTRAP and BSF differ.
+ */
+static void
+test_extrap_many_matches_single_runs(void **state)
+{
+    (void)state;
+    enum { N = 40, L = 60, CONFIGS = 16, RUNS = 30 };
+    static double ys[N][L];
+    struct sh_curve cv[N];
+    struct rng g;
+    rng_seed(&g, 911);
+    for (size_t i = 0; i < N; i++) {
+        double a = 5 + 3 * rng_uniform(&g), b = 5 + 30 * rng_uniform(&g);
+        double al = 0.2 + 1.5 * rng_uniform(&g);
+        size_t len = 8 + (size_t)rng_below(&g, L - 7);
+        for (size_t t = 0; t < len; t++)
+            ys[i][t] = a + b * pow((double)(t + 1), -al) + 0.1 * rng_normal(&g);
+        ys[i][len / 2] = NAN; /* a hole, skipped by BSF and fit alike */
+        cv[i] = curve(ys[i], len);
+    }
+    struct sh_params prm = {2, 4, 0, SH_RANK_EXTRAP, 0};
+    struct sh_params bsf = {2, 4, 0, SH_RANK_BSF, 0};
+    struct sh_result per[RUNS], per_bsf[RUNS];
+    struct sh_summary s, sb;
+    assert_int_equal(sh_simulate_many(cv, N, &prm, CONFIGS, RUNS, 3, per, &s),
+                     HPOD_OK);
+    assert_int_equal(
+        sh_simulate_many(cv, N, &bsf, CONFIGS, RUNS, 3, per_bsf, &sb), HPOD_OK);
+    size_t differ = 0;
+    for (size_t k = 0; k < RUNS; k++) {
+        struct rng r;
+        size_t perm[N];
+        struct sh_curve sub[CONFIGS];
+        struct sh_result one;
+        rng_seed(&r, 3 + k);
+        for (size_t i = 0; i < N; i++)
+            perm[i] = i;
+        for (size_t j = 0; j < CONFIGS; j++) {
+            size_t pick = j + (size_t)rng_below(&r, N - j), tmp = perm[j];
+            perm[j] = perm[pick];
+            perm[pick] = tmp;
+            sub[j] = cv[perm[j]];
+        }
+        assert_int_equal(sh_simulate(sub, CONFIGS, &prm, &one), HPOD_OK);
+        assert_int_equal(per[k].final, perm[one.final]);
+        assert_int_equal(per[k].spent, one.spent);
+        assert_int_equal(per[k].stages, one.stages);
+        assert_int_equal(per[k].discarded_at, one.discarded_at);
+        differ += per[k].final != per_bsf[k].final;
+    }
+    assert_true(differ > 0);
+}
+
 /* All runs right: acc 100, dif 0 and dif_failed NaN. */
 static void
 test_many_all_correct(void **state)
@@ -366,7 +581,7 @@ test_many_all_correct(void **state)
             ys[i][t] = 3.0 + 0.25 * (double)i + 4.0 / (double)(t + 1);
         cv[i] = curve(ys[i], L);
     }
-    struct sh_params prm = {3, 1, 0, SH_RANK_BSF};
+    struct sh_params prm = {3, 1, 0, SH_RANK_BSF, 0};
     struct sh_summary s;
     assert_int_equal(sh_simulate_many(cv, N, &prm, 8, 10, 0, NULL, &s),
                      HPOD_OK);
@@ -385,7 +600,7 @@ test_errors(void **state)
     (void)state;
     const double y[] = {1, 2};
     struct sh_curve cv[2] = {curve(y, 2), curve(y, 2)};
-    struct sh_params prm = {2, 1, 0, SH_RANK_BSF};
+    struct sh_params prm = {2, 1, 0, SH_RANK_BSF, 0};
     struct sh_result r;
     struct sh_summary s;
     assert_int_equal(sh_simulate(NULL, 2, &prm, &r), HPOD_EINVAL);
@@ -398,7 +613,7 @@ test_errors(void **state)
     prm.c = 0;
     assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_EINVAL);
     prm.c = 1;
-    prm.rank = (enum sh_rank)2;
+    prm.rank = (enum sh_rank)3;
     assert_int_equal(sh_simulate(cv, 2, &prm, &r), HPOD_EINVAL);
     prm.rank = SH_RANK_BSF;
     cv[1].len = 0;
@@ -431,6 +646,11 @@ main(void)
         cmocka_unit_test(test_many_matches_documented_draw),
         cmocka_unit_test(test_many_all_correct),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_extrap_overtakes),
+        cmocka_unit_test(test_extrap_misled),
+        cmocka_unit_test(test_extrap_ended_curve),
+        cmocka_unit_test(test_extrap_prediction_capped_by_bsf),
+        cmocka_unit_test(test_extrap_many_matches_single_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
