@@ -40,8 +40,9 @@ test_overrides_and_bounds(void **state)
     (void)state;
     struct config c;
     struct hpod_err err = {0};
-    const char *ok[] = {"HPOD_PORT", "9001", "HPOD_MAX_BODY", "2048",
-                        "HPOD_DATABASE_URL", "postgresql:///x", NULL};
+    const char *ok[] = {
+        "HPOD_PORT",       "9001", "HPOD_MAX_BODY", "2048", "HPOD_DATABASE_URL",
+        "postgresql:///x", NULL};
     fake_env = ok;
     assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
     assert_int_equal(c.port, 9001);

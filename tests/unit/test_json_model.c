@@ -54,9 +54,9 @@ test_valid_and_normalized(void **state)
     assert_int_equal(d.budget, -1);
     /* values are stored sorted; defaults filled in */
     json_t *bpe = json_array_get(json_object_get(d.def, "space"), 2);
-    assert_int_equal(json_integer_value(
-                         json_array_get(json_object_get(bpe, "values"), 0)),
-                     10000);
+    assert_int_equal(
+        json_integer_value(json_array_get(json_object_get(bpe, "values"), 0)),
+        10000);
     assert_true(json_is_false(json_object_get(bpe, "log")));
     assert_int_equal(json_array_size(d.candidates), 1);
     /* round trip of the stored definition through the same parser */
@@ -168,8 +168,8 @@ static void
 test_dump_shortest(void **state)
 {
     (void)state;
-    json_t *v = json_pack("{s:f, s:f, s:f}", "a", 14.2, "b", 0.1 + 0.2, "c",
-                          1e-300);
+    json_t *v =
+        json_pack("{s:f, s:f, s:f}", "a", 14.2, "b", 0.1 + 0.2, "c", 1e-300);
     char *t = json_dump_text(v, JSON_SORT_KEYS);
     /* 0.1+0.2 needs 17 digits, so the document uses 17; 14.2 must still
      * come back as the same double, and a 15-digit-only document stays
@@ -196,10 +196,8 @@ test_query_int(void **state)
     assert_int_equal(v, 5);
     assert_int_equal(query_int("7", "limit", 1, 10, 5, &v, &err), HPOD_OK);
     assert_int_equal(v, 7);
-    assert_int_equal(query_int("0", "limit", 1, 10, 5, &v, &err),
-                     HPOD_EINVAL);
-    assert_int_equal(query_int("3x", "limit", 1, 10, 5, &v, &err),
-                     HPOD_EINVAL);
+    assert_int_equal(query_int("0", "limit", 1, 10, 5, &v, &err), HPOD_EINVAL);
+    assert_int_equal(query_int("3x", "limit", 1, 10, 5, &v, &err), HPOD_EINVAL);
     assert_string_equal(err.field, "limit");
 }
 

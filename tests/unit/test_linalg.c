@@ -94,7 +94,7 @@ static void
 test_gemm_gemv(void **state)
 {
     (void)state;
-    double a[6] = {1, 2, 3, 4, 5, 6}; /* 2x3 */
+    double a[6] = {1, 2, 3, 4, 5, 6};    /* 2x3 */
     double b[6] = {7, 8, 9, 10, 11, 12}; /* 3x2 */
     double c[4] = {0};
     linalg_gemm(0, 0, 2, 2, 3, 1.0, a, b, 0.0, c);

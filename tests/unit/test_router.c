@@ -23,14 +23,11 @@ test_match(void **state)
     assert_int_equal(RM("GET", "/v1/studies/42", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_study_get);
     assert_int_equal(id, 42);
-    assert_int_equal(RM("POST", "/v1/trials/7/report", &r, &id),
-                     HPOD_OK);
+    assert_int_equal(RM("POST", "/v1/trials/7/report", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_trial_report);
     assert_int_equal(id, 7);
-    assert_int_equal(RM("GET", "/v1/studies/42/", &r, &id),
-                     HPOD_OK);
-    assert_int_equal(RM("DELETE", "/v1/studies/3", &r, &id),
-                     HPOD_OK);
+    assert_int_equal(RM("GET", "/v1/studies/42/", &r, &id), HPOD_OK);
+    assert_int_equal(RM("DELETE", "/v1/studies/3", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_study_delete);
 }
 
@@ -44,9 +41,8 @@ test_names(void **state)
                      HPOD_OK);
     assert_ptr_equal(r->handler, handle_benchmark_get);
     assert_string_equal(nm, "nmthpo/zh-en");
-    assert_int_equal(RM("POST", "/v1/benchmarks/nmthpo/zh-en/evaluate", &r,
-                        &id),
-                     HPOD_OK);
+    assert_int_equal(
+        RM("POST", "/v1/benchmarks/nmthpo/zh-en/evaluate", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_benchmark_evaluate);
     assert_string_equal(nm, "nmthpo/zh-en");
     assert_int_equal(RM("POST", "/v1/benchmarks/solo/simulate", &r, &id),
@@ -55,8 +51,7 @@ test_names(void **state)
     assert_string_equal(nm, "solo");
     assert_int_equal(RM("GET", "/v1/benchmarks/a/b/c", &r, &id),
                      HPOD_ENOTFOUND);
-    assert_int_equal(RM("GET", "/v1/benchmarks/a b", &r, &id),
-                     HPOD_ENOTFOUND);
+    assert_int_equal(RM("GET", "/v1/benchmarks/a b", &r, &id), HPOD_ENOTFOUND);
     assert_int_equal(RM("GET", "/v1/simulations/12", &r, &id), HPOD_OK);
     assert_int_equal(id, 12);
 }
@@ -67,18 +62,19 @@ test_no_match(void **state)
     (void)state;
     const struct route *r;
     long long id;
-    const char *paths[] = {"/v1/studies/abc", "/v1/studies/0",
-                           "/v1/studies/-1",  "/v1/studies/1x",
+    const char *paths[] = {"/v1/studies/abc",
+                           "/v1/studies/0",
+                           "/v1/studies/-1",
+                           "/v1/studies/1x",
                            "/v1/studies/12345678901234567890",
-                           "/v1/nothing",     "/",
-                           "/v1/studies/1/suggest/x", ""};
+                           "/v1/nothing",
+                           "/",
+                           "/v1/studies/1/suggest/x",
+                           ""};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        assert_int_equal(RM("GET", paths[i], &r, &id),
-                         HPOD_ENOTFOUND);
-    assert_int_equal(RM("PUT", "/v1/studies/1", &r, &id),
-                     HPOD_EMETHOD);
-    assert_int_equal(RM("GET", "/v1/studies/1/suggest", &r, &id),
-                     HPOD_EMETHOD);
+        assert_int_equal(RM("GET", paths[i], &r, &id), HPOD_ENOTFOUND);
+    assert_int_equal(RM("PUT", "/v1/studies/1", &r, &id), HPOD_EMETHOD);
+    assert_int_equal(RM("GET", "/v1/studies/1/suggest", &r, &id), HPOD_EMETHOD);
     assert_null(r);
 }
 
@@ -117,10 +113,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_match),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_no_match),
-        cmocka_unit_test(test_table_sane),
+        cmocka_unit_test(test_match),        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_no_match),     cmocka_unit_test(test_table_sane),
         cmocka_unit_test(test_status_codes),
     };
     return cmocka_run_group_tests_name("router", tests, NULL, NULL);

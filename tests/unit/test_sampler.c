@@ -67,12 +67,21 @@ run(enum sampler_kind kind, int acq, unsigned long long seed, size_t limit,
         if (objective(cand + 2 * i) > objective(cand + 2 * best))
             best = i;
     for (size_t t = 0; t < limit; t++) {
-        struct sampler_input in = {
-            .space = &sp, .kind = kind, .seed = seed, .seq = (int)t,
-            .init = 3, .kernel = KERNEL_MATERN52, .acquisition = acq,
-            .cand_raw = cand, .cand_used = used, .n_cand = n,
-            .obs_raw = obs_raw, .obs_y = obs_y, .obs_cand = obs_cand,
-            .n_obs = t, .state = st};
+        struct sampler_input in = {.space = &sp,
+                                   .kind = kind,
+                                   .seed = seed,
+                                   .seq = (int)t,
+                                   .init = 3,
+                                   .kernel = KERNEL_MATERN52,
+                                   .acquisition = acq,
+                                   .cand_raw = cand,
+                                   .cand_used = used,
+                                   .n_cand = n,
+                                   .obs_raw = obs_raw,
+                                   .obs_y = obs_y,
+                                   .obs_cand = obs_cand,
+                                   .n_obs = t,
+                                   .state = st};
         double raw[2];
         size_t c;
         assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
@@ -151,11 +160,20 @@ test_pending_steers_gp(void **state)
         obs_y[i] = objective(obs_raw + 2 * i);
         used[obs_cand[i]] = 1;
     }
-    struct sampler_input in = {
-        .space = &sp, .kind = SAMPLER_GP, .seed = 3, .seq = 4, .init = 3,
-        .kernel = KERNEL_MATERN52, .acquisition = 0, .cand_raw = cand,
-        .cand_used = used, .n_cand = G * G, .obs_raw = obs_raw,
-        .obs_y = obs_y, .obs_cand = obs_cand, .n_obs = 4};
+    struct sampler_input in = {.space = &sp,
+                               .kind = SAMPLER_GP,
+                               .seed = 3,
+                               .seq = 4,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .acquisition = 0,
+                               .cand_raw = cand,
+                               .cand_used = used,
+                               .n_cand = G * G,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .obs_cand = obs_cand,
+                               .n_obs = 4};
     double raw[2], raw2[2];
     size_t c1, c2;
     assert_int_equal(sampler_next(&in, raw, &c1), HPOD_OK);
@@ -183,10 +201,18 @@ test_greedy_nearest_and_exhaustion(void **state)
         memcpy(obs_raw + 2 * i, cand + 2 * obs_cand[i], 2 * sizeof(double));
         used[obs_cand[i]] = 1;
     }
-    struct sampler_input in = {
-        .space = &sp, .kind = SAMPLER_GREEDY, .seed = 1, .seq = 3, .init = 3,
-        .cand_raw = cand, .cand_used = used, .n_cand = G * G,
-        .obs_raw = obs_raw, .obs_y = obs_y, .obs_cand = obs_cand, .n_obs = 3};
+    struct sampler_input in = {.space = &sp,
+                               .kind = SAMPLER_GREEDY,
+                               .seed = 1,
+                               .seq = 3,
+                               .init = 3,
+                               .cand_raw = cand,
+                               .cand_used = used,
+                               .n_cand = G * G,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .obs_cand = obs_cand,
+                               .n_obs = 3};
     double raw[2];
     size_t c;
     assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
@@ -212,11 +238,17 @@ test_continuous(void **state)
     for (int k = 0; k < 2; k++) {
         double best = -1;
         for (int t = 0; t < 25; t++) {
-            struct sampler_input in = {
-                .space = &cs, .kind = kinds[k], .seed = 5, .seq = t,
-                .init = 5, .kernel = KERNEL_MATERN52,
-                .acquisition = kinds[k] == SAMPLER_GRAPH ? 0 : 0,
-                .obs_raw = obs_raw, .obs_y = obs_y, .n_obs = (size_t)t};
+            struct sampler_input in = {.space = &cs,
+                                       .kind = kinds[k],
+                                       .seed = 5,
+                                       .seq = t,
+                                       .init = 5,
+                                       .kernel = KERNEL_MATERN52,
+                                       .acquisition =
+                                           kinds[k] == SAMPLER_GRAPH ? 0 : 0,
+                                       .obs_raw = obs_raw,
+                                       .obs_y = obs_y,
+                                       .n_obs = (size_t)t};
             double raw[2];
             size_t c;
             assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);

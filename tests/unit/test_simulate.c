@@ -404,12 +404,12 @@ test_summarize_hand_made(void **state)
  * brute force.
  */
 static void
-mo_make(const struct table *t, double *y2, unsigned char *pareto,
-        double *ref)
+mo_make(const struct table *t, double *y2, unsigned char *pareto, double *ref)
 {
     for (int r = 0; r < NROWS; r++) {
         y2[2 * r] = t->y[r];
-        y2[2 * r + 1] = -(log2(t->raw[r * NP]) * 1.7 + 0.2 * (7.3 - t->raw[r * NP + 1]));
+        y2[2 * r + 1] =
+            -(log2(t->raw[r * NP]) * 1.7 + 0.2 * (7.3 - t->raw[r * NP + 1]));
     }
     for (int r = 0; r < NROWS; r++) {
         int dom = 0;
@@ -437,8 +437,8 @@ test_multi_objective_runs(void **state)
     size_t a[NROWS], b[NROWS], la, lb;
     table_make(&t);
     mo_make(&t, y2, pareto, ref);
-    struct simulate_mo_problem mp = {&t.sp, t.raw, NROWS, 2, y2, ref,
-                                     0,     NULL,  NULL,  NULL};
+    struct simulate_mo_problem mp = {&t.sp, t.raw, NROWS, 2,    y2,
+                                     ref,   0,     NULL,  NULL, NULL};
     struct metric_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.pareto = pareto;
@@ -459,12 +459,12 @@ test_multi_objective_runs(void **state)
     double fta_e = 0, fta_r = 0;
     int reps = 6;
     for (int sd = 0; sd < reps; sd++) {
-        assert_int_equal(simulate_run_mo(&mp, &ehvi, (unsigned)sd, 3, NROWS,
-                                         &spec, a, &la),
-                         HPOD_OK);
-        assert_int_equal(simulate_run_mo(&mp, &ehvi, (unsigned)sd, 3, NROWS,
-                                         &spec, b, &lb),
-                         HPOD_OK);
+        assert_int_equal(
+            simulate_run_mo(&mp, &ehvi, (unsigned)sd, 3, NROWS, &spec, a, &la),
+            HPOD_OK);
+        assert_int_equal(
+            simulate_run_mo(&mp, &ehvi, (unsigned)sd, 3, NROWS, &spec, b, &lb),
+            HPOD_OK);
         assert_int_equal(la, lb);
         assert_memory_equal(a, b, la * sizeof a[0]);
         unsigned char seen[NROWS] = {0};
@@ -474,9 +474,9 @@ test_multi_objective_runs(void **state)
             seen[a[i]] = 1;
         }
         size_t r0[NROWS], lr;
-        assert_int_equal(simulate_run_mo(&mp, &rs, (unsigned)sd, 3, NROWS,
-                                         &spec, r0, &lr),
-                         HPOD_OK);
+        assert_int_equal(
+            simulate_run_mo(&mp, &rs, (unsigned)sd, 3, NROWS, &spec, r0, &lr),
+            HPOD_OK);
         assert_memory_equal(a, r0, 3 * sizeof a[0]);
         fta_e += (double)metric_fta(a, la, pareto, NROWS, 3);
         fta_r += (double)metric_fta(r0, lr, pareto, NROWS, 3);
@@ -501,13 +501,13 @@ test_multi_objective_runs(void **state)
         if (cost[r] <= bound && t.y[r] > best)
             best = t.y[r];
     double one_ref[1] = {0};
-    struct simulate_mo_problem cp = {&t.sp, t.raw, NROWS, 1, t.y, one_ref,
-                                     1,     cost,  &bound, NULL};
+    struct simulate_mo_problem cp = {&t.sp,   t.raw, NROWS, 1,      t.y,
+                                     one_ref, 1,     cost,  &bound, NULL};
     double gap = 0;
     for (int sd = 0; sd < reps; sd++) {
-        assert_int_equal(simulate_run_mo(&cp, &ehvi, (unsigned)sd, 3, 20,
-                                         NULL, a, &la),
-                         HPOD_OK);
+        assert_int_equal(
+            simulate_run_mo(&cp, &ehvi, (unsigned)sd, 3, 20, NULL, a, &la),
+            HPOD_OK);
         assert_int_equal(la, 20);
         double got = -INFINITY;
         for (size_t i = 0; i < la; i++)

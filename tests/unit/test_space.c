@@ -24,14 +24,10 @@ test_rules(void **state)
     struct space sp;
     double dup[] = {1, 2, 1}, frac[] = {1.5, 2};
     space_init(&sp);
-    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 1, 1, 0),
-                     HPOD_EUNPROC);
-    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 2, 1, 0),
-                     HPOD_EUNPROC);
-    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 0, 1, 1),
-                     HPOD_EUNPROC);
-    assert_int_equal(space_add_range(&sp, PARAM_INT, 0.5, 3, 0),
-                     HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 1, 1, 0), HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 2, 1, 0), HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 0, 1, 1), HPOD_EUNPROC);
+    assert_int_equal(space_add_range(&sp, PARAM_INT, 0.5, 3, 0), HPOD_EUNPROC);
     assert_int_equal(space_add_range(&sp, PARAM_FLOAT, -INFINITY, 1, 0),
                      HPOD_EUNPROC);
     assert_int_equal(space_add_values(&sp, PARAM_FLOAT, dup, 3, 0),
