@@ -8,7 +8,8 @@
  * (store/bench_store) so that every hpod process serves them. Imported
  * tables never change after creation, so each process keeps a parsed copy
  * by name. Simulations run in-process through core/simulate on both cores
- * (handlers/simrun) and are stored.
+ * (handlers/simrun) and are stored; on learning curves they replay
+ * successive halving (core/sh) or ASHA (core/asha_sim) instead.
  */
 #include <math.h>
 #include <pthread.h>
@@ -18,9 +19,12 @@
 #include <time.h>
 
 #include "core/mem.h"
+#include "core/asha_sim.h"
 #include "core/metrics.h"
 #include "core/mobo.h"
 #include "core/pareto.h"
+#include "core/rng.h"
+#include "core/sh.h"
 #include "core/simulate.h"
 #include "handlers/bench_tables.h"
 #include "handlers/handlers.h"
@@ -1262,6 +1266,393 @@ out:
     return st;
 }
 
+/* ---- simulations on learning curves: sh and asha (issue 6) ---- */
+
+#define LC_MAX_WORKERS 64
+
+/*
+ * An optional integer field of the algorithm object a: dflt when absent,
+ * 400 when not an integer, 422 outside [lo, hi]; errors name
+ * "algorithm.<key>".
+ */
+static enum hpod_status
+lc_algo_int(struct req *rq, json_t *a, const char *key, long long lo,
+            long long hi, long long dflt, long long *out)
+{
+    json_t *v = json_object_get(a, key);
+    char f[64];
+
+    snprintf(f, sizeof f, "algorithm.%s", key);
+    *out = dflt;
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_integer(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be an integer", f);
+    *out = json_integer_value(v);
+    if (*out < lo || *out > hi)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                         "%s must be between %lld and %lld", f, lo, hi);
+    return HPOD_OK;
+}
+
+/*
+ * What a curve simulation runs, parsed from "algorithm": successive
+ * halving (`sh`: p, c, rank, round_up; core/sh.h) or ASHA (`asha`: r, u,
+ * R, p, keep; core/asha_sim.h, promotion mode). The ranges are those of
+ * the study validator's asha (handlers/json_model.c), R required.
+ */
+struct lc_algo {
+    int is_asha;
+    struct sh_params sh;
+    struct asha_params asha;
+};
+
+static enum hpod_status
+lc_algo_parse(struct req *rq, json_t *a, struct lc_algo *out, json_t **norm)
+{
+    static const char *const k_sh[] = {"name", "seed",     "p",       "c",
+                                       "rank", "round_up", "horizon", NULL};
+    static const char *const k_asha[] = {"name", "seed", "r",    "u",
+                                         "R",    "p",    "keep", NULL};
+    json_t *nm = json_object_get(a, "name");
+    long long p, c, r, u, R, keep, seed, horizon;
+    const char *rank = "bsf";
+    int round_up = 0;
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    *norm = NULL;
+    if (!a || json_is_null(a))
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
+                         "%s holds learning curves: simulate needs "
+                         "\"algorithm\" sh or asha",
+                         rq->name);
+    if (!json_is_object(a))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "algorithm",
+                         "algorithm must be an object");
+    if (!json_is_string(nm))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "algorithm.name",
+                         "algorithm.name must be a string");
+    out->is_asha = strcmp(json_string_value(nm), "asha") == 0;
+    if (!out->is_asha && strcmp(json_string_value(nm), "sh") != 0)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
+                         "%s holds learning curves: simulate runs sh or asha "
+                         "on it, not \"%.40s\"",
+                         rq->name, json_string_value(nm));
+    if ((st = json_check_keys(a, out->is_asha ? k_asha : k_sh, "algorithm",
+                              &rq->err)) != HPOD_OK ||
+        (st = lc_algo_int(rq, a, "seed", 0, (1LL << 53) - 1, 0, &seed)) !=
+            HPOD_OK)
+        return st;
+    if (!out->is_asha) {
+        json_t *rk = json_object_get(a, "rank"),
+               *ru = json_object_get(a, "round_up");
+        /* horizon (extrapolate only, core/sh.h): the checkpoint the curves
+         * are extrapolated to; 0 = the longest curve of the run. */
+        if ((st = lc_algo_int(rq, a, "p", 2, 1000, 2, &p)) != HPOD_OK ||
+            (st = lc_algo_int(rq, a, "c", 1, 1000000, 10, &c)) != HPOD_OK ||
+            (st = lc_algo_int(rq, a, "horizon", 0, 1000000, 0, &horizon)) !=
+                HPOD_OK)
+            return st;
+        if (rk && !json_is_null(rk)) {
+            if (!json_is_string(rk))
+                return hpod_fail(&rq->err, HPOD_EINVAL, "algorithm.rank",
+                                 "algorithm.rank must be a string");
+            rank = json_string_value(rk);
+            if (strcmp(rank, "bsf") && strcmp(rank, "last") &&
+                strcmp(rank, "extrapolate"))
+                return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.rank",
+                                 "algorithm.rank must be bsf, last or "
+                                 "extrapolate");
+        }
+        if (ru && !json_is_null(ru)) {
+            if (!json_is_boolean(ru))
+                return hpod_fail(&rq->err, HPOD_EINVAL, "algorithm.round_up",
+                                 "algorithm.round_up must be a boolean");
+            round_up = json_is_true(ru);
+        }
+        out->sh.p = (size_t)p;
+        out->sh.c = (size_t)c;
+        out->sh.round_up = round_up;
+        out->sh.rank = rank[0] == 'b'   ? SH_RANK_BSF
+                       : rank[0] == 'l' ? SH_RANK_LAST
+                                        : SH_RANK_EXTRAP;
+        out->sh.horizon = (size_t)horizon;
+        *norm = json_pack("{s:s, s:I, s:I, s:s, s:b, s:I}", "name", "sh", "p",
+                          (json_int_t)p, "c", (json_int_t)c, "rank", rank,
+                          "round_up", round_up, "horizon", (json_int_t)horizon);
+        return HPOD_OK;
+    }
+    if ((st = lc_algo_int(rq, a, "r", 1, 1000000, 1, &r)) != HPOD_OK ||
+        (st = lc_algo_int(rq, a, "u", 1, 1000000, 1, &u)) != HPOD_OK ||
+        (st = lc_algo_int(rq, a, "R", 1, 10000000, 0, &R)) != HPOD_OK ||
+        (st = lc_algo_int(rq, a, "p", 2, 1000, 2, &p)) != HPOD_OK ||
+        (st = lc_algo_int(rq, a, "keep", 0, 1000, 2, &keep)) != HPOD_OK)
+        return st;
+    if (R == 0)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "algorithm.R",
+                         "algorithm.R (the full training length in "
+                         "checkpoints) is required");
+    if (R < r)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.R",
+                         "algorithm.R must be >= r");
+    out->asha.r = (size_t)r;
+    out->asha.u = (size_t)u;
+    out->asha.R = (size_t)R;
+    out->asha.p = (size_t)p;
+    out->asha.keep = (size_t)keep;
+    *norm =
+        json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:s}", "name", "asha", "r",
+                  (json_int_t)r, "u", (json_int_t)u, "R", (json_int_t)R, "p",
+                  (json_int_t)p, "keep", (json_int_t)keep, "mode", "promotion");
+    return HPOD_OK;
+}
+
+/* A number, or null for NaN (the JSON has no NaN). */
+static json_t *
+num_or_null(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+/*
+ * Successive halving on the set (dissertation Table 6.1, DESIGN.md §5):
+ * sh_simulate_many with seeds seed .. seed+repeats-1. *metrics and *runs
+ * receive new references; draws (repeats × configs) the curves each run
+ * drew, in draw order: the draw of core/sh.h's contract (partial
+ * Fisher-Yates, rng_seed(seed + k)), redone here because sh_simulate_many
+ * does not return it, and checked against the runs' final and best.
+ */
+static enum hpod_status
+lc_run_sh(struct req *rq, const struct bench_lc_set *set,
+          const struct sh_params *prm, size_t configs, size_t repeats,
+          uint64_t seed, size_t *draws, json_t **metrics, json_t **runs)
+{
+    size_t n = set->n;
+    struct sh_curve *cv = xmalloc(n * sizeof *cv);
+    struct sh_result *per = xmalloc(repeats * sizeof *per);
+    size_t *perm = xmalloc(n * sizeof *perm);
+    struct sh_summary sum;
+    enum hpod_status st;
+
+    *metrics = *runs = NULL;
+    for (size_t i = 0; i < n; i++) {
+        cv[i].y = set->curves[i].ppl;
+        cv[i].len = set->curves[i].len;
+        cv[i].optimal = set->curves[i].ppl_optimal;
+    }
+    st = sh_simulate_many(cv, n, prm, configs, repeats, seed, per, &sum);
+    if (st != HPOD_OK) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
+                       "successive halving cannot run on %s", set->name);
+        goto out;
+    }
+    *runs = json_array();
+    for (size_t k = 0; k < repeats; k++) {
+        struct rng r;
+        int has_final = 0, has_best = 0;
+        size_t *d = draws + k * configs;
+        rng_seed(&r, seed + k);
+        for (size_t i = 0; i < n; i++)
+            perm[i] = i;
+        for (size_t j = 0; j < configs; j++) {
+            size_t pick = j + (size_t)rng_below(&r, n - j), tmp = perm[j];
+            perm[j] = perm[pick];
+            perm[pick] = tmp;
+            d[j] = perm[j];
+            has_final |= d[j] == per[k].final;
+            has_best |= d[j] == per[k].best;
+        }
+        if (!has_final || !has_best) {
+            st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                           "successive halving run %zu: the draw differs "
+                           "from core/sh's",
+                           k);
+            goto out;
+        }
+        json_array_append_new(
+            *runs, json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:I}", "final",
+                             (json_int_t)per[k].final, "best",
+                             (json_int_t)per[k].best, "correct", per[k].correct,
+                             "discarded_at", (json_int_t)per[k].discarded_at,
+                             "stages", (json_int_t)per[k].stages, "spent",
+                             (json_int_t)per[k].spent, "full",
+                             (json_int_t)per[k].full));
+    }
+    /* saved: checkpoints not trained against training all `configs` to
+     * the end of their curves, 100·(1 - spent/full), as `hpod bench --sh`
+     * reports it. */
+    *metrics = json_pack(
+        "{s:f, s:f, s:o, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I}", "acc",
+        sum.acc, "dif", sum.dif, "dif_failed", num_or_null(sum.dif_failed),
+        "stages", sum.stages, "spent", sum.spent, "full", sum.full, "saved",
+        100.0 * (1.0 - sum.spent / sum.full), "correct",
+        (json_int_t)sum.correct, "first_stage", (json_int_t)sum.first_stage,
+        "last_stage", (json_int_t)sum.last_stage, "complete",
+        (json_int_t)sum.complete);
+out:
+    if (st != HPOD_OK) {
+        json_decref(*runs);
+        *runs = NULL;
+    }
+    free(cv);
+    free(per);
+    free(perm);
+    return st;
+}
+
+/*
+ * ASHA replayed with `workers` simulated workers (core/asha_sim.h), run k
+ * on rng_seed(seed + k) as `hpod bench --asha` does, so both agree for
+ * the same seeds. draws as for lc_run_sh (asha_sim_trace's drawn).
+ */
+static enum hpod_status
+lc_run_asha(struct req *rq, const struct bench_lc_set *set,
+            const struct asha_params *prm, size_t workers, size_t configs,
+            size_t repeats, uint64_t seed, size_t *draws, json_t **metrics,
+            json_t **runs)
+{
+    size_t n = set->n;
+    struct asha_sim_curve *cv = xmalloc(n * sizeof *cv);
+    size_t *trained = xmalloc(configs * sizeof *trained);
+    double saved = 0, steps = 0, full = 0, n_full = 0, rank = 0, kept = 0,
+           best = 0, elapsed = 0;
+    enum hpod_status st = HPOD_OK;
+
+    *metrics = NULL;
+    *runs = json_array();
+    for (size_t i = 0; i < n; i++) {
+        cv[i].ppl = set->curves[i].ppl;
+        cv[i].len = set->curves[i].len;
+        cv[i].optimal = set->curves[i].ppl_optimal;
+    }
+    for (size_t k = 0; k < repeats; k++) {
+        struct rng r;
+        struct asha_sim_result res;
+        rng_seed(&r, seed + k);
+        st = asha_sim_trace(cv, n, prm, workers, configs, &r, &res,
+                            draws + k * configs, trained);
+        if (st != HPOD_OK) {
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
+                           "asha cannot run on %s with these parameters",
+                           set->name);
+            goto out;
+        }
+        json_t *tr = json_array();
+        for (size_t j = 0; j < configs; j++)
+            json_array_append_new(tr, json_integer((json_int_t)trained[j]));
+        json_array_append_new(
+            *runs,
+            json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:o}", "steps",
+                      (json_int_t)res.steps, "steps_full",
+                      (json_int_t)res.steps_full, "n_full",
+                      (json_int_t)res.n_full, "best_rank",
+                      (json_int_t)res.best_rank, "best_full", res.best_full,
+                      "elapsed", (json_int_t)res.elapsed, "trained", tr));
+        saved += 100.0 * (1.0 - (double)res.steps / (double)res.steps_full);
+        steps += (double)res.steps;
+        full += (double)res.steps_full;
+        n_full += (double)res.n_full;
+        rank += (double)res.best_rank;
+        best += res.best_full ? 100.0 : 0.0;
+        kept += res.best_rank == 1 ? 100.0 : 0.0;
+        elapsed += (double)res.elapsed;
+    }
+    double nr = (double)repeats;
+    /* Means over the runs; saved is the mean of the runs' percentages, as
+     * `hpod bench --asha` reports it. */
+    *metrics =
+        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps",
+                  steps / nr, "steps_full", full / nr, "saved", saved / nr,
+                  "best_kept", best / nr, "best_rank", rank / nr, "kept_best",
+                  kept / nr, "n_full", n_full / nr, "elapsed", elapsed / nr);
+out:
+    if (st != HPOD_OK) {
+        json_decref(*runs);
+        *runs = NULL;
+    }
+    free(cv);
+    free(trained);
+    return st;
+}
+
+/*
+ * POST /v1/benchmarks/nmtlc/<set>/simulate: successive halving or ASHA on
+ * the set's learning curves. Body: algorithm (sh or asha, required),
+ * configs drawn per run (1..n, default 40), repeats (1..1000, default
+ * 100), seed (default 0), workers (asha only, 1..64, default 4). Stored
+ * like every simulation; its sequences are the curves (0-based rows of
+ * the set, file order) each run drew, in draw order.
+ */
+static enum hpod_status
+simulate_curves(struct req *rq, const struct bench_lc_set *set)
+{
+    static const char *const keys[] = {"algorithm", "configs", "repeats",
+                                       "seed",      "workers", NULL};
+    struct lc_algo la;
+    json_t *norm = NULL, *metrics = NULL, *runs = NULL, *summary = NULL;
+    long long configs, repeats, seed, workers;
+    size_t *draws = NULL, *lens = NULL;
+    enum hpod_status st;
+
+    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK ||
+        (st = lc_algo_parse(rq, json_object_get(rq->body, "algorithm"), &la,
+                            &norm)) != HPOD_OK ||
+        (st = opt_int(rq, "configs", 1, 1000000, 40, &configs)) != HPOD_OK ||
+        (st = opt_int(rq, "repeats", 1, SIM_MAX_REPEATS, 100, &repeats)) !=
+            HPOD_OK ||
+        (st = opt_int(rq, "seed", 0, (1LL << 53) - 1, 0, &seed)) != HPOD_OK ||
+        (st = opt_int(rq, "workers", 1, LC_MAX_WORKERS, 4, &workers)) !=
+            HPOD_OK)
+        goto out;
+    if ((size_t)configs > set->n) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "configs",
+                       "configs must be between 1 and %zu, the curves of %s",
+                       set->n, set->name);
+        goto out;
+    }
+    if (!la.is_asha && json_object_get(rq->body, "workers")) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "workers",
+                       "workers applies to asha only");
+        goto out;
+    }
+    /* Runs are seeded seed, seed+1, ...: an algorithm.seed plays no part,
+     * so the stored algorithm shows the body's. */
+    json_object_set_new(norm, "seed", json_integer(seed));
+    draws = xmalloc((size_t)repeats * (size_t)configs * sizeof *draws);
+    lens = xmalloc((size_t)repeats * sizeof *lens);
+    for (long long k = 0; k < repeats; k++)
+        lens[k] = (size_t)configs;
+    double t0 = now_s();
+    st = la.is_asha
+             ? lc_run_asha(rq, set, &la.asha, (size_t)workers, (size_t)configs,
+                           (size_t)repeats, (uint64_t)seed, draws, &metrics,
+                           &runs)
+             : lc_run_sh(rq, set, &la.sh, (size_t)configs, (size_t)repeats,
+                         (uint64_t)seed, draws, &metrics, &runs);
+    double seconds = now_s() - t0;
+    if (st != HPOD_OK)
+        goto out;
+    summary =
+        json_pack("{s:s, s:O, s:I, s:I, s:I, s:o, s:o, s:f}", "benchmark",
+                  rq->name, "algorithm", norm, "configs", (json_int_t)configs,
+                  "repeats", (json_int_t)repeats, "seed", (json_int_t)seed,
+                  "metrics", metrics, "runs", runs, "seconds", seconds);
+    metrics = runs = NULL;
+    if (la.is_asha)
+        json_object_set_new(summary, "workers", json_integer(workers));
+    st = reply_simulation(rq, summary, draws, lens, (size_t)configs,
+                          (size_t)repeats, (size_t)configs, seconds);
+out:
+    json_decref(norm);
+    json_decref(metrics);
+    json_decref(runs);
+    json_decref(summary);
+    free(draws);
+    free(lens);
+    return st;
+}
+
 enum hpod_status
 handle_benchmark_simulate(struct req *rq)
 {
@@ -1280,9 +1671,19 @@ handle_benchmark_simulate(struct req *rq)
     double *y = NULL;
 
     memset(&ref, 0, sizeof ref);
+    const struct bench_db *db = rq->ctx->bench;
+    const struct bench_lc_set *lc = bench_lc_find(db->lc, db->n_lc, rq->name);
+    if (lc)
+        return simulate_curves(rq, lc);
     if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
         return st;
     v = json_object_get(rq->body, "algorithm");
+    /* The study validator does not know sh (a simulation-only method). */
+    if (json_is_object(v) && json_is_string(json_object_get(v, "name")) &&
+        strcmp(json_string_value(json_object_get(v, "name")), "sh") == 0)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
+                         "sh needs learning curves: simulate it on an "
+                         "nmtlc set");
     if ((st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,
                              &rq->err)) != HPOD_OK)
         goto out;
@@ -1294,8 +1695,9 @@ handle_benchmark_simulate(struct req *rq)
         goto out;
     if (algo.name == ALGO_ASHA) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
-                       "simulate runs random, gp, graph, greedy and ehvi; "
-                       "asha simulations are not available yet");
+                       "simulate runs random, gp, graph, greedy and ehvi "
+                       "on a lookup table; asha needs learning curves: "
+                       "simulate it on an nmtlc set");
         goto out;
     }
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
@@ -1469,7 +1871,11 @@ handle_simulation_list(struct req *rq)
         return st;
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        json_array_append_new(arr, sim_json(&rows[i]));
+        /* Like the sequences, a learning-curve simulation's per-run
+         * results stay out of the list (GET /v1/simulations/{id}). */
+        json_t *o = sim_json(&rows[i]);
+        json_object_del(o, "runs");
+        json_array_append_new(arr, o);
         sim_row_cleanup(&rows[i]);
     }
     free(rows);

@@ -585,17 +585,131 @@ algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
     return st;
 }
 
+/*
+ * parse_base - the sampler that proposes new configurations under asha and
+ * multistage: base (random|gp|graph), its kernel and acquisition; the
+ * returned strings are the normalized names (static or borrowed from a).
+ */
+static enum hpod_status
+parse_base(json_t *a, struct study_def *d, const char **base,
+           const char **kernel, const char **acq, struct hpod_err *err)
+{
+    static const char *const bases[] = {"random", "gp", "graph", NULL};
+    static const char *const kernels[] = {"matern52", "rbf", NULL};
+    static const char *const acq_gp[] = {"ei", "pi", "ucb", NULL};
+    static const char *const acq_graph[] = {"ei", "eif", NULL};
+    enum hpod_status st;
+
+    if ((st = get_string(a, "base", "algorithm", 0, base, err)) != HPOD_OK ||
+        (st = get_string(a, "kernel", "algorithm", 0, kernel, err)) !=
+            HPOD_OK ||
+        (st = get_string(a, "acquisition", "algorithm", 0, acq, err)) !=
+            HPOD_OK)
+        return st;
+    *base = *base ? *base : "random";
+    *kernel = *kernel ? *kernel : "matern52";
+    if ((st = pick(*base, bases, "algorithm.base", &d->algo.base, err)) !=
+            HPOD_OK ||
+        (st = pick(*kernel, kernels, "algorithm.kernel", &d->algo.kernel,
+                   err)) != HPOD_OK)
+        return st;
+    *acq = *acq ? *acq : d->algo.base == ALGO_GRAPH ? "eif" : "ei";
+    if ((st = pick(*acq, d->algo.base == ALGO_GRAPH ? acq_graph : acq_gp,
+                   "algorithm.acquisition", &d->algo.acquisition, err)) !=
+        HPOD_OK)
+        return st;
+    d->algo.kernel = d->algo.kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
+    return HPOD_OK;
+}
+
+/* A required key of the object at path is missing: 400 naming it. */
+static enum hpod_status
+fail_missing(const char *path, const char *key, struct hpod_err *err)
+{
+    char f[96];
+    snprintf(f, sizeof f, "%s.%s", path, key);
+    return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
+}
+
+/*
+ * parse_stages - multistage's "stages": [{"steps": s, "trials": n}, ...]
+ * (1 to MODEL_MAX_STAGES, steps strictly increasing) and "k" (default 3,
+ * the paper's), into d->algo; *out receives the normalized array.
+ */
+static enum hpod_status
+parse_stages(json_t *a, struct study_def *d, json_t **out, struct hpod_err *err)
+{
+    static const char *const keys[] = {"steps", "trials", NULL};
+    json_t *arr = json_object_get(a, "stages");
+    long long k = 3;
+    int has;
+    enum hpod_status st;
+
+    *out = NULL;
+    if (!arr)
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.stages",
+                         "algorithm.stages is required: [{\"steps\": s, "
+                         "\"trials\": n}, ...]");
+    if (!json_is_array(arr))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.stages",
+                         "algorithm.stages must be an array");
+    if (json_array_size(arr) == 0 || json_array_size(arr) > MODEL_MAX_STAGES)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.stages",
+                         "algorithm.stages must hold 1 to %d stages",
+                         MODEL_MAX_STAGES);
+    if ((st = get_int(a, "k", "algorithm", 1, 1000, &k, &has, err)) != HPOD_OK)
+        return st;
+    d->algo.ms_k = k;
+    d->algo.ms_n = json_array_size(arr);
+    for (size_t i = 0; i < d->algo.ms_n; i++) {
+        json_t *e = json_array_get(arr, i);
+        char path[48];
+        snprintf(path, sizeof path, "algorithm.stages[%zu]", i);
+        if (!json_is_object(e))
+            return hpod_fail(err, HPOD_EINVAL, path,
+                             "%s must be {\"steps\": s, \"trials\": n}", path);
+        if ((st = json_check_keys(e, keys, path, err)) != HPOD_OK ||
+            (st = get_int(e, "steps", path, 1, 10000000, &d->algo.ms_steps[i],
+                          &has, err)) != HPOD_OK)
+            return st;
+        if (!has)
+            return fail_missing(path, "steps", err);
+        if ((st = get_int(e, "trials", path, 1, MAX_BUDGET,
+                          &d->algo.ms_trials[i], &has, err)) != HPOD_OK)
+            return st;
+        if (!has)
+            return fail_missing(path, "trials", err);
+        if (i > 0 && d->algo.ms_steps[i] <= d->algo.ms_steps[i - 1]) {
+            char f[64];
+            snprintf(f, sizeof f, "%s.steps", path);
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "stage steps must increase strictly (%lld after "
+                             "%lld)",
+                             d->algo.ms_steps[i], d->algo.ms_steps[i - 1]);
+        }
+    }
+    *out = json_array();
+    for (size_t i = 0; i < d->algo.ms_n; i++)
+        json_array_append_new(
+            *out,
+            json_pack("{s:I, s:I}", "steps", (json_int_t)d->algo.ms_steps[i],
+                      "trials", (json_int_t)d->algo.ms_trials[i]));
+    return HPOD_OK;
+}
+
 static enum hpod_status
 parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
                 struct hpod_err *err)
 {
-    static const char *const names[] = {"random", "gp",   "graph", "greedy",
-                                        "ehvi",   "asha", NULL};
+    static const char *const names[] = {
+        "random", "gp", "graph", "greedy", "ehvi", "asha", "multistage", NULL};
     static const char *const k_asha[] = {
         "name", "seed", "kernel", "acquisition", "init", "r", "u",
         "R",    "p",    "keep",   "base",        "mode", NULL};
-    static const char *const bases[] = {"random", "gp", "graph", NULL};
     static const char *const modes[] = {"promotion", "stopping", NULL};
+    static const char *const k_ms[] = {"name",        "seed", "kernel",
+                                       "acquisition", "init", "stages",
+                                       "k",           "base", NULL};
     static const char *const k_ehvi[] = {"name",      "seed", "kernel",
                                          "surrogate", "init", NULL};
     static const char *const surrogates[] = {"gp", "graph", NULL};
@@ -628,11 +742,12 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
         return st;
     d->algo.name = (enum algo_name)n;
     st = json_check_keys(a,
-                         n == ALGO_RANDOM   ? k_random
-                         : n == ALGO_GREEDY ? k_greedy
-                         : n == ALGO_EHVI   ? k_ehvi
-                         : n == ALGO_ASHA   ? k_asha
-                                            : k_model,
+                         n == ALGO_RANDOM       ? k_random
+                         : n == ALGO_GREEDY     ? k_greedy
+                         : n == ALGO_EHVI       ? k_ehvi
+                         : n == ALGO_ASHA       ? k_asha
+                         : n == ALGO_MULTISTAGE ? k_ms
+                                                : k_model,
                          "algorithm", err);
     if (st != HPOD_OK)
         return st;
@@ -659,31 +774,13 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
          * sampler for new configurations; core/asha keeps the rungs. */
         const char *base, *mode;
         long long v;
-        if ((st = get_string(a, "base", "algorithm", 0, &base, err)) !=
-                HPOD_OK ||
-            (st = get_string(a, "mode", "algorithm", 0, &mode, err)) !=
-                HPOD_OK ||
-            (st = get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
-                HPOD_OK ||
-            (st = get_string(a, "acquisition", "algorithm", 0, &acq, err)) !=
-                HPOD_OK)
+        if ((st = parse_base(a, d, &base, &kernel, &acq, err)) != HPOD_OK ||
+            (st = get_string(a, "mode", "algorithm", 0, &mode, err)) != HPOD_OK)
             return st;
-        base = base ? base : "random";
         mode = mode ? mode : "promotion";
-        kernel = kernel ? kernel : "matern52";
-        if ((st = pick(base, bases, "algorithm.base", &d->algo.base, err)) !=
-                HPOD_OK ||
-            (st = pick(mode, modes, "algorithm.mode", &d->algo.asha_mode,
-                       err)) != HPOD_OK ||
-            (st = pick(kernel, kernels, "algorithm.kernel", &d->algo.kernel,
+        if ((st = pick(mode, modes, "algorithm.mode", &d->algo.asha_mode,
                        err)) != HPOD_OK)
             return st;
-        acq = acq ? acq : d->algo.base == ALGO_GRAPH ? "eif" : "ei";
-        if ((st = pick(acq, d->algo.base == ALGO_GRAPH ? acq_graph : acq_gp,
-                       "algorithm.acquisition", &d->algo.acquisition, err)) !=
-            HPOD_OK)
-            return st;
-        d->algo.kernel = d->algo.kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
         struct {
             const char *key;
             long long lo, hi, dflt, *out;
@@ -714,6 +811,19 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
             (json_int_t)d->algo.asha_R, "p", (json_int_t)d->algo.asha_p, "keep",
             (json_int_t)d->algo.asha_keep, "base", base, "mode", mode, "kernel",
             kernel, "acquisition", acq, "init", d->algo.init);
+        return HPOD_OK;
+    }
+    if (n == ALGO_MULTISTAGE) {
+        const char *base;
+        json_t *stages;
+        if ((st = parse_base(a, d, &base, &kernel, &acq, err)) != HPOD_OK ||
+            (st = parse_stages(a, d, &stages, err)) != HPOD_OK)
+            return st;
+        *norm =
+            json_pack("{s:s, s:I, s:o, s:I, s:s, s:s, s:s, s:i}", "name", name,
+                      "seed", (json_int_t)d->algo.seed, "stages", stages, "k",
+                      (json_int_t)d->algo.ms_k, "base", base, "kernel", kernel,
+                      "acquisition", acq, "init", d->algo.init);
         return HPOD_OK;
     }
     if (n == ALGO_EHVI) {
@@ -781,6 +891,40 @@ parse_reference(json_t *ref, const struct study_def *d, struct hpod_err *err)
                              "\"%.64s\" is not an objective", key);
         if (!json_is_number(v))
             return hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
+    }
+    return HPOD_OK;
+}
+
+/*
+ * check_multistage - what multistage needs of the rest of the study: one
+ * objective (a stage ranks its configurations on it) and no constraints;
+ * without a budget, the budget is the new configurations the stages start:
+ * stage 0's trials, then each later stage's trials minus the seeds it
+ * takes from the one before (min(k, its trials, the previous trials)).
+ */
+static enum hpod_status
+check_multistage(json_t *body, struct study_def *d, int has_budget,
+                 struct hpod_err *err)
+{
+    const struct algo_def *al = &d->algo;
+    if (d->n_objectives != 1)
+        return hpod_fail(err, HPOD_EUNPROC, "objectives",
+                         "multistage ranks a stage on one objective; use asha "
+                         "for several");
+    if (json_array_size(json_object_get(body, "constraints")) > 0)
+        return hpod_fail(err, HPOD_EUNPROC, "constraints",
+                         "multistage does not take constraints");
+    if (!has_budget) {
+        long long total = al->ms_trials[0];
+        for (size_t i = 1; i < al->ms_n; i++) {
+            long long seeds = al->ms_k;
+            if (seeds > al->ms_trials[i])
+                seeds = al->ms_trials[i];
+            if (seeds > al->ms_trials[i - 1])
+                seeds = al->ms_trials[i - 1];
+            total += al->ms_trials[i] - seeds;
+        }
+        d->budget = total;
     }
     return HPOD_OK;
 }
@@ -862,6 +1006,9 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         HPOD_OK)
         goto out;
     d->budget = has ? budget : -1;
+    if (d->algo.name == ALGO_MULTISTAGE &&
+        (st = check_multistage(body, d, has, err)) != HPOD_OK)
+        goto out;
     if ((st = get_int(body, "lease_seconds", "", 1, 604800, &lease, &has,
                       err)) != HPOD_OK)
         goto out;
@@ -1034,6 +1181,8 @@ trial_to_json(const struct trial *t)
     if (t->resume_from_step >= 0)
         json_object_set_new(o, "resume_from_step",
                             json_integer(t->resume_from_step));
+    if (t->train_to >= 1)
+        json_object_set_new(o, "train_to", json_integer(t->train_to));
     return o;
 }
 

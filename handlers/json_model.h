@@ -26,8 +26,12 @@ enum algo_name {
     ALGO_GRAPH,
     ALGO_GREEDY,
     ALGO_EHVI,
-    ALGO_ASHA
+    ALGO_ASHA,
+    ALGO_MULTISTAGE
 };
+
+/* Most stages of a multistage study. */
+#define MODEL_MAX_STAGES 16
 
 struct algo_def {
     enum algo_name name;
@@ -41,6 +45,12 @@ struct algo_def {
      * promotion (paused, may resume), 1 stopping (pruned). */
     long long asha_r, asha_u, asha_R, asha_p, asha_keep;
     int base, asha_mode;
+    /* multistage: ms_n stages, stage i trains ms_trials[i] configurations
+     * to ms_steps[i] steps (strictly increasing); the best ms_k of a stage
+     * seed the next; base/kernel/acquisition/init as for asha. */
+    size_t ms_n;
+    long long ms_steps[MODEL_MAX_STAGES], ms_trials[MODEL_MAX_STAGES];
+    long long ms_k;
 };
 
 struct study_def {

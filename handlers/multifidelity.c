@@ -1,7 +1,7 @@
 /*
- * handlers/multifidelity.c - ASHA decisions for live studies; see
- * multifidelity.h. Decisions are serialized by the study row lock that
- * the report and suggest handlers take first.
+ * handlers/multifidelity.c - ASHA and multi-stage BO decisions for live
+ * studies; see multifidelity.h. Decisions are serialized by the study row
+ * lock that the report and suggest handlers take first.
  */
 #include "handlers/multifidelity.h"
 
@@ -11,13 +11,23 @@
 
 #include "core/asha.h"
 #include "core/mem.h"
+#include "core/mstage.h"
 #include "store/err.h"
 #include "store/trial_store.h"
 
 int
 mf_enabled(const struct study_def *d)
 {
-    return d->algo.name == ALGO_ASHA;
+    return d->algo.name == ALGO_ASHA || d->algo.name == ALGO_MULTISTAGE;
+}
+
+/* No new configuration can start: budget or finite candidates spent. */
+static int
+exhausted(const struct study *s)
+{
+    long long issued = study_issued(s);
+    return (s->budget >= 0 && issued >= s->budget) ||
+           (s->n_candidates >= 0 && issued >= s->n_candidates);
 }
 
 /* The study's objectives from a values object, NaN where missing. */
@@ -30,10 +40,19 @@ objective_values(const struct study_def *d, json_t *vals, double *out)
     }
 }
 
+/* objective_values of a stored values text (out: MODEL_MAX_OBJECTIVES). */
+static void
+objective_values_text(const struct study_def *d, const char *text, double *out)
+{
+    json_t *vals = text ? json_from_text(text) : NULL;
+    objective_values(d, vals, out);
+    json_decref(vals);
+}
+
 /* Rebuilds the rungs from every stored report and the paused trials. */
 static enum hpod_status
-load(struct req *rq, const struct study_def *d, const struct study *s,
-     struct asha **out)
+asha_load(struct req *rq, const struct study_def *d, const struct study *s,
+          struct asha **out)
 {
     struct asha_params prm;
     struct step_row *steps = NULL;
@@ -41,7 +60,6 @@ load(struct req *rq, const struct study_def *d, const struct study *s,
     size_t n_steps = 0, n_rows = 0;
     double v[MODEL_MAX_OBJECTIVES];
     enum hpod_status st;
-    long long issued = study_issued(s);
 
     *out = NULL;
     memset(&prm, 0, sizeof prm);
@@ -53,8 +71,7 @@ load(struct req *rq, const struct study_def *d, const struct study *s,
     prm.mode = d->algo.asha_mode ? ASHA_STOPPING : ASHA_PROMOTION;
     /* No new configuration will start: let the best `keep` of every rung
      * move up (core/asha.h). */
-    prm.exhausted = (s->budget >= 0 && issued >= s->budget) ||
-                    (s->n_candidates >= 0 && issued >= s->n_candidates);
+    prm.exhausted = exhausted(s);
     prm.m = d->n_objectives;
     prm.sense = d->obj_sense;
     if (asha_create(&prm, out) != HPOD_OK)
@@ -66,9 +83,7 @@ load(struct req *rq, const struct study_def *d, const struct study *s,
             HPOD_OK)
         goto out;
     for (size_t i = 0; i < n_steps; i++) {
-        json_t *vals = json_from_text(steps[i].values);
-        objective_values(d, vals, v);
-        json_decref(vals);
+        objective_values_text(d, steps[i].values, v);
         asha_observe(*out, steps[i].trial_id, (size_t)steps[i].step, v);
     }
     for (size_t i = 0; i < n_rows; i++)
@@ -84,43 +99,213 @@ out:
     return st;
 }
 
+/* The stage a trial trains in: the index of its train_to, else 0. */
+static size_t
+stage_of(const struct study_def *d, long long train_to)
+{
+    for (size_t i = 0; i < d->algo.ms_n; i++)
+        if (d->algo.ms_steps[i] == train_to)
+            return i;
+    return 0;
+}
+
+static enum mstage_state
+ms_state(enum trial_state st)
+{
+    switch (st) {
+    case TRIAL_PENDING:
+    case TRIAL_RUNNING:
+        return MSTAGE_LIVE;
+    case TRIAL_PAUSED:
+        return MSTAGE_PAUSED;
+    case TRIAL_COMPLETED:
+        return MSTAGE_COMPLETED;
+    default:
+        return MSTAGE_ENDED;
+    }
+}
+
+static enum hpod_status
+ms_create(const struct study_def *d, int exhausted_now, struct mstage **out)
+{
+    size_t steps[MODEL_MAX_STAGES], trials[MODEL_MAX_STAGES];
+    for (size_t i = 0; i < d->algo.ms_n; i++) {
+        steps[i] = (size_t)d->algo.ms_steps[i];
+        trials[i] = (size_t)d->algo.ms_trials[i];
+    }
+    struct mstage_params prm = {d->algo.ms_n,    steps,
+                                trials,          (size_t)d->algo.ms_k,
+                                d->obj_sense[0], exhausted_now};
+    return mstage_create(&prm, out);
+}
+
+/* Rebuilds the stages from every trial and intermediate report. */
+static enum hpod_status
+ms_load(struct req *rq, const struct study_def *d, const struct study *s,
+        struct mstage **out)
+{
+    struct step_row *steps = NULL;
+    struct trial *rows = NULL;
+    size_t n_steps = 0, n_rows = 0;
+    enum hpod_status st;
+
+    if (ms_create(d, exhausted(s), out) != HPOD_OK)
+        return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                         "invalid multistage parameters");
+    if ((st = trial_store_history(rq->db, s->id, &rows, &n_rows, &rq->err)) !=
+            HPOD_OK ||
+        (st = trial_store_study_steps(rq->db, s->id, &steps, &n_steps,
+                                      &rq->err)) != HPOD_OK)
+        goto out;
+    for (size_t i = 0; i < n_rows; i++) {
+        double fv[MODEL_MAX_OBJECTIVES];
+        objective_values_text(d, rows[i].values, fv);
+        mstage_trial(*out, rows[i].id, stage_of(d, rows[i].train_to),
+                     ms_state(rows[i].state), fv[0]);
+    }
+    for (size_t i = 0; i < n_steps; i++) {
+        double v[MODEL_MAX_OBJECTIVES];
+        objective_values_text(d, steps[i].values, v);
+        mstage_observe(*out, steps[i].trial_id, (size_t)steps[i].step, v[0]);
+    }
+out:
+    step_rows_free(steps, n_steps);
+    trials_free(rows, n_rows);
+    if (st != HPOD_OK) {
+        mstage_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 enum hpod_status
 mf_decide(struct req *rq, const struct study_def *d, const struct study *s,
-          long long trial, int step, json_t *values, const char **action)
+          const struct trial *t, int step, json_t *values, const char **action,
+          enum trial_state *stopped_state)
 {
-    struct asha *a = NULL;
     double v[MODEL_MAX_OBJECTIVES];
     enum hpod_status st;
 
     *action = "continue";
-    if ((st = load(rq, d, s, &a)) != HPOD_OK)
+    *stopped_state = TRIAL_PAUSED;
+    if (d->algo.name == ALGO_MULTISTAGE) {
+        /* The rule needs only the trial's own stage (core/mstage.h). */
+        struct mstage *ms = NULL;
+        if (ms_create(d, 0, &ms) != HPOD_OK)
+            return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                             "invalid multistage parameters");
+        mstage_trial(ms, t->id, stage_of(d, t->train_to), MSTAGE_LIVE, NAN);
+        if (mstage_decide(ms, t->id, (size_t)step) == MSTAGE_STOP)
+            *action = "stop";
+        mstage_destroy(ms);
+        return HPOD_OK;
+    }
+    struct asha *a = NULL;
+    if ((st = asha_load(rq, d, s, &a)) != HPOD_OK)
         return st;
     objective_values(d, values, v);
-    asha_observe(a, trial, (size_t)step, v);
-    if (asha_decide(a, trial, (size_t)step) == ASHA_STOP)
+    asha_observe(a, t->id, (size_t)step, v);
+    if (asha_decide(a, t->id, (size_t)step) == ASHA_STOP)
         *action = "stop";
+    if (d->algo.asha_mode)
+        *stopped_state = TRIAL_PRUNED;
     asha_destroy(a);
     return HPOD_OK;
 }
 
 enum hpod_status
+mf_prepare(struct req *rq, const struct study_def *d, const struct study *s,
+           struct mf_work *w)
+{
+    struct mstage_plan plan;
+    enum hpod_status st = HPOD_OK;
+
+    memset(w, 0, sizeof *w);
+    w->train_to = -1;
+    w->max_new = -1;
+    if (d->algo.name != ALGO_MULTISTAGE)
+        return HPOD_OK;
+    w->multistage = 1;
+    if ((st = ms_load(rq, d, s, &w->ms)) != HPOD_OK)
+        return st;
+    mstage_plan(w->ms, &plan);
+    /* The advance, as core/mstage applied it to its own state: seeds train
+     * to their new stage (still paused), the rest of the stage is pruned. */
+    for (size_t i = 0; i < plan.n_seeds && st == HPOD_OK; i++)
+        st = trial_store_set_train_to(
+            rq->db, plan.seeds[i], d->algo.ms_steps[plan.seed_to[i]], &rq->err);
+    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++)
+        st = trial_store_stop(rq->db, plan.prune[i], TRIAL_PRUNED,
+                              "not in the top k of its stage", &rq->err);
+    w->stage = plan.stage;
+    w->finished = plan.stage >= d->algo.ms_n;
+    w->train_to = w->finished ? -1 : d->algo.ms_steps[plan.stage];
+    w->max_new = w->finished ? 0 : (long long)plan.n_new;
+    w->n_resume = plan.n_resume;
+    w->resume = xcalloc(plan.n_resume + 1, sizeof *w->resume);
+    w->resume_from = xcalloc(plan.n_resume + 1, sizeof *w->resume_from);
+    for (size_t i = 0; i < plan.n_resume; i++) {
+        w->resume[i] = plan.resume[i];
+        w->resume_from[i] = (long long)mstage_last_step(w->ms, plan.resume[i]);
+    }
+    mstage_plan_cleanup(&plan);
+    return st;
+}
+
+void
+mf_work_cleanup(struct mf_work *w)
+{
+    if (!w)
+        return;
+    mstage_destroy(w->ms);
+    free(w->resume);
+    free(w->resume_from);
+    memset(w, 0, sizeof *w);
+}
+
+enum hpod_status
 mf_promote(struct req *rq, const struct study_def *d, const struct study *s,
-           const char *worker, struct trial *out, int *promoted)
+           struct mf_work *w, const char *worker, struct trial *out,
+           int *promoted)
 {
     struct asha *a = NULL;
     struct asha_promotion pr;
-    enum hpod_status st;
+    enum hpod_status st = HPOD_OK;
 
     *promoted = 0;
-    if (d->algo.asha_mode != 0)
+    if (w->multistage) {
+        if (w->next_resume >= w->n_resume)
+            return HPOD_OK;
+        size_t i = w->next_resume++;
+        st = trial_store_resume(rq->db, w->resume[i], worker, s->lease_seconds,
+                                w->resume_from[i], w->train_to, out, &rq->err);
+        *promoted = st == HPOD_OK;
+        return st;
+    }
+    if (d->algo.name != ALGO_ASHA || d->algo.asha_mode != 0)
         return HPOD_OK; /* stopping mode never promotes */
-    if ((st = load(rq, d, s, &a)) != HPOD_OK)
+    if ((st = asha_load(rq, d, s, &a)) != HPOD_OK)
         return st;
     if (asha_promotable(a, &pr)) {
         st = trial_store_resume(rq->db, pr.config, worker, s->lease_seconds,
-                                (long long)pr.resume_step, out, &rq->err);
+                                (long long)pr.resume_step, -1, out, &rq->err);
         *promoted = st == HPOD_OK;
     }
     asha_destroy(a);
     return st;
+}
+
+int
+mf_observation(const struct mf_work *w, const struct trial *t, double *y,
+               int *pending)
+{
+    *pending = 0;
+    if (!w->multistage || w->finished)
+        return 0;
+    if (mstage_value_at(w->ms, t->id, (size_t)w->train_to, y))
+        return 1;
+    *pending = t->train_to == w->train_to &&
+               (t->state == TRIAL_PENDING || t->state == TRIAL_RUNNING ||
+                t->state == TRIAL_PAUSED);
+    return 0;
 }

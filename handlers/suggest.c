@@ -321,7 +321,7 @@ load_candidates(struct req *rq, const struct study_def *d,
  */
 static enum hpod_status
 load_history(struct req *rq, const struct study_def *d, struct study_cache *e,
-             struct history *h)
+             const struct mf_work *w, struct history *h)
 {
     size_t np = d->space.n_params;
     struct trial *rows = NULL;
@@ -362,7 +362,20 @@ load_history(struct req *rq, const struct study_def *d, struct study_cache *e,
             cand = (size_t)t->candidate;
             h->cand_used[cand] = 1;
         }
-        if (!model || (t->state != TRIAL_COMPLETED && !live))
+        /* Multistage: the evidence is each trial's value at the current
+         * stage's fidelity; the stage's members still training to it are
+         * pending. */
+        double y_stage = NAN;
+        if (w->multistage) {
+            int pend = 0;
+            if (mf_observation(w, t, &y_stage, &pend))
+                live = 0;
+            else if (pend)
+                live = 1;
+            else
+                continue;
+        }
+        if (!model || (t->state != TRIAL_COMPLETED && !live && !w->multistage))
             continue;
         if (cand != (size_t)-1) {
             memcpy(raw, e->cand_raw + cand * np, np * sizeof(double));
@@ -383,9 +396,10 @@ load_history(struct req *rq, const struct study_def *d, struct study_cache *e,
             continue;
         }
         json_t *v = json_object_get(vals, d->obj_names[0]);
-        if (json_is_number(v)) {
+        if (w->multistage ? !isnan(y_stage) : json_is_number(v)) {
+            double y = w->multistage ? y_stage : json_number_value(v);
             memcpy(h->obs_raw + h->n_obs * np, raw, np * sizeof(double));
-            h->obs_y[h->n_obs] = json_number_value(v) * d->obj_sense[0];
+            h->obs_y[h->n_obs] = y * d->obj_sense[0];
             h->obs_cand[h->n_obs] = cand;
             h->n_obs++;
         }
@@ -446,6 +460,7 @@ handle_suggest(struct req *rq)
     json_t *out = json_array();
     double *raw = NULL;
     struct study_cache *entry = NULL;
+    struct mf_work work = {0};
     int seq = 0, issued_now = 0;
     enum hpod_status st;
 
@@ -469,12 +484,16 @@ handle_suggest(struct req *rq)
         json_array_append_new(out, trial_to_json(&held[i]));
 
     long long need = count - (long long)json_array_size(out);
-    /* ASHA: resuming a paused trial at its next rung comes before starting
-     * a new configuration, and costs no budget (same trial). */
+    /* Multi-fidelity: resuming a paused trial (ASHA: at its next rung;
+     * multistage: a seed of the stage) comes before starting a new
+     * configuration, and costs no budget (same trial). */
+    if ((st = mf_prepare(rq, &d, &s, &work)) != HPOD_OK)
+        goto out;
     while (mf_enabled(&d) && need > 0) {
         struct trial pt = {0};
         int promoted = 0;
-        if ((st = mf_promote(rq, &d, &s, worker, &pt, &promoted)) != HPOD_OK)
+        if ((st = mf_promote(rq, &d, &s, &work, worker, &pt, &promoted)) !=
+            HPOD_OK)
             goto out;
         if (!promoted)
             break;
@@ -485,13 +504,15 @@ handle_suggest(struct req *rq)
     long long room = s.budget >= 0 ? s.budget - study_issued(&s) : need;
     if (need > room)
         need = room;
+    if (work.max_new >= 0 && need > work.max_new)
+        need = work.max_new; /* multistage: the stage is full */
     if (need > 0) {
         size_t np = d.space.n_params;
         /* The stored definition holds no candidates (they have their own
          * table): the study row says whether the space is finite. */
         if (s.n_candidates >= 0)
             entry = cache_take(rq->id);
-        if ((st = load_history(rq, &d, entry, &h)) != HPOD_OK ||
+        if ((st = load_history(rq, &d, entry, &work, &h)) != HPOD_OK ||
             (st = trial_store_next_seq(rq->db, rq->id, &seq, &rq->err)) !=
                 HPOD_OK)
             goto out;
@@ -500,7 +521,9 @@ handle_suggest(struct req *rq)
             struct sampler_input in = {
                 .space = &d.space,
                 .kind = (enum sampler_kind)(
-                    d.algo.name == ALGO_ASHA ? d.algo.base : (int)d.algo.name),
+                    d.algo.name == ALGO_ASHA || d.algo.name == ALGO_MULTISTAGE
+                        ? d.algo.base
+                        : (int)d.algo.name),
                 .seed = d.algo.seed,
                 .seq = seq,
                 .init = d.algo.init,
@@ -547,7 +570,8 @@ handle_suggest(struct req *rq)
             json_decref(pj);
             st = trial_store_insert(rq->db, rq->id, seq, ptext,
                                     cand == (size_t)-1 ? -1 : (long long)cand,
-                                    worker, s.lease_seconds, &t, &rq->err);
+                                    worker, s.lease_seconds, work.train_to, &t,
+                                    &rq->err);
             free(ptext);
             if (st != HPOD_OK)
                 goto out;
@@ -563,8 +587,8 @@ handle_suggest(struct req *rq)
     /* ASHA with nothing live, nothing promotable and no new configuration
      * to start: the paused trials will never resume, so they are pruned
      * and the study can finish. */
-    if (mf_enabled(&d) && json_array_size(out) == 0 && study_live(&s) == 0 &&
-        s.counts[TRIAL_PAUSED] > 0 &&
+    if (d.algo.name == ALGO_ASHA && json_array_size(out) == 0 &&
+        study_live(&s) == 0 && s.counts[TRIAL_PAUSED] > 0 &&
         ((s.budget >= 0 && study_issued(&s) >= s.budget) ||
          (s.n_candidates >= 0 && study_issued(&s) >= s.n_candidates)) &&
         (st = trial_store_prune_paused(rq->db, rq->id, &rq->err)) != HPOD_OK)
@@ -583,7 +607,10 @@ handle_suggest(struct req *rq)
             json_decref(reply);
             goto out;
         }
-        int exhausted = study_done(&s);
+        /* Multistage ends with its last stage, whatever budget is left. */
+        int exhausted =
+            study_done(&s) || (work.finished && study_live(&s) == 0 &&
+                               s.counts[TRIAL_PAUSED] == 0);
         json_object_set_new(reply, "done", json_boolean(exhausted));
         if (!exhausted)
             json_object_set_new(reply, "retry_after",
@@ -600,6 +627,7 @@ out:
     json_decref(out);
     free(raw);
     history_cleanup(&h);
+    mf_work_cleanup(&work);
     trials_free(held, n_held);
     study_def_cleanup(&d);
     study_cleanup(&s);

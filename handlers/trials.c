@@ -46,6 +46,9 @@ reply_trial(struct req *rq, long long id, const char *action)
         json_t *o = json_pack("{s:o}", "trial", trial_to_json(&t));
         if (action)
             json_object_set_new(o, "action", json_string(action));
+        /* Multistage: the fidelity this trial trains to. */
+        if (t.train_to >= 1)
+            json_object_set_new(o, "train_to", json_integer(t.train_to));
         st = reply_json(rq, 200, o);
     }
     trial_cleanup(&t);
@@ -214,21 +217,24 @@ handle_trial_report(struct req *rq)
                 st = not_live(rq, &t, "report on");
                 goto out;
             }
+            enum trial_state stopped = TRIAL_PAUSED;
             action = "continue";
-            if (mf_enabled(&d) && (st = mf_decide(rq, &d, &s, t.id, (int)step,
-                                                  values, &action)) != HPOD_OK)
+            if (mf_enabled(&d) &&
+                (st = mf_decide(rq, &d, &s, &t, (int)step, values, &action,
+                                &stopped)) != HPOD_OK)
                 goto out;
             if ((st = trial_store_intermediate(rq->db, t.id, (int)step, vtext,
                                                action, s.lease_seconds, &action,
                                                &rq->err)) != HPOD_OK)
                 goto out;
-            /* Promotion mode pauses (a later suggest may resume it);
-             * stopping mode prunes. */
+            /* ASHA's promotion mode and multistage pause (a later suggest
+             * may resume it); ASHA's stopping mode prunes. */
             if (strcmp(action, "stop") == 0 &&
-                (st = trial_store_stop(
-                     rq->db, t.id,
-                     d.algo.asha_mode ? TRIAL_PRUNED : TRIAL_PAUSED,
-                     "stopped at a rung", &rq->err)) != HPOD_OK)
+                (st = trial_store_stop(rq->db, t.id, stopped,
+                                       d.algo.name == ALGO_MULTISTAGE
+                                           ? "reached its stage's steps"
+                                           : "stopped at a rung",
+                                       &rq->err)) != HPOD_OK)
                 goto out;
         }
     }

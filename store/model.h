@@ -51,6 +51,7 @@ struct trial {
     int lease_expired;
     char *lease_expires_at;     /* NULL when not live */
     long long resume_from_step; /* -1: none */
+    long long train_to;         /* step to train to (multistage), -1: none */
     char *created_at, *updated_at;
 };
 

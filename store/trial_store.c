@@ -14,51 +14,21 @@
     "to_char(" col " AT TIME ZONE 'UTC', "                                     \
     "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
+/* One clause per line reads better than clang-format's packing. */
+/* clang-format off */
 static const char *SQL_COLS =
     "SELECT t.id, t.study_id, t.seq, t.state, t.params::text AS params,"
     " t.candidate, t.worker, t.values::text AS values, t.reason,"
-    " t.lease_expired, " TS(
-        "t.lease_expires_at") " AS lease_expires_at,"
-                              " t.resume_from_step, " TS(
-                                  "t.created_at") " AS created_at,"
-                                                  " " TS(
-                                                      "t.updated_at") " AS "
-                                                                      "updated_"
-                                                                      "at,"
-                                                                      " coalesc"
-                                                                      "e(("
-                                                                      "SELECT "
-                                                                      "json_"
-                                                                      "agg("
-                                                                      "json_"
-                                                                      "build_"
-                                                                      "object('"
-                                                                      "step', "
-                                                                      "i.step,"
-                                                                      "   "
-                                                                      "'values'"
-                                                                      ", "
-                                                                      "i."
-                                                                      "values) "
-                                                                      "ORDER "
-                                                                      "BY "
-                                                                      "i.step)"
-                                                                      "   FROM "
-                                                                      "intermed"
-                                                                      "iate_"
-                                                                      "values "
-                                                                      "i WHERE "
-                                                                      "i.trial_"
-                                                                      "id = "
-                                                                      "t.id), "
-                                                                      "'[]')::"
-                                                                      "text"
-                                                                      "   AS "
-                                                                      "intermed"
-                                                                      "iate"
-                                                                      " FROM "
-                                                                      "trials "
-                                                                      "t";
+    " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at,"
+    " t.resume_from_step, t.train_to,"
+    " " TS("t.created_at") " AS created_at,"
+    " " TS("t.updated_at") " AS updated_at,"
+    " coalesce((SELECT json_agg(json_build_object('step', i.step,"
+    "   'values', i.values) ORDER BY i.step)"
+    "   FROM intermediate_values i WHERE i.trial_id = t.id), '[]')::text"
+    "   AS intermediate"
+    " FROM trials t";
+/* clang-format on */
 
 static const char *SQL_EXPIRE_ONE =
     "UPDATE trials SET state = 'failed', reason = 'lease expired',"
@@ -77,10 +47,10 @@ static const char *SQL_NEXT_SEQ =
     "SELECT coalesce(max(seq) + 1, 0) AS seq FROM trials WHERE study_id = $1";
 static const char *SQL_INSERT =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
-    " lease_expires_at) VALUES ($1, $2, 'pending', $3::jsonb, $4, $5,"
-    " now() + make_interval(secs => $6)) RETURNING id";
+    " lease_expires_at, train_to) VALUES ($1, $2, 'pending', $3::jsonb, $4,"
+    " $5, now() + make_interval(secs => $6), $7) RETURNING id";
 static const char *SQL_HISTORY =
-    "SELECT id, state, candidate,"
+    "SELECT id, state, candidate, train_to,"
     " CASE WHEN candidate IS NULL THEN params::text END AS params,"
     " values::text AS values FROM trials"
     " WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
@@ -111,8 +81,10 @@ static const char *SQL_STOP =
 static const char *SQL_RESUME =
     "UPDATE trials SET state = 'running', worker = $2, reason = NULL,"
     " lease_expires_at = now() + make_interval(secs => $3),"
-    " resume_from_step = $4, updated_at = now()"
-    " WHERE id = $1 AND state = 'paused'";
+    " resume_from_step = $4, train_to = coalesce($5::integer, train_to),"
+    " updated_at = now() WHERE id = $1 AND state = 'paused'";
+static const char *SQL_SET_TRAIN_TO =
+    "UPDATE trials SET train_to = $2, updated_at = now() WHERE id = $1";
 static const char *SQL_PRUNE_PAUSED =
     "UPDATE trials SET state = 'pruned', reason = 'not promoted',"
     " updated_at = now() WHERE study_id = $1 AND state = 'paused'";
@@ -144,6 +116,7 @@ row_to_trial(const struct db_result *r, size_t i, struct trial *t)
     t->lease_expired = le && le[0] == 't';
     t->lease_expires_at = dup_or_null(db_get(r, i, "lease_expires_at"));
     t->resume_from_step = db_get_ll(r, i, "resume_from_step", -1);
+    t->train_to = db_get_ll(r, i, "train_to", -1);
     t->created_at = dup_or_null(db_get(r, i, "created_at"));
     t->updated_at = dup_or_null(db_get(r, i, "updated_at"));
 }
@@ -235,10 +208,10 @@ trial_store_next_seq(struct db *db, long long study_id, int *seq,
 enum hpod_status
 trial_store_insert(struct db *db, long long study_id, int seq,
                    const char *params_json, long long candidate,
-                   const char *worker, int lease_seconds, struct trial *out,
-                   struct hpod_err *err)
+                   const char *worker, int lease_seconds, long long train_to,
+                   struct trial *out, struct hpod_err *err)
 {
-    char sid[32], sq[32], cand[32], ls[32];
+    char sid[32], sq[32], cand[32], ls[32], tt[32];
     struct db_result *r = NULL;
     enum hpod_status st;
     long long id;
@@ -247,9 +220,15 @@ trial_store_insert(struct db *db, long long study_id, int seq,
     snprintf(sq, sizeof sq, "%d", seq);
     snprintf(cand, sizeof cand, "%lld", candidate);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
-    const char *p[] = {sid,    sq, params_json, candidate >= 0 ? cand : NULL,
-                       worker, ls};
-    if ((st = db_exec(db, SQL_INSERT, 6, p, &r, err)) != HPOD_OK)
+    snprintf(tt, sizeof tt, "%lld", train_to);
+    const char *p[] = {sid,
+                       sq,
+                       params_json,
+                       candidate >= 0 ? cand : NULL,
+                       worker,
+                       ls,
+                       train_to >= 1 ? tt : NULL};
+    if ((st = db_exec(db, SQL_INSERT, 7, p, &r, err)) != HPOD_OK)
         return st;
     id = db_get_ll(r, 0, "id", 0);
     db_result_free(r);
@@ -339,6 +318,7 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
         t->params = dup_or_null(db_get(r, i, "params"));
         t->values = dup_or_null(db_get(r, i, "values"));
         t->resume_from_step = -1;
+        t->train_to = db_get_ll(r, i, "train_to", -1);
     }
     db_result_free(r);
     return HPOD_OK;
@@ -453,22 +433,34 @@ trial_store_stop(struct db *db, long long id, enum trial_state state,
 enum hpod_status
 trial_store_resume(struct db *db, long long id, const char *worker,
                    int lease_seconds, long long resume_from_step,
-                   struct trial *out, struct hpod_err *err)
+                   long long train_to, struct trial *out, struct hpod_err *err)
 {
-    char sid[32], ls[32], rs[32];
+    char sid[32], ls[32], rs[32], tt[32];
     long long n = 0;
     enum hpod_status st;
 
     snprintf(sid, sizeof sid, "%lld", id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
     snprintf(rs, sizeof rs, "%lld", resume_from_step);
-    const char *p[] = {sid, worker, ls, rs};
-    if ((st = exec_affected(db, SQL_RESUME, 4, p, &n, err)) != HPOD_OK)
+    snprintf(tt, sizeof tt, "%lld", train_to);
+    const char *p[] = {sid, worker, ls, rs, train_to >= 1 ? tt : NULL};
+    if ((st = exec_affected(db, SQL_RESUME, 5, p, &n, err)) != HPOD_OK)
         return st;
     if (n == 0)
         return hpod_fail(err, HPOD_ECONFLICT, "", "trial %lld is not paused",
                          id);
     return trial_store_get(db, id, 0, out, err);
+}
+
+enum hpod_status
+trial_store_set_train_to(struct db *db, long long id, long long train_to,
+                         struct hpod_err *err)
+{
+    char sid[32], tt[32];
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(tt, sizeof tt, "%lld", train_to);
+    const char *p[] = {sid, tt};
+    return exec_affected(db, SQL_SET_TRAIN_TO, 2, p, NULL, err);
 }
 
 enum hpod_status

@@ -34,12 +34,15 @@ enum hpod_status trial_store_held(struct db *db, long long study_id,
 enum hpod_status trial_store_next_seq(struct db *db, long long study_id,
                                       int *seq, struct hpod_err *err);
 
-/* Inserts a pending trial with a lease; candidate < 0: none. */
+/*
+ * Inserts a pending trial with a lease; candidate < 0: none; train_to < 1:
+ * no fidelity to train to (only multistage sets one).
+ */
 enum hpod_status trial_store_insert(struct db *db, long long study_id, int seq,
                                     const char *params_json,
                                     long long candidate, const char *worker,
-                                    int lease_seconds, struct trial *out,
-                                    struct hpod_err *err);
+                                    int lease_seconds, long long train_to,
+                                    struct trial *out, struct hpod_err *err);
 
 /* One trial (FOR UPDATE when for_update, inside a transaction). */
 enum hpod_status trial_store_get(struct db *db, long long id, int for_update,
@@ -121,13 +124,20 @@ enum hpod_status trial_store_stop(struct db *db, long long id,
                                   struct hpod_err *err);
 
 /*
- * trial_store_resume - a paused trial promoted to the next rung: running
- * again under worker with a new lease, resuming from checkpoint step.
+ * trial_store_resume - a paused trial promoted to the next rung or stage:
+ * running again under worker with a new lease, resuming from checkpoint
+ * step; train_to >= 1 sets the step to train to, else it is kept.
  */
 enum hpod_status trial_store_resume(struct db *db, long long id,
                                     const char *worker, int lease_seconds,
                                     long long resume_from_step,
-                                    struct trial *out, struct hpod_err *err);
+                                    long long train_to, struct trial *out,
+                                    struct hpod_err *err);
+
+/* Sets the step a (paused) trial is to be trained to: its new stage. */
+enum hpod_status trial_store_set_train_to(struct db *db, long long id,
+                                          long long train_to,
+                                          struct hpod_err *err);
 
 /* Prunes every paused trial of a study (no promotion will come). */
 enum hpod_status trial_store_prune_paused(struct db *db, long long study_id,

@@ -1052,6 +1052,40 @@ def bad_cases():
         body=study(algorithm={"name": "simulated-annealing"}))
     add("unknown gp kernel", "POST", P, 422, IA, prefix="algorithm.kernel",
         body=study(algorithm={"name": "gp", "kernel": "cubic"}))
+    MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},
+                                           {"steps": 5, "trials": 2}]}
+    add("multistage without stages", "POST", P, 400, IA, "algorithm.stages",
+        body=study(algorithm={"name": "multistage"}))
+    add("multistage stages not an array", "POST", P, 400, IA, "algorithm.stages",
+        body=study(algorithm=dict(MS, stages={"steps": 2})))
+    add("multistage no stages", "POST", P, 422, IA, "algorithm.stages",
+        body=study(algorithm=dict(MS, stages=[])))
+    add("multistage 17 stages", "POST", P, 422, IA, "algorithm.stages",
+        body=study(algorithm=dict(MS, stages=[{"steps": i + 1, "trials": 1}
+                                              for i in range(17)])))
+    add("multistage steps not increasing", "POST", P, 422, IA, "algorithm.stages[1].steps",
+        body=study(algorithm=dict(MS, stages=[{"steps": 5, "trials": 4},
+                                              {"steps": 5, "trials": 2}])))
+    add("multistage steps 0", "POST", P, 422, IA, "algorithm.stages[0].steps",
+        body=study(algorithm=dict(MS, stages=[{"steps": 0, "trials": 4}])))
+    add("multistage stage without trials", "POST", P, 400, IA, "algorithm.stages[0].trials",
+        body=study(algorithm=dict(MS, stages=[{"steps": 3}])))
+    add("multistage stage with an unknown key", "POST", P, 400, IA,
+        prefix="algorithm.stages[0]",
+        body=study(algorithm=dict(MS, stages=[{"steps": 3, "trials": 2, "epochs": 1}])))
+    add("multistage stage not an object", "POST", P, 400, IA, "algorithm.stages[0]",
+        body=study(algorithm=dict(MS, stages=[3])))
+    add("multistage k 0", "POST", P, 422, IA, "algorithm.k",
+        body=study(algorithm=dict(MS, k=0)))
+    add("multistage unknown base", "POST", P, 422, IA, "algorithm.base",
+        body=study(algorithm=dict(MS, base="tpe")))
+    add("multistage with an asha key", "POST", P, 400, IA, "algorithm.R",
+        body=study(algorithm=dict(MS, R=25)))
+    add("multistage with two objectives", "POST", P, 422, IA, "objectives",
+        body=study(algorithm=MS, objectives=[{"name": "bleu", "goal": "maximize"},
+                                             {"name": "gpu_time", "goal": "minimize"}]))
+    add("multistage with a constraint", "POST", P, 422, IA, "constraints",
+        body=study(algorithm=MS, constraints=[{"metric": "gpu_time", "max": 300}]))
     add("bad objective goal", "POST", P, 422, IA, "objectives[0].goal",
         body=study(objectives=[{"name": "bleu", "goal": "maximise"}]))
     add("duplicate objectives", "POST", P, 422, IA, prefix="objectives[1]",
@@ -1299,6 +1333,59 @@ def bad_cases():
                         candidates=[{"bpe": 10000}]))
         add("simulate: learning curves", "POST", "/v1/benchmarks/nmtlc/ted-zh-en/simulate",
             422, IA, body={"repeats": 1})
+        # Successive halving and ASHA on learning curves (issue 6).
+        LC = "/v1/benchmarks/nmtlc/ted-zh-en/simulate"
+        SH = {"name": "sh", "p": 2, "c": 10}
+        AS = {"name": "asha", "r": 5, "u": 2, "R": 25, "p": 2, "keep": 2}
+
+        def lc(algo=SH, **kw):
+            b = {"algorithm": algo, "repeats": 1}
+            b.update(kw)
+            return b
+        add("simulate: sh on a lookup table", "POST", "/v1/benchmarks/nmthpo/zh-en/simulate",
+            422, IA, "algorithm.name", body=lc())
+        add("simulate: gp on learning curves", "POST", LC, 422, IA, "algorithm.name",
+            body=lc({"name": "gp"}))
+        add("simulate: learning curves, algorithm not an object", "POST", LC, 400, IA,
+            "algorithm", body=lc("sh"))
+        add("simulate: learning curves, configs 0", "POST", LC, 422, IA, "configs",
+            body=lc(configs=0))
+        add("simulate: learning curves, configs above the set's 148", "POST", LC, 422, IA,
+            "configs", body=lc(configs=149))
+        add("simulate: learning curves, configs a string", "POST", LC, 400, IA, "configs",
+            body=lc(configs="40"))
+        add("simulate: learning curves, repeats 1001", "POST", LC, 422, IA, "repeats",
+            body=lc(repeats=1001))
+        add("simulate: learning curves, init does not apply", "POST", LC, 400, IA, "init",
+            body=lc(init=3))
+        add("simulate: sh p 1", "POST", LC, 422, IA, "algorithm.p", body=lc(dict(SH, p=1)))
+        add("simulate: sh c 0", "POST", LC, 422, IA, "algorithm.c", body=lc(dict(SH, c=0)))
+        add("simulate: sh c a string", "POST", LC, 400, IA, "algorithm.c",
+            body=lc(dict(SH, c="10")))
+        add("simulate: sh rank mean", "POST", LC, 422, IA, "algorithm.rank",
+            body=lc(dict(SH, rank="mean")))
+        add("simulate: sh horizon -1", "POST", LC, 422, IA, "algorithm.horizon",
+            body=lc(dict(SH, rank="extrapolate", horizon=-1)))
+        add("simulate: sh horizon a string", "POST", LC, 400, IA, "algorithm.horizon",
+            body=lc(dict(SH, rank="extrapolate", horizon="end")))
+        add("simulate: sh round_up 1", "POST", LC, 400, IA, "algorithm.round_up",
+            body=lc(dict(SH, round_up=1)))
+        add("simulate: sh with a kernel", "POST", LC, 400, IA, "algorithm.kernel",
+            body=lc(dict(SH, kernel="rbf")))
+        add("simulate: sh with workers", "POST", LC, 422, IA, "workers", body=lc(workers=2))
+        add("simulate: asha workers 0", "POST", LC, 422, IA, "workers",
+            body=lc(AS, workers=0))
+        add("simulate: asha workers 65", "POST", LC, 422, IA, "workers",
+            body=lc(AS, workers=65))
+        add("simulate: asha without R", "POST", LC, 400, IA, "algorithm.R",
+            body=lc({k: v for k, v in AS.items() if k != "R"}))
+        add("simulate: asha R below r", "POST", LC, 422, IA, "algorithm.R",
+            body=lc(dict(AS, R=4)))
+        add("simulate: asha keep -1", "POST", LC, 422, IA, "algorithm.keep",
+            body=lc(dict(AS, keep=-1)))
+        add("simulate: asha p 1", "POST", LC, 422, IA, "algorithm.p", body=lc(dict(AS, p=1)))
+        add("simulate: asha with a base sampler", "POST", LC, 400, IA, "algorithm.base",
+            body=lc(dict(AS, base="gp")))
         add("evaluate: learning curve without a step", "POST",
             "/v1/benchmarks/nmtlc/ted-zh-en/evaluate", (400, 422), IA, "step",
             body={"params": dict(curve_models("ted-zh-en")[0][0])})
@@ -1834,6 +1921,249 @@ def t_asha(c):
           "study at the end: %r" % st["trial_counts"])
 
 
+@test("multistage: 4 concurrent trainers on learning curves; each stage trains to its steps, the top k by best-so-far seed the next, the last stage completes")
+def t_multistage(c):
+    need_tables()
+    models = curve_models("material-so-en")
+    stages = [{"steps": 4, "trials": 12}, {"steps": 8, "trials": 6},
+              {"steps": 12, "trials": 3}]
+    R = stages[-1]["steps"]
+    k = 3
+    seen, cands, curves = set(), [], {}
+    for hp, curve in models:
+        key = json.dumps(hp, sort_keys=True)
+        if key in seen or len(curve) < R:
+            continue
+        seen.add(key)
+        cands.append(hp)
+        curves[key] = curve
+        if len(cands) == 30:
+            break
+    names = sorted(cands[0])
+    space = []
+    for nm in names:
+        vals = sorted({h[nm] for h in cands})
+        is_int = all(float(v).is_integer() for v in vals)
+        space.append({"name": nm, "type": "int" if is_int else "float",
+                      "values": [int(v) if is_int else v for v in vals]})
+    s = create(c, {"name": "multistage", "space": space, "candidates": cands,
+                   "objectives": [{"name": "ppl", "goal": "minimize"}],
+                   "algorithm": {"name": "multistage", "stages": stages, "k": k,
+                                 "base": "gp", "seed": 5}})
+    sid = s["id"]
+    check(s["algorithm"]["stages"] == stages and s["algorithm"]["k"] == k
+          and s["algorithm"]["base"] == "gp", "algorithm %r" % s["algorithm"])
+    # Budget: 12 new, then 6 - 3 and 3 - 3 more.
+    check(s["budget"] == 15, "default budget %r" % s["budget"])
+    fid = [st["steps"] for st in stages]
+    lock = threading.Lock()
+    log = {"steps": 0, "stops": [], "errors": [], "finals": [],
+           "assigned": [],   # (trial, train_to, resume_from or None)
+           "key": {}}
+
+    def worker(w):
+        try:
+            for _ in range(600):
+                rsp = suggest(c, sid, "ms-%d" % w)
+                if rsp["done"]:
+                    return
+                if not rsp["trials"]:
+                    time.sleep(0.05)
+                    continue
+                t = rsp["trials"][0]
+                key = json.dumps({kk: t["params"][kk] for kk in names}, sort_keys=True)
+                curve = curves[key]
+                target = t.get("train_to")
+                start = t.get("resume_from_step")
+                with lock:
+                    log["assigned"].append((t["id"], target, start))
+                    log["key"][t["id"]] = key
+                step = start if start is not None else 0
+                stopped = False
+                while step < target:
+                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1)
+                    with lock:
+                        log["steps"] += 1
+                    check(rep.get("train_to") == target,
+                          "report answer train_to %r, trial trains to %r"
+                          % (rep.get("train_to"), target))
+                    if rep["action"] == "stop":
+                        with lock:
+                            log["stops"].append((t["id"], step + 1, target))
+                        stopped = True
+                        break
+                    step += 1
+                if not stopped:
+                    report(c, t["id"], {"ppl": min(curve[:target])})
+                    with lock:
+                        log["finals"].append(t["id"])
+        except Exception as e:  # reported below
+            with lock:
+                log["errors"].append(repr(e))
+
+    ths = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(180)
+    check(not log["errors"], "worker errors: %r" % log["errors"][:3])
+    check(all(tt in fid for _, tt, _ in log["assigned"]),
+          "train_to off the stages: %r" % log["assigned"][:5])
+    # Stops happen exactly at a non-final stage's steps.
+    bad = [x for x in log["stops"] if x[1] != x[2] or x[2] == R]
+    check(not bad, "stops off the stage boundaries: %r" % bad[:5])
+    # Stage membership as the trainers saw it.
+    members = {f: [] for f in fid}
+    for tid, tt, start in log["assigned"]:
+        if tid not in members[tt]:
+            members[tt].append(tid)
+    for i, f in enumerate(fid):
+        check(len(members[f]) == stages[i]["trials"],
+              "stage %d (steps %d) trained %d trials, wants %d"
+              % (i, f, len(members[f]), stages[i]["trials"]))
+    # Seeds: exactly the top k of the previous stage by best-so-far at its
+    # steps, resumed where they stopped.
+    stopped_at = {(tid, st) for tid, st, _ in log["stops"]}
+    for i in range(1, len(fid)):
+        prev = members[fid[i - 1]]
+        bsf = {tid: min(curves[log["key"][tid]][:fid[i - 1]]) for tid in prev}
+        want = sorted(prev, key=lambda tid: (bsf[tid], tid))[:min(k, stages[i]["trials"])]
+        got = [tid for tid, tt, start in log["assigned"] if tt == fid[i] and start is not None]
+        check(sorted(got) == sorted(want), "stage %d seeds %r, top %d by BSF %r"
+              % (i, got, k, want))
+        check(all((tid, fid[i - 1]) in stopped_at for tid in got),
+              "a seed did not resume where it stopped")
+        resumed_from = {tid: start for tid, tt, start in log["assigned"] if tt == fid[i] and start is not None}
+        check(all(v == fid[i - 1] for v in resumed_from.values()),
+              "resume_from_step %r, stage %d ended at %d" % (resumed_from, i - 1, fid[i - 1]))
+    full = sum(st["trials"] for st in stages) * R
+    check(sorted(log["finals"]) == sorted(members[R]),
+          "completed %r, last stage %r" % (log["finals"], members[R]))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    tc = st["trial_counts"]
+    check(st["state"] == "done" and tc["completed"] == stages[-1]["trials"]
+          and tc["paused"] == 0 and tc["pending"] + tc["running"] == 0
+          and tc["pruned"] == 12 + 3 - stages[-1]["trials"],
+          "study at the end: %r %r" % (st["state"], tc))
+    print("# multistage on material-so-en: %d steps trained for %d configurations "
+          "(all %d trained to %d: %d steps), seeds %r"
+          % (log["steps"], st["budget"], st["budget"], R, st["budget"] * R,
+             [members[f][:3] for f in fid[1:]]))
+    check(log["steps"] < 0.6 * st["budget"] * R, "trained %d steps" % log["steps"])
+
+
+def nd_order(points):
+    """ASHA's order at a rung with several objectives (core/asha.h): by
+    non-dominated rank, then within a rank by decreasing crowding distance
+    (extremes first), then by id. points: {id: (v1, v2, ...)} oriented so
+    that larger is better. Returns the ids best first."""
+    ids = sorted(points)
+    m = len(next(iter(points.values())))
+
+    def dom(a, b):
+        return all(x >= y for x, y in zip(a, b)) and any(x > y for x, y in zip(a, b))
+
+    left, ranks = set(ids), []
+    while left:
+        front = sorted(i for i in left
+                       if not any(dom(points[j], points[i]) for j in left if j != i))
+        ranks.append(front)
+        left -= set(front)
+    order = []
+    for front in ranks:
+        crowd = {i: 0.0 for i in front}
+        if len(front) <= 2:
+            crowd = {i: float("inf") for i in front}
+        else:
+            for j in range(m):
+                srt = sorted(front, key=lambda i: (points[i][j], i))
+                lo, hi = points[srt[0]][j], points[srt[-1]][j]
+                crowd[srt[0]] = crowd[srt[-1]] = float("inf")
+                if hi > lo:
+                    for q in range(1, len(srt) - 1):
+                        crowd[srt[q]] += (points[srt[q + 1]][j] - points[srt[q - 1]][j]) / (hi - lo)
+        order += sorted(front, key=lambda i: (-crowd[i], i))
+    return order
+
+
+@test("asha with two objectives: a rung orders by non-dominated rank then crowding distance; stops and promotions follow the top 1/p of that order")
+def t_asha_multiobjective(c):
+    # (bleu, gpu_time) per configuration x; bleu is reported growing over
+    # steps, gpu_time constant. 3 is dominated by 0; 7 is cheap but poor.
+    vals = {0: (20, 100), 1: (22, 150), 2: (18, 80), 3: (15, 200),
+            4: (25, 300), 5: (19, 90), 6: (21, 120), 7: (10, 60)}
+    cands = [{"x": x} for x in sorted(vals)]
+    r, R, p_ = 2, 6, 2
+    s = create(c, {"name": "mo-asha", "space": [{"name": "x", "type": "int",
+                                                 "values": sorted(vals)}],
+                   "candidates": cands,
+                   "objectives": [{"name": "bleu", "goal": "maximize"},
+                                  {"name": "gpu_time", "goal": "minimize"}],
+                   "algorithm": {"name": "asha", "r": r, "u": 100, "R": R, "p": p_,
+                                 "keep": 0, "mode": "promotion", "seed": 11}})
+    sid = s["id"]
+
+    def at(x, step):
+        b, t = vals[x]
+        return {"bleu": b - (R - step) * 0.1, "gpu_time": t}
+
+    rung = {}      # trial id -> oriented BSF vector at rung r
+    xs = {}
+    decisions, promotions = 0, 0
+    for _ in range(100):
+        rsp = suggest(c, sid, "mo")
+        if rsp["done"]:
+            break
+        if not rsp["trials"]:
+            continue
+        t = rsp["trials"][0]
+        tid, x = t["id"], t["params"]["x"]
+        xs[tid] = x
+        start = t.get("resume_from_step")
+        if start is not None:
+            # Promotable now: in the top floor(k/p) of the rung's order.
+            order = nd_order(rung)
+            lim = len(rung) // p_
+            check(tid in order[:lim], "promoted %d (x=%d) is at %d of %r, limit %d"
+                  % (tid, x, order.index(tid), order, lim))
+            promotions += 1
+        step = (start or 0) + 1
+        stopped = False
+        while step <= R:
+            v = at(x, step)
+            rep = report(c, tid, v, step=step)
+            if step == r:
+                bsf = (max(at(x, s_)["bleu"] for s_ in range(1, r + 1)), -v["gpu_time"])
+                rung[tid] = bsf
+                order = nd_order(rung)
+                lim = len(rung) // p_
+                want = "continue" if order.index(tid) < lim else "stop"
+                check(rep["action"] == want, "x=%d at the rung: %s, reference %s (order %r, limit %d)"
+                      % (x, rep["action"], want, [xs[i] for i in order], lim))
+                decisions += 1
+            else:
+                check(rep["action"] == "continue", "stop off the rung at step %d" % step)
+            if rep["action"] == "stop":
+                stopped = True
+                break
+            step += 1
+        if not stopped:
+            report(c, tid, at(x, R))
+    check(decisions == len(vals), "%d rung decisions for %d configurations" % (decisions, len(vals)))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["state"] == "done", "study %r" % st["trial_counts"])
+    # The configurations trained to R are the rung's top floor(8/2) = 4,
+    # at most (mispromotion cannot happen here: one worker, arrivals in
+    # order, and the final order's top 4 are the ones promoted or passed).
+    done = sorted(xs[t["id"]] for t in
+                  expect(call(c.port, "GET", "/v1/studies/%d/trials?state=completed" % sid), 200)["trials"])
+    top = sorted(xs[i] for i in nd_order(rung)[:len(rung) // p_])
+    print("# mo-asha: %d decisions, %d promotions, trained to R: x=%r, final top of the rung x=%r"
+          % (decisions, promotions, done, top))
+    check(set(top) <= set(done), "the rung's top %r were not all trained to R (%r)" % (top, done))
+    check(3 not in done or 3 in top, "dominated x=3 trained to R")
+
+
 @test("random search reproducible: same seed same sequence, other seed different")
 def t_reproducible(c):
     space = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0},
@@ -2347,6 +2677,230 @@ def t_bench_simulate(c):
                      [r["pareto"] for r in tsv_rows("sw-en")], 767)
     expect_error(call(c.port, "POST", bench_path("nmtlc/ted-zh-en", "/simulate"),
                       {"repeats": 1}), 422, "invalid_argument")
+
+
+# -- successive halving and ASHA on the learning curves (issue 6) -----------
+
+LC_SETS = ["material-sw-en", "material-so-en", "ted-zh-en", "ted-ru-en",
+           "robust19-ja-en", "robust19-en-ja"]
+
+
+def lc_curves(dataset):
+    """The models of one nmtlc dataset in file order: (perplexity_curve,
+    perplexity_optimal); row i is model i of the set, as the API numbers them."""
+    if "lc_opt" not in _FILES:
+        sets = {}
+        with open(os.path.join(BENCH_DIR, "nmtlc", "scratch.jsonl")) as f:
+            for line in f:
+                if line.strip():
+                    o = json.loads(line)
+                    sets.setdefault(o["dataset_name"], []).append(
+                        (o["perplexity_curve"], o["perplexity_optimal"]))
+        _FILES["lc_opt"] = sets
+    return _FILES["lc_opt"][dataset]
+
+
+def sh_reference(models, drawn, p, c, round_up=False):
+    """Successive halving as the dissertation (ch. 6) and core/sh.h define
+    it, re-implemented on the rows a run drew (in draw order): stage s looks
+    at checkpoint s*c and keeps the top max(1, floor(k/p)) (ceil with
+    round_up) by best-so-far perplexity, ties to the earlier draw; a stage
+    at which every survivor's curve has ended keeps 1. Returns the run as
+    the API reports it."""
+    curves = [models[r][0] for r in drawn]
+    opt = [models[r][1] for r in drawn]
+    n = len(drawn)
+    surv, out_at, s = list(range(n)), {}, 0
+    while len(surv) > 1:
+        s += 1
+        t = s * c
+        order = sorted(surv, key=lambda i: (min(curves[i][:t]), i))
+        if all(len(curves[i]) <= t for i in surv):
+            keep = 1
+        else:
+            k = len(surv)
+            keep = max(1, -(-k // p) if round_up else k // p)
+        for i in order[keep:]:
+            out_at[i] = s
+        surv = order[:keep]
+    final = surv[0]
+    lo = min(opt)
+    best = opt.index(lo)
+    holders = [i for i in range(n) if opt[i] == lo]
+    disc = 0 if final in holders else max(out_at[i] for i in holders)
+    spent = sum(min(len(curves[i]), out_at[i] * c) for i in out_at) + len(curves[final])
+    return {"final": drawn[final], "best": drawn[best], "correct": opt[final] == lo,
+            "discarded_at": disc, "stages": s, "spent": spent,
+            "full": sum(len(cv) for cv in curves)}
+
+
+def check_draws(sim, n):
+    seqs = sim["sequences"]
+    check(len(seqs) == sim["repeats"] == len(sim["runs"]),
+          "%d sequences, %d runs for %d repeats" % (len(seqs), len(sim["runs"]), sim["repeats"]))
+    for s in seqs:
+        check(len(s) == sim["configs"] and len(set(s)) == len(s)
+              and all(is_int(r) and 0 <= r < n for r in s),
+              "a run's draw is not %d distinct rows of [0, %d): %s" % (sim["configs"], n, short(s)))
+    check(len(set(tuple(s) for s in seqs)) == len(seqs) or len(seqs) == 1,
+          "two runs drew the same configurations in the same order")
+
+
+@test("simulate: successive halving p=2 c=10 on the six learning-curve sets (40 configs, 100 runs) agrees with a re-implementation; stored")
+def t_simulate_sh(c):
+    need_tables()
+    for ds in LC_SETS:
+        models = lc_curves(ds)
+        sim = simulate(c, "nmtlc/" + ds, {"algorithm": {"name": "sh", "p": 2, "c": 10},
+                                          "configs": 40, "repeats": 100, "seed": 0})
+        check(sim["benchmark"] == "nmtlc/" + ds and sim["configs"] == 40
+              and sim["repeats"] == 100 and sim["seed"] == 0
+              and sim["algorithm"] == {"name": "sh", "p": 2, "c": 10, "rank": "bsf",
+                                       "round_up": False, "horizon": 0, "seed": 0},
+              "simulation %r" % short({k: v for k, v in sim.items()
+                                       if k not in ("runs", "sequences")}, 600))
+        check_draws(sim, len(models))
+        for k, (drawn, run) in enumerate(zip(sim["sequences"], sim["runs"])):
+            want = sh_reference(models, drawn, 2, 10)
+            check(run == want, "%s run %d: server %r, re-implementation %r"
+                  % (ds, k, run, want))
+        m = sim["metrics"]
+        runs = sim["runs"]
+        acc = 100.0 * sum(r["correct"] for r in runs) / len(runs)
+        difs = [r["stages"] - r["discarded_at"] for r in runs if not r["correct"]]
+        spent = sum(r["spent"] for r in runs) / len(runs)
+        full = sum(r["full"] for r in runs) / len(runs)
+        check(math.isclose(m["acc"], acc) and math.isclose(m["dif"], sum(difs) / len(runs),
+                                                            abs_tol=1e-12)
+              and (m["dif_failed"] is None if not difs
+                   else math.isclose(m["dif_failed"], sum(difs) / len(difs)))
+              and math.isclose(m["spent"], spent) and math.isclose(m["full"], full)
+              and math.isclose(m["saved"], 100.0 * (1 - spent / full))
+              and math.isclose(m["stages"], sum(r["stages"] for r in runs) / len(runs)),
+              "%s metrics %r, the runs give acc %r dif %r spent %r full %r"
+              % (ds, m, acc, sum(difs) / len(runs), spent, full))
+        # Table 6.1 (p=2, c=10): acc 99 sw-en, 100 so-en zh-en ru-en, 69
+        # ja-en, 77 en-ja; 100 runs of 40 draws leave a few points of noise.
+        check(m["acc"] >= 90 if not ds.startswith("robust19") else 50 <= m["acc"] <= 95,
+              "%s acc %r far from the dissertation's" % (ds, m["acc"]))
+        check(0 < m["saved"] < 100 and m["spent"] < m["full"], "%s saved %r" % (ds, m["saved"]))
+        print("# sh p=2 c=10 %s: acc %.0f dif %.2f, %.0f of %.0f checkpoints (saved %.0f%%)"
+              % (ds, m["acc"], m["dif"], m["spent"], m["full"], m["saved"]), flush=True)
+    # Stored: GET answers the same; the list leaves out runs and sequences;
+    # the same seed draws the same; rank/round_up are honoured.
+    got = expect(call(c.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
+    check(same_simulation(got, sim), "GET differs from the POST answer: %s" % differing(got, sim))
+    ls = expect(call(c.port, "GET", "/v1/simulations?benchmark=nmtlc/" + LC_SETS[-1]), 200)
+    check(ls["simulations"][0]["id"] == sim["id"]
+          and "runs" not in ls["simulations"][0] and "sequences" not in ls["simulations"][0]
+          and ls["simulations"][0]["metrics"] == sim["metrics"], "listed %r" % short(ls))
+    ds = "robust19-ja-en"
+    models = lc_curves(ds)
+    a = simulate(c, "nmtlc/" + ds, {"algorithm": {"name": "sh", "p": 3, "c": 7, "rank": "bsf",
+                                                  "round_up": True, "seed": 99},
+                                    "configs": 25, "repeats": 12, "seed": 41})
+    check(a["algorithm"]["seed"] == 41 and a["algorithm"]["round_up"] is True,
+          "algorithm %r" % a["algorithm"])
+    check_draws(a, len(models))
+    for k, (drawn, run) in enumerate(zip(a["sequences"], a["runs"])):
+        want = sh_reference(models, drawn, 3, 7, round_up=True)
+        check(run == want, "p=3 c=7 round_up run %d: server %r, re-implementation %r"
+              % (k, run, want))
+    b = simulate(c, "nmtlc/" + ds, {"algorithm": {"name": "sh", "p": 3, "c": 7,
+                                                  "round_up": True},
+                                    "configs": 25, "repeats": 12, "seed": 41})
+    check(b["sequences"] == a["sequences"] and b["runs"] == a["runs"] and b["id"] != a["id"],
+          "same seed, other draws or results")
+    last = simulate(c, "nmtlc/" + ds, {"algorithm": {"name": "sh", "rank": "last"},
+                                       "configs": 40, "repeats": 30})
+    check(last["algorithm"]["rank"] == "last" and last["algorithm"]["c"] == 10
+          and last["algorithm"]["p"] == 2, "defaults %r" % last["algorithm"])
+    # Looking forward: rank extrapolate on the same draws as bsf. A horizon
+    # at or below every stage's checkpoint (10, 20, ...) has no future to
+    # read, so it ranks exactly as bsf (core/sh.h); the default horizon
+    # (the run's longest curve) changes some decisions on robust19.
+    lc = {"configs": 40, "repeats": 30}
+    bs = simulate(c, "nmtlc/robust19-ja-en", dict(lc, algorithm={"name": "sh"}))
+    ex = simulate(c, "nmtlc/robust19-ja-en",
+                  dict(lc, algorithm={"name": "sh", "rank": "extrapolate"}))
+    h10 = simulate(c, "nmtlc/robust19-ja-en",
+                   dict(lc, algorithm={"name": "sh", "rank": "extrapolate", "horizon": 10}))
+    check(ex["algorithm"]["rank"] == "extrapolate" and ex["algorithm"]["horizon"] == 0
+          and bs["algorithm"]["horizon"] == 0, "algorithms %r %r" % (ex["algorithm"], bs["algorithm"]))
+    check(ex["sequences"] == bs["sequences"] == h10["sequences"], "other draws for the same seed")
+    check(h10["runs"] == bs["runs"], "horizon 10 ranked differently from bsf")
+    check(ex["runs"] != bs["runs"], "extrapolation changed no decision in 30 runs on robust19-ja-en")
+    print("# sh p=2 c=10 robust19-ja-en, 30 runs: acc bsf %.0f, extrapolate %.0f"
+          % (bs["metrics"]["acc"], ex["metrics"]["acc"]))
+    one = simulate(c, "nmtlc/ted-zh-en", {"algorithm": {"name": "sh"}, "configs": 1,
+                                          "repeats": 1})
+    check(len(one["sequences"][0]) == 1 and one["runs"][0]["stages"] == 0
+          and one["runs"][0]["correct"] and one["metrics"]["acc"] == 100,
+          "one configuration: %r" % short(one["runs"]))
+
+
+@test("simulate: asha (r=5 u=2 R=25 p=2 keep=2, 4 workers) on material-so-en saves checkpoints and keeps a good configuration")
+def t_simulate_asha(c):
+    need_tables()
+    ds = "material-so-en"
+    models = lc_curves(ds)
+    algo = {"name": "asha", "r": 5, "u": 2, "R": 25, "p": 2, "keep": 2}
+    sim = simulate(c, "nmtlc/" + ds, {"algorithm": algo, "configs": 40, "workers": 4,
+                                      "repeats": 100, "seed": 0})
+    check(sim["workers"] == 4 and sim["configs"] == 40 and sim["repeats"] == 100
+          and sim["algorithm"] == dict(algo, mode="promotion", seed=0),
+          "simulation %r" % short({k: v for k, v in sim.items()
+                                   if k not in ("runs", "sequences")}, 600))
+    check_draws(sim, len(models))
+    R, r0 = algo["R"], algo["r"]
+    for k, (drawn, run) in enumerate(zip(sim["sequences"], sim["runs"])):
+        cap = [min(R, len(models[row][0])) for row in drawn]
+        tr = run["trained"]
+        opt = [models[row][1] for row in drawn]
+        lo = min(opt)
+        check(len(tr) == 40 and sum(tr) == run["steps"] and run["steps_full"] == sum(cap),
+              "run %d: trained %r sums to %r, steps %r, steps_full %r (all to R: %r)"
+              % (k, tr, sum(tr), run["steps"], run["steps_full"], sum(cap)))
+        check(run["steps"] <= run["steps_full"], "run %d trained more than all to R" % k)
+        check(all(min(r0, cp) <= t <= cp for t, cp in zip(tr, cap)),
+              "run %d: a configuration trained outside [min(r, len), min(R, len)]: %r" % (k, tr))
+        full = [j for j in range(40) if tr[j] == cap[j]]
+        check(run["n_full"] == len(full), "run %d: n_full %r, %d trained to R"
+              % (k, run["n_full"], len(full)))
+        check(run["best_full"] == any(opt[j] == lo for j in full),
+              "run %d: best_full %r" % (k, run["best_full"]))
+        check(1 <= run["best_rank"] <= 40 and run["elapsed"] * 4 >= run["steps"],
+              "run %d: rank %r, elapsed %r" % (k, run["best_rank"], run["elapsed"]))
+    m = sim["metrics"]
+    runs = sim["runs"]
+    nr = float(len(runs))
+    want = {"steps": sum(x["steps"] for x in runs) / nr,
+            "steps_full": sum(x["steps_full"] for x in runs) / nr,
+            "saved": sum(100.0 * (1 - x["steps"] / x["steps_full"]) for x in runs) / nr,
+            "best_kept": 100.0 * sum(x["best_full"] for x in runs) / nr,
+            "best_rank": sum(x["best_rank"] for x in runs) / nr,
+            "kept_best": 100.0 * sum(x["best_rank"] == 1 for x in runs) / nr,
+            "n_full": sum(x["n_full"] for x in runs) / nr,
+            "elapsed": sum(x["elapsed"] for x in runs) / nr}
+    for key, v in want.items():
+        check(math.isclose(m[key], v, rel_tol=1e-9, abs_tol=1e-9),
+              "metrics.%s %r, the runs give %r" % (key, m[key], v))
+    check(m["saved"] > 0 and m["best_rank"] >= 1 and m["steps"] < m["steps_full"],
+          "asha saved %r, rank %r" % (m["saved"], m["best_rank"]))
+    print("# asha %s: %.0f of %.0f checkpoints (saved %.1f%%), best trained to R in %.0f%%, "
+          "rank of kept %.2f" % (ds, m["steps"], m["steps_full"], m["saved"], m["best_kept"],
+                                 m["best_rank"]), flush=True)
+    got = expect(call(c.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
+    check(same_simulation(got, sim), "GET differs from the POST answer: %s" % differing(got, sim))
+    one = simulate(c, "nmtlc/" + ds, {"algorithm": algo, "repeats": 3, "seed": 0})
+    check(one["workers"] == 4 and one["configs"] == 40 and one["runs"] == runs[:3]
+          and one["sequences"] == sim["sequences"][:3],
+          "defaults (workers 4, configs 40) or seeds differ: %r" % short(one["runs"]))
+    w1 = simulate(c, "nmtlc/" + ds, {"algorithm": algo, "workers": 1, "repeats": 3,
+                                     "seed": 0})
+    check(w1["sequences"] == one["sequences"]
+          and all(x["elapsed"] == x["steps"] for x in w1["runs"]),
+          "one worker: elapsed must equal steps: %r" % short(w1["runs"]))
 
 
 @test("benchmarks: a study backed by nmthpo/zh-en takes the table's space, rows and objective")
