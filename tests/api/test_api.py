@@ -2268,6 +2268,74 @@ def t_lease(c):
     check(v and float(v.group(1)) >= 1, "hpod_leases_expired_total not >= 1")
 
 
+@test("multistage: a stage member whose worker died is replaced after its lease lapses; the stage waits, then advances and the study finishes")
+def t_multistage_lease(c):
+    space = [{"name": "x", "type": "int", "values": [1, 2, 3, 4, 5]}]
+    s = create(c, {"name": "ms-lease", "space": space,
+                   "candidates": [{"x": v} for v in (1, 2, 3, 4, 5)],
+                   "objectives": [{"name": "loss", "goal": "minimize"}],
+                   "lease_seconds": 1,
+                   "algorithm": {"name": "multistage", "k": 1, "seed": 2,
+                                 "stages": [{"steps": 2, "trials": 3},
+                                            {"steps": 4, "trials": 1}]}})
+    sid = s["id"]
+    check(s["budget"] == 3, "budget %r (3 new, then 1 - 1)" % s["budget"])
+
+    def loss(x, step):
+        return x + 1.0 / step
+
+    dead = suggest(c, sid, "dies")["trials"][0]
+    check(dead["train_to"] == 2, "stage 0 trains to 2: %r" % short(dead))
+    live = []
+    for w in ("a", "b"):
+        t = suggest(c, sid, w)["trials"][0]
+        live.append(t)
+        for step in (1, 2):
+            rep = report(c, t["id"], {"loss": loss(t["params"]["x"], step)}, step=step)
+            want = "stop" if step == 2 else "continue"
+            check(rep["action"] == want and rep["train_to"] == 2,
+                  "step %d: %r, want %s" % (step, short(rep), want))
+        check(get_trial(c, t["id"])["state"] == "paused", "paused at the stage's steps")
+    # The stage is full (3 members) and one is live: wait, not done.
+    r = suggest(c, sid, "c")
+    check(r["trials"] == [] and not r["done"] and r.get("retry_after"),
+          "while a member trains: %r" % short(r))
+    time.sleep(2.5)
+    deadline = time.monotonic() + 15
+    while True:
+        r = suggest(c, sid, "c")
+        if r["trials"]:
+            break
+        check(time.monotonic() < deadline, "no replacement 15 s after the lease lapsed")
+        time.sleep(0.5)
+    rep_t = r["trials"][0]
+    check(rep_t["id"] != dead["id"] and rep_t["train_to"] == 2
+          and rep_t.get("resume_from_step") is None, "replacement %r" % short(rep_t))
+    check(get_trial(c, dead["id"])["state"] == "failed", "the dead trial is failed")
+    for step in (1, 2):
+        report(c, rep_t["id"], {"loss": loss(rep_t["params"]["x"], step)}, step=step)
+    # Stage 0 complete: the best of the three (lowest loss at step 2) goes on.
+    members = live + [rep_t]
+    best = min(members, key=lambda t: (loss(t["params"]["x"], 2), t["id"]))
+    r = suggest(c, sid, "d")
+    check(len(r["trials"]) == 1, "stage 1: %r" % short(r))
+    seed = r["trials"][0]
+    check(seed["id"] == best["id"] and seed["resume_from_step"] == 2
+          and seed["train_to"] == 4, "seed %r, best %r" % (short(seed), best["id"]))
+    for t in members:
+        if t["id"] != best["id"]:
+            g = get_trial(c, t["id"])
+            check(g["state"] == "pruned", "trial %d left behind is %s" % (t["id"], g["state"]))
+    for step in (3, 4):
+        rep = report(c, seed["id"], {"loss": loss(seed["params"]["x"], step)}, step=step)
+        check(rep["action"] == "continue", "the last stage never stops: %r" % short(rep))
+    report(c, seed["id"], {"loss": loss(seed["params"]["x"], 4)})
+    r = suggest(c, sid, "d")
+    check(r["trials"] == [] and r["done"], "after the last stage: %r" % short(r))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["state"] == "done", "study %r" % st["trial_counts"])
+
+
 @test("two servers, one database, 16 concurrent workers on 100 candidates")
 def t_concurrent(c):
     b = c.server()
