@@ -201,6 +201,16 @@ mstage_decide(struct mstage *ms, int64_t id, size_t step)
 }
 
 size_t
+mstage_count_at(const struct mstage *ms, size_t f)
+{
+    size_t k = 0;
+    double v;
+    for (size_t i = 0; ms && i < ms->n_t; i++)
+        k += (size_t)value_at(ms, &ms->t[i], f, &v);
+    return k;
+}
+
+size_t
 mstage_last_step(const struct mstage *ms, int64_t id)
 {
     const struct ms_trial *t = ms ? get(ms, id) : NULL;

@@ -153,6 +153,9 @@ void mstage_plan(struct mstage *ms, struct mstage_plan *out);
 /* Frees the plan's arrays and zeroes it. */
 void mstage_plan_cleanup(struct mstage_plan *p);
 
+/* The number of declared trials with a value at fidelity f. */
+size_t mstage_count_at(const struct mstage *ms, size_t f);
+
 /* The highest step id has reported, 0 if none (or undeclared). */
 size_t mstage_last_step(const struct mstage *ms, int64_t id);
 

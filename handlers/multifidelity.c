@@ -241,6 +241,13 @@ mf_prepare(struct req *rq, const struct study_def *d, const struct study *s,
     w->finished = plan.stage >= d->algo.ms_n;
     w->train_to = w->finished ? -1 : d->algo.ms_steps[plan.stage];
     w->max_new = w->finished ? 0 : (long long)plan.n_new;
+    w->obs_at = w->train_to;
+    for (size_t i = plan.stage; !w->finished && i-- > 0;) {
+        size_t need = d->algo.init > 0 ? (size_t)d->algo.init : 1;
+        if (mstage_count_at(w->ms, (size_t)w->obs_at) >= need)
+            break;
+        w->obs_at = d->algo.ms_steps[i];
+    }
     w->n_resume = plan.n_resume;
     w->resume = xcalloc(plan.n_resume + 1, sizeof *w->resume);
     w->resume_from = xcalloc(plan.n_resume + 1, sizeof *w->resume_from);
@@ -302,7 +309,7 @@ mf_observation(const struct mf_work *w, const struct trial *t, double *y,
     *pending = 0;
     if (!w->multistage || w->finished)
         return 0;
-    if (mstage_value_at(w->ms, t->id, (size_t)w->train_to, y))
+    if (mstage_value_at(w->ms, t->id, (size_t)w->obs_at, y))
         return 1;
     *pending = t->train_to == w->train_to &&
                (t->state == TRIAL_PENDING || t->state == TRIAL_RUNNING ||

@@ -42,6 +42,7 @@ struct mf_work {
     struct mstage *ms;  /* multistage: the stages as the database holds them */
     size_t stage;       /* current stage; == stages when finished */
     long long train_to; /* its steps (new trials train to it); -1: none */
+    long long obs_at;   /* the fidelity the model learns from (below) */
     long long max_new;  /* new configurations allowed now; -1: no limit */
     int finished;       /* multistage: every stage is complete */
     long long *resume;  /* multistage: paused seeds waiting, best first */
@@ -67,9 +68,14 @@ enum hpod_status mf_promote(struct req *rq, const struct study_def *d,
 
 /*
  * mf_observation - multistage: the model's evidence in the current stage.
- * Returns 1 with *y (objective, as reported) when trial id has a value at
- * the stage's fidelity; 0 otherwise, with *pending = 1 when it is being
- * trained to that fidelity (a live or waiting member of the stage).
+ * BO within a stage learns from the values trials reached at the stage's
+ * steps; when a stage starts none has reached them yet (its seeds are
+ * waiting), so the model learns from the highest fidelity at or below the
+ * stage's that at least `init` trials have reached (w->obs_at): a stage's
+ * first new configurations are chosen from the previous stage's results,
+ * not at random. Returns 1 with *y (objective, as reported) when trial t
+ * has a value at w->obs_at; 0 otherwise, with *pending = 1 when it is
+ * being trained in the current stage (a live or waiting member).
  */
 int mf_observation(const struct mf_work *w, const struct trial *t, double *y,
                    int *pending);

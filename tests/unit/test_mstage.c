@@ -98,6 +98,10 @@ test_value_at(void **state)
     assert_int_equal(mstage_last_step(ms, 2), 6);
     assert_int_equal(mstage_last_step(ms, 5), 0);
     assert_int_equal(mstage_last_step(ms, 77), 0);
+    /* At 4: trials 1 (steps to 5), 2 (step 6), 4 and 5 (completed). */
+    assert_int_equal(mstage_count_at(ms, 4), 4);
+    assert_int_equal(mstage_count_at(ms, 1), 5); /* and 3, at step 1 */
+    assert_int_equal(mstage_count_at(ms, 100), 2);
     mstage_destroy(ms);
 }
 
