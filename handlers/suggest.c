@@ -17,6 +17,7 @@
 #include "core/mobo.h"
 #include "core/pareto.h"
 #include "core/sampler.h"
+#include "handlers/constraints.h"
 #include "handlers/handlers.h"
 #include "handlers/json_model.h"
 #include "handlers/multifidelity.h"
@@ -186,11 +187,9 @@ add_mo_observation(struct history *h, const struct study_def *d, json_t *vals,
         complete &= json_is_number(v);
     }
     for (size_t c = 0; c < nc; c++) {
-        json_t *v = json_object_get(vals, d->con_metric[c]);
-        double x = json_is_number(v) ? json_number_value(v) : NAN;
-        /* mobo takes "<= bound": a "min" constraint is negated. */
-        h->mo_c[k * (nc ? nc : 1) + c] = d->con_is_max[c] ? x : -x;
-        any |= json_is_number(v);
+        double x = constraint_value(d, c, vals);
+        h->mo_c[k * (nc ? nc : 1) + c] = x;
+        any |= !isnan(x);
     }
     if (!any)
         return;
@@ -238,18 +237,9 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
         if (json_is_number(v))
             ref[j] = json_number_value(v) * d->obj_sense[j];
     }
-    /* Positive metrics (time, speed, memory) have multiplicative noise:
-     * their GP models the logarithm (Beck et al. 2016). Only for "max"
-     * bounds on metrics observed positive; a "min" bound is negated. */
-    for (size_t c = 0; c < nc; c++) {
-        con_max[c] = d->con_is_max[c] ? d->con_bound[c] : -d->con_bound[c];
-        con_log[c] = d->con_is_max[c] && d->con_bound[c] > 0;
-        for (size_t i = 0; i < h->n_mo && con_log[c]; i++) {
-            double x = h->mo_c[i * nc + c];
-            if (!isnan(x) && !(x > 0))
-                con_log[c] = 0;
-        }
-    }
+    /* Positive metrics under a "max" bound get a log GP (Beck et al.
+     * 2016: multiplicative noise); handlers/constraints.h. */
+    constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
     struct mobo_input mi = {
         .space = &d->space,
         .surrogate = d->algo.name == ALGO_EHVI    ? d->algo.surrogate

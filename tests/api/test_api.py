@@ -1627,6 +1627,95 @@ def t_decoupled(c):
     check(feas == {ta["id"]: True, tb["id"]: False, tc["id"]: False}, "feasibility %r" % feas)
 
 
+
+@test("best with decoupled constraints: a trial that never reported gpu_time is recommended only when the constraint GP gives P(feasible) >= confidence")
+def t_best_confidence(c):
+    # gpu_time = 100·exp(2x) with ±4% deterministic multiplicative noise:
+    # log gpu_time is linear in x, so the GP of log gpu_time (core/mobo)
+    # is sure far from the bound B = 100·e (x = 0.5) and less so near it.
+    bound = 100 * math.e
+    grid = [0.025 + 0.05 * i for i in range(20)]            # report both metrics
+    deep_ok, deep_bad, border = 0.1, 0.9, 0.48              # report bleu only
+    cands = [{"x": x} for x in grid + [deep_ok, deep_bad, border]]
+
+    def gpu(i, x):
+        return 100 * math.exp(2 * x) * math.exp(0.04 * math.sin(17.0 * i + 1))
+
+    def study(conf):
+        s = create(c, {"name": "best-confidence %g" % conf,
+                       "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                       "candidates": cands,
+                       "objectives": [{"name": "bleu", "goal": "maximize"}],
+                       "constraints": [{"metric": "gpu_time", "max": bound, "confidence": conf}],
+                       "algorithm": {"name": "random", "seed": 5}})
+        check(s["constraints"][0]["confidence"] == conf, "confidence stored %r" % s["constraints"])
+        ts = suggest(c, s["id"], "w", count=len(cands))["trials"]
+        check(len(ts) == len(cands), "%d trials issued, want %d" % (len(ts), len(cands)))
+        return s["id"], {t["params"]["x"]: t["id"] for t in ts}
+
+    def best(sid):
+        return expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)
+
+    lo, hi = study(0.9), study(0.999999)
+    for sid, tid in (lo, hi):
+        # Nobody reported gpu_time: the model knows nothing, nothing qualifies.
+        report(c, tid[deep_ok], {"bleu": 28})
+        report(c, tid[deep_bad], {"bleu": 30})
+        b = best(sid)
+        check(b["trial"] is None and "p_feasible" not in b,
+              "no gpu_time reported yet: best must be null, got %r" % short(b))
+        # Three reports (feasible, x <= 0.125) are too few to vouch for anyone:
+        # the best observed-feasible trial, p_feasible 1.
+        for i in range(3):
+            report(c, tid[grid[i]], {"bleu": 10 + 5 * grid[i], "gpu_time": gpu(i, grid[i])})
+        b = best(sid)
+        check(b["trial"] is not None and b["trial"]["id"] == tid[grid[2]] and b["p_feasible"] == 1,
+              "3 reports: best must be the observed-feasible %d with p 1, got %r"
+              % (tid[grid[2]], short(b)))
+        for i in range(3, len(grid)):
+            report(c, tid[grid[i]], {"bleu": 10 + 5 * grid[i], "gpu_time": gpu(i, grid[i])})
+    # The grid's best observed-feasible trial is x = 0.475 (bleu 12.4); the
+    # infeasible ones up to 14.9 never count. deep_ok (bleu 28) sits where
+    # every neighbour is far below B: recommended at both confidences;
+    # deep_bad (bleu 30) sits where every neighbour is far above: never.
+    ps = {}
+    for conf, (sid, tid) in ((0.9, lo), (0.999999, hi)):
+        b = best(sid)
+        ps["deep feasible @%g" % conf] = b.get("p_feasible")
+        check(b["trial"] is not None and b["trial"]["id"] == tid[deep_ok]
+              and b["p_feasible"] >= conf and b["p_feasible"] <= 1,
+              "confidence %g: best must be the unreported deep-feasible trial %d with "
+              "p_feasible >= %g, got %r" % (conf, tid[deep_ok], conf, short(b)))
+    # The borderline one (x = 0.48, bleu 29): likely feasible, not certainly.
+    for sid, tid in (lo, hi):
+        report(c, tid[border], {"bleu": 29})
+    b = best(lo[0])
+    ps["borderline @0.9"] = b.get("p_feasible")
+    check(b["trial"] is not None and b["trial"]["id"] == lo[1][border]
+          and 0.9 <= b["p_feasible"] < 0.999999,
+          "confidence 0.9: best must be the borderline trial %d with 0.9 <= p < 0.999999, "
+          "got %r" % (lo[1][border], short(b)))
+    b = best(hi[0])
+    check(b["trial"] is not None and b["trial"]["id"] == hi[1][deep_ok],
+          "confidence 0.999999: the borderline trial must drop out for %d, got %r"
+          % (hi[1][deep_ok], short(b)))
+    again = best(lo[0])
+    check(again == best(lo[0]) and again["p_feasible"] == ps["borderline @0.9"],
+          "best is not deterministic: %r" % short(again))
+    # A reported value decides over the model: the deep-infeasible trial's
+    # measurement arrives and meets nothing; a reported feasible value wins
+    # outright with p_feasible 1.
+    report(c, hi[1][deep_bad], {"gpu_time": gpu(99, deep_bad)})
+    b = best(hi[0])
+    check(b["trial"]["id"] == hi[1][deep_ok], "reported infeasible must not win: %r" % short(b))
+    report(c, hi[1][border], {"gpu_time": 0.9 * bound})
+    b = best(hi[0])
+    check(b["trial"]["id"] == hi[1][border] and b["p_feasible"] == 1,
+          "borderline reported feasible must win with p 1: %r" % short(b))
+    print("# best confidence: " + ", ".join("p(%s) = %.9f" % kv for kv in sorted(ps.items())),
+          flush=True)
+
+
 def brute_front(pts, sense):
     """Indices of the non-dominated points (sense +1 maximize, -1 minimize)."""
     def dom(a, b):
@@ -1826,21 +1915,20 @@ def t_constrained(c):
     check(sum(gaps) / len(gaps) <= 0.5, "mean gap %.3f > 0.5" % (sum(gaps) / len(gaps)))
 
 
-@test("asha: 4 concurrent trainers on learning curves; stops only at rungs, promotions resume paused trials, far fewer steps than training all to R")
-def t_asha(c):
-    need_tables()
-    models = curve_models("material-so-en")
-    # One curve per distinct configuration (the first), long enough for R.
-    R = 12
+def curve_study(ds, R, n):
+    """A finite study over the first n distinct configurations of nmtlc set
+    ds whose curves reach R checkpoints (the first curve of each): the
+    parameter names, the space (one value list per hyperparameter), the
+    candidates and {json key of a configuration: its curve}."""
     seen, cands, curves = set(), [], {}
-    for hp, curve in models:
+    for hp, curve in curve_models(ds):
         key = json.dumps(hp, sort_keys=True)
         if key in seen or len(curve) < R:
             continue
         seen.add(key)
         cands.append(hp)
         curves[key] = curve
-        if len(cands) == 24:
+        if len(cands) == n:
             break
     names = sorted(cands[0])
     space = []
@@ -1849,6 +1937,14 @@ def t_asha(c):
         is_int = all(float(v).is_integer() for v in vals)
         space.append({"name": nm, "type": "int" if is_int else "float",
                       "values": [int(v) if is_int else v for v in vals]})
+    return names, space, cands, curves
+
+
+@test("asha: 4 concurrent trainers on learning curves; stops only at rungs, promotions resume paused trials, far fewer steps than training all to R")
+def t_asha(c):
+    need_tables()
+    R = 12
+    names, space, cands, curves = curve_study("material-so-en", R, 24)
     r, u, p_ = 2, 2, 2
     rungs = list(range(r, R, u))          # decision rungs below R
     s = create(c, {"name": "asha", "space": space, "candidates": cands,
@@ -1924,28 +2020,11 @@ def t_asha(c):
 @test("multistage: 4 concurrent trainers on learning curves; each stage trains to its steps, the top k by best-so-far seed the next, the last stage completes")
 def t_multistage(c):
     need_tables()
-    models = curve_models("material-so-en")
     stages = [{"steps": 4, "trials": 12}, {"steps": 8, "trials": 6},
               {"steps": 12, "trials": 3}]
     R = stages[-1]["steps"]
     k = 3
-    seen, cands, curves = set(), [], {}
-    for hp, curve in models:
-        key = json.dumps(hp, sort_keys=True)
-        if key in seen or len(curve) < R:
-            continue
-        seen.add(key)
-        cands.append(hp)
-        curves[key] = curve
-        if len(cands) == 30:
-            break
-    names = sorted(cands[0])
-    space = []
-    for nm in names:
-        vals = sorted({h[nm] for h in cands})
-        is_int = all(float(v).is_integer() for v in vals)
-        space.append({"name": nm, "type": "int" if is_int else "float",
-                      "values": [int(v) if is_int else v for v in vals]})
+    names, space, cands, curves = curve_study("material-so-en", R, 30)
     s = create(c, {"name": "multistage", "space": space, "candidates": cands,
                    "objectives": [{"name": "ppl", "goal": "minimize"}],
                    "algorithm": {"name": "multistage", "stages": stages, "k": k,
