@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "core/mem.h"
 #include "core/metrics.h"
 #include "core/mobo.h"
+#include "core/mstage_sim.h"
 #include "core/pareto.h"
 #include "core/sh.h"
 #include "core/simulate.h"
@@ -99,6 +101,7 @@ struct opts {
     int sh;         /* --sh: the successive-halving section instead */
     int mo;         /* --mo: Table 4 and constrained runs instead */
     int asha;       /* --asha: the ASHA section instead */
+    int multistage; /* --multistage: multi-stage BO beside ASHA instead */
     size_t configs; /* --configs: configurations per SH run */
 };
 
@@ -129,6 +132,9 @@ usage(FILE *f)
                "  --asha: ASHA (4 workers, r=5 u=2 R=25 p=2 keep=2) on the "
                "learning curves,\n"
                "        same options and --out handling as --sh\n"
+               "  --multistage: multi-stage BO (stages of 20, 8, 3 trials, "
+               "k=3; base random,\n"
+               "        gp, graph) beside ASHA on the same draws, like --asha\n"
                "methods:");
     for (size_t m = 0; m < N_METHODS; m++)
         fprintf(f, " %s", methods[m].key);
@@ -235,6 +241,10 @@ parse_opts(int argc, char **argv, const char *benchmarks_dir, struct opts *o)
         }
         if (strcmp(a, "--asha") == 0) {
             o->asha = 1;
+            continue;
+        }
+        if (strcmp(a, "--multistage") == 0) {
+            o->multistage = 1;
             continue;
         }
         const char *eq = strchr(a, '=');
@@ -1690,6 +1700,547 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* hpod bench --multistage: multi-stage BO replayed on the learning    */
+/* curves, beside ASHA on the same draws (issue 6; core/mstage_sim.h). */
+
+#define MS_BEGIN "<!-- hpod bench --multistage: begin -->"
+#define MS_END "<!-- hpod bench --multistage: end -->"
+#define MS_K 3
+#define MS_STAGES 3
+#define MS_METHODS 4 /* ASHA, then multistage with base random, gp, graph */
+
+/* Trials per stage (Wang et al. 2015 shape: many cheap, few expensive). */
+static const size_t ms_trials[MS_STAGES] = {20, 8, 3};
+
+static const struct {
+    const char *label;
+    enum sampler_kind kind;
+} ms_methods[MS_METHODS] = {
+    {"ASHA (4 workers)", SAMPLER_RANDOM},
+    {"multistage, base random", SAMPLER_RANDOM},
+    {"multistage, base gp", SAMPLER_GP},
+    {"multistage, base graph", SAMPLER_GRAPH},
+};
+
+/* One run's figures, whichever method. */
+struct ms_run {
+    size_t steps, steps_full, started, rank;
+    int best_full, best_started;
+    enum hpod_status st;
+};
+
+/* Means over the runs of one (set, method). */
+struct ms_cell {
+    double steps, full, saved, started, rank, rank1, best_full, best_started;
+    double seconds;
+};
+
+struct ms_set {
+    const struct bench_lc_set *set;
+    size_t len_med, R, steps[MS_STAGES];
+    double nominal; /* checkpoints of the schedule if no curve ends early */
+    size_t n_dims;  /* varying hyperparameters */
+    struct asha_sim_curve *cv;
+    double *feat;
+    struct space sp;
+    struct ms_run *runs[MS_METHODS]; /* o->repeats each */
+    struct ms_cell cell[MS_METHODS];
+};
+
+/* What a thread needs to replay runs k = tid, tid + T, ... */
+struct ms_job {
+    const struct opts *o;
+    struct ms_set *s;
+    size_t method, tid, threads;
+};
+
+/* The schedule's checkpoints when every curve is at least R long. */
+static double
+ms_nominal(const size_t *steps)
+{
+    double c = 0, prev = 0;
+    for (size_t i = 0; i < MS_STAGES; i++) {
+        size_t seeds = 0;
+        if (i > 0)
+            seeds = ms_trials[i] < MS_K ? ms_trials[i] : MS_K;
+        /* seeds train from the previous fidelity, new trials from 0 */
+        c += (double)seeds * ((double)steps[i] - prev) +
+             (double)(ms_trials[i] - seeds) * (double)steps[i];
+        prev = (double)steps[i];
+    }
+    return c;
+}
+
+/*
+ * The hyperparameters as a finite space: every column that varies in the
+ * set is a value list in log scale. The values are positive and mostly
+ * double (bpe 1..32 thousand merges, layers 1..6, model size 256..1024,
+ * learning rate 3e-4..1e-3), which is how the papers scaled them
+ * (DESIGN.md §3: `.hyps_scaled` uses log(x)); constant columns carry no
+ * information and are left out. Two curves may share a configuration
+ * (the sets hold repeated trainings): they are two candidates with the
+ * same features.
+ */
+static enum hpod_status
+ms_space(struct ms_set *s)
+{
+    const struct bench_lc_set *set = s->set;
+    size_t n = set->n, d = set->n_hyper, nd = 0;
+    double *vals = xmalloc(n * sizeof *vals);
+    size_t *cols = xmalloc((d ? d : 1) * sizeof *cols);
+    enum hpod_status st = HPOD_OK;
+
+    space_init(&s->sp);
+    for (size_t j = 0; j < d && st == HPOD_OK; j++) {
+        size_t nv = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = set->curves[i].hyper[j];
+            size_t k = 0;
+            while (k < nv && vals[k] != v)
+                k++;
+            if (k == nv)
+                vals[nv++] = v;
+        }
+        if (nv < 2)
+            continue;
+        int log_scale = 1;
+        for (size_t k = 0; k < nv; k++)
+            log_scale &= vals[k] > 0;
+        st = space_add_values(&s->sp, PARAM_FLOAT, vals, nv, log_scale);
+        cols[nd++] = j;
+    }
+    s->n_dims = nd;
+    if (st == HPOD_OK && nd == 0)
+        st = HPOD_EINVAL;
+    if (st == HPOD_OK) {
+        s->feat = xmalloc(n * nd * sizeof *s->feat);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < nd; j++)
+                s->feat[i * nd + j] = set->curves[i].hyper[cols[j]];
+    }
+    free(vals);
+    free(cols);
+    return st;
+}
+
+static void *
+ms_thread(void *arg)
+{
+    struct ms_job *jb = arg;
+    const struct opts *o = jb->o;
+    struct ms_set *s = jb->s;
+    for (size_t k = jb->tid; k < o->repeats; k += jb->threads) {
+        struct ms_run *out = &s->runs[jb->method][k];
+        struct rng r;
+        rng_seed(&r, o->seed + k);
+        if (jb->method == 0) {
+            struct asha_params prm;
+            struct asha_sim_result res;
+            memset(&prm, 0, sizeof prm);
+            prm.r = ASHA_R0;
+            prm.u = ASHA_U;
+            prm.R = s->R;
+            prm.p = ASHA_P;
+            prm.keep = ASHA_KEEP;
+            size_t *drawn = xmalloc(o->configs * sizeof *drawn);
+            size_t *trained = xmalloc(o->configs * sizeof *trained);
+            out->st = asha_sim_trace(s->cv, s->set->n, &prm, ASHA_WORKERS,
+                                     o->configs, &r, &res, drawn, trained);
+            out->steps = res.steps;
+            out->steps_full = res.steps_full;
+            out->rank = res.best_rank;
+            out->best_full = res.best_full;
+            out->started = 0;
+            out->best_started = 0;
+            double opt = INFINITY;
+            for (size_t j = 0; j < o->configs; j++)
+                if (s->cv[drawn[j]].optimal < opt)
+                    opt = s->cv[drawn[j]].optimal;
+            for (size_t j = 0; j < o->configs && out->st == HPOD_OK; j++)
+                if (trained[j] > 0) {
+                    out->started++;
+                    out->best_started |= s->cv[drawn[j]].optimal == opt;
+                }
+            free(drawn);
+            free(trained);
+            continue;
+        }
+        struct mstage_params prm = {MS_STAGES, s->steps, ms_trials,
+                                    MS_K,      -1,       0};
+        struct mstage_sim_base base = {ms_methods[jb->method].kind, o->seed + k,
+                                       (int)o->init, KERNEL_MATERN52, 0};
+        struct mstage_sim_result res;
+        out->st = mstage_sim_run(s->cv, s->set->n, s->feat, &s->sp, &prm, &base,
+                                 o->configs, &r, &res);
+        out->steps = res.steps;
+        out->steps_full = res.steps_full;
+        out->started = res.started;
+        out->rank = res.best_rank;
+        out->best_full = res.best_full;
+        out->best_started = res.best_started;
+    }
+    return NULL;
+}
+
+/* Runs one (set, method) on o->threads threads; fills its cell. */
+static enum hpod_status
+ms_cell_run(const struct opts *o, struct ms_set *s, size_t m)
+{
+    size_t nt = o->threads < o->repeats ? o->threads : o->repeats;
+    pthread_t tid[64];
+    struct ms_job jobs[64];
+    int created[64] = {0};
+    enum hpod_status st = HPOD_OK;
+
+    if (nt > 64)
+        nt = 64;
+    s->runs[m] = xcalloc(o->repeats, sizeof *s->runs[m]);
+    double t0 = now_s();
+    for (size_t t = 0; t < nt; t++)
+        jobs[t] = (struct ms_job){o, s, m, t, nt};
+    for (size_t t = 1; t < nt; t++)
+        created[t] = pthread_create(&tid[t], NULL, ms_thread, &jobs[t]) == 0;
+    /* The calling thread does share 0, and the share of a thread that
+     * could not start: every run is replayed once, whatever happens. */
+    ms_thread(&jobs[0]);
+    for (size_t t = 1; t < nt; t++) {
+        if (created[t])
+            pthread_join(tid[t], NULL);
+        else
+            ms_thread(&jobs[t]);
+    }
+    struct ms_cell *c = &s->cell[m];
+    c->seconds = now_s() - t0;
+    double nr = (double)o->repeats;
+    for (size_t k = 0; k < o->repeats; k++) {
+        const struct ms_run *r = &s->runs[m][k];
+        if (r->st != HPOD_OK && st == HPOD_OK)
+            st = r->st;
+        c->steps += (double)r->steps / nr;
+        c->full += (double)r->steps_full / nr;
+        c->saved +=
+            100.0 * (1.0 - (double)r->steps / (double)r->steps_full) / nr;
+        c->started += (double)r->started / nr;
+        c->rank += (double)r->rank / nr;
+        c->rank1 += (r->rank == 1 ? 100.0 : 0.0) / nr;
+        c->best_full += (r->best_full ? 100.0 : 0.0) / nr;
+        c->best_started += (r->best_started ? 100.0 : 0.0) / nr;
+    }
+    return st;
+}
+
+/*
+ * The stage fidelities of a set: stage 0 at a, stage 1 halfway from a to
+ * R, stage 2 at R, with a the one whose nominal checkpoints come closest
+ * to ASHA's mean on the same draws (ties to the smaller a): the two
+ * methods then spend about the same budget, and the comparison is of
+ * what they keep for it.
+ */
+static void
+ms_schedule(struct ms_set *s, double asha_steps)
+{
+    double best = INFINITY;
+    size_t R = s->R;
+    for (size_t a = 1; a + 2 <= R; a++) {
+        size_t st[MS_STAGES] = {a, a + (R - a + 1) / 2, R};
+        double d = fabs(ms_nominal(st) - asha_steps);
+        if (d < best) {
+            best = d;
+            memcpy(s->steps, st, sizeof st);
+        }
+    }
+    s->nominal = ms_nominal(s->steps);
+}
+
+/* Paired comparison of two methods' ranks: % of runs a better, b better. */
+static void
+ms_paired(const struct ms_set *s, size_t runs, size_t a, size_t b,
+          double *a_wins, double *b_wins)
+{
+    *a_wins = *b_wins = 0;
+    for (size_t k = 0; k < runs; k++) {
+        size_t ra = s->runs[a][k].rank, rb = s->runs[b][k].rank;
+        *a_wins += ra < rb ? 100.0 / (double)runs : 0.0;
+        *b_wins += rb < ra ? 100.0 / (double)runs : 0.0;
+    }
+}
+
+static int
+ms_write_markdown(FILE *f, const struct opts *o, const struct ms_set *sets,
+                  size_t n_sets, const int *use, double seconds)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char date[32];
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+
+    fprintf(f, "%s\n", MS_BEGIN);
+    fprintf(f, "## Multi-stage BO on the learning curves, beside ASHA "
+               "(issue 6)\n\n");
+    fprintf(f,
+            "Generated by `%s` on %s in %.1f s (%zu threads). Rerunning the "
+            "command replaces this section (between its HTML markers) and "
+            "leaves the rest of the file alone.\n\n",
+            o->cmdline, date, seconds, o->threads);
+    fprintf(f,
+            "**Protocol** (core/mstage_sim.h; every stage decision is "
+            "core/mstage.c's, as the live `multistage` algorithm uses it). "
+            "Each run draws %zu configurations at random without replacement "
+            "(seeds %llu..%llu, %zu runs per set); multi-stage BO and ASHA "
+            "replay on the SAME draw (same rng state), so the runs are "
+            "paired. Multistage: stages of %zu, %zu and %zu trials trained "
+            "to a, b and R checkpoints, the best %d of a stage by "
+            "best-so-far (BSF) perplexity at its fidelity seed the next, "
+            "the others are pruned; a stage's new configurations are chosen "
+            "among the drawn ones not yet tried by the base sampler "
+            "(random, gp = Matérn-5/2 + EI, graph = GB with EI; %zu random "
+            "choices first), whose observations are every trial's BSF at "
+            "the stage's fidelity; one worker (stages are synchronous). A "
+            "curve shorter than its stage's fidelity ends there (the "
+            "trainer's final report: trained to its end, as for ASHA). "
+            "Hyperparameters: every column that varies in the set, as a "
+            "value list in log scale (they double: bpe, layers, sizes, "
+            "learning rate). ASHA: as `hpod bench --asha` (4 workers, r=%d "
+            "u=%d p=%d keep=%d). R = min(%d, the set's median curve length) "
+            "for both. The schedule (a, b) is chosen per set so that its "
+            "nominal checkpoints (no curve ending early) come closest to "
+            "ASHA's mean on the same draws: b = a + ⌈(R−a)/2⌉. **saved** = "
+            "mean %% of checkpoints not trained against all %zu to min(R, "
+            "len); **started** = configurations trained at all; **rank** = "
+            "mean rank by `perplexity_optimal` of the configuration kept "
+            "(the one trained to R, or to its end, with the lowest BSF) "
+            "among the run's %zu (1 = best); **kept best** = %% of runs "
+            "with rank 1; **best to R** = %% of runs whose best was trained "
+            "to R (or its end); **best started** = %% of runs whose best was "
+            "trained at all.\n\n",
+            o->configs, o->seed, o->seed + o->repeats - 1, o->repeats,
+            ms_trials[0], ms_trials[1], ms_trials[2], MS_K, o->init, ASHA_R0,
+            ASHA_U, ASHA_P, ASHA_KEEP, ASHA_RMAX, o->configs, o->configs);
+    fprintf(f, "| set (curves) | R | schedule a, b, R (nominal) | method | "
+               "checkpoints / all to R | saved | started | rank of kept | "
+               "kept best | best to R | best started | s |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n_sets; i++) {
+        const struct ms_set *s = &sets[i];
+        for (size_t m = 0; m < MS_METHODS; m++) {
+            const struct ms_cell *c = &s->cell[m];
+            if (!use[m])
+                continue;
+            if (m == 0)
+                fprintf(f, "| %s (%zu) | %zu | %zu, %zu, %zu (%.0f) ",
+                        s->set->name + 6, s->set->n, s->R, s->steps[0],
+                        s->steps[1], s->steps[2], s->nominal);
+            else
+                fprintf(f, "| | | ");
+            fprintf(f,
+                    "| %s | %.0f / %.0f | %.1f%% | %.1f | %.2f | %.0f%% | "
+                    "%.0f%% | %.0f%% | %.1f |\n",
+                    ms_methods[m].label, c->steps, c->full, c->saved,
+                    c->started, c->rank, c->rank1, c->best_full,
+                    c->best_started, c->seconds);
+        }
+    }
+
+    /* The paragraph: every figure computed from the runs above. */
+    double rk[MS_METHODS] = {0}, k1[MS_METHODS] = {0}, bs[MS_METHODS] = {0};
+    double ratio[MS_METHODS] = {0}, kept_if[MS_METHODS] = {0};
+    double n_started_best[MS_METHODS] = {0};
+    double ns = (double)n_sets;
+    for (size_t i = 0; i < n_sets; i++)
+        for (size_t m = 0; m < MS_METHODS; m++) {
+            const struct ms_cell *c = &sets[i].cell[m];
+            rk[m] += c->rank / ns;
+            k1[m] += c->rank1 / ns;
+            bs[m] += c->best_started / ns;
+            ratio[m] += c->steps / sets[i].cell[0].steps / ns;
+            for (size_t k = 0; k < o->repeats; k++) {
+                const struct ms_run *r = &sets[i].runs[m][k];
+                n_started_best[m] += r->best_started;
+                kept_if[m] += r->best_started && r->rank == 1;
+            }
+        }
+    for (size_t m = 0; m < MS_METHODS; m++)
+        kept_if[m] = n_started_best[m] > 0
+                         ? 100.0 * kept_if[m] / n_started_best[m]
+                         : NAN;
+    fprintf(f,
+            "\n**Reading** (over the %zu sets, %zu paired runs each; "
+            "per-set figures above). Multistage spends %.2f× ASHA's "
+            "checkpoints and starts %.0f of the %zu configurations. ",
+            n_sets, o->repeats, ratio[1], sets[0].cell[1].started, o->configs);
+    if (use[1] && use[2]) {
+        size_t gp_better = 0;
+        double gw_all = 0, rw_all = 0;
+        for (size_t i = 0; i < n_sets; i++) {
+            double gw, rw;
+            gp_better += sets[i].cell[2].rank < sets[i].cell[1].rank;
+            ms_paired(&sets[i], o->repeats, 2, 1, &gw, &rw);
+            gw_all += gw / ns;
+            rw_all += rw / ns;
+        }
+        fprintf(f,
+                "*BO within the stages* (base gp against base random): gp "
+                "keeps the better configuration on average on %zu of the "
+                "%zu sets (mean rank %.2f against %.2f; kept the pool's "
+                "best in %.0f%% of runs against %.0f%%; paired, gp kept a "
+                "better configuration in %.0f%% of runs and a worse one in "
+                "%.0f%%). The gain comes from which configurations are "
+                "started: gp starts the pool's best in %.0f%% of runs, "
+                "random in %.0f%% (%.0f%% expected: %.0f of %zu drawn at "
+                "random); once the best is started, the stages keep it in "
+                "%.0f%% (random) and %.0f%% (gp) of those runs. ",
+                gp_better, n_sets, rk[2], rk[1], k1[2], k1[1], gw_all, rw_all,
+                bs[2], bs[1],
+                100.0 * sets[0].cell[1].started / (double)o->configs,
+                sets[0].cell[1].started, o->configs, kept_if[1], kept_if[2]);
+    }
+    if (use[3])
+        fprintf(f,
+                "The graph base (GB, EI): mean rank %.2f, the best kept in "
+                "%.0f%% and started in %.0f%% of runs. ",
+                rk[3], k1[3], bs[3]);
+    if (use[0]) {
+        fprintf(f,
+                "*Against ASHA*, which starts all %zu (so it always starts "
+                "the best, and kept it in %.0f%% of runs; mean rank %.2f): ",
+                o->configs, k1[0], rk[0]);
+        for (size_t m = 1; m < MS_METHODS; m++) {
+            if (!use[m])
+                continue;
+            size_t worse = 0, same = 0;
+            double mw_all = 0, aw_all = 0;
+            for (size_t i = 0; i < n_sets; i++) {
+                double mw, aw;
+                worse += sets[i].cell[m].rank > sets[i].cell[0].rank + 0.005;
+                same +=
+                    fabs(sets[i].cell[m].rank - sets[i].cell[0].rank) <= 0.005;
+                ms_paired(&sets[i], o->repeats, m, 0, &mw, &aw);
+                mw_all += mw / ns;
+                aw_all += aw / ns;
+            }
+            fprintf(f,
+                    "%s has a worse mean rank on %zu sets and the same on "
+                    "%zu (paired: better in %.0f%%, worse in %.0f%% of "
+                    "runs)%s",
+                    ms_methods[m].label, worse, same, mw_all, aw_all,
+                    m + 1 < MS_METHODS && use[m + 1] ? "; " : ". ");
+        }
+        size_t a_lo = sets[0].steps[0], a_hi = sets[0].steps[0];
+        for (size_t i = 1; i < n_sets; i++) {
+            a_lo = sets[i].steps[0] < a_lo ? sets[i].steps[0] : a_lo;
+            a_hi = sets[i].steps[0] > a_hi ? sets[i].steps[0] : a_hi;
+        }
+        fprintf(f,
+                "At the same budget, multistage trains fewer "
+                "configurations further (the %zu of stage 0 to a = %zu..%zu "
+                "checkpoints, where ASHA's first rung is %d), so it is only "
+                "as good as its choice of which ones to start",
+                ms_trials[0], a_lo, a_hi, ASHA_R0);
+        if (use[1] && use[2] && rk[1] > rk[0])
+            fprintf(f,
+                    ": the gp base closes %.0f%% of the random base's gap "
+                    "in mean rank to ASHA",
+                    100.0 * (rk[1] - rk[2]) / (rk[1] - rk[0]));
+        fprintf(f, ".");
+    }
+    fprintf(f, "\n\n%s\n", MS_END);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The body of `hpod bench --multistage`; returns the exit code. */
+static int
+ms_main(const struct opts *o)
+{
+    struct bench_lc_set *all = NULL;
+    size_t n_all = 0, n_sets = 0;
+    const struct bench_lc_set **picked = NULL;
+    int *paper_k = NULL;
+    struct ms_set *sets = NULL;
+    int use[MS_METHODS] = {1, 1, 1, 1};
+    char *md = NULL;
+    size_t md_len = 0;
+    int rc = 1;
+
+    /* One BLAS thread per worker: the runs are the parallelism. */
+    linalg_set_threads(1);
+    double t0 = now_s();
+    if (curve_sets_pick(o, &all, &n_all, &picked, &paper_k, &n_sets) != 0)
+        goto out;
+    sets = xcalloc(n_sets, sizeof *sets);
+    for (size_t i = 0; i < n_sets; i++) {
+        struct ms_set *s = &sets[i];
+        size_t n = picked[i]->n;
+        size_t *lens = xmalloc(n * sizeof *lens);
+        s->set = picked[i];
+        s->cv = xmalloc(n * sizeof *s->cv);
+        for (size_t c = 0; c < n; c++) {
+            s->cv[c].ppl = s->set->curves[c].ppl;
+            s->cv[c].len = s->set->curves[c].len;
+            s->cv[c].optimal = s->set->curves[c].ppl_optimal;
+            lens[c] = s->set->curves[c].len;
+        }
+        qsort(lens, n, sizeof *lens, size_cmp);
+        s->len_med = lens[n / 2];
+        free(lens);
+        s->R = s->len_med < ASHA_RMAX ? s->len_med : ASHA_RMAX;
+        if (s->R < ASHA_R0)
+            s->R = ASHA_R0;
+        if (ms_space(s) != HPOD_OK) {
+            fprintf(stderr, "hpod bench: %s: no usable hyperparameters\n",
+                    s->set->name);
+            goto out;
+        }
+        for (size_t m = 0; m < MS_METHODS; m++) {
+            enum hpod_status st = ms_cell_run(o, s, m);
+            if (st != HPOD_OK) {
+                fprintf(stderr, "hpod bench: %s on %s failed (%s)\n",
+                        ms_methods[m].label, s->set->name, hpod_status_str(st));
+                goto out;
+            }
+            if (m == 0)
+                ms_schedule(s, s->cell[0].steps);
+            fprintf(stderr,
+                    "bench: %s %s: %.0f checkpoints (%.1f%% saved), rank "
+                    "%.2f, kept best %.0f%%, best started %.0f%%, %.1f s\n",
+                    s->set->name, ms_methods[m].label, s->cell[m].steps,
+                    s->cell[m].saved, s->cell[m].rank, s->cell[m].rank1,
+                    s->cell[m].best_started, s->cell[m].seconds);
+        }
+    }
+    double total_s = now_s() - t0;
+    fprintf(stderr, "bench: multistage done in %.1f s\n", total_s);
+
+    FILE *mf = open_memstream(&md, &md_len);
+    if (!mf) {
+        fprintf(stderr, "hpod bench: out of memory\n");
+        goto out;
+    }
+    int wr = ms_write_markdown(mf, o, sets, n_sets, use, total_s);
+    if (fclose(mf) != 0 || wr != 0) {
+        fprintf(stderr, "hpod bench: could not render the report\n");
+        goto out;
+    }
+    if (emit_section(o, MS_BEGIN, MS_END, md, md_len, "multistage") != 0)
+        goto out;
+    rc = 0;
+out:
+    free(md);
+    for (size_t i = 0; sets && i < n_sets; i++) {
+        free(sets[i].cv);
+        free(sets[i].feat);
+        space_cleanup(&sets[i].sp);
+        for (size_t m = 0; m < MS_METHODS; m++)
+            free(sets[i].runs[m]);
+    }
+    free(sets);
+    free(picked);
+    free(paper_k);
+    bench_lc_free(all, n_all);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* --mo: multi-objective Table 4 and constrained runs (issue 5).       */
 
 #define MO_BEGIN "<!-- hpod bench --mo: begin -->"
@@ -1983,6 +2534,11 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
     }
     if (o.asha) {
         rc = asha_main(&o);
+        opts_free(&o);
+        return rc;
+    }
+    if (o.multistage) {
+        rc = ms_main(&o);
         opts_free(&o);
         return rc;
     }

@@ -32,6 +32,8 @@
  *                             Table 3, which rewrites the file whole
  *   --configs N               SH: configurations per run (default 40)
  *   --asha                    ASHA on the curves (core/asha_sim.h), like --sh
+ *   --multistage              multi-stage BO (core/mstage_sim.h) beside ASHA
+ *                             on the same draws, like --asha
  *   --mo                      instead of Table 3: Table 4 (multi-objective,
  *                             EHVI with GP and graph surrogates against
  *                             random search) and constrained runs; at most
