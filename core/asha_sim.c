@@ -131,14 +131,8 @@ asha_sim_trace(const struct asha_sim_curve *curves, size_t n,
     s.limit = xmalloc(configs * sizeof *s.limit);
     s.paused = xcalloc(configs, 1);
 
-    /* Partial Fisher-Yates: the first `configs` of a random permutation. */
-    for (size_t i = 0; i < n; i++)
-        perm[i] = i;
+    rng_draw(r, perm, n, configs);
     for (size_t j = 0; j < configs; j++) {
-        size_t pick = j + (size_t)rng_below(r, n - j);
-        size_t t = perm[j];
-        perm[j] = perm[pick];
-        perm[pick] = t;
         s.drawn[j] = perm[j];
         size_t len = curves[perm[j]].len;
         s.limit[j] = len < s.prm.R ? len : s.prm.R;

@@ -245,15 +245,9 @@ mstage_sim_trace(const struct asha_sim_curve *curves, size_t n,
     if (trained)
         memset(trained, 0, configs * sizeof *trained);
 
-    /* asha_sim_run's draw (core/asha_sim.c): the first `configs` of a
-     * random permutation by partial Fisher-Yates, so the pools are paired. */
-    for (size_t i = 0; i < n; i++)
-        perm[i] = i;
+    /* asha_sim_run's draw (rng_draw), so the pools are paired. */
+    rng_draw(r, perm, n, configs);
     for (size_t j = 0; j < configs; j++) {
-        size_t pick = j + (size_t)rng_below(r, n - j);
-        size_t tmp = perm[j];
-        perm[j] = perm[pick];
-        perm[pick] = tmp;
         s.drawn[j] = perm[j];
         memcpy(s.cand_raw + j * np, features + perm[j] * np,
                np * sizeof *s.cand_raw);

@@ -83,6 +83,19 @@ rng_normal(struct rng *r)
 }
 
 void
+rng_draw(struct rng *r, size_t *perm, size_t n, size_t k)
+{
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t j = 0; j < k && j < n; j++) {
+        size_t pick = j + (size_t)rng_below(r, n - j);
+        size_t t = perm[j];
+        perm[j] = perm[pick];
+        perm[pick] = t;
+    }
+}
+
+void
 rng_shuffle(struct rng *r, size_t *idx, size_t n)
 {
     for (size_t i = n; i > 1; i--) {

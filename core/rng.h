@@ -29,5 +29,14 @@ uint64_t rng_below(struct rng *r, uint64_t n);
 double rng_normal(struct rng *r);
 /* Fisher-Yates shuffle of idx[0..n). */
 void rng_shuffle(struct rng *r, size_t *idx, size_t n);
+/*
+ * rng_draw - k of 0..n-1 uniformly without replacement, in draw order:
+ * perm (n entries) is set to the identity, then draw j swaps position j
+ * with j + rng_below(n - j) (partial Fisher-Yates); perm[0..k) is the
+ * draw. The replays of successive halving, ASHA and multi-stage BO on the
+ * learning curves all draw their configurations this way, so the same
+ * seed gives them the same pool.
+ */
+void rng_draw(struct rng *r, size_t *perm, size_t n, size_t k);
 
 #endif

@@ -214,15 +214,9 @@ sh_simulate_many(const struct sh_curve *curves, size_t n,
         struct rng r;
         struct sh_result res;
         rng_seed(&r, seed0 + k);
-        for (size_t i = 0; i < n; i++)
-            perm[i] = i;
-        for (size_t j = 0; j < configs; j++) {
-            size_t pick = j + (size_t)rng_below(&r, n - j);
-            size_t tmp = perm[j];
-            perm[j] = perm[pick];
-            perm[pick] = tmp;
+        rng_draw(&r, perm, n, configs);
+        for (size_t j = 0; j < configs; j++)
             sub[j] = curves[perm[j]];
-        }
         if ((st = simulate(sub, configs, prm, perm, &memo, &res)) != HPOD_OK)
             goto out;
         res.final = perm[res.final];

@@ -1453,12 +1453,8 @@ lc_run_sh(struct req *rq, const struct bench_lc_set *set,
         int has_final = 0, has_best = 0;
         size_t *d = draws + k * configs;
         rng_seed(&r, seed + k);
-        for (size_t i = 0; i < n; i++)
-            perm[i] = i;
+        rng_draw(&r, perm, n, configs);
         for (size_t j = 0; j < configs; j++) {
-            size_t pick = j + (size_t)rng_below(&r, n - j), tmp = perm[j];
-            perm[j] = perm[pick];
-            perm[pick] = tmp;
             d[j] = perm[j];
             has_final |= d[j] == per[k].final;
             has_best |= d[j] == per[k].best;
