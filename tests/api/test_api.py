@@ -1940,7 +1940,7 @@ def curve_study(ds, R, n):
     return names, space, cands, curves
 
 
-@test("asha: 4 concurrent trainers on learning curves; stops only at rungs, promotions resume paused trials, far fewer steps than training all to R")
+@test("asha: 4 concurrent trainers on two servers over learning curves; stops only at rungs, promotions resume paused trials, far fewer steps than training all to R")
 def t_asha(c):
     need_tables()
     R = 12
@@ -1955,10 +1955,15 @@ def t_asha(c):
     lock = threading.Lock()
     log = {"steps": 0, "stops": [], "resumes": [], "finals": 0, "errors": []}
 
+    # Two hpod processes on one database: decisions are serialized by the
+    # study lock in PostgreSQL, not by anything in a process.
+    ports = [c.port, c.server().port]
+
     def worker(w):
+        port = ports[w % 2]
         try:
             for _ in range(400):
-                rsp = suggest(c, sid, "asha-%d" % w)
+                rsp = suggest(c, sid, "asha-%d" % w, port=port)
                 if rsp["done"]:
                     return
                 if not rsp["trials"]:
@@ -1974,7 +1979,8 @@ def t_asha(c):
                 step = (start + 1) if start is not None else 0
                 stopped = False
                 while step < R:
-                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1)
+                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1,
+                                 port=port)
                     with lock:
                         log["steps"] += 1
                     if rep["action"] == "stop":
@@ -1984,7 +1990,7 @@ def t_asha(c):
                         break
                     step += 1
                 if not stopped:
-                    report(c, t["id"], {"ppl": min(curve[:R])})
+                    report(c, t["id"], {"ppl": min(curve[:R])}, port=port)
                     with lock:
                         log["finals"] += 1
         except Exception as e:  # reported below
@@ -2017,7 +2023,7 @@ def t_asha(c):
           "study at the end: %r" % st["trial_counts"])
 
 
-@test("multistage: 4 concurrent trainers on learning curves; each stage trains to its steps, the top k by best-so-far seed the next, the last stage completes")
+@test("multistage: 4 concurrent trainers on two servers over learning curves; each stage trains to its steps, the top k by best-so-far seed the next, the last stage completes")
 def t_multistage(c):
     need_tables()
     stages = [{"steps": 4, "trials": 12}, {"steps": 8, "trials": 6},
@@ -2040,10 +2046,13 @@ def t_multistage(c):
            "assigned": [],   # (trial, train_to, resume_from or None)
            "key": {}}
 
+    ports = [c.port, c.server().port]
+
     def worker(w):
+        port = ports[w % 2]
         try:
             for _ in range(600):
-                rsp = suggest(c, sid, "ms-%d" % w)
+                rsp = suggest(c, sid, "ms-%d" % w, port=port)
                 if rsp["done"]:
                     return
                 if not rsp["trials"]:
@@ -2060,7 +2069,8 @@ def t_multistage(c):
                 step = start if start is not None else 0
                 stopped = False
                 while step < target:
-                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1)
+                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1,
+                                 port=port)
                     with lock:
                         log["steps"] += 1
                     check(rep.get("train_to") == target,
@@ -2073,7 +2083,7 @@ def t_multistage(c):
                         break
                     step += 1
                 if not stopped:
-                    report(c, t["id"], {"ppl": min(curve[:target])})
+                    report(c, t["id"], {"ppl": min(curve[:target])}, port=port)
                     with lock:
                         log["finals"].append(t["id"])
         except Exception as e:  # reported below
