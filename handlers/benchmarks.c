@@ -1929,6 +1929,78 @@ handle_simulation_get(struct req *rq)
 
 /* ---- benchmark-backed studies ---- */
 
+/*
+ * A study backed by a learning-curve set (multi-fidelity studies driven by
+ * fake trainers that read the curves through /evaluate with a step): one
+ * value list per hyperparameter, the set's distinct configurations as
+ * candidates (the first of each, in file order: the one /evaluate
+ * answers with), and the one metric, ppl, minimized unless given.
+ */
+static enum hpod_status
+expand_curve_study(struct req *rq, const struct bench_lc_set *c, json_t *copy)
+{
+    json_t *space = json_array(), *cands = json_array(), *objs;
+    double *v = xmalloc((c->n ? c->n : 1) * sizeof *v);
+
+    for (size_t k = 0; k < c->n_hyper; k++) {
+        int is_int = 1;
+        for (size_t i = 0; i < c->n; i++) {
+            v[i] = c->curves[i].hyper[k];
+            is_int &= v[i] == floor(v[i]) && fabs(v[i]) < 9e15;
+        }
+        qsort(v, c->n, sizeof *v, cmp_json_num);
+        json_t *vals = json_array();
+        for (size_t i = 0; i < c->n; i++)
+            if (i == 0 || v[i] != v[i - 1])
+                json_array_append_new(vals, is_int
+                                                ? json_integer((json_int_t)v[i])
+                                                : json_real(v[i]));
+        json_array_append_new(
+            space, json_pack("{s:s, s:s, s:o}", "name", c->hyper_names[k],
+                             "type", is_int ? "int" : "float", "values", vals));
+    }
+    free(v);
+    for (size_t i = 0; i < c->n; i++) {
+        size_t j;
+        for (j = 0; j < i && !same_row(c->curves[j].hyper, c->curves[i].hyper,
+                                       c->n_hyper);
+             j++)
+            ;
+        if (j < i)
+            continue; /* a second curve of the same configuration */
+        json_t *o = json_object();
+        for (size_t k = 0; k < c->n_hyper; k++) {
+            json_t *p = json_array_get(
+                json_object_get(json_array_get(space, k), "values"), 0);
+            double x = c->curves[i].hyper[k];
+            json_object_set_new(o, c->hyper_names[k],
+                                json_is_integer(p) ? json_integer((json_int_t)x)
+                                                   : json_real(x));
+        }
+        json_array_append_new(cands, o);
+    }
+    json_object_set_new(copy, "space", space);
+    json_object_set_new(copy, "candidates", cands);
+    objs = json_object_get(copy, "objectives");
+    if (!objs) {
+        json_object_set_new(
+            copy, "objectives",
+            json_pack("[{s:s, s:s}]", "name", "ppl", "goal", "minimize"));
+        return HPOD_OK;
+    }
+    for (size_t i = 0; json_is_array(objs) && i < json_array_size(objs); i++) {
+        json_t *nm = json_object_get(json_array_get(objs, i), "name");
+        if (json_is_string(nm) && strcmp(json_string_value(nm), "ppl") != 0) {
+            char f[64];
+            snprintf(f, sizeof f, "objectives[%zu].name", i);
+            return hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                             "%s has one metric, ppl, not \"%.64s\"", c->name,
+                             json_string_value(nm));
+        }
+    }
+    return HPOD_OK;
+}
+
 enum hpod_status
 benchmark_expand_study(struct req *rq, json_t *body, json_t **out)
 {
@@ -1956,15 +2028,16 @@ benchmark_expand_study(struct req *rq, json_t *body, json_t **out)
                          "unknown benchmark \"%.100s\"", json_string_value(b));
     if (st != HPOD_OK)
         return st;
+    copy = json_deep_copy(body);
     if (ref.curves) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "benchmark",
-                       "%s holds learning curves: studies need a lookup "
-                       "table",
-                       json_string_value(b));
+        st = expand_curve_study(rq, ref.curves, copy);
+        if (st == HPOD_OK) {
+            *out = copy;
+            copy = NULL;
+        }
         goto out;
     }
     const struct bench_table *t = ref.table;
-    copy = json_deep_copy(body);
     json_t *space = json_array(), *cands = json_array();
     for (size_t k = 0; k < t->n_params; k++)
         json_array_append_new(space, param_json(&ref, k));

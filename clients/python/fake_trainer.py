@@ -6,6 +6,8 @@ Usage (with a server running, e.g. `make run`):
     python3 clients/python/fake_trainer.py --url URL --benchmark nmthpo/zh-en
         [--workers N] [--algorithm random|gp|graph|greedy] [--budget B]
         [--seed S] [--objective NAME[:maximize|minimize]]
+    python3 clients/python/fake_trainer.py --url URL --benchmark nmtlc/ted-zh-en
+        --algorithm-json '{"name": "asha", "r": 5, "u": 2, "R": 20}' [...]
 
 Creates a study backed by a lookup table (`"benchmark": NAME`: the space
 and the candidates are the table's, DESIGN.md section 2), then runs N
@@ -17,6 +19,15 @@ worker threads that each loop
 until the study is done, waiting `retry_after` seconds whenever nothing can
 be issued yet. That is the real HTTP path of a trainer, with the table
 standing in for the GPU: a demo, and an end-to-end test (tests/api).
+
+On a learning-curve set (nmtlc/...) each trial is trained checkpoint by
+checkpoint: checkpoint k (1-based) is `evaluate` with step k-1, sent as an
+intermediate report with step k, from the trial's `resume_from_step` (a
+promoted trial) up to its `train_to` (multistage), the algorithm's R
+(asha), or the end of the curve; a "stop" answer ends the trial (it is
+paused or pruned by the server), otherwise a final report with the best
+perplexity so far completes it. It prints the checkpoints trained and the
+stops answered.
 
 At the end it prints the best trial and how many evaluations (trials in
 issue order) it took to reach the table's best row, the first row holding
@@ -31,6 +42,7 @@ Python 3 standard library only.
 """
 
 import argparse
+import json
 import os
 import sys
 import threading
@@ -57,14 +69,54 @@ class Run:
         self.lock = threading.Lock()
         self.rows = {}  # trial id -> (row id, values)
         self.errors = []
+        self.steps = 0  # checkpoints trained (learning curves)
+        self.stops = 0
+        self.curve_len = {}  # trial id -> checkpoints its curve has
 
 
-def worker(client, benchmark, study_id, name, run, max_sleep):
+def train_curve(client, benchmark, t, run, horizon):
+    """One trial on a learning-curve set, checkpoint by checkpoint."""
+    start = t.get("resume_from_step") or 0
+    target = t.get("train_to") or horizon
+    # A promoted trial's best so far includes what it reported before.
+    earlier = [iv["values"]["ppl"] for iv in t.get("intermediate") or []
+               if "ppl" in iv.get("values", {})]
+    best, k, row = (min(earlier) if earlier else None), start, None
+    while target is None or k < target:
+        try:
+            ev = client.evaluate(benchmark, t["params"], step=k)
+        except HpodError as e:
+            if e.status == 422 and k > 0:
+                break  # the model stopped training before this checkpoint
+            raise
+        row, ppl = ev["row"], ev["values"]["ppl"]
+        k += 1
+        r = client.report(t["id"], {"ppl": ppl}, step=k)
+        with run.lock:
+            run.steps += 1
+        best = ppl if best is None else min(best, ppl)
+        if r.get("action") == "stop":
+            with run.lock:
+                run.stops += 1
+                run.rows[t["id"]] = (row, {"ppl": best})
+            return
+    if best is None:  # nothing reported (a curve that ends at once)
+        return
+    client.report(t["id"], {"ppl": best})
+    with run.lock:
+        run.rows[t["id"]] = (row, {"ppl": best})
+
+
+def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
+           horizon=None):
     try:
         while True:
             r = client.suggest(study_id, name)
             if r["trials"]:
                 for t in r["trials"]:
+                    if curves:
+                        train_curve(client, benchmark, t, run, horizon)
+                        continue
                     ev = client.evaluate(benchmark, t["params"])
                     # A real trainer would train for hours here, heartbeat
                     # and send intermediate reports; the table answers now.
@@ -87,6 +139,10 @@ def main(argv=None):
     ap.add_argument("--benchmark", required=True, help="table name, e.g. nmthpo/zh-en")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--algorithm", choices=ALGORITHMS, default="random")
+    ap.add_argument("--algorithm-json", default=None,
+                    help="the study's whole algorithm object, e.g. "
+                         "'{\"name\": \"asha\", \"r\": 5, \"u\": 2, \"R\": 20}' "
+                         "(overrides --algorithm and --seed)")
     ap.add_argument("--budget", type=int, default=None,
                     help="trials to run (default: every row of the table)")
     ap.add_argument("--seed", type=int, default=0)
@@ -100,13 +156,21 @@ def main(argv=None):
     if args.budget is not None and args.budget < 1:
         ap.error("--budget must be >= 1")
 
+    algorithm = {"name": args.algorithm, "seed": args.seed}
+    if args.algorithm_json:
+        try:
+            algorithm = json.loads(args.algorithm_json)
+        except ValueError as e:
+            ap.error("--algorithm-json: %s" % e)
+
     client = HpodClient(args.url)
     table = client.get_benchmark(args.benchmark)
+    curves = table.get("kind") == "curves"
     body = {
-        "name": "fake trainer: %s, %s, %d workers" % (args.benchmark, args.algorithm,
+        "name": "fake trainer: %s, %s, %d workers" % (args.benchmark, algorithm.get("name"),
                                                       args.workers),
         "benchmark": args.benchmark,
-        "algorithm": {"name": args.algorithm, "seed": args.seed},
+        "algorithm": algorithm,
     }
     if args.budget is not None:
         body["budget"] = args.budget
@@ -116,14 +180,17 @@ def main(argv=None):
     sid = study["id"]
     obj = study["objectives"][0]
     print("study %d: %s (%d rows), %s seed %d, budget %s, %d workers, objective %s %s"
-          % (sid, args.benchmark, table["size"], study["algorithm"]["name"], args.seed,
-             study["budget"], args.workers, obj["goal"], obj["name"]), flush=True)
+          % (sid, args.benchmark, table["size"], study["algorithm"]["name"],
+             study["algorithm"].get("seed", args.seed), study["budget"], args.workers,
+             obj["goal"], obj["name"]), flush=True)
+    # asha trains to R; multistage says train_to per trial; else the curve's end.
+    horizon = study["algorithm"].get("R")
 
     run = Run()
     t0 = time.monotonic()
     threads = [threading.Thread(target=worker,
                                 args=(client, args.benchmark, sid, "fake-%d" % i, run,
-                                      args.max_sleep))
+                                      args.max_sleep, curves, horizon))
                for i in range(args.workers)]
     for th in threads:
         th.start()
@@ -134,6 +201,8 @@ def main(argv=None):
             print("fake_trainer: %s" % e, file=sys.stderr)
         return 1
     print("%d evaluations in %.1f s" % (len(run.rows), time.monotonic() - t0), flush=True)
+    if curves:
+        print("%d checkpoints trained, %d stops" % (run.steps, run.stops), flush=True)
 
     if len(study["objectives"]) == 1:
         best = client.best(sid)["trial"]

@@ -1321,9 +1321,10 @@ def bad_cases():
     add("benchmark study: benchmark of the wrong type", "POST", P, 400, IA, "benchmark",
         body=bstudy(benchmark=5))
     if HAVE_TABLES:
-        add("benchmark study: learning curves", "POST", P, 422, IA, "benchmark",
-            body=bstudy(benchmark="nmtlc/ted-zh-en", objectives=[{"name": "ppl",
-                                                                  "goal": "minimize"}]))
+        add("benchmark study: learning curves, objective not ppl", "POST", P, 422, IA,
+            "objectives[0].name",
+            body=bstudy(benchmark="nmtlc/ted-zh-en", objectives=[{"name": "bleu",
+                                                                  "goal": "maximize"}]))
         add("benchmark study: nmthpo objective not a metric", "POST", P, 422, IA,
             "objectives[0].name",
             body=bstudy(benchmark="nmthpo/zh-en", objectives=[{"name": "accuracy",
@@ -3134,6 +3135,54 @@ def t_fake_trainer(c):
     check(len(workers) >= 2, "trials came from workers %r only" % sorted(workers))
     print("# fake trainer: 30 evaluations by 4 workers in %.1f s; %s" % (
         time.monotonic() - t0, " / ".join(x for x in out.splitlines()[-1:])), flush=True)
+
+
+@test("fake trainer on learning curves: asha over nmtlc/ted-zh-en through the real HTTP path; every report is the curve's checkpoint")
+def t_fake_trainer_curves(c):
+    need_tables()
+    models = curve_models("ted-zh-en")
+    first = {}
+    for hp, curve in models:
+        first.setdefault(canon(hp), curve)
+    R = 15
+    script = os.path.join(TOP, "clients", "python", "fake_trainer.py")
+    algo = {"name": "asha", "r": 3, "u": 3, "R": R, "p": 2, "keep": 2, "seed": 1}
+    r = subprocess.run([sys.executable, script, "--url", "http://127.0.0.1:%d" % c.port,
+                        "--benchmark", "nmtlc/ted-zh-en", "--workers", "4",
+                        "--algorithm-json", json.dumps(algo)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                       timeout=300)
+    out = r.stdout.decode("utf-8", "replace")
+    check(r.returncode == 0, "fake_trainer exited %d:\n%s" % (r.returncode, out[-2000:]))
+    m = re.search(r"^study (\d+):", out, re.M)
+    check(m, "fake_trainer did not print its study:\n%s" % out[-1000:])
+    sid = int(m.group(1))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["benchmark"] == "nmtlc/ted-zh-en" and st["state"] == "done"
+          and st["objectives"] == [{"name": "ppl", "goal": "minimize"}]
+          and st["n_candidates"] == len(first), "study %r %r %r"
+          % (st["state"], st["n_candidates"], st["trial_counts"]))
+    steps, full = 0, 0
+    for tr in all_trials(c, sid)["trials"]:
+        curve = first.get(canon(tr["params"]))
+        check(curve is not None, "trial %d: %r is no configuration of the set"
+              % (tr["id"], tr["params"]))
+        for iv in tr["intermediate"]:
+            k = iv["step"]
+            check(1 <= k <= min(R, len(curve)) and iv["values"] == {"ppl": curve[k - 1]},
+                  "trial %d reported %r at step %d, the curve has %r"
+                  % (tr["id"], iv["values"], k, curve[k - 1] if k <= len(curve) else None))
+        steps += len(tr["intermediate"])
+        full += min(R, len(curve))
+        if tr["state"] == "completed":
+            want = min(curve[:min(R, len(curve))])
+            check(tr["values"] == {"ppl": want}, "trial %d final %r, want %r"
+                  % (tr["id"], tr["values"], want))
+    check(re.search(r"^%d checkpoints trained" % steps, out, re.M),
+          "the trainer's count differs from the %d reports stored:\n%s" % (steps, out[-600:]))
+    check(steps < 0.7 * full, "trained %d of %d checkpoints" % (steps, full))
+    print("# fake trainer, asha on ted-zh-en: %d of %d checkpoints (all %d configurations "
+          "to R=%d); %s" % (steps, full, len(first), R, out.splitlines()[-1]), flush=True)
 
 
 @test("database down: 503 unavailable, then the server recovers")
