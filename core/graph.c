@@ -420,6 +420,18 @@ graph_avg_degree(const struct graph *g)
 }
 
 double
+graph_wdegree(const struct graph *g, size_t i)
+{
+    return g->deg[i];
+}
+
+double
+graph_mean_wdegree(const struct graph *g)
+{
+    return g->dbar;
+}
+
+double
 graph_weight(const struct graph *g, size_t i, size_t j)
 {
     return g->w[i * g->n + j];

@@ -112,6 +112,14 @@ double graph_lengthscale(const struct graph *g); /* ℓ actually used */
  */
 size_t graph_degree(const struct graph *g, size_t i);
 double graph_avg_degree(const struct graph *g); /* mean neighbour count */
+/*
+ * Weighted degree d_i = Σ_j w_ij, and its mean d̄ over the nodes (1 if
+ * every weight is 0), the d̄ of graph_predict's variance. With them a
+ * caller turns that variance s²·d̄·G_ii into s²·d_i·G_ii (see
+ * graph_predict).
+ */
+double graph_wdegree(const struct graph *g, size_t i);
+double graph_mean_wdegree(const struct graph *g);
 double graph_weight(const struct graph *g, size_t i, size_t j); /* 0: none */
 size_t graph_components(const struct graph *g); /* over edges with w > 0 */
 /* Writes the Laplacian Δ = D - W (n×n, row-major) to out. */
@@ -136,6 +144,14 @@ void graph_forget(struct graph *g);
  * 2β = 1/(s²·d̄) makes a node whose neighbours are all labeled (G_ii = 1/d_i)
  * have variance ≈ s², in the labels' units, and the variance grows with the
  * distance to the labeled set, so EI = σ(zΦ(z)+φ(z)) on it is meaningful.
+ * Caution: G_ii ≈ 1/d_i near the labels, so this variance is larger at
+ * poorly connected nodes (degree k, the kNN rule's outliers) for that
+ * reason alone; EI and EHVI on it chase them. s²·d_i·G_ii =
+ * s²·[(I - P_UU)⁻¹]_ii (P = D⁻¹W the random walk; the expected number of
+ * visits to i of a walk from i before it is absorbed at a label) is s²
+ * for a node whose neighbours are all labeled and grows with the distance
+ * from them without the degree; core/sampler.c (graph EI) and core/mobo.c
+ * rescale by d_i/d̄ (graph_wdegree) for that reason.
  * Return: HPOD_OK; HPOD_EINVAL on NULL pointers, nl == 0, an index >= n, a
  * duplicate index or a non-finite label; HPOD_ENUMERIC if Δ_UU cannot be
  * factored (eps == 0 on a graph with an unlabeled component). On error the

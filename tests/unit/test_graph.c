@@ -485,6 +485,83 @@ test_variance(void **state)
 /* ---------------------------------------------------------------------- */
 
 /* Path 0-1-2-3 (k = 1, positions 0, .2, .5, .9): walk probabilities. */
+/*
+ * The weighted degrees, and graph_predict's variance rescaled by d_i/d̄
+ * (what core/sampler.c's graph EI uses) against the random-walk form
+ * s²·[(I - P_UU)⁻¹]_ii, P = D⁻¹W, inverted densely here; and = s² exactly
+ * at a node whose neighbours are all labeled.
+ */
+static void
+test_wdegree_variance(void **state)
+{
+    (void)state;
+    struct rng r;
+    size_t n = 30, dim = 2;
+    rng_seed(&r, 1717);
+    double *x = random_points(&r, n, dim);
+    struct graph *g =
+        make_graph(x, n, dim, 4, KERNEL_MATERN52, GRAPH_EIF_PAPER);
+    double dsum = 0.0;
+
+    for (size_t i = 0; i < n; i++) {
+        double d = 0.0;
+        for (size_t j = 0; j < n; j++)
+            d += graph_weight(g, i, j);
+        assert_close(graph_wdegree(g, i), d, 1e-14, 0);
+        assert_true(d > 0.0);
+        dsum += d;
+    }
+    assert_close(graph_mean_wdegree(g), dsum / (double)n, 1e-14, 0);
+
+    /* Label node 0's neighbours and a few more; node 0 stays unlabeled. */
+    size_t lab[30], nl = 0;
+    double y[30], mean[30], var[30];
+    unsigned char mark[30] = {0};
+    for (size_t j = 1; j < n; j++)
+        if (graph_weight(g, 0, j) > 0.0 || j % 5 == 0) {
+            lab[nl] = j;
+            y[nl] = 3.0 + 2.0 * rng_uniform(&r) + (double)(j % 3);
+            mark[j] = 1;
+            nl++;
+        }
+    assert_true(nl >= 4 && nl < n - 5);
+    assert_int_equal(graph_predict(g, lab, y, nl, mean, var), HPOD_OK);
+
+    double ybar = 0.0, s2 = 0.0;
+    for (size_t j = 0; j < nl; j++)
+        ybar += y[j] / (double)nl;
+    for (size_t j = 0; j < nl; j++)
+        s2 += (y[j] - ybar) * (y[j] - ybar) / (double)(nl - 1);
+
+    size_t ui[30], u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!mark[i])
+            ui[u++] = i;
+    double *a = calloc(u * u, sizeof *a), *b = calloc(u * u, sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (size_t p = 0; p < u; p++) {
+        for (size_t q = 0; q < u; q++)
+            a[p * u + q] =
+                (p == q ? 1.0 : 0.0) -
+                graph_weight(g, ui[p], ui[q]) / graph_wdegree(g, ui[p]);
+        b[p * u + p] = 1.0;
+    }
+    gauss_jordan(a, b, u, u);
+    double dbar = graph_mean_wdegree(g);
+    for (size_t p = 0; p < u; p++) {
+        double v = var[ui[p]] * graph_wdegree(g, ui[p]) / dbar;
+        assert_close(v, s2 * b[p * u + p], 1e-10, 0);
+        assert_true(b[p * u + p] >= 1.0 - 1e-12); /* visits, i itself too */
+    }
+    assert_int_equal(ui[0], 0);
+    assert_close(var[0] * graph_wdegree(g, 0) / dbar, s2, 1e-12, 0);
+    free(a);
+    free(b);
+    graph_destroy(g);
+    free(x);
+}
+
 static void
 test_eif_labels_path(void **state)
 {
@@ -991,6 +1068,7 @@ main(void)
         cmocka_unit_test(test_graph_grid_ties),
         cmocka_unit_test(test_harmonic_against_dense),
         cmocka_unit_test(test_variance),
+        cmocka_unit_test(test_wdegree_variance),
         cmocka_unit_test(test_eif_labels_path),
         cmocka_unit_test(test_eif_definition),
         cmocka_unit_test(test_eif_against_bruteforce),

@@ -225,6 +225,79 @@ test_greedy_nearest_and_exhaustion(void **state)
     assert_int_equal(sampler_next(&in, raw, &c), HPOD_ENOTFOUND);
 }
 
+/* Normal scores against Φ⁻¹ of the mid-ranks (values from Python's
+ * statistics.NormalDist().inv_cdf). */
+static void
+test_normal_scores(void **state)
+{
+    (void)state;
+    double y[4] = {3.0, 1.0, 2.0, 5.0}, z[4];
+    sampler_normal_scores(y, 4, z);
+    assert_close(z[0], 0.31863936396437514, 1e-12, 1e-14);
+    assert_close(z[1], -1.1503493803760079, 1e-12, 1e-14);
+    assert_close(z[2], -0.31863936396437514, 1e-12, 1e-14);
+    assert_close(z[3], 1.1503493803760079, 1e-12, 1e-14);
+    double t[3] = {1.0, 1.0, 2.0}, zt[3];
+    sampler_normal_scores(t, 3, zt);
+    assert_close(zt[0], -0.43072729929545744, 1e-12, 1e-14);
+    assert_true(zt[1] == zt[0]);
+    assert_close(zt[2], 0.9674215661017014, 1e-12, 1e-14);
+    sampler_normal_scores(y, 1, z);
+    assert_close(z[0], 0.0, 0, 1e-14);
+}
+
+/* Graph EI models ranks: a strictly increasing map of the observed values
+ * (here with a failed-run outlier) must not change its choice, with and
+ * without a pending point. */
+static void
+test_graph_ei_rank_invariant(void **state)
+{
+    (void)state;
+    size_t obs_cand[8] = {3, 17, 40, 66, 90, 101, 120, 139};
+    double obs_raw[16], y[8], y2[8];
+    unsigned char used[G * G] = {0};
+    for (int i = 0; i < 8; i++) {
+        memcpy(obs_raw + 2 * i, cand + 2 * obs_cand[i], 2 * sizeof(double));
+        used[obs_cand[i]] = 1;
+        y[i] = objective(cand + 2 * obs_cand[i]);
+        y2[i] = exp(4.0 * y[i]) - 100.0;
+    }
+    y[5] = -30.0; /* an outlier, as a failed run */
+    y2[5] = exp(4.0 * y[5]) - 100.0;
+    struct sampler_input in = {.space = &sp,
+                               .kind = SAMPLER_GRAPH,
+                               .seed = 2,
+                               .seq = 8,
+                               .init = 3,
+                               .kernel = KERNEL_RBF,
+                               .acquisition = 0,
+                               .cand_raw = cand,
+                               .cand_used = used,
+                               .n_cand = G * G,
+                               .obs_raw = obs_raw,
+                               .obs_y = y,
+                               .obs_cand = obs_cand,
+                               .n_obs = 8};
+    double raw[2], praw[2];
+    size_t c1, c2, p1, p2;
+    assert_int_equal(sampler_next(&in, raw, &c1), HPOD_OK);
+    in.obs_y = y2;
+    assert_int_equal(sampler_next(&in, raw, &c2), HPOD_OK);
+    assert_int_equal(c1, c2);
+    assert_false(used[c1]);
+    /* With c1 pending the choice moves, the same way for both. */
+    used[c1] = 1;
+    memcpy(praw, cand + 2 * c1, sizeof praw);
+    in.pend_raw = praw;
+    in.pend_cand = &c1;
+    in.n_pend = 1;
+    assert_int_equal(sampler_next(&in, raw, &p2), HPOD_OK);
+    in.obs_y = y;
+    assert_int_equal(sampler_next(&in, raw, &p1), HPOD_OK);
+    assert_int_equal(p1, p2);
+    assert_true(p1 != c1);
+}
+
 static void
 test_continuous(void **state)
 {
@@ -283,6 +356,8 @@ main(void)
         cmocka_unit_test(test_models_beat_random),
         cmocka_unit_test(test_pending_steers_gp),
         cmocka_unit_test(test_greedy_nearest_and_exhaustion),
+        cmocka_unit_test(test_normal_scores),
+        cmocka_unit_test(test_graph_ei_rank_invariant),
         cmocka_unit_test(test_continuous),
     };
     return cmocka_run_group_tests_name("sampler", tests, setup, teardown);
