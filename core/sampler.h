@@ -72,8 +72,9 @@ enum hpod_status sampler_next(const struct sampler_input *in, double *raw,
  * sampler_normal_scores - the normal scores of y (n values, borrowed):
  * z[i] = Φ⁻¹(r_i / n), r_i = #{j: y_j < y_i} + #{j: y_j = y_i}/2 the
  * mid-rank (ties share a score; n = 1 gives 0). Monotone in y and
- * symmetric about 0; what graph EI models instead of the raw values
- * (core/sampler.c, ei_scores). z (n, caller's) may not alias y. O(n²).
+ * symmetric about 0; what graph EI and the GP model instead of the raw
+ * values (core/sampler.c, ei_scores and gp_model). z (n, caller's) may
+ * not alias y. O(n²).
  */
 void sampler_normal_scores(const double *y, size_t n, double *z);
 
