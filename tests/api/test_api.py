@@ -1941,6 +1941,71 @@ def curve_study(ds, R, n):
     return names, space, cands, curves
 
 
+def curve_trainers(c, sid, names, curves, prefix, horizon, workers=4):
+    """Concurrent fake trainers on learning curves (curve_study), half on a
+    second hpod process: each trial reports its curve checkpoint by
+    checkpoint from its resume_from_step to its train_to (or horizon),
+    stops when told to, else sends a final report with its best so far.
+    Returns what they did: steps, stops [(trial, step, target)], assigned
+    [(trial, target, resume_from or None)], finals [trial], key {trial:
+    configuration key}, errors."""
+    lock = threading.Lock()
+    log = {"steps": 0, "stops": [], "assigned": [], "finals": [], "key": {},
+           "errors": []}
+    # Two hpod processes on one database: decisions are serialized by the
+    # study lock in PostgreSQL, not by anything in a process.
+    ports = [c.port, c.server().port]
+
+    def worker(w):
+        port = ports[w % 2]
+        try:
+            for _ in range(600):
+                rsp = suggest(c, sid, "%s-%d" % (prefix, w), port=port)
+                if rsp["done"]:
+                    return
+                if not rsp["trials"]:
+                    time.sleep(0.05)
+                    continue
+                t = rsp["trials"][0]
+                key = json.dumps({k: t["params"][k] for k in names}, sort_keys=True)
+                curve = curves[key]
+                target = t.get("train_to") or horizon
+                start = t.get("resume_from_step")
+                with lock:
+                    log["assigned"].append((t["id"], target, start))
+                    log["key"][t["id"]] = key
+                step = start or 0  # checkpoints already trained
+                stopped = False
+                while step < target:
+                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1,
+                                 port=port)
+                    with lock:
+                        log["steps"] += 1
+                    if t.get("train_to") and rep.get("train_to") != target:
+                        raise AssertionError("report answer train_to %r, trial trains to %r"
+                                             % (rep.get("train_to"), target))
+                    if rep["action"] == "stop":
+                        with lock:
+                            log["stops"].append((t["id"], step + 1, target))
+                        stopped = True
+                        break
+                    step += 1
+                if not stopped:
+                    report(c, t["id"], {"ppl": min(curve[:target])}, port=port)
+                    with lock:
+                        log["finals"].append(t["id"])
+        except Exception as e:  # reported below
+            with lock:
+                log["errors"].append(repr(e))
+
+    ths = [threading.Thread(target=worker, args=(w,)) for w in range(workers)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(180)
+    return log
+
+
 @test("asha: 4 concurrent trainers on two servers over learning curves; stops only at rungs, promotions resume paused trials, far fewer steps than training all to R")
 def t_asha(c):
     need_tables()
@@ -1953,71 +2018,23 @@ def t_asha(c):
                    "algorithm": {"name": "asha", "r": r, "u": u, "R": R, "p": p_,
                                  "keep": 2, "mode": "promotion", "seed": 3}})
     sid = s["id"]
-    lock = threading.Lock()
-    log = {"steps": 0, "stops": [], "resumes": [], "finals": 0, "errors": []}
-
-    # Two hpod processes on one database: decisions are serialized by the
-    # study lock in PostgreSQL, not by anything in a process.
-    ports = [c.port, c.server().port]
-
-    def worker(w):
-        port = ports[w % 2]
-        try:
-            for _ in range(400):
-                rsp = suggest(c, sid, "asha-%d" % w, port=port)
-                if rsp["done"]:
-                    return
-                if not rsp["trials"]:
-                    time.sleep(0.05)
-                    continue
-                t = rsp["trials"][0]
-                key = json.dumps({k: t["params"][k] for k in names}, sort_keys=True)
-                curve = curves[key]
-                start = t.get("resume_from_step")
-                if start is not None:
-                    with lock:
-                        log["resumes"].append((t["id"], start))
-                step = (start + 1) if start is not None else 0
-                stopped = False
-                while step < R:
-                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1,
-                                 port=port)
-                    with lock:
-                        log["steps"] += 1
-                    if rep["action"] == "stop":
-                        with lock:
-                            log["stops"].append((t["id"], step + 1))
-                        stopped = True
-                        break
-                    step += 1
-                if not stopped:
-                    report(c, t["id"], {"ppl": min(curve[:R])}, port=port)
-                    with lock:
-                        log["finals"] += 1
-        except Exception as e:  # reported below
-            with lock:
-                log["errors"].append(repr(e))
-
-    ths = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
-    for th in ths:
-        th.start()
-    for th in ths:
-        th.join(120)
+    log = curve_trainers(c, sid, names, curves, "asha", R)
     check(not log["errors"], "worker errors: %r" % log["errors"][:3])
     bad = [x for x in log["stops"] if x[1] not in rungs]
     check(not bad, "stops off the rungs %r: %r" % (rungs, bad[:5]))
     # Every promotion resumes a trial exactly where a "stop" paused it.
-    stops = set(log["stops"])
-    check(all((tid, start) in stops for tid, start in log["resumes"]),
-          "a resumed trial did not resume where it was paused: %r" % log["resumes"][:5])
-    check(len(set(log["resumes"])) == len(log["resumes"]),
-          "a trial was promoted twice from the same rung: %r" % log["resumes"])
+    stops = {(tid, step) for tid, step, _ in log["stops"]}
+    resumes = [(tid, start) for tid, _, start in log["assigned"] if start is not None]
+    check(all(x in stops for x in resumes),
+          "a resumed trial did not resume where it was paused: %r" % resumes[:5])
+    check(len(set(resumes)) == len(resumes),
+          "a trial was promoted twice from the same rung: %r" % resumes)
     full = len(cands) * R
     print("# asha on material-so-en: %d steps trained of %d (all to R=%d), %d stops, "
           "%d promotions, %d trained to R" % (log["steps"], full, R, len(log["stops"]),
-                                               len(log["resumes"]), log["finals"]))
+                                               len(resumes), len(log["finals"])))
     check(log["steps"] < 0.7 * full, "trained %d of %d steps" % (log["steps"], full))
-    check(log["finals"] >= 2, "keep=2 but %d trained to R" % log["finals"])
+    check(len(log["finals"]) >= 2, "keep=2 but %d trained to R" % len(log["finals"]))
     st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
     check(st["state"] == "done" and st["trial_counts"]["paused"] == 0
           and st["trial_counts"]["pending"] + st["trial_counts"]["running"] == 0,
@@ -2042,60 +2059,7 @@ def t_multistage(c):
     # Budget: 12 new, then 6 - 3 and 3 - 3 more.
     check(s["budget"] == 15, "default budget %r" % s["budget"])
     fid = [st["steps"] for st in stages]
-    lock = threading.Lock()
-    log = {"steps": 0, "stops": [], "errors": [], "finals": [],
-           "assigned": [],   # (trial, train_to, resume_from or None)
-           "key": {}}
-
-    ports = [c.port, c.server().port]
-
-    def worker(w):
-        port = ports[w % 2]
-        try:
-            for _ in range(600):
-                rsp = suggest(c, sid, "ms-%d" % w, port=port)
-                if rsp["done"]:
-                    return
-                if not rsp["trials"]:
-                    time.sleep(0.05)
-                    continue
-                t = rsp["trials"][0]
-                key = json.dumps({kk: t["params"][kk] for kk in names}, sort_keys=True)
-                curve = curves[key]
-                target = t.get("train_to")
-                start = t.get("resume_from_step")
-                with lock:
-                    log["assigned"].append((t["id"], target, start))
-                    log["key"][t["id"]] = key
-                step = start if start is not None else 0
-                stopped = False
-                while step < target:
-                    rep = report(c, t["id"], {"ppl": curve[step]}, step=step + 1,
-                                 port=port)
-                    with lock:
-                        log["steps"] += 1
-                    check(rep.get("train_to") == target,
-                          "report answer train_to %r, trial trains to %r"
-                          % (rep.get("train_to"), target))
-                    if rep["action"] == "stop":
-                        with lock:
-                            log["stops"].append((t["id"], step + 1, target))
-                        stopped = True
-                        break
-                    step += 1
-                if not stopped:
-                    report(c, t["id"], {"ppl": min(curve[:target])}, port=port)
-                    with lock:
-                        log["finals"].append(t["id"])
-        except Exception as e:  # reported below
-            with lock:
-                log["errors"].append(repr(e))
-
-    ths = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
-    for th in ths:
-        th.start()
-    for th in ths:
-        th.join(180)
+    log = curve_trainers(c, sid, names, curves, "ms", None)
     check(not log["errors"], "worker errors: %r" % log["errors"][:3])
     check(all(tt in fid for _, tt, _ in log["assigned"]),
           "train_to off the stages: %r" % log["assigned"][:5])
