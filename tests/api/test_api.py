@@ -619,18 +619,23 @@ def tsv_rows(ds):
     return _FILES[key]
 
 
-def curve_models(dataset):
-    """The models of one nmtlc dataset in file order: (hyperparams, curve)."""
+def lc_records(dataset):
+    """The models of one nmtlc dataset in file order, as the file has them
+    (dicts); row i is model i of the set, as the API numbers them."""
     if "lc" not in _FILES:
         sets = {}
         with open(os.path.join(BENCH_DIR, "nmtlc", "scratch.jsonl")) as f:
             for line in f:
                 if line.strip():
                     o = json.loads(line)
-                    sets.setdefault(o["dataset_name"], []).append(
-                        (o["hyperparams"], o["perplexity_curve"]))
+                    sets.setdefault(o["dataset_name"], []).append(o)
         _FILES["lc"] = sets
     return _FILES["lc"][dataset]
+
+
+def curve_models(dataset):
+    """The models of one nmtlc dataset in file order: (hyperparams, curve)."""
+    return [(o["hyperparams"], o["perplexity_curve"]) for o in lc_records(dataset)]
 
 
 def pareto_rows(bleu, gpu):
@@ -2810,23 +2815,12 @@ def t_bench_simulate(c):
 
 # -- successive halving and ASHA on the learning curves (issue 6) -----------
 
-LC_SETS = ["material-sw-en", "material-so-en", "ted-zh-en", "ted-ru-en",
-           "robust19-ja-en", "robust19-en-ja"]
 
 
 def lc_curves(dataset):
     """The models of one nmtlc dataset in file order: (perplexity_curve,
-    perplexity_optimal); row i is model i of the set, as the API numbers them."""
-    if "lc_opt" not in _FILES:
-        sets = {}
-        with open(os.path.join(BENCH_DIR, "nmtlc", "scratch.jsonl")) as f:
-            for line in f:
-                if line.strip():
-                    o = json.loads(line)
-                    sets.setdefault(o["dataset_name"], []).append(
-                        (o["perplexity_curve"], o["perplexity_optimal"]))
-        _FILES["lc_opt"] = sets
-    return _FILES["lc_opt"][dataset]
+    perplexity_optimal)."""
+    return [(o["perplexity_curve"], o["perplexity_optimal"]) for o in lc_records(dataset)]
 
 
 def sh_reference(models, drawn, p, c, round_up=False):
@@ -2878,7 +2872,7 @@ def check_draws(sim, n):
 @test("simulate: successive halving p=2 c=10 on the six learning-curve sets (40 configs, 100 runs) agrees with a re-implementation; stored")
 def t_simulate_sh(c):
     need_tables()
-    for ds in LC_SETS:
+    for ds in NMTLC:
         models = lc_curves(ds)
         sim = simulate(c, "nmtlc/" + ds, {"algorithm": {"name": "sh", "p": 2, "c": 10},
                                           "configs": 40, "repeats": 100, "seed": 0})
@@ -2919,7 +2913,7 @@ def t_simulate_sh(c):
     # the same seed draws the same; rank/round_up are honoured.
     got = expect(call(c.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
     check(same_simulation(got, sim), "GET differs from the POST answer: %s" % differing(got, sim))
-    ls = expect(call(c.port, "GET", "/v1/simulations?benchmark=nmtlc/" + LC_SETS[-1]), 200)
+    ls = expect(call(c.port, "GET", "/v1/simulations?benchmark=nmtlc/" + NMTLC[-1]), 200)
     check(ls["simulations"][0]["id"] == sim["id"]
           and "runs" not in ls["simulations"][0] and "sequences" not in ls["simulations"][0]
           and ls["simulations"][0]["metrics"] == sim["metrics"], "listed %r" % short(ls))
