@@ -22,29 +22,6 @@
 #define MAX_CANDIDATES 100000
 #define MAX_BUDGET 10000000
 
-char *
-json_dump_text(const json_t *v, size_t flags)
-{
-    for (int prec = 15; prec < 17; prec++) {
-        char *text =
-            json_dumps(v, JSON_COMPACT | flags | JSON_REAL_PRECISION(prec));
-        json_t *back = text ? json_loads(text, 0, NULL) : NULL;
-        /* json_equal compares reals exactly: equal means no digit lost. */
-        int same = back && json_equal(back, (json_t *)v);
-        json_decref(back);
-        if (same)
-            return text;
-        free(text);
-    }
-    return json_dumps(v, JSON_COMPACT | flags | JSON_REAL_PRECISION(17));
-}
-
-json_t *
-json_from_text(const char *text)
-{
-    return text ? json_loads(text, 0, NULL) : NULL;
-}
-
 /* Metric and parameter names: [A-Za-z0-9_.-]{1,64}. */
 static int
 valid_name(const char *s)

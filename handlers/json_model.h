@@ -15,6 +15,7 @@
 
 #include "core/space.h"
 #include "core/status.h"
+#include "handlers/json_text.h" /* json_dump_text, json_from_text */
 #include "store/model.h"
 
 #define MODEL_MAX_OBJECTIVES 8
@@ -128,22 +129,10 @@ enum hpod_status query_int(const char *text, const char *name, long long min,
                            struct hpod_err *err);
 
 /*
- * json_dump_text - compact JSON text of v (new string, free it), with every
- * real printed in the fewest significant digits (15, 16 or 17) that give
- * back the same double for the whole document: 14.2 stays "14.2", not
- * "14.199999999999999", and nothing is ever rounded. flags are added to
- * JSON_COMPACT (e.g. JSON_SORT_KEYS). NULL if v cannot be encoded.
- */
-char *json_dump_text(const json_t *v, size_t flags);
-
-/*
  * json_check_keys - every key of the object obj must be in allowed (a
  * NULL-terminated list); else HPOD_EINVAL naming path.key.
  */
 enum hpod_status json_check_keys(json_t *obj, const char *const *allowed,
                                  const char *path, struct hpod_err *err);
-
-/* Parses JSON text into a new reference (NULL on error). */
-json_t *json_from_text(const char *text);
 
 #endif

@@ -308,7 +308,7 @@ log_access(const struct http_req *h, const char *method, const char *path,
     json_t *line =
         json_pack("{s:s, s:s, s:s, s:i, s:f}", "request_id", h->id, "method",
                   method, "path", path, "status", status, "ms", ms);
-    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    char *text = json_dump_text(line, 0);
     if (text)
         hpod_log_json_line(text);
     free(text);

@@ -1,0 +1,242 @@
+/*
+ * handlers/json_text.c - a compact JSON encoder over jansson's json_t with
+ * per-value shortest reals; see json_text.h.
+ */
+#include "handlers/json_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "store/dtoa.h"
+
+/* jansson's own parser stops at this depth, so no text we read is deeper;
+ * the limit only guards against a value built with a cycle. */
+#define MAX_DEPTH 2048
+
+struct out {
+    char *p;
+    size_t len, cap;
+};
+
+static void
+put(struct out *o, const char *s, size_t n)
+{
+    if (o->len + n + 1 > o->cap) {
+        while (o->len + n + 1 > o->cap)
+            o->cap *= 2;
+        o->p = xrealloc(o->p, o->cap);
+    }
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+    o->p[o->len] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else
+        return 0;
+    if (len > n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return len;
+}
+
+static int
+put_string(struct out *o, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, run = 0;
+    put(o, "\"", 1);
+    while (i < n) {
+        unsigned char c = s[i];
+        char esc[8];
+        size_t k = 0;
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            if ((k = utf8_len(s + i, n - i)) == 0)
+                return -1;
+            i += k;
+            continue;
+        }
+        put(o, str + run, i - run);
+        switch (c) {
+        case '"':
+            put(o, "\\\"", 2);
+            break;
+        case '\\':
+            put(o, "\\\\", 2);
+            break;
+        case '\b':
+            put(o, "\\b", 2);
+            break;
+        case '\f':
+            put(o, "\\f", 2);
+            break;
+        case '\n':
+            put(o, "\\n", 2);
+            break;
+        case '\r':
+            put(o, "\\r", 2);
+            break;
+        case '\t':
+            put(o, "\\t", 2);
+            break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04X", c);
+            put(o, esc, 6);
+        }
+        run = ++i;
+    }
+    put(o, str + run, n - run);
+    put(o, "\"", 1);
+    return 0;
+}
+
+static int
+put_real(struct out *o, double x)
+{
+    char buf[HPOD_DTOA_SIZE + 2];
+    size_t n;
+    if (!isfinite(x))
+        return -1;
+    n = hpod_dtoa(x, buf);
+    /* "3" would read back as an integer; "3.0" stays a real. */
+    if (!strpbrk(buf, ".e")) {
+        memcpy(buf + n, ".0", 3);
+        n += 2;
+    }
+    put(o, buf, n);
+    return 0;
+}
+
+struct key {
+    const char *s;
+    size_t n;
+    json_t *v;
+};
+
+static int
+cmp_key(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+    int c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
+    return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+static int put_value(struct out *o, const json_t *v, size_t flags, int depth);
+
+static int
+put_object(struct out *o, const json_t *v, size_t flags, int depth)
+{
+    json_t *obj = (json_t *)v; /* jansson's iterators take no const */
+    size_t n = json_object_size(obj), i = 0;
+    struct key *keys = xmalloc((n ? n : 1) * sizeof *keys);
+    int rc = 0;
+    for (void *it = json_object_iter(obj); it && i < n;
+         it = json_object_iter_next(obj, it), i++) {
+        keys[i].s = json_object_iter_key(it);
+        keys[i].n = json_object_iter_key_len(it);
+        keys[i].v = json_object_iter_value(it);
+    }
+    if (flags & JSON_SORT_KEYS)
+        qsort(keys, i, sizeof *keys, cmp_key);
+    put(o, "{", 1);
+    for (size_t k = 0; k < i && rc == 0; k++) {
+        if (k)
+            put(o, ",", 1);
+        if ((rc = put_string(o, keys[k].s, keys[k].n)) == 0) {
+            put(o, ":", 1);
+            rc = put_value(o, keys[k].v, flags, depth + 1);
+        }
+    }
+    put(o, "}", 1);
+    free(keys);
+    return rc;
+}
+
+static int
+put_value(struct out *o, const json_t *v, size_t flags, int depth)
+{
+    char buf[32];
+    int rc = 0;
+    if (!v || depth > MAX_DEPTH)
+        return -1;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return put_object(o, v, flags, depth);
+    case JSON_ARRAY:
+        put(o, "[", 1);
+        for (size_t i = 0; i < json_array_size(v) && rc == 0; i++) {
+            if (i)
+                put(o, ",", 1);
+            rc = put_value(o, json_array_get(v, i), flags, depth + 1);
+        }
+        put(o, "]", 1);
+        return rc;
+    case JSON_STRING:
+        return put_string(o, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        put(o, buf,
+            (size_t)snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT,
+                             json_integer_value(v)));
+        return 0;
+    case JSON_REAL:
+        return put_real(o, json_real_value(v));
+    case JSON_TRUE:
+        put(o, "true", 4);
+        return 0;
+    case JSON_FALSE:
+        put(o, "false", 5);
+        return 0;
+    case JSON_NULL:
+        put(o, "null", 4);
+        return 0;
+    }
+    return -1;
+}
+
+char *
+json_dump_text(const json_t *v, size_t flags)
+{
+    struct out o = {xmalloc(256), 0, 256};
+    o.p[0] = '\0';
+    if (put_value(&o, v, flags, 0) != 0) {
+        free(o.p);
+        return NULL;
+    }
+    return o.p;
+}
+
+json_t *
+json_from_text(const char *text)
+{
+    return text ? json_loads(text, 0, NULL) : NULL;
+}
