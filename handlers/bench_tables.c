@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "core/mem.h"
+#include "store/dtoa.h"
 #include "store/err.h"
 
 const char *const bench_param_names[BENCH_N_PARAMS] = {
@@ -253,17 +254,21 @@ bench_table_load(const char *path, const char *name, struct bench_table *t,
             }
             if (role[c] == -1) {
                 if (v != (double)i) {
+                    char num[HPOD_DTOA_SIZE];
+                    hpod_dtoa(v, num);
                     st = hpod_fail(err, HPOD_EUNPROC, "id",
-                                   "%s:%zu: id %.17g, expected %zu (ids are "
+                                   "%s:%zu: id %s, expected %zu (ids are "
                                    "the 0-based row numbers)",
-                                   path, lineno, v, i);
+                                   path, lineno, num, i);
                     goto out;
                 }
             } else if (role[c] == -2) {
                 if (v != 0 && v != 1) {
+                    char num[HPOD_DTOA_SIZE];
+                    hpod_dtoa(v, num);
                     st = hpod_fail(err, HPOD_EUNPROC, "pareto",
-                                   "%s:%zu: pareto must be 0 or 1, not %.17g",
-                                   path, lineno, v);
+                                   "%s:%zu: pareto must be 0 or 1, not %s",
+                                   path, lineno, num);
                     goto out;
                 }
                 t->pareto[i] = (unsigned char)v;

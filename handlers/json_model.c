@@ -16,6 +16,7 @@
 
 #include "core/kernels.h"
 #include "core/mem.h"
+#include "store/dtoa.h"
 #include "store/err.h"
 
 #define MAX_PARAMS 64
@@ -239,10 +240,11 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                 }
                 for (size_t k2 = 0; k2 < k; k2++)
                     if (v[k2] == v[k]) {
-                        double dupv = v[k];
+                        char num[HPOD_DTOA_SIZE];
+                        hpod_dtoa(v[k], num);
                         free(v);
                         return hpod_fail(err, HPOD_EUNPROC, fk,
-                                         "duplicate value %g", dupv);
+                                         "duplicate value %s", num);
                     }
             }
             st = space_add_values(&d->space, pt, v, n, log);
@@ -355,10 +357,12 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         if (!json_is_number(v))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a number", f);
         raw[i] = json_number_value(v);
-        if (!space_contains(&d->space, i, raw[i]))
+        if (!space_contains(&d->space, i, raw[i])) {
+            char num[HPOD_DTOA_SIZE];
+            hpod_dtoa(raw[i], num);
             return hpod_fail(err, HPOD_EUNPROC, f,
-                             "%g is not a legal value of %s", raw[i],
-                             d->names[i]);
+                             "%s is not a legal value of %s", num, d->names[i]);
+        }
     }
     return HPOD_OK;
 }

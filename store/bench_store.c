@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "store/dtoa.h"
 #include "store/err.h"
 
 #define TS(col)                                                                \
@@ -128,11 +129,11 @@ sim_store_insert(struct db *db, const char *benchmark, const char *summary,
                  const char *sequences, double seconds, long long *id,
                  struct hpod_err *err)
 {
-    char sec[64];
+    char sec[HPOD_DTOA_SIZE];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sec, sizeof sec, "%.17g", seconds);
+    hpod_dtoa(seconds, sec);
     const char *p[] = {benchmark, summary, sequences, sec};
     if ((st = db_exec(db, SQL_SIM_INSERT, 4, p, &r, err)) != HPOD_OK)
         return st;
