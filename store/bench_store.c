@@ -18,14 +18,14 @@
 
 static const char *SQL_INSERT =
     "INSERT INTO benchmarks (name, definition, rows)"
-    " VALUES ($1, $2::jsonb, $3::jsonb)";
+    " VALUES ($1, $2::json, $3::json)";
 static const char *SQL_GET =
     "SELECT definition::text AS definition, rows::text AS rows"
     " FROM benchmarks WHERE name = $1";
 static const char *SQL_NAMES = "SELECT name FROM benchmarks ORDER BY name";
 static const char *SQL_SIM_INSERT =
     "INSERT INTO simulations (benchmark, summary, sequences, seconds)"
-    " VALUES ($1, $2::jsonb, $3::jsonb, $4) RETURNING id";
+    " VALUES ($1, $2::json, $3::json, $4) RETURNING id";
 static const char *SQL_SIM_GET =
     "SELECT id, benchmark, summary::text AS summary,"
     " sequences::text AS sequences, seconds,"

@@ -38,12 +38,12 @@ static const char *SQL_SELECT =
 
 static const char *SQL_INSERT =
     "INSERT INTO studies (name, definition, budget, lease_seconds,"
-    " n_candidates, benchmark) VALUES ($1, $2::jsonb, $3, $4, $5, $6)"
+    " n_candidates, benchmark) VALUES ($1, $2::json, $3, $4, $5, $6)"
     " RETURNING id";
 static const char *SQL_INSERT_CANDIDATES =
     "INSERT INTO candidates (study_id, idx, params)"
     " SELECT $1, (c.ord - 1)::integer, c.value"
-    " FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS c(value, ord)";
+    " FROM json_array_elements($2::json) WITH ORDINALITY AS c(value, ord)";
 static const char *SQL_LOCK = "SELECT id FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_DELETE = "DELETE FROM studies WHERE id = $1";
 static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies";

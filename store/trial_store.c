@@ -47,7 +47,7 @@ static const char *SQL_NEXT_SEQ =
     "SELECT coalesce(max(seq) + 1, 0) AS seq FROM trials WHERE study_id = $1";
 static const char *SQL_INSERT =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
-    " lease_expires_at, train_to) VALUES ($1, $2, 'pending', $3::jsonb, $4,"
+    " lease_expires_at, train_to) VALUES ($1, $2, 'pending', $3::json, $4,"
     " $5, now() + make_interval(secs => $6), $7) RETURNING id";
 static const char *SQL_HISTORY =
     "SELECT id, state, candidate, train_to,"
