@@ -639,6 +639,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         choice_sets[k] = json_array();
     for (size_t i = 0; i < n && st == HPOD_OK; i++) {
         json_t *r = json_array_get(rows, i);
+        double x;
         const char *key;
         snprintf(f, sizeof f, "rows[%zu]", i);
         if (!json_is_object(r)) {
@@ -680,6 +681,13 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                 st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be %s", f,
                                c < np && types[c][0] == 'i' ? "an integer"
                                                             : "a number");
+            } else if ((c < np && types[c][0] == 'i'
+                            ? json_int_field(v, f, &x, &rq->err)
+                            : json_number_field(v, f, &x, &rq->err)) !=
+                       HPOD_OK) {
+                /* Held as doubles (parameters in core/space, metrics in
+                 * the table): a number a double would round is refused. */
+                st = HPOD_EUNPROC;
             } else if (c < np &&
                        json_is_true(
                            json_object_get(json_array_get(params, c), "log")) &&
@@ -1106,7 +1114,11 @@ simulate_mo(struct req *rq, const struct bench_table *t,
             goto out;
         }
         cmax[k] = mx != NULL;
-        bound[k] = json_number_value(mx ? mx : mn);
+        char fb[96];
+        snprintf(fb, sizeof fb, "%s.%s", f, mx ? "max" : "min");
+        if ((st = json_number_field(mx ? mx : mn, fb, &bound[k], &rq->err)) !=
+            HPOD_OK)
+            goto out;
     }
     if (m == 1 && nc == 0) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "objectives",
@@ -1747,7 +1759,8 @@ handle_benchmark_simulate(struct req *rq)
                            "tolerance must be a number");
             goto out;
         }
-        tol = json_number_value(v);
+        if ((st = json_number_field(v, "tolerance", &tol, &rq->err)) != HPOD_OK)
+            goto out;
         if (!(tol > 0)) {
             st = hpod_fail(&rq->err, HPOD_EUNPROC, "tolerance",
                            "tolerance must be > 0");

@@ -34,6 +34,57 @@ valid_name(const char *s)
                      "0123456789_.-") == n;
 }
 
+int
+json_exact_number(const json_t *v, double *out)
+{
+    if (json_is_real(v)) {
+        *out = json_real_value(v);
+        return isfinite(*out);
+    }
+    if (!json_is_integer(v))
+        return 0;
+    json_int_t i = json_integer_value(v);
+    double x = (double)i;
+    /* 2^63, the rounding of the largest integers, is the one double that
+     * cannot be converted back. */
+    if (x >= 9223372036854775808.0 || (json_int_t)x != i)
+        return 0;
+    *out = x;
+    return 1;
+}
+
+enum hpod_status
+json_number_field(const json_t *v, const char *field, double *out,
+                  struct hpod_err *err)
+{
+    if (!json_is_number(v))
+        return hpod_fail(err, HPOD_EINVAL, field, "%s must be a number", field);
+    if (!json_exact_number(v, out))
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s = %" JSON_INTEGER_FORMAT
+                         " cannot be held exactly: numbers are doubles, "
+                         "integers must be within ±2^53",
+                         field, json_integer_value(v));
+    return HPOD_OK;
+}
+
+enum hpod_status
+json_int_field(const json_t *v, const char *field, double *out,
+               struct hpod_err *err)
+{
+    if (!json_is_integer(v))
+        return hpod_fail(err, HPOD_EINVAL, field, "%s must be an integer",
+                         field);
+    json_int_t i = json_integer_value(v);
+    if (i < -JSON_MAX_EXACT_INT || i > JSON_MAX_EXACT_INT)
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s must be within ±2^53 (9007199254740992): integer "
+                         "parameters are held as doubles",
+                         field);
+    *out = (double)i;
+    return HPOD_OK;
+}
+
 enum hpod_status
 json_check_keys(json_t *obj, const char *const *allowed, const char *path,
                 struct hpod_err *err)
@@ -111,12 +162,7 @@ get_number(json_t *obj, const char *key, const char *path, double *out,
     *present = v != NULL;
     if (!v)
         return HPOD_OK;
-    if (!json_is_number(v))
-        return hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
-    *out = json_number_value(v);
-    if (!isfinite(*out))
-        return hpod_fail(err, HPOD_EUNPROC, f, "%s must be finite", f);
-    return HPOD_OK;
+    return json_number_field(v, f, out, err);
 }
 
 /* ---- the search space ---- */
@@ -225,14 +271,12 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                 json_t *x = json_array_get(values, k);
                 char fk[160];
                 snprintf(fk, sizeof fk, "%s[%zu]", f, k);
-                if (pt == PARAM_INT ? !json_is_integer(x)
-                                    : !json_is_number(x)) {
+                st = pt == PARAM_INT ? json_int_field(x, fk, &v[k], err)
+                                     : json_number_field(x, fk, &v[k], err);
+                if (st != HPOD_OK) {
                     free(v);
-                    return hpod_fail(err, HPOD_EINVAL, fk, "%s must be %s", fk,
-                                     pt == PARAM_INT ? "an integer"
-                                                     : "a number");
+                    return st;
                 }
-                v[k] = json_number_value(x);
                 if (log && !(v[k] > 0)) {
                     free(v);
                     return hpod_fail(err, HPOD_EUNPROC, fk,
@@ -356,7 +400,11 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         }
         if (!json_is_number(v))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a number", f);
-        raw[i] = json_number_value(v);
+        if (!json_exact_number(v, &raw[i]))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%" JSON_INTEGER_FORMAT
+                             " is not a legal value of %s",
+                             json_integer_value(v), d->names[i]);
         if (!space_contains(&d->space, i, raw[i])) {
             char num[HPOD_DTOA_SIZE];
             hpod_dtoa(raw[i], num);
@@ -870,8 +918,10 @@ parse_reference(json_t *ref, const struct study_def *d, struct hpod_err *err)
         if (i == d->n_objectives)
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "\"%.64s\" is not an objective", key);
-        if (!json_is_number(v))
-            return hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
+        double x;
+        enum hpod_status st = json_number_field(v, f, &x, err);
+        if (st != HPOD_OK)
+            return st;
     }
     return HPOD_OK;
 }

@@ -128,6 +128,32 @@ enum hpod_status query_int(const char *text, const char *name, long long min,
                            long long max, long long dflt, long long *out,
                            struct hpod_err *err);
 
+/* 2^53: every integer up to it in magnitude is exactly a double. */
+#define JSON_MAX_EXACT_INT 9007199254740992LL
+
+/*
+ * json_exact_number - 1 and *out = v's value if v is a number that a
+ * double holds exactly: any real (the parser rounded its text once; it is
+ * printed back in the shortest form that reads back as that double), an
+ * integer only if converting it loses nothing (2^53 + 1 would become
+ * 2^53). 0 otherwise.
+ */
+int json_exact_number(const json_t *v, double *out);
+/*
+ * json_number_field - v (field names it) is a number held exactly (see
+ * json_exact_number) into *out: HPOD_EINVAL if not a number, HPOD_EUNPROC
+ * if an integer would be rounded.
+ */
+enum hpod_status json_number_field(const json_t *v, const char *field,
+                                   double *out, struct hpod_err *err);
+/*
+ * json_int_field - v is an integer within ±2^53 (an int parameter's
+ * value: core/space holds them as doubles) into *out: HPOD_EINVAL if not
+ * an integer, HPOD_EUNPROC naming field if beyond.
+ */
+enum hpod_status json_int_field(const json_t *v, const char *field, double *out,
+                                struct hpod_err *err);
+
 /*
  * json_check_keys - every key of the object obj must be in allowed (a
  * NULL-terminated list); else HPOD_EINVAL naming path.key.

@@ -188,6 +188,63 @@ test_dump_shortest(void **state)
 }
 
 static void
+test_exact_numbers(void **state)
+{
+    (void)state;
+    double x = 0;
+    struct hpod_err err = {0};
+    json_t *v;
+    static const struct {
+        const char *text;
+        int exact, int_ok; /* as any number; as an int parameter's value */
+    } cases[] = {
+        {"14.2", 1, 0},
+        {"1e19", 1, 0},
+        {"-1.7976931348623157e308", 1, 0},
+        {"9007199254740992", 1, 1},
+        {"-9007199254740992", 1, 1},
+        {"9007199254740993", 0, 0},
+        {"-9007199254740993", 0, 0},
+        {"4611686018427387904", 1, 0}, /* 2^62: a double holds it */
+        {"9223372036854775807", 0, 0}, /* rounds to 2^63 */
+        {"-9223372036854775808", 1, 0},
+        {"3", 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        v = json_loads(cases[i].text, JSON_DECODE_ANY, NULL);
+        assert_non_null(v);
+        if (json_exact_number(v, &x) != cases[i].exact)
+            fail_msg("json_exact_number(%s) != %d", cases[i].text,
+                     cases[i].exact);
+        if (cases[i].exact)
+            assert_true(x == json_number_value(v));
+        enum hpod_status want = json_is_integer(v) && cases[i].int_ok ? HPOD_OK
+                                : json_is_integer(v) ? HPOD_EUNPROC
+                                                     : HPOD_EINVAL;
+        if (json_int_field(v, "f", &x, &err) != want)
+            fail_msg("json_int_field(%s) != %d", cases[i].text, (int)want);
+        json_decref(v);
+    }
+    /* Through the definition: the field of the offending value. */
+    char field[128];
+    assert_int_equal(
+        try_def("{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":"
+                "\"int\",\"values\":[1,9223372036854775807]}],"
+                "\"objectives\":[{\"name\":\"b\",\"goal\":\"maximize\"}]}",
+                field),
+        HPOD_EUNPROC);
+    assert_string_equal(field, "space[0].values[1]");
+    assert_int_equal(
+        try_def("{\"name\":\"x\",\"space\":[{\"name\":\"a\",\"type\":"
+                "\"float\",\"values\":[1e19,2e19]}],\"objectives\":[{"
+                "\"name\":\"b\",\"goal\":\"maximize\"}],\"constraints\":"
+                "[{\"metric\":\"b\",\"max\":9007199254740993}]}",
+                field),
+        HPOD_EUNPROC);
+    assert_string_equal(field, "constraints[0].max");
+}
+
+static void
 test_query_int(void **state)
 {
     (void)state;
@@ -209,6 +266,7 @@ main(void)
         cmocka_unit_test(test_valid_and_normalized),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_dump_shortest),
+        cmocka_unit_test(test_exact_numbers),
         cmocka_unit_test(test_query_int),
     };
     return cmocka_run_group_tests_name("json_model", tests, NULL, NULL);
