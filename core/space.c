@@ -131,6 +131,11 @@ scale01(const struct param *p, double v)
         return 0.5;
     if (p->log)
         return (log(v) - log(p->low)) / (log(p->high) - log(p->low));
+    if (!isfinite(p->high - p->low))
+        /* A value list spanning more than DBL_MAX (-1e308 to 1e308): the
+         * halves do not overflow, and halving is exact, so the ratio is
+         * the one the full differences would give. */
+        return (v / 2 - p->low / 2) / (p->high / 2 - p->low / 2);
     return (v - p->low) / (p->high - p->low);
 }
 

@@ -67,6 +67,30 @@ test_encode_known(void **state)
 }
 
 static void
+test_widest_values(void **state)
+{
+    (void)state;
+    /* From -DBL_MAX to DBL_MAX: high - low overflows, the encoding must
+     * not (it was NaN, clamped to 0, for the top value). */
+    double v[] = {1.7976931348623157e308, -1.7976931348623157e308, 0, 1e19};
+    double raw[1], u[1];
+    struct space sp;
+    space_init(&sp);
+    assert_int_equal(space_add_values(&sp, PARAM_FLOAT, v, 4, 0), 0);
+    double want[] = {1.0, 0.0, 0.5, 0.5};
+    for (size_t k = 0; k < 4; k++) {
+        raw[0] = v[k];
+        space_encode(&sp, raw, u);
+        assert_true(isfinite(u[0]));
+        assert_close(u[0], want[k], 1e-12, 0);
+        space_decode(&sp, u, raw);
+        if (k != 3) /* 1e19 and 0 encode alike at this scale */
+            assert_true(raw[0] == v[k]);
+    }
+    space_cleanup(&sp);
+}
+
+static void
 test_round_trip_and_sampling(void **state)
 {
     (void)state;
@@ -143,6 +167,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_encode_known),
+        cmocka_unit_test(test_widest_values),
         cmocka_unit_test(test_round_trip_and_sampling),
         cmocka_unit_test(test_find_duplicate),
     };
