@@ -15,6 +15,7 @@
 #include "handlers/handlers.h"
 #include "handlers/json_model.h"
 #include "handlers/multifidelity.h"
+#include "store/dtoa.h"
 #include "store/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
@@ -180,11 +181,12 @@ handle_trial_report(struct req *rq)
         {
             json_t *old = json_object_get(merged, key);
             if (old && json_number_value(old) != json_number_value(val)) {
-                char f[96];
+                char f[96], num[HPOD_DTOA_SIZE];
                 snprintf(f, sizeof f, "values.%s", key);
-                st = hpod_fail(&rq->err, HPOD_ECONFLICT, f,
-                               "trial %lld already has %s = %.17g", t.id, key,
-                               json_number_value(old));
+                hpod_dtoa(json_number_value(old), num);
+                st =
+                    hpod_fail(&rq->err, HPOD_ECONFLICT, f,
+                              "trial %lld already has %s = %s", t.id, key, num);
                 goto out;
             }
             if (!old) {
