@@ -1249,6 +1249,37 @@ def bad_cases():
     add("import: text/plain body", "POST", B, 415, "unsupported_media_type",
         raw=json.dumps(imp()).encode(), ctype="text/plain")
 
+    # -- numbers a double cannot hold (issue: integrity)
+    add("int values beyond 2^53", "POST", P, 422, IA, "space[2].values[2]",
+        body=study(space=space(2, values=[10000, 30000, 9007199254740993])))
+    add("int values 2^63-1", "POST", P, 422, IA, "space[2].values[0]",
+        body=study(space=space(2, values=[9223372036854775807])))
+    add("int values below -2^53", "POST", P, 422, IA, "space[2].values[1]",
+        body=study(space=space(2, values=[10000, -9007199254740993])))
+    add("int values 2^64", "POST", P, 400, IA,
+        body=study(space=space(2, values=[18446744073709551616])))
+    add("float values: an integer a double would round", "POST", P, 422, IA,
+        "space[0].values[0]",
+        body=study(space=space(0, low=KEEP_OUT, high=KEEP_OUT, values=[9007199254740993])))
+    add("constraint max: an integer a double would round", "POST", P, 422, IA,
+        "constraints[0].max",
+        body=study(constraints=[{"metric": "bleu", "max": 9223372036854775807}]))
+    add("reference: an integer a double would round", "POST", P, 422, IA, "reference.bleu",
+        body=study(reference={"bleu": -9007199254740993}))
+    add("candidate int beyond 2^53", "POST", P, 422, IA, "candidates[0].bpe",
+        body=study(candidates=cands(0, bpe=9007199254740993)))
+    add("seed 2^63-1", "POST", P, 422, IA, "algorithm.seed",
+        body=study(algorithm={"name": "random", "seed": 9223372036854775807}))
+    add("lease_seconds 2^63-1", "POST", P, 422, IA, "lease_seconds",
+        body=study(lease_seconds=9223372036854775807))
+    add("budget 1e19", "POST", P, (400, 422), IA, "budget", body=study(budget=1e19))
+    add("import: int column beyond 2^53", "POST", B, 422, IA, "rows[0].layers",
+        body=imp(rows=imp_rows(0, layers=9007199254740993)))
+    add("import: float column an integer a double would round", "POST", B, 422, IA,
+        "rows[1].lr", body=imp(rows=imp_rows(1, lr=9007199254740993)))
+    add("import: metric 2^63-1", "POST", B, 422, IA, "rows[2].gpu_time",
+        body=imp(rows=imp_rows(2, gpu_time=9223372036854775807)))
+
     add("unknown benchmark", "GET", "/v1/benchmarks/lab/nope", 404, "not_found")
     add("unknown built-in benchmark", "GET", "/v1/benchmarks/nmthpo/xx-yy", 404, "not_found")
     add("PUT on a benchmark", "PUT", "/v1/benchmarks/lab/fixture", 405, "method_not_allowed",
@@ -1280,6 +1311,8 @@ def bad_cases():
     add("simulate: seed -1", "POST", M, 422, IA, "seed", body={"seed": -1, "repeats": 1})
     add("simulate: tolerance 0", "POST", M, 422, IA, "tolerance",
         body={"tolerance": 0, "repeats": 1})
+    add("simulate: tolerance an integer a double would round", "POST", M, 422, IA,
+        "tolerance", body={"tolerance": 9007199254740993, "repeats": 1})
     add("simulate: budget 0", "POST", M, 422, IA, "budget", body={"budget": 0, "repeats": 1})
     add("simulate: pareto_budget 0", "POST", M, 422, IA, "pareto_budget",
         body={"pareto_budget": 0, "repeats": 1})
@@ -3174,6 +3207,191 @@ def t_db_down(c):
         check(time.monotonic() < deadline, "healthz not 200 20 s after the database came back")
         time.sleep(0.2)
     create(c, body)
+
+
+# --- numbers round-trip (issue: integrity) ---
+
+BIG = 1.7976931348623157e308  # DBL_MAX
+
+
+def exact(got, want):
+    """got is want, with every number of the same JSON type (a real never
+    comes back as an integer) and every float bit for bit."""
+    if isinstance(want, float):
+        return isinstance(got, float) and got == want and math.copysign(1, got) == math.copysign(1, want)
+    if isinstance(want, bool) or want is None or isinstance(want, str):
+        return got == want and type(got) is type(want)
+    if isinstance(want, int):
+        return isinstance(got, int) and not isinstance(got, bool) and got == want
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(
+            exact(g, w) for g, w in zip(got, want))
+    if isinstance(want, dict):
+        return isinstance(got, dict) and set(got) >= set(want) and all(
+            exact(got[k], w) for k, w in want.items())
+    return False
+
+
+def raw_get(c, path, port=None):
+    r = call(port or c.port, "GET", path)
+    return expect(r, 200), r.raw.decode("utf-8")
+
+
+@test("numbers: a reported 14.2 reads back as 14.2 beside a value that needs 17 digits")
+def t_numbers_shortest(c):
+    sid = create(c, {"name": "shortest numbers",
+                     "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                     "objectives": [{"name": "bleu", "goal": "maximize"},
+                                    {"name": "gpu_time", "goal": "minimize"}]})["id"]
+    t = suggest(c, sid, "num-short")["trials"][0]
+    odd = 0.1 + 0.2  # 0.30000000000000004: 17 significant digits
+    report(c, t["id"], {"bleu": 14.2, "gpu_time": odd})
+    for path in ("/v1/trials/%d" % t["id"], "/v1/studies/%d/trials" % sid,
+                 "/v1/studies/%d/pareto" % sid):
+        body, text = raw_get(c, path)
+        check('"bleu":14.2,' in text or '"bleu":14.2}' in text,
+              "%s: 14.2 not printed as 14.2: %s" % (path, short(text, 600)))
+        check("0.30000000000000004" in text and "14.19999" not in text,
+              "%s: the 17-digit value %r lost or 14.2 widened: %s" % (path, odd, short(text, 600)))
+    tr = get_trial(c, t["id"])
+    check(exact(tr["values"], {"bleu": 14.2, "gpu_time": odd}), "values %r" % tr["values"])
+
+
+@test("numbers: 1e19 and -1.7976931348623157e308 in a definition round-trip; suggest and pareto answer")
+def t_numbers_huge(c):
+    body = {"name": "huge numbers",
+            "space": [{"name": "x", "type": "float", "values": [2e19, 1e19]},
+                      {"name": "w", "type": "float", "values": [-BIG, 0.5, BIG]},
+                      {"name": "y", "type": "float", "low": -1e15, "high": 1e15},
+                      {"name": "n", "type": "int", "values": [-9007199254740992, 9007199254740992]}],
+            "objectives": [{"name": "bleu", "goal": "maximize"},
+                           {"name": "gpu_time", "goal": "minimize"}],
+            "constraints": [{"metric": "gpu_time", "max": 1e19}],
+            "reference": {"bleu": -BIG, "gpu_time": 1e19},
+            "algorithm": {"name": "ehvi", "init": 2, "seed": 3}}
+    s = create(c, body)
+    got, text = raw_get(c, "/v1/studies/%d" % s["id"])
+    for g in (s, got):
+        check(exact(g["space"][0]["values"], [1e19, 2e19])
+              and exact(g["space"][1]["values"], [-BIG, 0.5, BIG])
+              and exact(g["space"][3]["values"], [-9007199254740992, 9007199254740992]),
+              "space came back as %r" % g["space"])
+        check(exact(g["constraints"][0]["max"], 1e19), "constraint %r" % g["constraints"])
+        check(exact(g["reference"], body["reference"]), "reference %r" % g["reference"])
+    check("10000000000000000000" not in text and ("1e+19" in text or "1e19" in text),
+          "1e19 printed as %s" % short(text, 800))
+    seen = set()
+    for i in range(4):
+        t = suggest(c, s["id"], "num-huge-%d" % i)["trials"][0]
+        p = t["params"]
+        check(any(exact(p["x"], v) for v in (1e19, 2e19))
+              and any(exact(p["w"], v) for v in (-BIG, 0.5, BIG))
+              and isinstance(p["y"], float) and -1e15 <= p["y"] <= 1e15
+              and p["n"] in (-9007199254740992, 9007199254740992),
+              "params %r" % p)
+        seen.add(p["x"])
+        report(c, t["id"], {"bleu": float(i), "gpu_time": 10.0 * i + 0.5})
+    par, ptext = raw_get(c, "/v1/studies/%d/pareto?ranks=true&history=true" % s["id"])
+    check(exact(par["reference"], body["reference"]), "pareto reference %r" % par["reference"])
+    check(isinstance(par["hypervolume"], (int, float)) and par["n_completed"] == 4,
+          "pareto %r" % short(par))
+    for f in par["front"]:
+        check(any(exact(f["params"]["x"], v) for v in (1e19, 2e19)), "front params %r" % f)
+    # A finite study: the candidates (their own table) keep their numbers.
+    fin = create(c, {"name": "huge candidates",
+                     "space": [{"name": "x", "type": "float", "values": [1e19, 2e19, -BIG]}],
+                     "candidates": [{"x": 2e19}, {"x": -BIG}],
+                     "objectives": BLEU_MAX, "algorithm": {"name": "random", "seed": 1}})
+    xs = []
+    for i in range(2):
+        t = suggest(c, fin["id"], "num-fin")["trials"][0]
+        xs.append(t["params"]["x"])
+        report(c, t["id"], {"bleu": 1.0 + i})
+    check(sorted(xs) == [-BIG, 2e19] and all(isinstance(x, float) for x in xs),
+          "finite study issued %r" % xs)
+    best, btext = raw_get(c, "/v1/studies/%d/best" % fin["id"])
+    check(exact(best["trial"]["params"]["x"], xs[1]), "best %r" % short(best))
+
+
+@test("numbers: an imported table with 1e19 and -1.7976931348623157e308 round-trips")
+def t_numbers_table(c):
+    rows = [{"opt": "a", "lr": 1e19, "layers": 9007199254740992, "bleu": 14.2, "gpu_time": BIG},
+            {"opt": "b", "lr": 2e19, "layers": -3, "bleu": 0.1 + 0.2, "gpu_time": -BIG},
+            {"opt": "a", "lr": 5e-324, "layers": 0, "bleu": -1e19, "gpu_time": 1e-300}]
+    table = {"name": "lab/huge-numbers",
+             "params": [{"name": "opt", "type": "categorical"}, {"name": "lr", "type": "float"},
+                        {"name": "layers", "type": "int"}],
+             "metrics": ["bleu", "gpu_time"], "rows": rows}
+    got = expect(call(c.port, "POST", "/v1/benchmarks", table), 201)
+    g, text = raw_get(c, bench_path("lab/huge-numbers"))
+    for b in (got, g):
+        vals = {p["name"]: p["values"] for p in b["parameters"]}
+        check(exact(vals["lr"], [5e-324, 1e19, 2e19])
+              and exact(vals["layers"], [-3, 0, 9007199254740992]),
+              "parameters %r" % b["parameters"])
+    check("10000000000000000000" not in text, "1e19 printed as an integer: %s" % short(text, 800))
+    for i, r in enumerate(rows):
+        ev = evaluate(c, "lab/huge-numbers", {k: r[k] for k in ("opt", "lr", "layers")})
+        check(ev["row"] == i and exact(ev["values"], {"bleu": r["bleu"], "gpu_time": r["gpu_time"]}),
+              "evaluate row %d: %r" % (i, ev))
+    s = create(c, {"name": "on huge numbers", "benchmark": "lab/huge-numbers",
+                   "objectives": BLEU_MAX, "algorithm": {"name": "random", "seed": 2}})
+    for k in range(3):
+        t = suggest(c, s["id"], "num-tab")["trials"][0]
+        check(any(exact(t["params"], {p: r[p] for p in ("opt", "lr", "layers")}) for r in rows),
+              "suggested %r, not a row" % t["params"])
+        report(c, t["id"], evaluate(c, "lab/huge-numbers", t["params"])["values"])
+    sim = simulate(c, "lab/huge-numbers", {"algorithm": {"name": "random"}, "repeats": 2,
+                                           "seed": 1, "init": 1, "budget": 2})
+    again = expect(call(c.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
+    check(same_simulation(again, sim), "stored simulation differs: %s" % differing(again, sim))
+
+
+@test("numbers: migration 0005 converts a database holding data from 0001-0003")
+def t_numbers_migration(c):
+    db = "hpod_mig_json"
+    url = c.dburl.replace("///hpod?", "///%s?" % db, 1)
+    check(url != c.dburl, "cannot derive a second database URL from %s" % c.dburl)
+    psql(c.dburl, "DROP DATABASE IF EXISTS %s" % db)
+    psql(c.dburl, "CREATE DATABASE %s" % db)
+    old = os.path.join(c.logdir, "migrations-0001-0003")
+    os.makedirs(old, exist_ok=True)
+    for f in os.listdir(os.path.join(TOP, "migrations")):
+        if f[:4] in ("0001", "0002", "0003"):
+            with open(os.path.join(TOP, "migrations", f), "rb") as src, \
+                    open(os.path.join(old, f), "wb") as dst:
+                dst.write(src.read())
+
+    def migrate(mdir):
+        env = dict(os.environ, HPOD_DATABASE_URL=url, HPOD_MIGRATIONS=mdir)
+        r = subprocess.run([c.args.hpod, "migrate"], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        check(r.returncode == 0, "hpod migrate (%s) exited %d: %s"
+              % (mdir, r.returncode, r.stdout.decode("utf-8", "replace")[-1500:]))
+    try:
+        migrate(old)
+        psql(url, "INSERT INTO studies (name, definition, lease_seconds) VALUES"
+                  " ('old', '{\"name\": \"old\", \"x\": 14.2}', 60);"
+                  " INSERT INTO candidates VALUES (1, 0, '{\"x\": 0.5}');"
+                  " INSERT INTO trials (study_id, seq, state, params, worker, values)"
+                  " VALUES (1, 0, 'completed', '{\"x\": 0.1}', 'w', '{\"bleu\": 14.2}');"
+                  " INSERT INTO benchmarks VALUES ('lab/old', '{\"params\": []}', '[{\"a\": 1.5}]');"
+                  " INSERT INTO simulations (benchmark, summary, sequences, seconds)"
+                  " VALUES ('lab/old', '{\"m\": 0.25}', '[[0, 1]]', 1.5)")
+        migrate(os.path.join(TOP, "migrations"))
+        cols = psql(url, "SELECT table_name || '.' || column_name FROM information_schema.columns"
+                         " WHERE table_schema = 'public' AND data_type = 'json' ORDER BY 1").split()
+        want = ["benchmarks.definition", "benchmarks.rows", "candidates.params",
+                "simulations.sequences", "simulations.summary", "studies.definition",
+                "trials.params"]
+        check(all(w in cols for w in want), "json columns %r, expected %r" % (cols, want))
+        kept = psql(url, "SELECT s.definition::text || ' ' || c.params::text || ' ' ||"
+                         " t.params::text || ' ' || b.rows::text || ' ' || m.summary::text"
+                         " FROM studies s, candidates c, trials t, benchmarks b, simulations m")
+        check(kept.strip() == '{"x": 14.2, "name": "old"} {"x": 0.5} {"x": 0.1} [{"a": 1.5}] '
+                              '{"m": 0.25}', "data after the migration: %r" % kept)
+    finally:
+        psql(c.dburl, "DROP DATABASE IF EXISTS %s" % db)
 
 
 def t_coverage(c):
