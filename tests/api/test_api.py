@@ -3370,14 +3370,24 @@ def t_numbers_migration(c):
               % (mdir, r.returncode, r.stdout.decode("utf-8", "replace")[-1500:]))
     try:
         migrate(old)
+        # A study as hpod stored it before: jsonb turned 1e19 into an
+        # integer jansson cannot read ("too big integer").
+        legacy = {"name": "old", "space": [{"name": "x", "type": "float", "low": 0.0,
+                                            "high": 1.0, "log": False}],
+                  "objectives": BLEU_MAX, "algorithm": {"name": "random", "seed": 1},
+                  "constraints": [{"metric": "bleu", "max": 1e19, "confidence": 0.5}],
+                  "budget": None, "benchmark": None, "lease_seconds": 60,
+                  "reference": None}
         psql(url, "INSERT INTO studies (name, definition, lease_seconds) VALUES"
-                  " ('old', '{\"name\": \"old\", \"x\": 14.2}', 60);"
-                  " INSERT INTO candidates VALUES (1, 0, '{\"x\": 0.5}');"
+                  " ('old', '%s', 60);"
+                  " INSERT INTO candidates VALUES (1, 0, '{\"x\": 0.5, \"s\": \"12345678901234567890\"}');"
                   " INSERT INTO trials (study_id, seq, state, params, worker, values)"
                   " VALUES (1, 0, 'completed', '{\"x\": 0.1}', 'w', '{\"bleu\": 14.2}');"
                   " INSERT INTO benchmarks VALUES ('lab/old', '{\"params\": []}', '[{\"a\": 1.5}]');"
                   " INSERT INTO simulations (benchmark, summary, sequences, seconds)"
-                  " VALUES ('lab/old', '{\"m\": 0.25}', '[[0, 1]]', 1.5)")
+                  " VALUES ('lab/old', '{\"m\": 2e19}', '[[0, 1]]', 1.5)" % json.dumps(legacy))
+        check("10000000000000000000," in psql(url, "SELECT definition::text FROM studies"),
+              "jsonb no longer rewrites 1e19: the legacy case is not reproduced")
         migrate(os.path.join(TOP, "migrations"))
         cols = psql(url, "SELECT table_name || '.' || column_name FROM information_schema.columns"
                          " WHERE table_schema = 'public' AND data_type = 'json' ORDER BY 1").split()
@@ -3385,11 +3395,20 @@ def t_numbers_migration(c):
                 "simulations.sequences", "simulations.summary", "studies.definition",
                 "trials.params"]
         check(all(w in cols for w in want), "json columns %r, expected %r" % (cols, want))
-        kept = psql(url, "SELECT s.definition::text || ' ' || c.params::text || ' ' ||"
-                         " t.params::text || ' ' || b.rows::text || ' ' || m.summary::text"
-                         " FROM studies s, candidates c, trials t, benchmarks b, simulations m")
-        check(kept.strip() == '{"x": 14.2, "name": "old"} {"x": 0.5} {"x": 0.1} [{"a": 1.5}] '
-                              '{"m": 0.25}', "data after the migration: %r" % kept)
+        kept = psql(url, "SELECT c.params::text || ' ' || t.params::text || ' ' || b.rows::text"
+                         " || ' ' || m.summary::text"
+                         " FROM candidates c, trials t, benchmarks b, simulations m")
+        check(kept.strip() == '{"s": "12345678901234567890", "x": 0.5} {"x": 0.1} [{"a": 1.5}] '
+                              '{"m": 20000000000000000000.0}', "data after the migration: %r" % kept)
+        # The legacy study reads back, with 1e19 a real again.
+        srv = Server(c.args.hpod, c.logdir, url)
+        try:
+            srv.start()
+            g = expect(call(srv.port, "GET", "/v1/studies/1"), 200)
+            check(exact(g["constraints"][0]["max"], 1e19), "legacy study %r" % short(g))
+            suggest(c, 1, "legacy", port=srv.port)
+        finally:
+            srv.stop()
     finally:
         psql(c.dburl, "DROP DATABASE IF EXISTS %s" % db)
 
