@@ -132,9 +132,9 @@ scale01(const struct param *p, double v)
     if (p->log)
         return (log(v) - log(p->low)) / (log(p->high) - log(p->low));
     if (!isfinite(p->high - p->low))
-        /* A value list spanning more than DBL_MAX (-1e308 to 1e308): the
-         * halves do not overflow, and halving is exact, so the ratio is
-         * the one the full differences would give. */
+        /* A range or value list spanning more than DBL_MAX (-1e308 to
+         * 1e308): the halves do not overflow, and halving is exact, so the
+         * ratio is the one the full differences would give. */
         return (v / 2 - p->low / 2) / (p->high / 2 - p->low / 2);
     return (v - p->low) / (p->high - p->low);
 }
@@ -144,6 +144,9 @@ unscale01(const struct param *p, double u)
 {
     if (p->log)
         return exp(log(p->low) + u * (log(p->high) - log(p->low)));
+    if (!isfinite(p->high - p->low))
+        /* low < 0 < high here, so neither term overflows. */
+        return p->low * (1.0 - u) + p->high * u;
     return p->low + u * (p->high - p->low);
 }
 

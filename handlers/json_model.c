@@ -62,8 +62,8 @@ json_number_field(const json_t *v, const char *field, double *out,
     if (!json_exact_number(v, out))
         return hpod_fail(err, HPOD_EUNPROC, field,
                          "%s = %" JSON_INTEGER_FORMAT
-                         " cannot be held exactly: numbers are doubles, "
-                         "integers must be within ±2^53",
+                         " would be rounded: numbers are held as doubles, "
+                         "which hold every integer within ±2^53",
                          field, json_integer_value(v));
     return HPOD_OK;
 }
@@ -311,16 +311,16 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                                  "%s is required (or give values)", f);
             }
             if (pt == PARAM_INT) {
-                if (!json_is_integer(json_object_get(p, "low"))) {
-                    fieldf(f, sizeof f, path, "low");
-                    return hpod_fail(err, HPOD_EINVAL, f,
-                                     "%s must be an integer", f);
-                }
-                if (!json_is_integer(json_object_get(p, "high"))) {
-                    fieldf(f, sizeof f, path, "high");
-                    return hpod_fail(err, HPOD_EINVAL, f,
-                                     "%s must be an integer", f);
-                }
+                /* Integers within ±2^53, like an int parameter's values;
+                 * a float range may span any finite doubles. */
+                fieldf(f, sizeof f, path, "low");
+                if ((st = json_int_field(json_object_get(p, "low"), f, &low,
+                                         err)) != HPOD_OK)
+                    return st;
+                fieldf(f, sizeof f, path, "high");
+                if ((st = json_int_field(json_object_get(p, "high"), f, &high,
+                                         err)) != HPOD_OK)
+                    return st;
             }
             fieldf(f, sizeof f, path, "low");
             if (!(low < high))
@@ -328,9 +328,6 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
             if (log && !(low > 0))
                 return hpod_fail(err, HPOD_EUNPROC, f,
                                  "%s must be > 0 when log is true", f);
-            if (fabs(low) > 1e15 || fabs(high) > 1e15)
-                return hpod_fail(err, HPOD_EUNPROC, f,
-                                 "bounds must be within ±1e15");
             if (space_add_range(&d->space, pt, low, high, log) != HPOD_OK)
                 return hpod_fail(err, HPOD_EUNPROC, f, "invalid range");
             if (pt == PARAM_INT)

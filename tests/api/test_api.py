@@ -1256,6 +1256,10 @@ def bad_cases():
         body=study(space=space(2, values=[9223372036854775807])))
     add("int values below -2^53", "POST", P, 422, IA, "space[2].values[1]",
         body=study(space=space(2, values=[10000, -9007199254740993])))
+    add("int low below -2^53", "POST", P, 422, IA, "space[1].low",
+        body=study(space=space(1, low=-9007199254740993)))
+    add("int high 2^63-1", "POST", P, 422, IA, "space[1].high",
+        body=study(space=space(1, high=9223372036854775807)))
     add("int values 2^64", "POST", P, 400, IA,
         body=study(space=space(2, values=[18446744073709551616])))
     add("float values: an integer a double would round", "POST", P, 422, IA,
@@ -3262,8 +3266,10 @@ def t_numbers_huge(c):
     body = {"name": "huge numbers",
             "space": [{"name": "x", "type": "float", "values": [2e19, 1e19]},
                       {"name": "w", "type": "float", "values": [-BIG, 0.5, BIG]},
-                      {"name": "y", "type": "float", "low": -1e15, "high": 1e15},
-                      {"name": "n", "type": "int", "values": [-9007199254740992, 9007199254740992]}],
+                      {"name": "y", "type": "float", "low": -BIG, "high": BIG},
+                      {"name": "n", "type": "int", "values": [-9007199254740992, 9007199254740992]},
+                      {"name": "m", "type": "int", "low": -9007199254740992,
+                       "high": 9007199254740992}],
             "objectives": [{"name": "bleu", "goal": "maximize"},
                            {"name": "gpu_time", "goal": "minimize"}],
             "constraints": [{"metric": "gpu_time", "max": 1e19}],
@@ -3274,7 +3280,10 @@ def t_numbers_huge(c):
     for g in (s, got):
         check(exact(g["space"][0]["values"], [1e19, 2e19])
               and exact(g["space"][1]["values"], [-BIG, 0.5, BIG])
-              and exact(g["space"][3]["values"], [-9007199254740992, 9007199254740992]),
+              and exact(g["space"][3]["values"], [-9007199254740992, 9007199254740992])
+              and exact(g["space"][2]["low"], -BIG) and exact(g["space"][2]["high"], BIG)
+              and exact(g["space"][4]["low"], -9007199254740992)
+              and exact(g["space"][4]["high"], 9007199254740992),
               "space came back as %r" % g["space"])
         check(exact(g["constraints"][0]["max"], 1e19), "constraint %r" % g["constraints"])
         check(exact(g["reference"], body["reference"]), "reference %r" % g["reference"])
@@ -3286,8 +3295,9 @@ def t_numbers_huge(c):
         p = t["params"]
         check(any(exact(p["x"], v) for v in (1e19, 2e19))
               and any(exact(p["w"], v) for v in (-BIG, 0.5, BIG))
-              and isinstance(p["y"], float) and -1e15 <= p["y"] <= 1e15
-              and p["n"] in (-9007199254740992, 9007199254740992),
+              and isinstance(p["y"], float) and -BIG <= p["y"] <= BIG
+              and p["n"] in (-9007199254740992, 9007199254740992)
+              and isinstance(p["m"], int) and abs(p["m"]) <= 9007199254740992,
               "params %r" % p)
         seen.add(p["x"])
         report(c, t["id"], {"bleu": float(i), "gpu_time": 10.0 * i + 0.5})
@@ -3311,6 +3321,16 @@ def t_numbers_huge(c):
           "finite study issued %r" % xs)
     best, btext = raw_get(c, "/v1/studies/%d/best" % fin["id"])
     check(exact(best["trial"]["params"]["x"], xs[1]), "best %r" % short(best))
+    # The widest float range under the model-based samplers.
+    for algo in ({"name": "gp", "init": 2, "seed": 5}, {"name": "graph", "init": 2, "seed": 5}):
+        sid = create(c, {"name": "widest range " + algo["name"],
+                         "space": [{"name": "z", "type": "float", "low": -BIG, "high": BIG}],
+                         "objectives": BLEU_MAX, "algorithm": algo})["id"]
+        for i in range(4):
+            t = suggest(c, sid, "num-wide")["trials"][0]
+            z = t["params"]["z"]
+            check(isinstance(z, float) and -BIG <= z <= BIG, "%s suggested z = %r" % (algo, z))
+            report(c, t["id"], {"bleu": float(i)})
 
 
 @test("numbers: an imported table with 1e19 and -1.7976931348623157e308 round-trips")

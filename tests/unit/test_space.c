@@ -88,6 +88,25 @@ test_widest_values(void **state)
             assert_true(raw[0] == v[k]);
     }
     space_cleanup(&sp);
+
+    /* The widest range: samples and decodings are finite and in it, the
+     * ends decode to the ends exactly. */
+    struct rng r;
+    rng_seed(&r, 11);
+    space_init(&sp);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, -v[0], v[0], 0), 0);
+    for (int i = 0; i < 1000; i++) {
+        space_sample(&sp, &r, raw);
+        assert_true(isfinite(raw[0]));
+        space_encode(&sp, raw, u);
+        assert_true(u[0] >= 0 && u[0] <= 1);
+        u[0] = i / 999.0;
+        space_decode(&sp, u, raw);
+        assert_true(isfinite(raw[0]) && raw[0] >= -v[0] && raw[0] <= v[0]);
+        if (i == 0 || i == 999)
+            assert_true(raw[0] == (i ? v[0] : -v[0]));
+    }
+    space_cleanup(&sp);
 }
 
 static void
