@@ -3297,6 +3297,30 @@ def t_typed_values(c):
     check(float(stored) == -1.7976931348623157e308, "stored %r" % stored)
 
 
+@test("pareto over the whole double range: the front is found, the reference and the "
+      "hypervolume are finite numbers, nothing is 5xx")
+def t_pareto_huge(c):
+    s = create(c, {"name": "pareto huge", "space": [{"name": "x", "type": "float",
+                                                     "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"},
+                                  {"name": "gpu_time", "goal": "minimize"}],
+                   "algorithm": {"name": "random", "seed": 4}})
+    pts = [("1.7976931348623157e308", "1.7976931348623157e308"),
+           ("-1.7976931348623157e308", "-1.7976931348623157e308"),
+           ("1e19", "5e-324")]
+    ts = suggest(c, s["id"], "w", count=len(pts))["trials"]
+    for t, (b, g) in zip(ts, pts):
+        expect(raw_report(c, t["id"], '{"values": {"bleu": %s, "gpu_time": %s}}' % (b, g)), 200)
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto?history=true" % s["id"]), 200)
+    # Every point is non-dominated (higher bleu always costs more time).
+    check(sorted(x["trial"] for x in p["front"]) == sorted(t["id"] for t in ts),
+          "front %r" % short(p))
+    ref = p["reference"]
+    check(set(ref) == {"bleu", "gpu_time"} and all(math.isfinite(v) for v in ref.values())
+          and math.isfinite(p["hypervolume"]), "reference %r, hypervolume %r"
+          % (ref, p["hypervolume"]))
+
+
 @test("reports across studies: a trial takes only its own study's metrics (422), and a "
       "completed trial takes no new metric (409)")
 def t_report_other_study(c):
