@@ -9,6 +9,7 @@
  */
 #include "core/pareto.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,11 +398,17 @@ pareto_reference(const double *y, size_t n, size_t m, const int *sense,
             lo = hi = 0;
         }
         worst = sense[c] < 0 ? hi : lo;
-        d = hi - lo;
+        /* The range of two finite doubles may overflow; margin·hi −
+         * margin·lo then does not. */
+        d = isfinite(hi - lo) ? margin * (hi - lo) : margin * hi - margin * lo;
         if (!(d > 0))
-            d = fabs(worst);
+            d = margin * fabs(worst);
         if (!(d > 0))
-            d = 1;
-        ref[c] = sense[c] < 0 ? worst + margin * d : worst - margin * d;
+            d = margin;
+        ref[c] = sense[c] < 0 ? worst + d : worst - d;
+        /* Near ±DBL_MAX the move overflows: the reference stays the
+         * farthest finite value (a point at it then adds no volume). */
+        if (!isfinite(ref[c]))
+            ref[c] = copysign(DBL_MAX, ref[c]);
     }
 }

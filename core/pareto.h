@@ -100,7 +100,8 @@ void pareto_crowding(const double *y, const size_t *idx, size_t k, size_t m,
  * So ref = w − margin·d when maximizing, w + margin·d when minimizing; with
  * margin > 0 every observed point lies strictly inside and counts.
  * Non-finite values are ignored; an objective without any finite value gets
- * ref = −margin (maximize) or +margin (minimize), as if w = 0.
+ * ref = −margin (maximize) or +margin (minimize), as if w = 0. The reference
+ * is always finite: a move past ±DBL_MAX stops at ±DBL_MAX.
  */
 void pareto_reference(const double *y, size_t n, size_t m, const int *sense,
                       double margin, double *ref);

@@ -12,13 +12,14 @@
 #include "core/mobo.h"
 
 double
-constraint_value(const struct study_def *d, size_t c, json_t *vals)
+constraint_value(const struct study_def *d, size_t c,
+                 const struct metric_set *vals)
 {
-    json_t *v = json_object_get(vals, d->con_metric[c]);
-    if (!json_is_number(v))
+    const double *v = metric_set_find(vals, d->con_metric[c]);
+    if (!v)
         return NAN;
     /* mobo takes "<= bound": a "min" constraint is negated. */
-    return d->con_is_max[c] ? json_number_value(v) : -json_number_value(v);
+    return d->con_is_max[c] ? *v : -*v;
 }
 
 void

@@ -26,12 +26,12 @@
 #define CONSTRAINT_MIN_REPORTS 5
 
 /*
- * constraint_value - the value of d's constraint c reported in vals (a
- * JSON object, borrowed), oriented as core/mobo wants it: the value under
- * a "max" bound, minus the value under a "min" bound; NaN when vals does
- * not carry the metric as a number.
+ * constraint_value - the value of d's constraint c reported in vals,
+ * oriented as core/mobo wants it: the value under a "max" bound, minus the
+ * value under a "min" bound; NaN when vals does not carry the metric.
  */
-double constraint_value(const struct study_def *d, size_t c, json_t *vals);
+double constraint_value(const struct study_def *d, size_t c,
+                        const struct metric_set *vals);
 
 /*
  * constraint_bounds - fills con_max and con_log (d->n_constraints entries

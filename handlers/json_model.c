@@ -1136,37 +1136,48 @@ study_def_cleanup(struct study_def *d)
 }
 
 int
-trial_feasible(const struct study_def *d, json_t *values)
+trial_feasible(const struct study_def *d, const struct metric_set *values)
 {
     for (size_t i = 0; i < d->n_constraints; i++) {
-        json_t *v = json_object_get(values, d->con_metric[i]);
-        if (!json_is_number(v))
+        const double *x = metric_set_find(values, d->con_metric[i]);
+        if (!x)
             return 0;
-        double x = json_number_value(v);
-        if (d->con_is_max[i] ? !(x <= d->con_bound[i])
-                             : !(x >= d->con_bound[i]))
+        if (d->con_is_max[i] ? !(*x <= d->con_bound[i])
+                             : !(*x >= d->con_bound[i]))
             return 0;
     }
     return 1;
 }
 
+json_t *
+metric_set_to_json(const struct metric_set *m)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; m && i < m->n; i++)
+        json_object_set_new(o, m->v[i].name, json_real(m->v[i].value));
+    return o;
+}
+
 /* ---- responses ---- */
 
-static json_t *
-parsed_or(const char *text, json_t *fallback)
+enum hpod_status
+json_append_row(json_t *arr, json_t *row, struct hpod_err *err)
 {
-    json_t *v = json_from_text(text);
-    if (v) {
-        json_decref(fallback);
-        return v;
-    }
-    return fallback;
+    if (!row)
+        return hpod_fail(err, HPOD_EINTERNAL, "",
+                         "a stored row cannot be read");
+    json_array_append_new(arr, row);
+    return HPOD_OK;
 }
 
 json_t *
 study_to_json(const struct study *s)
 {
-    json_t *o = parsed_or(s->definition, json_object());
+    json_t *o = json_from_text(s->definition);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return NULL;
+    }
     json_t *counts = json_object();
     for (int k = 0; k < TRIAL_NSTATES; k++)
         json_object_set_new(counts, trial_state_name(k),
@@ -1188,14 +1199,23 @@ study_to_json(const struct study *s)
 json_t *
 trial_to_json(const struct trial *t)
 {
+    json_t *params = json_from_text(t->params);
+    if (!json_is_object(params)) {
+        json_decref(params);
+        return NULL;
+    }
     json_t *o = json_object();
+    json_t *steps = json_array();
+    for (size_t i = 0; i < t->n_steps; i++)
+        json_array_append_new(
+            steps, json_pack("{s:i, s:o}", "step", t->steps[i].step, "values",
+                             metric_set_to_json(&t->steps[i].values)));
     json_object_set_new(o, "id", json_integer(t->id));
     json_object_set_new(o, "study_id", json_integer(t->study_id));
     json_object_set_new(o, "state", json_string(trial_state_name(t->state)));
-    json_object_set_new(o, "params", parsed_or(t->params, json_object()));
-    json_object_set_new(o, "values", parsed_or(t->values, json_object()));
-    json_object_set_new(o, "intermediate",
-                        parsed_or(t->intermediate, json_array()));
+    json_object_set_new(o, "params", params);
+    json_object_set_new(o, "values", metric_set_to_json(&t->values));
+    json_object_set_new(o, "intermediate", steps);
     json_object_set_new(o, "worker", json_string(t->worker ? t->worker : ""));
     json_object_set_new(o, "reason",
                         t->reason ? json_string(t->reason) : json_null());
@@ -1232,4 +1252,136 @@ query_int(const char *text, const char *name, long long min, long long max,
                          max);
     *out = v;
     return HPOD_OK;
+}
+
+/* ---- reports ---- */
+
+void
+report_input_cleanup(struct report_input *in)
+{
+    if (!in)
+        return;
+    metric_set_cleanup(&in->values);
+    in->step = -1;
+}
+
+enum hpod_status
+report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
+{
+    static const char *const keys[] = {"values", "step", NULL};
+    enum hpod_status st = HPOD_OK;
+    json_t *v, *val;
+    const char *key;
+    char f[96];
+
+    memset(out, 0, sizeof *out);
+    out->step = -1;
+    if (!json_is_object(body))
+        return hpod_fail(err, HPOD_EINVAL, "", "body must be a JSON object");
+    if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK)
+        return st;
+    v = json_object_get(body, "values");
+    if (!v)
+        return hpod_fail(err, HPOD_EINVAL, "values", "values is required");
+    if (!json_is_object(v))
+        return hpod_fail(err, HPOD_EINVAL, "values",
+                         "values must be an object of metric: number");
+    if (json_object_size(v) == 0 || json_object_size(v) > REPORT_MAX_METRICS)
+        return hpod_fail(err, HPOD_EUNPROC, "values",
+                         "values must hold 1 to %d metrics",
+                         REPORT_MAX_METRICS);
+    json_object_foreach(v, key, val)
+    {
+        snprintf(f, sizeof f, "values.%.64s", key);
+        if (!metric_name_ok(key)) {
+            st = hpod_fail(err, HPOD_EUNPROC, f,
+                           "metric name must be 1 to %d letters, digits, "
+                           "'_', '.' or '-'",
+                           METRIC_NAME_MAX);
+            goto out;
+        }
+        if (!json_is_number(val)) {
+            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
+            goto out;
+        }
+        if (json_is_integer(val) &&
+            (json_integer_value(val) > JSON_MAX_EXACT_INT ||
+             json_integer_value(val) < -JSON_MAX_EXACT_INT)) {
+            st = hpod_fail(err, HPOD_EUNPROC, f,
+                           "%s is an integer beyond 2^53 in magnitude, which "
+                           "a double cannot hold exactly: send it as a float",
+                           f);
+            goto out;
+        }
+        if (!isfinite(json_number_value(val))) {
+            st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be finite", f);
+            goto out;
+        }
+        /* jansson keeps one value per key: no duplicate reaches here. */
+        metric_set_add(&out->values, key, json_number_value(val));
+    }
+    v = json_object_get(body, "step");
+    if (v && !json_is_null(v)) {
+        if (!json_is_integer(v)) {
+            st = hpod_fail(err, HPOD_EINVAL, "step", "step must be an integer");
+            goto out;
+        }
+        out->step = json_integer_value(v);
+        if (out->step < 0 || out->step > REPORT_MAX_STEP) {
+            st = hpod_fail(err, HPOD_EUNPROC, "step",
+                           "step must be between 0 and %lld", REPORT_MAX_STEP);
+            goto out;
+        }
+    }
+out:
+    if (st != HPOD_OK)
+        report_input_cleanup(out);
+    return st;
+}
+
+enum hpod_status
+report_check_metrics(const struct study_def *d, const struct report_input *in,
+                     struct hpod_err *err)
+{
+    for (size_t i = 0; i < in->values.n; i++) {
+        const char *m = in->values.v[i].name;
+        int known = 0;
+        char f[96];
+        for (size_t j = 0; j < d->n_objectives && !known; j++)
+            known = strcmp(m, d->obj_names[j]) == 0;
+        for (size_t c = 0; c < d->n_constraints && !known; c++)
+            known = strcmp(m, d->con_metric[c]) == 0;
+        if (known)
+            continue;
+        snprintf(f, sizeof f, "values.%s", m);
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "metric \"%s\" is neither an objective nor a "
+                         "constrained metric of the study",
+                         m);
+    }
+    return HPOD_OK;
+}
+
+/* report_merge: contract in json_model.h. */
+void
+report_merge(const struct study_def *d, const struct trial *t,
+             const struct metric_set *in, struct metric_set *add, int *complete,
+             size_t *conflict)
+{
+    *conflict = (size_t)-1;
+    *complete = 1;
+    for (size_t i = 0; i < in->n; i++) {
+        const double *old = metric_set_find(&t->values, in->v[i].name);
+        /* Exactly the same double: every stored value reads back exactly
+         * (double precision column), so a retry compares equal. */
+        if (old ? *old != in->v[i].value : t->state == TRIAL_COMPLETED) {
+            *conflict = i;
+            return;
+        }
+        if (!old)
+            metric_set_add(add, in->v[i].name, in->v[i].value);
+    }
+    for (size_t j = 0; j < d->n_objectives; j++)
+        *complete &= metric_set_find(&t->values, d->obj_names[j]) != NULL ||
+                     metric_set_find(add, d->obj_names[j]) != NULL;
 }

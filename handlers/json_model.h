@@ -109,15 +109,33 @@ enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
 json_t *params_to_json(const struct study_def *d, const double *raw);
 
 /*
- * trial_feasible - 1 if the reported values (a JSON object, borrowed)
- * meet every constraint of d; a constraint whose metric was not reported
- * counts as not met (feasibility is only what was observed).
+ * trial_feasible - 1 if the reported values meet every constraint of d; a
+ * constraint whose metric was not reported counts as not met (feasibility
+ * is only what was observed).
  */
-int trial_feasible(const struct study_def *d, json_t *values);
+int trial_feasible(const struct study_def *d, const struct metric_set *values);
 
-/* New JSON for a study row (definition fields + counts and state). */
+/* New JSON object {metric: value} of a metric set (values are finite). */
+json_t *metric_set_to_json(const struct metric_set *m);
+
+/*
+ * New JSON for a study row (definition fields + counts and state), or NULL
+ * when its stored definition cannot be read.
+ */
 json_t *study_to_json(const struct study *s);
-/* New JSON for a trial row. */
+
+/*
+ * json_append_row - appends row (a new reference from *_to_json, stolen) to
+ * arr. A NULL row is a stored row that could not be read: HPOD_EINTERNAL,
+ * so that a list never silently drops it.
+ */
+enum hpod_status json_append_row(json_t *arr, json_t *row,
+                                 struct hpod_err *err);
+/*
+ * New JSON for a trial row, or NULL when its stored params cannot be read
+ * (the caller answers an internal error: a stored value that cannot be
+ * read never turns into an empty object).
+ */
 json_t *trial_to_json(const struct trial *t);
 
 /*
@@ -160,5 +178,48 @@ enum hpod_status json_int_field(const json_t *v, const char *field, double *out,
  */
 enum hpod_status json_check_keys(json_t *obj, const char *const *allowed,
                                  const char *path, struct hpod_err *err);
+
+/* The body of POST /v1/trials/{id}/report, validated. */
+struct report_input {
+    struct metric_set values; /* 1 to REPORT_MAX_METRICS, finite */
+    long long step;           /* -1: a final report */
+};
+#define REPORT_MAX_METRICS 64
+#define REPORT_MAX_STEP 1000000000LL
+
+/*
+ * report_from_json - validates a report body (borrowed) on its own:
+ * {"values": {metric: number, ...}, "step": k?}; no other field. A metric
+ * value is a finite number; an integer beyond ±2^53 is refused (422), as
+ * a double could not hold it exactly and the value read back would not be
+ * the one sent. Fills out (cleanup with report_input_cleanup, also on
+ * error). HPOD_EINVAL for shape and type errors, HPOD_EUNPROC for rules.
+ */
+enum hpod_status report_from_json(json_t *body, struct report_input *out,
+                                  struct hpod_err *err);
+void report_input_cleanup(struct report_input *in);
+
+/*
+ * report_check_metrics - every metric of the report must be one of d's
+ * objectives or constrained metrics (HPOD_EUNPROC naming values.<metric>
+ * otherwise): a report never writes a metric its study does not know.
+ */
+enum hpod_status report_check_metrics(const struct study_def *d,
+                                      const struct report_input *in,
+                                      struct hpod_err *err);
+
+/*
+ * report_merge - merges a final report in (validated) into what trial t
+ * holds, deciding from its inputs only. A metric t already holds must
+ * carry the same double (else *conflict is its index in in). A completed
+ * trial takes no new metric either (*conflict = its index): its result is
+ * what was acknowledged when it completed, so only the same report again
+ * is accepted. Otherwise *conflict is (size_t)-1, add (caller's, empty on
+ * entry) receives the metrics t does not hold yet, and *complete says
+ * whether every objective of d is then in.
+ */
+void report_merge(const struct study_def *d, const struct trial *t,
+                  const struct metric_set *in, struct metric_set *add,
+                  int *complete, size_t *conflict);
 
 #endif

@@ -30,23 +30,13 @@ exhausted(const struct study *s)
            (s->n_candidates >= 0 && issued >= s->n_candidates);
 }
 
-/* The study's objectives from a values object, NaN where missing. */
+/* The study's objectives from reported values, NaN where missing. */
 static void
-objective_values(const struct study_def *d, json_t *vals, double *out)
+objective_values(const struct study_def *d, const struct metric_set *vals,
+                 double *out)
 {
-    for (size_t j = 0; j < d->n_objectives; j++) {
-        json_t *v = json_object_get(vals, d->obj_names[j]);
-        out[j] = json_is_number(v) ? json_number_value(v) : NAN;
-    }
-}
-
-/* objective_values of a stored values text (out: MODEL_MAX_OBJECTIVES). */
-static void
-objective_values_text(const struct study_def *d, const char *text, double *out)
-{
-    json_t *vals = text ? json_from_text(text) : NULL;
-    objective_values(d, vals, out);
-    json_decref(vals);
+    for (size_t j = 0; j < d->n_objectives; j++)
+        out[j] = metric_set_get(vals, d->obj_names[j]);
 }
 
 /* Rebuilds the rungs from every stored report and the paused trials. */
@@ -83,7 +73,7 @@ asha_load(struct req *rq, const struct study_def *d, const struct study *s,
             HPOD_OK)
         goto out;
     for (size_t i = 0; i < n_steps; i++) {
-        objective_values_text(d, steps[i].values, v);
+        objective_values(d, &steps[i].values, v);
         asha_observe(*out, steps[i].trial_id, (size_t)steps[i].step, v);
     }
     for (size_t i = 0; i < n_rows; i++)
@@ -159,13 +149,13 @@ ms_load(struct req *rq, const struct study_def *d, const struct study *s,
         goto out;
     for (size_t i = 0; i < n_rows; i++) {
         double fv[MODEL_MAX_OBJECTIVES];
-        objective_values_text(d, rows[i].values, fv);
+        objective_values(d, &rows[i].values, fv);
         mstage_trial(*out, rows[i].id, stage_of(d, rows[i].train_to),
                      ms_state(rows[i].state), fv[0]);
     }
     for (size_t i = 0; i < n_steps; i++) {
         double v[MODEL_MAX_OBJECTIVES];
-        objective_values_text(d, steps[i].values, v);
+        objective_values(d, &steps[i].values, v);
         mstage_observe(*out, steps[i].trial_id, (size_t)steps[i].step, v[0]);
     }
 out:
@@ -180,8 +170,8 @@ out:
 
 enum hpod_status
 mf_decide(struct req *rq, const struct study_def *d, const struct study *s,
-          const struct trial *t, int step, json_t *values, const char **action,
-          enum trial_state *stopped_state)
+          const struct trial *t, int step, const struct metric_set *values,
+          const char **action, enum trial_state *stopped_state)
 {
     double v[MODEL_MAX_OBJECTIVES];
     enum hpod_status st;

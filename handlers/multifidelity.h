@@ -29,7 +29,8 @@ int mf_enabled(const struct study_def *d);
  */
 enum hpod_status mf_decide(struct req *rq, const struct study_def *d,
                            const struct study *s, const struct trial *t,
-                           int step, json_t *values, const char **action,
+                           int step, const struct metric_set *values,
+                           const char **action,
                            enum trial_state *stopped_state);
 
 /*

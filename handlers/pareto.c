@@ -89,13 +89,13 @@ handle_study_pareto(struct req *rq)
     rank = xcalloc(n ? n : 1, sizeof *rank);
     /* Completed trials carrying every objective; the feasible ones apart. */
     for (size_t i = 0; i < n; i++) {
-        json_t *vals = json_from_text(rows[i].values);
+        const struct metric_set *vals = &rows[i].values;
         size_t j;
         for (j = 0; j < m; j++) {
-            json_t *v = json_object_get(vals, d.obj_names[j]);
-            if (!json_is_number(v))
+            const double *v = metric_set_find(vals, d.obj_names[j]);
+            if (!v)
                 break;
-            y[k * m + j] = json_number_value(v);
+            y[k * m + j] = *v;
         }
         if (j == m) {
             feasible[k] = trial_feasible(&d, vals);
@@ -105,7 +105,6 @@ handle_study_pareto(struct req *rq)
             }
             which[k++] = i;
         }
-        json_decref(vals);
     }
 
     front_json = json_array();
@@ -120,14 +119,19 @@ handle_study_pareto(struct req *rq)
                     ref[j] = json_number_value(v);
             }
         size_t nf = pareto_front(yf, kf, m, d.obj_sense, front);
-        for (size_t f = 0; f < nf; f++) {
+        for (size_t f = 0; f < nf && st == HPOD_OK; f++) {
             const struct trial *t = &rows[which[fidx[front[f]]]];
-            json_array_append_new(front_json,
-                                  json_pack("{s:I, s:o, s:o}", "trial",
-                                            (json_int_t)t->id, "params",
-                                            json_from_text(t->params), "values",
-                                            json_from_text(t->values)));
+            json_t *params = json_from_text(t->params);
+            st = json_append_row(
+                front_json,
+                params ? json_pack("{s:I, s:o, s:o}", "trial",
+                                   (json_int_t)t->id, "params", params,
+                                   "values", metric_set_to_json(&t->values))
+                       : NULL,
+                &rq->err);
         }
+        if (st != HPOD_OK)
+            goto out;
         hv = pareto_hypervolume(yf, kf, m, d.obj_sense, ref);
         if (!isfinite(hv))
             hv = 0.0;

@@ -20,6 +20,11 @@ enum hpod_status
 reply_json(struct req *rq, int status, json_t *body)
 {
     json_decref(rq->reply);
+    rq->reply = NULL;
+    /* NULL: a *_to_json of a stored row that could not be read. */
+    if (!body)
+        return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                         "stored data cannot be read");
     rq->status = status;
     rq->reply = body;
     return HPOD_OK;
@@ -113,10 +118,15 @@ handle_study_list(struct req *rq)
         return st;
     arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        json_array_append_new(arr, study_to_json(&rows[i]));
+        if (st == HPOD_OK)
+            st = json_append_row(arr, study_to_json(&rows[i]), &rq->err);
         study_cleanup(&rows[i]);
     }
     free(rows);
+    if (st != HPOD_OK) {
+        json_decref(arr);
+        return st;
+    }
     return reply_json(rq, 200,
                       json_pack("{s:o, s:I, s:I, s:I}", "studies", arr, "total",
                                 (json_int_t)total, "limit", (json_int_t)limit,
@@ -152,12 +162,12 @@ struct best_scan {
 };
 
 /*
- * 1 when the reported values vals (borrowed) miss no constraint's bound
- * but leave at least one constraint unreported: only the model can then
- * say whether the trial is feasible.
+ * 1 when the reported values vals miss no constraint's bound but leave at
+ * least one constraint unreported: only the model can then say whether
+ * the trial is feasible.
  */
 static int
-best_needs_model(const struct study_def *d, json_t *vals)
+best_needs_model(const struct study_def *d, const struct metric_set *vals)
 {
     int missing = 0;
     for (size_t c = 0; c < d->n_constraints; c++) {
@@ -200,13 +210,11 @@ best_model_verdict(struct req *rq, const struct study_def *d,
     obs_raw = xmalloc((n_all ? n_all : 1) * (np ? np : 1) * sizeof *obs_raw);
     obs_c = xmalloc((n_all ? n_all : 1) * nc * sizeof *obs_c);
     for (size_t i = 0; i < n_all; i++) {
-        json_t *vals = json_from_text(all[i].values);
         int any = 0;
         for (size_t c = 0; c < nc; c++) {
-            obs_c[n_obs * nc + c] = constraint_value(d, c, vals);
+            obs_c[n_obs * nc + c] = constraint_value(d, c, &all[i].values);
             any |= !isnan(obs_c[n_obs * nc + c]);
         }
-        json_decref(vals);
         if (!any)
             continue;
         json_t *pj = json_from_text(all[i].params);
@@ -222,16 +230,14 @@ best_model_verdict(struct req *rq, const struct study_def *d,
     parsed = xcalloc(k ? k : 1, 1);
     for (size_t j = 0; j < k; j++) {
         const struct trial *t = &rows[sc->cand[j]];
-        json_t *vals = json_from_text(t->values);
         json_t *pj = json_from_text(t->params);
         for (size_t c = 0; c < nc; c++)
-            missing[j * nc + c] = isnan(constraint_value(d, c, vals));
+            missing[j * nc + c] = isnan(constraint_value(d, c, &t->values));
         parsed[j] =
             params_from_json(d, pj, q_raw + j * np, "params", &perr) == HPOD_OK;
         if (!parsed[j])
             memset(q_raw + j * np, 0, np * sizeof *q_raw);
         json_decref(pj);
-        json_decref(vals);
         sc->p[j] = parsed[j] ? 1.0 : 0.0;
     }
     pc = xmalloc((k ? k : 1) * sizeof *pc);
@@ -318,11 +324,11 @@ handle_study_best(struct req *rq)
     sc.may = xcalloc(n ? n : 1, 1);
     /* 1. The observed-feasible best: every constraint reported and met. */
     for (size_t i = 0; i < n; i++) {
-        json_t *vals = json_from_text(rows[i].values);
-        json_t *v = json_object_get(vals, d.obj_names[0]);
+        const struct metric_set *vals = &rows[i].values;
+        const double *v = metric_set_find(vals, d.obj_names[0]);
         sc.y[i] = NAN;
-        if (json_is_number(v)) {
-            sc.y[i] = json_number_value(v) * d.obj_sense[0];
+        if (v) {
+            sc.y[i] = *v * d.obj_sense[0];
             if (trial_feasible(&d, vals)) {
                 if (best == (size_t)-1 || sc.y[i] > best_v) {
                     best = i;
@@ -332,7 +338,6 @@ handle_study_best(struct req *rq)
                 sc.may[i] = best_needs_model(&d, vals);
             }
         }
-        json_decref(vals);
     }
     /* 2. Trials the model would have to vouch for, if they beat it. */
     sc.cand = xmalloc((n ? n : 1) * sizeof *sc.cand);

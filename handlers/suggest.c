@@ -173,18 +173,18 @@ uses_mobo(const struct study_def *d)
 
 /* Adds one trial's reported metrics (NaN where missing) to h->mo_*. */
 static void
-add_mo_observation(struct history *h, const struct study_def *d, json_t *vals,
-                   const double *raw, size_t cand)
+add_mo_observation(struct history *h, const struct study_def *d,
+                   const struct metric_set *vals, const double *raw,
+                   size_t cand)
 {
     size_t np = d->space.n_params, m = d->n_objectives;
     size_t nc = d->n_constraints, k = h->n_mo;
     int any = 0, complete = 1;
     for (size_t j = 0; j < m; j++) {
-        json_t *v = json_object_get(vals, d->obj_names[j]);
-        h->mo_y[k * m + j] =
-            json_is_number(v) ? json_number_value(v) * d->obj_sense[j] : NAN;
-        any |= json_is_number(v);
-        complete &= json_is_number(v);
+        const double *v = metric_set_find(vals, d->obj_names[j]);
+        h->mo_y[k * m + j] = v ? *v * d->obj_sense[j] : NAN;
+        any |= v != NULL;
+        complete &= v != NULL;
     }
     for (size_t c = 0; c < nc; c++) {
         double x = constraint_value(d, c, vals);
@@ -377,23 +377,20 @@ load_history(struct req *rq, const struct study_def *d, struct study_cache *e,
             if (pst != HPOD_OK)
                 continue; /* not a point of this space: not evidence */
         }
-        json_t *vals = json_from_text(t->values);
         if (mo)
-            add_mo_observation(h, d, vals, raw, cand);
+            add_mo_observation(h, d, &t->values, raw, cand);
         if (live) {
             add_pending(h, np, raw, cand);
-            json_decref(vals);
             continue;
         }
-        json_t *v = json_object_get(vals, d->obj_names[0]);
-        if (w->multistage ? !isnan(y_stage) : json_is_number(v)) {
-            double y = w->multistage ? y_stage : json_number_value(v);
+        const double *v = metric_set_find(&t->values, d->obj_names[0]);
+        if (w->multistage ? !isnan(y_stage) : v != NULL) {
+            double y = w->multistage ? y_stage : *v;
             memcpy(h->obs_raw + h->n_obs * np, raw, np * sizeof(double));
             h->obs_y[h->n_obs] = y * d->obj_sense[0];
             h->obs_cand[h->n_obs] = cand;
             h->n_obs++;
         }
-        json_decref(vals);
     }
     free(raw);
     trials_free(rows, n_rows);
@@ -471,7 +468,9 @@ handle_suggest(struct req *rq)
     if (expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, expired);
     for (size_t i = 0; i < n_held && (long long)i < count; i++)
-        json_array_append_new(out, trial_to_json(&held[i]));
+        if ((st = json_append_row(out, trial_to_json(&held[i]), &rq->err)) !=
+            HPOD_OK)
+            goto out;
 
     long long need = count - (long long)json_array_size(out);
     /* Multi-fidelity: resuming a paused trial (ASHA: at its next rung;
@@ -487,8 +486,10 @@ handle_suggest(struct req *rq)
             goto out;
         if (!promoted)
             break;
-        json_array_append_new(out, trial_to_json(&pt));
+        st = json_append_row(out, trial_to_json(&pt), &rq->err);
         trial_cleanup(&pt);
+        if (st != HPOD_OK)
+            goto out;
         need--;
     }
     long long room = s.budget >= 0 ? s.budget - study_issued(&s) : need;
@@ -565,8 +566,10 @@ handle_suggest(struct req *rq)
             free(ptext);
             if (st != HPOD_OK)
                 goto out;
-            json_array_append_new(out, trial_to_json(&t));
+            st = json_append_row(out, trial_to_json(&t), &rq->err);
             trial_cleanup(&t);
+            if (st != HPOD_OK)
+                goto out;
             if (cand != (size_t)-1)
                 h.cand_used[cand] = 1;
             add_pending(&h, np, raw, cand);

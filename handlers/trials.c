@@ -20,9 +20,6 @@
 #include "store/study_store.h"
 #include "store/trial_store.h"
 
-#define MAX_METRICS 64
-#define MAX_STEP 1000000000LL
-
 static enum hpod_status
 only_keys(struct req *rq, const char *a, const char *b)
 {
@@ -44,7 +41,13 @@ reply_trial(struct req *rq, long long id, const char *action)
     struct trial t = {0};
     enum hpod_status st = trial_store_get(rq->db, id, 0, &t, &rq->err);
     if (st == HPOD_OK) {
-        json_t *o = json_pack("{s:o}", "trial", trial_to_json(&t));
+        json_t *tj = trial_to_json(&t);
+        json_t *o = tj ? json_pack("{s:o}", "trial", tj) : NULL;
+        if (!o) {
+            st = reply_json(rq, 200, NULL); /* an unreadable stored row */
+            trial_cleanup(&t);
+            return st;
+        }
         if (action)
             json_object_set_new(o, "action", json_string(action));
         /* Multistage: the fidelity this trial trains to. */
@@ -54,62 +57,6 @@ reply_trial(struct req *rq, long long id, const char *action)
     }
     trial_cleanup(&t);
     return st;
-}
-
-static int
-metric_name_ok(const char *s)
-{
-    size_t n = strlen(s);
-    return n > 0 && n <= 64 &&
-           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_.-") == n;
-}
-
-static enum hpod_status
-parse_report(struct req *rq, json_t **values, long long *step)
-{
-    enum hpod_status st;
-    json_t *v, *val;
-    const char *key;
-
-    if ((st = only_keys(rq, "values", "step")) != HPOD_OK)
-        return st;
-    v = json_object_get(rq->body, "values");
-    if (!v)
-        return hpod_fail(&rq->err, HPOD_EINVAL, "values", "values is required");
-    if (!json_is_object(v))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "values",
-                         "values must be an object of metric: number");
-    if (json_object_size(v) == 0 || json_object_size(v) > MAX_METRICS)
-        return hpod_fail(&rq->err, HPOD_EUNPROC, "values",
-                         "values must hold 1 to %d metrics", MAX_METRICS);
-    json_object_foreach(v, key, val)
-    {
-        char f[96];
-        snprintf(f, sizeof f, "values.%.64s", key);
-        if (!metric_name_ok(key))
-            return hpod_fail(&rq->err, HPOD_EUNPROC, f,
-                             "metric name must be 1 to 64 letters, digits, "
-                             "'_', '.' or '-'");
-        if (!json_is_number(val))
-            return hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be a number",
-                             f);
-        if (!isfinite(json_number_value(val)))
-            return hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be finite", f);
-    }
-    *values = v;
-    *step = -1;
-    v = json_object_get(rq->body, "step");
-    if (v && !json_is_null(v)) {
-        if (!json_is_integer(v))
-            return hpod_fail(&rq->err, HPOD_EINVAL, "step",
-                             "step must be an integer");
-        *step = json_integer_value(v);
-        if (*step < 0 || *step > MAX_STEP)
-            return hpod_fail(&rq->err, HPOD_EUNPROC, "step",
-                             "step must be between 0 and %lld", MAX_STEP);
-    }
-    return HPOD_OK;
 }
 
 static enum hpod_status
@@ -124,26 +71,26 @@ not_live(struct req *rq, const struct trial *t, const char *what)
 /*
  * handle_trial_report - POST /v1/trials/{id}/report
  * Body: {"values": {metric: number}, "step": k?}. Without step: final
- * values, all or some metrics; the trial completes when every objective is
- * in. With step: an intermediate report, answered with an action.
+ * values, all or some metrics (decoupled: speed now, BLEU later); the
+ * trial completes when every objective is in, and a completed trial
+ * accepts only the same values again (409 otherwise). With step: an
+ * intermediate report, answered with an action. Every metric must be one
+ * of the trial's own study's objectives or constrained metrics (422).
  */
 enum hpod_status
 handle_trial_report(struct req *rq)
 {
-    json_t *values = NULL;
-    long long step = -1;
+    struct report_input in = {0};
     struct trial t = {0};
     struct study s = {0};
     struct study_def d = {0};
-    char *vtext = NULL;
+    struct metric_set add = {0};
     const char *action = NULL;
-    json_t *merged = NULL;
     enum hpod_status st;
 
     /* 1-2. Parse and validate what needs no database. */
-    if ((st = parse_report(rq, &values, &step)) != HPOD_OK)
+    if ((st = report_from_json(rq->body, &in, &rq->err)) != HPOD_OK)
         return st;
-    vtext = json_dump_text(values, JSON_SORT_KEYS);
 
     /* 3. Decide from the locked trial's state. ASHA decisions compare the
      * study's trials, so they are serialized by the study lock, taken
@@ -151,68 +98,55 @@ handle_trial_report(struct req *rq)
     if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
         (st = trial_store_get(rq->db, rq->id, 0, &t, &rq->err)) != HPOD_OK ||
         (st = study_store_get(rq->db, t.study_id, &s, &rq->err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK)
+        (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
+        (st = report_check_metrics(&d, &in, &rq->err)) != HPOD_OK)
         goto out;
-    if (mf_enabled(&d) && step >= 0 &&
+    if (mf_enabled(&d) && in.step >= 0 &&
         (st = study_store_lock(rq->db, t.study_id, &rq->err)) != HPOD_OK)
         goto out;
     trial_cleanup(&t);
     if ((st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
         goto out;
-    if (step < 0) {
-        /* Final values, possibly only some metrics (decoupled reports:
-         * speed measured on a subset now, BLEU later). They merge into what
-         * the trial holds; a metric reported twice must agree. The trial
-         * completes once every objective is in. */
+    if (in.step < 0) {
+        int complete;
+        size_t bad;
         if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING &&
             t.state != TRIAL_COMPLETED) {
             st = not_live(rq, &t, "report on");
             goto out;
         }
-        merged = json_from_text(t.values);
-        if (!json_is_object(merged)) {
-            json_decref(merged);
-            merged = json_object();
+        report_merge(&d, &t, &in.values, &add, &complete, &bad);
+        if (bad != (size_t)-1) {
+            const struct metric_value *m = &in.values.v[bad];
+            const double *old = metric_set_find(&t.values, m->name);
+            char f[96], num[HPOD_DTOA_SIZE];
+            snprintf(f, sizeof f, "values.%s", m->name);
+            if (old) {
+                hpod_dtoa(*old, num);
+                st = hpod_fail(&rq->err, HPOD_ECONFLICT, f,
+                               "trial %lld already has %s = %s", t.id, m->name,
+                               num);
+            } else
+                st = hpod_fail(&rq->err, HPOD_ECONFLICT, f,
+                               "trial %lld is completed: its values cannot "
+                               "change",
+                               t.id);
+            goto out;
         }
-        int added = 0;
-        const char *key;
-        json_t *val;
-        json_object_foreach(values, key, val)
-        {
-            json_t *old = json_object_get(merged, key);
-            if (old && json_number_value(old) != json_number_value(val)) {
-                char f[96], num[HPOD_DTOA_SIZE];
-                snprintf(f, sizeof f, "values.%s", key);
-                hpod_dtoa(json_number_value(old), num);
-                st =
-                    hpod_fail(&rq->err, HPOD_ECONFLICT, f,
-                              "trial %lld already has %s = %s", t.id, key, num);
-                goto out;
-            }
-            if (!old) {
-                json_object_set(merged, key, val);
-                added = 1;
-            }
-        }
-        int complete = 1;
-        for (size_t i = 0; i < d.n_objectives; i++)
-            complete &= json_is_number(json_object_get(merged, d.obj_names[i]));
         /* Repeating what is stored changes nothing (idempotent). */
-        if (added || (complete && t.state != TRIAL_COMPLETED) ||
+        if (add.n > 0 || (complete && t.state != TRIAL_COMPLETED) ||
             t.state == TRIAL_PENDING) {
-            free(vtext);
-            vtext = json_dump_text(merged, JSON_SORT_KEYS);
-            if ((st = trial_store_set_values(rq->db, t.id, vtext, complete,
-                                             s.lease_seconds, &rq->err)) !=
-                HPOD_OK)
+            if ((st = trial_store_report(rq->db, t.id, &add, complete,
+                                         s.lease_seconds, &rq->err)) != HPOD_OK)
                 goto out;
         }
     } else {
         /* A step already recorded answers as before, whatever happened
          * since (a retried report after a "stop" finds the trial paused). */
         int found = 0;
-        if ((st = trial_store_step_action(rq->db, t.id, (int)step, &found,
-                                          &action, &rq->err)) != HPOD_OK)
+        int step = (int)in.step;
+        if ((st = trial_store_step_action(rq->db, t.id, step, &found, &action,
+                                          &rq->err)) != HPOD_OK)
             goto out;
         if (!found) {
             if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
@@ -222,10 +156,10 @@ handle_trial_report(struct req *rq)
             enum trial_state stopped = TRIAL_PAUSED;
             action = "continue";
             if (mf_enabled(&d) &&
-                (st = mf_decide(rq, &d, &s, &t, (int)step, values, &action,
+                (st = mf_decide(rq, &d, &s, &t, step, &in.values, &action,
                                 &stopped)) != HPOD_OK)
                 goto out;
-            if ((st = trial_store_intermediate(rq->db, t.id, (int)step, vtext,
+            if ((st = trial_store_intermediate(rq->db, t.id, step, &in.values,
                                                action, s.lease_seconds, &action,
                                                &rq->err)) != HPOD_OK)
                 goto out;
@@ -247,8 +181,8 @@ handle_trial_report(struct req *rq)
 out:
     if (st != HPOD_OK)
         db_rollback(rq->db);
-    json_decref(merged);
-    free(vtext);
+    metric_set_cleanup(&add);
+    report_input_cleanup(&in);
     study_def_cleanup(&d);
     study_cleanup(&s);
     trial_cleanup(&t);
@@ -368,8 +302,12 @@ handle_trial_list(struct req *rq)
                                &total, &rq->err)) != HPOD_OK)
         goto out;
     arr = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, trial_to_json(&rows[i]));
+    for (size_t i = 0; i < n && st == HPOD_OK; i++)
+        st = json_append_row(arr, trial_to_json(&rows[i]), &rq->err);
+    if (st != HPOD_OK) {
+        json_decref(arr);
+        goto out;
+    }
     st = reply_json(rq, 200,
                     json_pack("{s:o, s:I, s:I, s:I}", "trials", arr, "total",
                               (json_int_t)total, "limit", (json_int_t)limit,

@@ -3,8 +3,12 @@
  */
 #include "store/model.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/mem.h"
 
 static const char *state_names[TRIAL_NSTATES] = {
     "pending", "running", "completed", "failed", "pruned", "paused"};
@@ -36,6 +40,54 @@ study_cleanup(struct study *s)
     memset(s, 0, sizeof *s);
 }
 
+int
+metric_name_ok(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n > 0 && n <= METRIC_NAME_MAX &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.-") == n;
+}
+
+void
+metric_set_add(struct metric_set *s, const char *name, double value)
+{
+    size_t i = s->n;
+    s->v = xrealloc(s->v, (s->n + 1) * sizeof *s->v);
+    while (i > 0 && strcmp(s->v[i - 1].name, name) > 0) {
+        s->v[i] = s->v[i - 1];
+        i--;
+    }
+    snprintf(s->v[i].name, sizeof s->v[i].name, "%s", name);
+    s->v[i].value = value;
+    s->n++;
+}
+
+const double *
+metric_set_find(const struct metric_set *s, const char *name)
+{
+    for (size_t i = 0; s && i < s->n; i++)
+        if (strcmp(s->v[i].name, name) == 0)
+            return &s->v[i].value;
+    return NULL;
+}
+
+double
+metric_set_get(const struct metric_set *s, const char *name)
+{
+    const double *v = metric_set_find(s, name);
+    return v ? *v : NAN;
+}
+
+void
+metric_set_cleanup(struct metric_set *s)
+{
+    if (!s)
+        return;
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
 void
 trial_cleanup(struct trial *t)
 {
@@ -43,8 +95,10 @@ trial_cleanup(struct trial *t)
         return;
     free(t->params);
     free(t->worker);
-    free(t->values);
-    free(t->intermediate);
+    metric_set_cleanup(&t->values);
+    for (size_t i = 0; i < t->n_steps; i++)
+        metric_set_cleanup(&t->steps[i].values);
+    free(t->steps);
     free(t->reason);
     free(t->lease_expires_at);
     free(t->created_at);

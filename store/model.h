@@ -1,10 +1,12 @@
 /*
  * store/model.h - plain row structs shared by handlers and store.
  *
- * JSON-valued columns (a study's definition, a trial's params and values)
- * travel as JSON text: store/ must not know jansson, and handlers parse
- * what they need. Every pointer is owned by the struct; *_cleanup frees
- * them and is safe on a zeroed struct.
+ * JSON-valued columns (a study's definition, a trial's params) travel as
+ * JSON text: store/ must not know jansson, and handlers parse what they
+ * need. Reported metric values are typed (struct metric_set): they are
+ * stored as double precision and never pass through JSON in the store.
+ * Every pointer is owned by the struct; *_cleanup frees them and is safe
+ * on a zeroed struct.
  */
 #ifndef HPOD_MODEL_H
 #define HPOD_MODEL_H
@@ -24,6 +26,37 @@ enum trial_state {
 /* "pending", ...; trial_state_parse returns -1 for an unknown name. */
 const char *trial_state_name(enum trial_state s);
 int trial_state_parse(const char *s);
+
+/* Metric names: 1 to METRIC_NAME_MAX of [A-Za-z0-9_.-]. */
+#define METRIC_NAME_MAX 64
+
+/* One reported metric: a finite value. */
+struct metric_value {
+    char name[METRIC_NAME_MAX + 1];
+    double value;
+};
+
+/* Reported metrics of a trial or of one of its steps, in name order. */
+struct metric_set {
+    struct metric_value *v;
+    size_t n;
+};
+
+/* 1 if s is a valid metric name. */
+int metric_name_ok(const char *s);
+/* Adds (name, value) in name order; name must be valid and not in s. */
+void metric_set_add(struct metric_set *s, const char *name, double value);
+/* The value of name in s, or NULL when s does not hold it (borrowed). */
+const double *metric_set_find(const struct metric_set *s, const char *name);
+/* The value of name in s, or NaN when s does not hold it. */
+double metric_set_get(const struct metric_set *s, const char *name);
+void metric_set_cleanup(struct metric_set *s);
+
+/* One intermediate report of a trial: its step and metrics. */
+struct trial_step {
+    int step;
+    struct metric_set values;
+};
 
 struct study {
     long long id;
@@ -45,9 +78,11 @@ struct trial {
     char *params;        /* JSON object text */
     long long candidate; /* -1: none */
     char *worker;
-    char *values;       /* JSON object text, "{}" until completed */
-    char *intermediate; /* JSON array text [{"step":..,"values":..}] */
-    char *reason;       /* NULL: none */
+    struct metric_set values; /* final values reported so far */
+    struct trial_step *steps; /* intermediate reports by step; filled by
+                                 trial_store_get/list/held, not history */
+    size_t n_steps;
+    char *reason; /* NULL: none */
     int lease_expired;
     char *lease_expires_at;     /* NULL when not live */
     long long resume_from_step; /* -1: none */

@@ -3,6 +3,7 @@
  */
 #include "store/trial_store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +19,31 @@
 /* clang-format off */
 static const char *SQL_COLS =
     "SELECT t.id, t.study_id, t.seq, t.state, t.params::text AS params,"
-    " t.candidate, t.worker, t.values::text AS values, t.reason,"
+    " t.candidate, t.worker, t.reason,"
     " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at,"
     " t.resume_from_step, t.train_to,"
     " " TS("t.created_at") " AS created_at,"
-    " " TS("t.updated_at") " AS updated_at,"
-    " coalesce((SELECT json_agg(json_build_object('step', i.step,"
-    "   'values', i.values) ORDER BY i.step)"
-    "   FROM intermediate_values i WHERE i.trial_id = t.id), '[]')::text"
-    "   AS intermediate"
+    " " TS("t.updated_at") " AS updated_at"
     " FROM trials t";
 /* clang-format on */
+
+/* Values of the trials whose ids are in $1 (a bigint[] literal). */
+static const char *SQL_VALUES_OF =
+    "SELECT trial_id, metric, value FROM trial_values"
+    " WHERE trial_id = ANY ($1::bigint[]) ORDER BY trial_id, metric";
+/* Steps of those trials; metric NULL for a step that carried none. */
+static const char *SQL_STEPS_OF =
+    "SELECT i.trial_id, i.step, s.metric, s.value"
+    " FROM intermediate_values i LEFT JOIN step_values s"
+    " ON s.trial_id = i.trial_id AND s.step = i.step"
+    " WHERE i.trial_id = ANY ($1::bigint[])"
+    " ORDER BY i.trial_id, i.step, s.metric";
+/* Values of a study's history (trial_store_history). */
+static const char *SQL_STUDY_VALUES =
+    "SELECT v.trial_id, v.metric, v.value"
+    " FROM trial_values v JOIN trials t ON t.id = v.trial_id"
+    " WHERE t.study_id = $1 AND NOT t.lease_expired"
+    " ORDER BY v.trial_id, v.metric";
 
 static const char *SQL_EXPIRE_ONE =
     "UPDATE trials SET state = 'failed', reason = 'lease expired',"
@@ -51,19 +66,26 @@ static const char *SQL_INSERT =
     " $5, now() + make_interval(secs => $6), $7) RETURNING id";
 static const char *SQL_HISTORY =
     "SELECT id, state, candidate, train_to,"
-    " CASE WHEN candidate IS NULL THEN params::text END AS params,"
-    " values::text AS values FROM trials"
-    " WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
-static const char *SQL_SET_VALUES =
-    "UPDATE trials SET values = $2::jsonb,"
-    " state = CASE WHEN $3 THEN 'completed' ELSE 'running' END,"
-    " lease_expires_at = CASE WHEN $3 THEN NULL"
-    "  ELSE now() + make_interval(secs => $4) END,"
+    " CASE WHEN candidate IS NULL THEN params::text END AS params"
+    " FROM trials WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
+/* $2, $3: text[] and float8[] literals of the same length. */
+static const char *SQL_ADD_VALUES =
+    "INSERT INTO trial_values (trial_id, metric, value)"
+    " SELECT $1, u.m, u.v FROM unnest($2::text[], $3::float8[]) AS u (m, v)";
+static const char *SQL_REPORTED =
+    "UPDATE trials SET"
+    " state = CASE WHEN $2 THEN 'completed' ELSE 'running' END,"
+    " lease_expires_at = CASE WHEN $2 THEN NULL"
+    "  ELSE now() + make_interval(secs => $3) END,"
     " updated_at = now() WHERE id = $1";
 static const char *SQL_INTERMEDIATE =
-    "INSERT INTO intermediate_values (trial_id, step, values, action)"
-    " VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (trial_id, step) DO NOTHING"
+    "INSERT INTO intermediate_values (trial_id, step, action)"
+    " VALUES ($1, $2, $3) ON CONFLICT (trial_id, step) DO NOTHING"
     " RETURNING action";
+static const char *SQL_ADD_STEP_VALUES =
+    "INSERT INTO step_values (trial_id, step, metric, value)"
+    " SELECT $1, $2, u.m, u.v"
+    " FROM unnest($3::text[], $4::float8[]) AS u (m, v)";
 static const char *SQL_INTERMEDIATE_OLD =
     "SELECT action FROM intermediate_values WHERE trial_id = $1 AND step = $2";
 static const char *SQL_RENEW =
@@ -71,10 +93,11 @@ static const char *SQL_RENEW =
     " lease_expires_at = now() + make_interval(secs => $2), updated_at = now()"
     " WHERE id = $1 AND state IN ('pending', 'running')";
 static const char *SQL_STEPS =
-    "SELECT i.trial_id, i.step, i.values::text AS values"
+    "SELECT i.trial_id, i.step, s.metric, s.value"
     " FROM intermediate_values i JOIN trials t ON t.id = i.trial_id"
+    " LEFT JOIN step_values s ON s.trial_id = i.trial_id AND s.step = i.step"
     " WHERE t.study_id = $1 AND NOT t.lease_expired"
-    " ORDER BY i.trial_id, i.step";
+    " ORDER BY i.trial_id, i.step, s.metric";
 static const char *SQL_STOP =
     "UPDATE trials SET state = $2, reason = $3, lease_expires_at = NULL,"
     " updated_at = now() WHERE id = $1";
@@ -98,6 +121,150 @@ dup_or_null(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
+/*
+ * Reads a stored double precision value (PostgreSQL prints the shortest
+ * text that reads back to the same double). A value that does not read
+ * back is an error that stops the request, never a missing metric.
+ */
+static enum hpod_status
+read_value(const char *text, long long trial_id, const char *metric,
+           double *out, struct hpod_err *err)
+{
+    char *end = NULL;
+    /* strtod sets ERANGE for subnormals too (5e-324 is a legal value):
+     * what matters is that the whole text was a finite number. */
+    *out = text ? strtod(text, &end) : NAN;
+    if (!text || end == text || *end || !isfinite(*out))
+        return hpod_fail(err, HPOD_EINTERNAL, "",
+                         "stored value of metric %.64s of trial %lld cannot "
+                         "be read",
+                         metric ? metric : "?", trial_id);
+    return HPOD_OK;
+}
+
+/*
+ * The text[] and float8[] literals of m's names and values (new strings).
+ * Names need no escapes inside quotes: they are [A-Za-z0-9_.-].
+ */
+static void
+array_literals(const struct metric_set *m, char **names, char **values)
+{
+    size_t cap = 2 + m->n * (METRIC_NAME_MAX + 4);
+    size_t vcap = 2 + m->n * 32;
+    size_t a = 0, b = 0;
+    *names = xmalloc(cap);
+    *values = xmalloc(vcap);
+    a += (size_t)snprintf(*names + a, cap - a, "{");
+    b += (size_t)snprintf(*values + b, vcap - b, "{");
+    for (size_t i = 0; i < m->n; i++) {
+        /* %.17g reads back to the same double; float8 input rounds
+         * correctly, so the column holds exactly the reported value. */
+        a += (size_t)snprintf(*names + a, cap - a, "%s\"%s\"", i ? "," : "",
+                              m->v[i].name);
+        b += (size_t)snprintf(*values + b, vcap - b, "%s%.17g", i ? "," : "",
+                              m->v[i].value);
+    }
+    snprintf(*names + a, cap - a, "}");
+    snprintf(*values + b, vcap - b, "}");
+}
+
+/* A bigint[] literal of the ids of t[0..n) (new string). */
+static char *
+id_array(const struct trial *t, size_t n)
+{
+    size_t cap = 3 + n * 21, len = 0;
+    char *out = xmalloc(cap);
+    len += (size_t)snprintf(out + len, cap - len, "{");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", i ? "," : "",
+                                t[i].id);
+    snprintf(out + len, cap - len, "}");
+    return out;
+}
+
+/* The trial of t[0..n) (sorted by id or not) with id, or NULL. */
+static struct trial *
+find_trial(struct trial *t, size_t n, long long id, size_t *hint)
+{
+    if (*hint < n && t[*hint].id == id)
+        return &t[*hint];
+    for (size_t i = 0; i < n; i++)
+        if (t[i].id == id) {
+            *hint = i;
+            return &t[i];
+        }
+    return NULL;
+}
+
+/* Attaches the values (rows trial_id, metric, value) to the trials. */
+static enum hpod_status
+attach_values(const struct db_result *r, struct trial *t, size_t n,
+              struct hpod_err *err)
+{
+    size_t hint = 0;
+    for (size_t i = 0; i < db_rows(r); i++) {
+        long long id = db_get_ll(r, i, "trial_id", 0);
+        const char *metric = db_get(r, i, "metric");
+        struct trial *tr = find_trial(t, n, id, &hint);
+        double v;
+        enum hpod_status st;
+        if (!tr)
+            continue;
+        if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
+            HPOD_OK)
+            return st;
+        metric_set_add(&tr->values, metric, v);
+    }
+    return HPOD_OK;
+}
+
+/* Fills the values and steps of t[0..n) (two queries for all of them). */
+static enum hpod_status
+load_values(struct db *db, struct trial *t, size_t n, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    char *ids;
+    size_t hint = 0;
+    enum hpod_status st;
+
+    if (n == 0)
+        return HPOD_OK;
+    ids = id_array(t, n);
+    const char *p[] = {ids};
+    if ((st = db_exec(db, SQL_VALUES_OF, 1, p, &r, err)) != HPOD_OK ||
+        (st = attach_values(r, t, n, err)) != HPOD_OK)
+        goto out;
+    db_result_free(r);
+    r = NULL;
+    if ((st = db_exec(db, SQL_STEPS_OF, 1, p, &r, err)) != HPOD_OK)
+        goto out;
+    for (size_t i = 0; i < db_rows(r); i++) {
+        long long id = db_get_ll(r, i, "trial_id", 0);
+        int step = (int)db_get_ll(r, i, "step", 0);
+        const char *metric = db_get(r, i, "metric");
+        struct trial *tr = find_trial(t, n, id, &hint);
+        if (!tr)
+            continue;
+        if (tr->n_steps == 0 || tr->steps[tr->n_steps - 1].step != step) {
+            tr->steps =
+                xrealloc(tr->steps, (tr->n_steps + 1) * sizeof *tr->steps);
+            memset(&tr->steps[tr->n_steps], 0, sizeof *tr->steps);
+            tr->steps[tr->n_steps++].step = step;
+        }
+        if (metric) {
+            double v;
+            if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
+                HPOD_OK)
+                goto out;
+            metric_set_add(&tr->steps[tr->n_steps - 1].values, metric, v);
+        }
+    }
+out:
+    db_result_free(r);
+    free(ids);
+    return st;
+}
+
 static void
 row_to_trial(const struct db_result *r, size_t i, struct trial *t)
 {
@@ -110,8 +277,6 @@ row_to_trial(const struct db_result *r, size_t i, struct trial *t)
     t->params = dup_or_null(db_get(r, i, "params"));
     t->candidate = db_get_ll(r, i, "candidate", -1);
     t->worker = dup_or_null(db_get(r, i, "worker"));
-    t->values = dup_or_null(db_get(r, i, "values"));
-    t->intermediate = dup_or_null(db_get(r, i, "intermediate"));
     t->reason = dup_or_null(db_get(r, i, "reason"));
     t->lease_expired = le && le[0] == 't';
     t->lease_expires_at = dup_or_null(db_get(r, i, "lease_expires_at"));
@@ -140,7 +305,12 @@ select_trials(struct db *db, const char *where, int np, const char *const *p,
     for (size_t i = 0; i < *n; i++)
         row_to_trial(r, i, &(*out)[i]);
     db_result_free(r);
-    return HPOD_OK;
+    if ((st = load_values(db, *out, *n, err)) != HPOD_OK) {
+        trials_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return st;
 }
 
 static enum hpod_status
@@ -316,52 +486,86 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
         t->state = (enum trial_state)trial_state_parse(db_get(r, i, "state"));
         t->candidate = db_get_ll(r, i, "candidate", -1);
         t->params = dup_or_null(db_get(r, i, "params"));
-        t->values = dup_or_null(db_get(r, i, "values"));
         t->resume_from_step = -1;
         t->train_to = db_get_ll(r, i, "train_to", -1);
     }
     db_result_free(r);
-    return HPOD_OK;
+    r = NULL;
+    if ((st = db_exec(db, SQL_STUDY_VALUES, 1, p, &r, err)) == HPOD_OK)
+        st = attach_values(r, *out, *n, err);
+    db_result_free(r);
+    if (st != HPOD_OK) {
+        trials_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return st;
 }
 
 enum hpod_status
-trial_store_set_values(struct db *db, long long id, const char *values_json,
-                       int complete, int lease_seconds, struct hpod_err *err)
+trial_store_report(struct db *db, long long id, const struct metric_set *add,
+                   int complete, int lease_seconds, struct hpod_err *err)
 {
     char sid[32], ls[32];
+    char *names = NULL, *values = NULL;
+    enum hpod_status st = HPOD_OK;
+
     snprintf(sid, sizeof sid, "%lld", id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
-    const char *p[] = {sid, values_json, complete ? "true" : "false", ls};
-    return exec_affected(db, SQL_SET_VALUES, 4, p, NULL, err);
+    if (add && add->n > 0) {
+        array_literals(add, &names, &values);
+        const char *pv[] = {sid, names, values};
+        st = exec_affected(db, SQL_ADD_VALUES, 3, pv, NULL, err);
+    }
+    if (st == HPOD_OK) {
+        const char *p[] = {sid, complete ? "true" : "false", ls};
+        st = exec_affected(db, SQL_REPORTED, 3, p, NULL, err);
+    }
+    free(names);
+    free(values);
+    return st;
 }
 
 enum hpod_status
 trial_store_intermediate(struct db *db, long long id, int step,
-                         const char *values_json, const char *action,
+                         const struct metric_set *values, const char *action,
                          int lease_seconds, const char **action_out,
                          struct hpod_err *err)
 {
     char sid[32], sstep[32], ls[32];
+    char *names = NULL, *vals = NULL;
     struct db_result *r = NULL;
     enum hpod_status st;
+    int inserted;
 
     snprintf(sid, sizeof sid, "%lld", id);
     snprintf(sstep, sizeof sstep, "%d", step);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
-    const char *p[] = {sid, sstep, values_json, action};
-    if ((st = db_exec(db, SQL_INTERMEDIATE, 4, p, &r, err)) != HPOD_OK)
-        return st;
-    if (db_rows(r) == 0) {
+    const char *p[] = {sid, sstep, action};
+    if ((st = db_exec(db, SQL_INTERMEDIATE, 3, p, &r, err)) != HPOD_OK)
+        goto out;
+    inserted = db_rows(r) > 0;
+    if (!inserted) {
         db_result_free(r);
         r = NULL;
         if ((st = db_exec(db, SQL_INTERMEDIATE_OLD, 2, p, &r, err)) != HPOD_OK)
-            return st;
+            goto out;
+    } else if (values && values->n > 0) {
+        array_literals(values, &names, &vals);
+        const char *pv[] = {sid, sstep, names, vals};
+        if ((st = exec_affected(db, SQL_ADD_STEP_VALUES, 4, pv, NULL, err)) !=
+            HPOD_OK)
+            goto out;
     }
     const char *a = db_rows(r) ? db_get(r, 0, "action") : NULL;
     *action_out = a && strcmp(a, "stop") == 0 ? "stop" : "continue";
-    db_result_free(r);
     const char *pr[] = {sid, ls};
-    return exec_affected(db, SQL_RENEW, 2, pr, NULL, err);
+    st = exec_affected(db, SQL_RENEW, 2, pr, NULL, err);
+out:
+    db_result_free(r);
+    free(names);
+    free(vals);
+    return st;
 }
 
 enum hpod_status
@@ -391,7 +595,7 @@ step_rows_free(struct step_row *rows, size_t n)
     if (!rows)
         return;
     for (size_t i = 0; i < n; i++)
-        free(rows[i].values);
+        metric_set_cleanup(&rows[i].values);
     free(rows);
 }
 
@@ -409,15 +613,32 @@ trial_store_study_steps(struct db *db, long long study_id,
     const char *p[] = {sid};
     if ((st = db_exec(db, SQL_STEPS, 1, p, &r, err)) != HPOD_OK)
         return st;
-    *n = db_rows(r);
-    *out = xcalloc(*n ? *n : 1, sizeof **out);
-    for (size_t i = 0; i < *n; i++) {
-        (*out)[i].trial_id = db_get_ll(r, i, "trial_id", 0);
-        (*out)[i].step = (int)db_get_ll(r, i, "step", 0);
-        (*out)[i].values = dup_or_null(db_get(r, i, "values"));
+    *out = xcalloc(db_rows(r) ? db_rows(r) : 1, sizeof **out);
+    for (size_t i = 0; i < db_rows(r); i++) {
+        long long id = db_get_ll(r, i, "trial_id", 0);
+        int step = (int)db_get_ll(r, i, "step", 0);
+        const char *metric = db_get(r, i, "metric");
+        if (*n == 0 || (*out)[*n - 1].trial_id != id ||
+            (*out)[*n - 1].step != step) {
+            (*out)[*n].trial_id = id;
+            (*out)[*n].step = step;
+            (*n)++;
+        }
+        if (metric) {
+            double v;
+            if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
+                HPOD_OK)
+                break;
+            metric_set_add(&(*out)[*n - 1].values, metric, v);
+        }
     }
     db_result_free(r);
-    return HPOD_OK;
+    if (st != HPOD_OK) {
+        step_rows_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return st;
 }
 
 enum hpod_status

@@ -58,25 +58,25 @@ enum hpod_status trial_store_list(struct db *db, long long study_id, int state,
                                   long long *total, struct hpod_err *err);
 
 /*
- * trial_store_history - what a sampler needs, in one light query: every
+ * trial_store_history - what a sampler needs, in two light queries: every
  * trial of the study not failed by lease expiry, in id order, with only
- * id, state, candidate, params and values filled (params NULL when the
- * trial has a candidate: the caller knows it).
+ * id, state, candidate, train_to, params and values filled (params NULL
+ * when the trial has a candidate: the caller knows it; no steps).
  */
 enum hpod_status trial_store_history(struct db *db, long long study_id,
                                      struct trial **out, size_t *n,
                                      struct hpod_err *err);
 
 /*
- * trial_store_set_values - stores the trial's final values (JSON object
- * text, all metrics reported so far). complete: the trial becomes
- * completed (its lease ends); else it stays running with its lease renewed
- * by lease_seconds (a decoupled report still waiting for some objective).
+ * trial_store_report - a final report: inserts the metrics of add (may be
+ * NULL or empty; none of them may be stored yet: the caller checked under
+ * the trial's row lock). complete: the trial becomes completed (its lease
+ * ends); else it is running with its lease renewed by lease_seconds (a
+ * decoupled report still waiting for some objective).
  */
-enum hpod_status trial_store_set_values(struct db *db, long long id,
-                                        const char *values_json, int complete,
-                                        int lease_seconds,
-                                        struct hpod_err *err);
+enum hpod_status trial_store_report(struct db *db, long long id,
+                                    const struct metric_set *add, int complete,
+                                    int lease_seconds, struct hpod_err *err);
 
 /*
  * trial_store_intermediate - records values for a step with the action the
@@ -85,7 +85,7 @@ enum hpod_status trial_store_set_values(struct db *db, long long id,
  * string). The trial becomes running and its lease is renewed.
  */
 enum hpod_status trial_store_intermediate(struct db *db, long long id, int step,
-                                          const char *values_json,
+                                          const struct metric_set *values,
                                           const char *action, int lease_seconds,
                                           const char **action_out,
                                           struct hpod_err *err);
@@ -102,7 +102,7 @@ enum hpod_status trial_store_step_action(struct db *db, long long id, int step,
 struct step_row {
     long long trial_id;
     int step;
-    char *values; /* JSON object text */
+    struct metric_set values;
 };
 void step_rows_free(struct step_row *rows, size_t n);
 

@@ -108,7 +108,7 @@ def train_curve(client, benchmark, t, run, horizon):
 
 
 def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
-           horizon=None):
+           horizon=None, metrics=()):
     try:
         while True:
             r = client.suggest(study_id, name)
@@ -120,7 +120,10 @@ def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
                     ev = client.evaluate(benchmark, t["params"])
                     # A real trainer would train for hours here, heartbeat
                     # and send intermediate reports; the table answers now.
-                    client.report(t["id"], ev["values"])
+                    # The table answers every column; the trial reports
+                    # what its study measures (anything else is refused).
+                    client.report(t["id"], {k: v for k, v in ev["values"].items()
+                                            if k in metrics})
                     with run.lock:
                         run.rows[t["id"]] = (ev["row"], ev["values"])
                 continue
@@ -186,11 +189,13 @@ def main(argv=None):
     # asha trains to R; multistage says train_to per trial; else the curve's end.
     horizon = study["algorithm"].get("R")
 
+    metrics = {o["name"] for o in study["objectives"]}
+    metrics |= {k["metric"] for k in study.get("constraints") or []}
     run = Run()
     t0 = time.monotonic()
     threads = [threading.Thread(target=worker,
                                 args=(client, args.benchmark, sid, "fake-%d" % i, run,
-                                      args.max_sleep, curves, horizon))
+                                      args.max_sleep, curves, horizon, metrics))
                for i in range(args.workers)]
     for th in threads:
         th.start()

@@ -545,6 +545,14 @@ SPACE4 = [
 BLEU_MAX = [{"name": "bleu", "goal": "maximize"}]
 
 
+def study_metrics(study, values):
+    """The part of a table's answer that a trial of study may report: its
+    objectives and constrained metrics (anything else is 422)."""
+    names = {o["name"] for o in study["objectives"]}
+    names |= {k["metric"] for k in study.get("constraints") or []}
+    return {k: v for k, v in values.items() if k in names}
+
+
 def check_params(params, space):
     names = [p["name"] for p in space]
     check(sorted(params) == sorted(names), "params %r, expected keys %r" % (params, names))
@@ -839,11 +847,16 @@ def t_trainer_loop(c):
                   "intermediate %r" % a["trial"]["intermediate"])
             if a["action"] == "stop":
                 break
-        f = report(c, t["id"], {"bleu": bleu, "tokens": 123})["trial"]
+        # A metric the study does not know is refused before anything is
+        # written (issue: integrity), live trial or not.
+        expect_error(call(c.port, "POST", "/v1/trials/%d/report" % t["id"],
+                          {"values": {"bleu": bleu, "tokens": 123}}),
+                     422, "invalid_argument", "values.tokens")
+        f = report(c, t["id"], {"bleu": bleu})["trial"]
         check(f["state"] == "completed", "state after final report %r" % f["state"])
-        check(f["values"] == {"bleu": bleu, "tokens": 123}, "values %r" % f["values"])
+        check(f["values"] == {"bleu": bleu}, "values %r" % f["values"])
         check(f["lease_expires_at"] is None, "completed trial still has a lease")
-        check("action" not in report(c, t["id"], {"bleu": bleu, "tokens": 123}),
+        check("action" not in report(c, t["id"], {"bleu": bleu}),
               "a final report answered an action")
         g = get_trial(c, t["id"])
         check(g == f, "GET trial %r differs from the report answer %r" % (short(g), short(f)))
@@ -1162,6 +1175,23 @@ def bad_cases():
         body={"values": {"bleu": 1.0}, "final": True})
     add("report with 1e999", "POST", R, 400, IA, raw=b'{"values": {"bleu": 1e999}}')
     add("report with NaN", "POST", R, 400, IA, raw=b'{"values": {"bleu": NaN}}')
+    # Integrity: an integer a double cannot hold exactly, a metric the study
+    # does not know (on a live or a completed trial), a new metric on a
+    # completed trial.
+    add("report with the integer 2^53+1", "POST", R, 422, IA, "values.bleu",
+        raw=b'{"values": {"bleu": 9007199254740993}}')
+    add("report with the integer -(2^53+1)", "POST", R, 422, IA, "values.bleu",
+        raw=b'{"values": {"bleu": -9007199254740993}}')
+    add("report with the integer 2^63-1", "POST", R, 422, IA, "values.bleu",
+        raw=b'{"values": {"bleu": 9223372036854775807}}')
+    add("report with an integer beyond int64", "POST", R, 400, IA,
+        raw=b'{"values": {"bleu": 92233720368547758070}}')
+    add("report of a metric the study does not know", "POST", R, 422, IA, "values.speed",
+        body={"values": {"bleu": 1.0, "speed": 3.5}})
+    add("report of an unknown metric on a completed trial", "POST", "/v1/trials/{D}/report",
+        422, IA, "values.speed", body={"values": {"speed": 3.5}})
+    add("report with a metric name of 65 characters", "POST", R, 422, IA,
+        body={"values": {"m" * 65: 1.0}})
     add("report on an unknown trial", "POST", "/v1/trials/987654321/report", 404, "not_found",
         body={"values": {"bleu": 1.0}})
     add("different final report on a completed trial", "POST", "/v1/trials/{D}/report", 409,
@@ -1655,11 +1685,19 @@ def t_decoupled(c):
           "bleu later completes: %r" % short(r))
     again = report(c, ta["id"], {"bleu": 20})
     check(again["trial"]["values"] == r["trial"]["values"], "repeat changed %r" % short(again))
-    r = report(c, ta["id"], {"speed": 5})
-    check(r["trial"]["state"] == "completed" and r["trial"]["values"].get("speed") == 5,
-          "a late extra metric merges: %r" % short(r))
-    report(c, tb["id"], {"bleu": 25, "gpu_time": 250})   # infeasible
+    # Nothing is added to a completed trial: not a metric the study does not
+    # know (422), not a late constrained metric (409); and nothing changed.
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % ta["id"],
+                      {"values": {"speed": 5}}), 422, "invalid_argument", "values.speed")
     report(c, tc["id"], {"bleu": 22})                    # constraint not observed
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % tc["id"],
+                      {"values": {"gpu_time": 100}}), 409, "conflict", "values.gpu_time")
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % tc["id"],
+                      {"values": {"bleu": 22, "gpu_time": 100}}), 409, "conflict",
+                 "values.gpu_time")
+    check(get_trial(c, tc["id"])["values"] == {"bleu": 22}, "a refused report wrote %r"
+          % short(get_trial(c, tc["id"])))
+    report(c, tb["id"], {"bleu": 25, "gpu_time": 250})   # infeasible
     best = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)
     check(best["trial"] is not None and best["trial"]["id"] == ta["id"],
           "best must be the feasible trial %d, got %r" % (ta["id"], short(best)))
@@ -1679,7 +1717,11 @@ def t_best_confidence(c):
     bound = 100 * math.e
     grid = [0.025 + 0.05 * i for i in range(20)]            # report both metrics
     deep_ok, deep_bad, border = 0.1, 0.9, 0.48              # report bleu only
-    cands = [{"x": x} for x in grid + [deep_ok, deep_bad, border]]
+    # Measured last, gpu_time first (decoupled): a completed trial takes no
+    # late metric, so the model's verdict is overruled by new trials there.
+    bad_measured, border_measured = 0.91, 0.47
+    cands = [{"x": x} for x in grid + [deep_ok, deep_bad, border, bad_measured,
+                                       border_measured]]
 
     def gpu(i, x):
         return 100 * math.exp(2 * x) * math.exp(0.04 * math.sin(17.0 * i + 1))
@@ -1745,15 +1787,23 @@ def t_best_confidence(c):
     again = best(lo[0])
     check(again == best(lo[0]) and again["p_feasible"] == ps["borderline @0.9"],
           "best is not deterministic: %r" % short(again))
-    # A reported value decides over the model: the deep-infeasible trial's
-    # measurement arrives and meets nothing; a reported feasible value wins
-    # outright with p_feasible 1.
-    report(c, hi[1][deep_bad], {"gpu_time": gpu(99, deep_bad)})
+    # A completed trial takes no late measurement (409, nothing written).
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % hi[1][deep_bad],
+                      {"values": {"gpu_time": gpu(99, deep_bad)}}), 409, "conflict",
+                 "values.gpu_time")
+    check(best(hi[0])["trial"]["id"] == hi[1][deep_ok], "a refused report changed best")
+    # A reported value decides over the model: measured first, then bleu.
+    # An infeasible measurement meets nothing, whatever its bleu; a feasible
+    # one next to the bound wins outright with p_feasible 1.
+    r = report(c, hi[1][bad_measured], {"gpu_time": gpu(99, bad_measured)})
+    check(r["trial"]["state"] == "running", "gpu_time alone completed %r" % short(r))
+    report(c, hi[1][bad_measured], {"bleu": 40})
     b = best(hi[0])
     check(b["trial"]["id"] == hi[1][deep_ok], "reported infeasible must not win: %r" % short(b))
-    report(c, hi[1][border], {"gpu_time": 0.9 * bound})
+    report(c, hi[1][border_measured], {"gpu_time": 0.9 * bound})
+    report(c, hi[1][border_measured], {"bleu": 31})
     b = best(hi[0])
-    check(b["trial"]["id"] == hi[1][border] and b["p_feasible"] == 1,
+    check(b["trial"]["id"] == hi[1][border_measured] and b["p_feasible"] == 1,
           "borderline reported feasible must win with p 1: %r" % short(b))
     print("# best confidence: " + ", ".join("p(%s) = %.9f" % kv for kv in sorted(ps.items())),
           flush=True)
@@ -2710,7 +2760,7 @@ def t_bench_import(c):
         t = suggest(c, st["id"], "syn")["trials"][0]
         ev = evaluate(c, "lab/synthetic", t["params"])
         seen.append(ev["row"])
-        report(c, t["id"], ev["values"])
+        report(c, t["id"], study_metrics(st, ev["values"]))
     check(sorted(seen) == list(range(12)), "the study issued rows %r" % seen)
     r = suggest(c, st["id"], "syn")
     check(r["trials"] == [] and r["done"], "after 12 rows: %r" % short(r))
@@ -3083,7 +3133,7 @@ def t_bench_study(c):
         check(key in rows, "suggested %r is not a row of zh-en" % tr["params"])
         ev = evaluate(c, "nmthpo/zh-en", tr["params"])
         check(ev["row"] == rows[key], "evaluate says row %r, the file %d" % (ev["row"], rows[key]))
-        report(c, tr["id"], ev["values"])
+        report(c, tr["id"], study_metrics(s, ev["values"]))
         got.append(rows[key])
     check(len(set(got)) == 5, "rows repeat: %r" % got)
     check(suggest(c, s["id"], "zh-0")["done"], "not done after the budget of 5")
@@ -3128,9 +3178,10 @@ def t_fake_trainer(c):
         key = canon(tr["params"])
         check(key in rows, "trial %d has params %r, no row of zh-en" % (tr["id"], tr["params"]))
         i = rows[key]
-        check(tr["values"] == {m: t[i][m] for m in NMTHPO_METRICS},
-              "trial %d (row %d) reported %r, the table says %r"
-              % (tr["id"], i, tr["values"], {m: t[i][m] for m in NMTHPO_METRICS}))
+        # The trial reports what its study measures: the objective, bleu.
+        check(tr["values"] == {"bleu": t[i]["bleu"]},
+              "trial %d (row %d) reported %r, the table says bleu %r"
+              % (tr["id"], i, tr["values"], t[i]["bleu"]))
         seen.add(i)
     check(len(seen) == 30, "%d distinct rows in 30 trials" % len(seen))
     workers = {tr["worker"] for tr in lst["trials"]}
@@ -3360,7 +3411,8 @@ def t_numbers_table(c):
         t = suggest(c, s["id"], "num-tab")["trials"][0]
         check(any(exact(t["params"], {p: r[p] for p in ("opt", "lr", "layers")}) for r in rows),
               "suggested %r, not a row" % t["params"])
-        report(c, t["id"], evaluate(c, "lab/huge-numbers", t["params"])["values"])
+        ev = evaluate(c, "lab/huge-numbers", t["params"])["values"]
+        report(c, t["id"], {"bleu": ev["bleu"]})
     sim = simulate(c, "lab/huge-numbers", {"algorithm": {"name": "random"}, "repeats": 2,
                                            "seed": 1, "init": 1, "budget": 2})
     again = expect(call(c.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
@@ -3432,6 +3484,180 @@ def t_numbers_migration(c):
     finally:
         psql(c.dburl, "DROP DATABASE IF EXISTS %s" % db)
 
+
+# --- typed values (issue: integrity) ---
+
+def raw_report(c, tid, text, status=200):
+    """Sends a report body as exact text (no float formatting on our side)."""
+    return call(c.port, "POST", "/v1/trials/%d/report" % tid, raw=text.encode())
+
+
+def same_double(a, b):
+    return isinstance(a, float) and a == b and math.copysign(1, a) == math.copysign(1, b)
+
+
+@test("typed values: 1e19, -1.7976931348623157e308, 5e-324 and 2^53+1 as a float read back "
+      "exactly in the trial, the list, best and pareto; a conflicting report is 409; a curve "
+      "with 1e19 keeps every step")
+def t_typed_values(c):
+    s = create(c, {"name": "typed values", "space": [{"name": "x", "type": "float",
+                                                      "low": 0, "high": 1}],
+                   "objectives": [{"name": "ppl", "goal": "minimize"}],
+                   "algorithm": {"name": "random", "seed": 3}})
+    sid = s["id"]
+    texts = ["1e19", "-1.7976931348623157e308", "5e-324", "9007199254740993.0", "14.2",
+             "-0.0"]
+    ts = suggest(c, sid, "w", count=len(texts))["trials"]
+    want = {}
+    for t, txt in zip(ts, texts):
+        body = '{"values": {"ppl": %s}}' % txt
+        got = expect(raw_report(c, t["id"], body), 200)["trial"]
+        check(got["state"] == "completed" and same_double(got["values"].get("ppl"), float(txt)),
+              "report %s answered %r" % (txt, short(got)))
+        want[t["id"]] = float(txt)
+        # The same report again is 200; another value, or another metric of
+        # the study on the completed trial, is 409; nothing changes.
+        expect(raw_report(c, t["id"], body), 200)
+        expect_error(raw_report(c, t["id"], '{"values": {"ppl": 1.5}}'), 409, "conflict",
+                     "values.ppl")
+        back = get_trial(c, t["id"])["values"]
+        check(set(back) == {"ppl"} and same_double(back["ppl"], float(txt)),
+              "%s read back as %r" % (txt, back))
+    lst = all_trials(c, sid, "completed")["trials"]
+    check({t["id"]: t["values"]["ppl"] for t in lst} == want
+          and all(same_double(t["values"]["ppl"], want[t["id"]]) for t in lst),
+          "the list reads back %r, want %r" % ([t["values"] for t in lst], want))
+    b = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)["trial"]
+    low = ts[texts.index("-1.7976931348623157e308")]["id"]
+    check(b is not None and b["id"] == low and same_double(b["values"]["ppl"], -1.7976931348623157e308),
+          "best %r, want trial %d" % (short(b), low))
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % sid), 200)
+    check([x["trial"] for x in p["front"]] == [low] and p["n_completed"] == len(texts),
+          "pareto %r" % short(p))
+    # A diverged run's perplexity in the middle of a curve: every step stays.
+    t = suggest(c, sid, "curve")["trials"][0]
+    steps = ["3.5", "1e19", "2.25", "-1.7976931348623157e308"]
+    for k, txt in enumerate(steps):
+        expect(raw_report(c, t["id"], '{"values": {"ppl": %s}, "step": %d}' % (txt, k)), 200)
+    got = get_trial(c, t["id"])["intermediate"]
+    check([x["step"] for x in got] == list(range(len(steps)))
+          and all(same_double(x["values"]["ppl"], float(steps[x["step"]])) for x in got),
+          "curve read back as %r" % got)
+    # A step already recorded replaces nothing.
+    expect(raw_report(c, t["id"], '{"values": {"ppl": 7}, "step": 1}'), 200)
+    check(same_double(get_trial(c, t["id"])["intermediate"][1]["values"]["ppl"], 1e19),
+          "step 1 was replaced")
+    # The database holds doubles in typed columns, not numbers in JSON.
+    col = psql(c.dburl, "SELECT data_type FROM information_schema.columns WHERE "
+                        "table_name = 'trial_values' AND column_name = 'value'").strip()
+    check(col == "double precision", "trial_values.value is %r" % col)
+    stored = psql(c.dburl, "SELECT value FROM trial_values WHERE trial_id = %d" % low).strip()
+    check(float(stored) == -1.7976931348623157e308, "stored %r" % stored)
+
+
+@test("pareto over the whole double range: the front is found, the reference and the "
+      "hypervolume are finite numbers, nothing is 5xx")
+def t_pareto_huge(c):
+    s = create(c, {"name": "pareto huge", "space": [{"name": "x", "type": "float",
+                                                     "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"},
+                                  {"name": "gpu_time", "goal": "minimize"}],
+                   "algorithm": {"name": "random", "seed": 4}})
+    pts = [("1.7976931348623157e308", "1.7976931348623157e308"),
+           ("-1.7976931348623157e308", "-1.7976931348623157e308"),
+           ("1e19", "5e-324")]
+    ts = suggest(c, s["id"], "w", count=len(pts))["trials"]
+    for t, (b, g) in zip(ts, pts):
+        expect(raw_report(c, t["id"], '{"values": {"bleu": %s, "gpu_time": %s}}' % (b, g)), 200)
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto?history=true" % s["id"]), 200)
+    # Every point is non-dominated (higher bleu always costs more time).
+    check(sorted(x["trial"] for x in p["front"]) == sorted(t["id"] for t in ts),
+          "front %r" % short(p))
+    ref = p["reference"]
+    check(set(ref) == {"bleu", "gpu_time"} and all(math.isfinite(v) for v in ref.values())
+          and math.isfinite(p["hypervolume"]), "reference %r, hypervolume %r"
+          % (ref, p["hypervolume"]))
+
+
+@test("reports across studies: a trial takes only its own study's metrics (422), and a "
+      "completed trial takes no new metric (409)")
+def t_report_other_study(c):
+    a = create(c, {"name": "study A", "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"}],
+                   "constraints": [{"metric": "gpu_time", "max": 100}]})
+    b = create(c, {"name": "study B", "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                   "objectives": [{"name": "ppl", "goal": "minimize"}]})
+    tb_live = suggest(c, b["id"], "w")["trials"][0]
+    tb_done = suggest(c, b["id"], "w2")["trials"][0]
+    report(c, tb_done["id"], {"ppl": 9.5})
+    before = db_snapshot(c.dburl)
+    for tid in (tb_live["id"], tb_done["id"]):
+        expect_error(call(c.port, "POST", "/v1/trials/%d/report" % tid,
+                          {"values": {"bleu": 30}}), 422, "invalid_argument", "values.bleu")
+        expect_error(call(c.port, "POST", "/v1/trials/%d/report" % tid,
+                          {"values": {"gpu_time": 1}, "step": 2}), 422, "invalid_argument",
+                     "values.gpu_time")
+    check(db_snapshot(c.dburl) == before, "a refused report changed the database")
+    check(get_trial(c, tb_done["id"])["values"] == {"ppl": 9.5}, "B's completed trial changed")
+    # Within study A: bleu completes; the constraint's metric afterwards is 409.
+    ta = suggest(c, a["id"], "w")["trials"][0]
+    report(c, ta["id"], {"bleu": 20})
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % ta["id"],
+                      {"values": {"gpu_time": 50}}), 409, "conflict", "values.gpu_time")
+    check(get_trial(c, ta["id"])["values"] == {"bleu": 20}, "A's completed trial changed")
+
+
+
+@test("migration 0004 moves every number a jsonb column held into typed columns, 1e19 "
+      "included, and hpod migrate is idempotent")
+def t_migrate_typed(c):
+    import shutil
+    import tempfile
+    db = "hpod_mig_%d" % os.getpid()
+    url = c.dburl.replace("/hpod?", "/%s?" % db, 1)
+    check(url != c.dburl, "cannot derive a second database's URL from %r" % c.dburl)
+    psql(c.dburl, "DROP DATABASE IF EXISTS %s" % db)
+    psql(c.dburl, "CREATE DATABASE %s" % db)
+    old = tempfile.mkdtemp(prefix="hpod-mig-")
+    try:
+        for f in sorted(os.listdir(os.path.join(TOP, "migrations"))):
+            if f < "0004":
+                shutil.copy(os.path.join(TOP, "migrations", f), old)
+
+        def migrate(dirname):
+            r = subprocess.run([c.args.hpod, "migrate"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=120,
+                               env=dict(os.environ, HPOD_DATABASE_URL=url,
+                                        HPOD_MIGRATIONS=dirname))
+            check(r.returncode == 0, "hpod migrate: %s" % r.stdout.decode()[-1500:])
+        migrate(old)
+        # A study as 0001-0003 stored it: values inside jsonb (1e19 comes
+        # back from jsonb as 10000000000000000000).
+        psql(url, "INSERT INTO studies (id, name, definition, lease_seconds) VALUES "
+                  "(1, 's', '{}', 60);"
+                  "INSERT INTO trials (id, study_id, seq, state, params, worker, values) VALUES "
+                  "(1, 1, 0, 'completed', '{\"x\": 0.5}', 'w', "
+                  "'{\"ppl\": 1e19, \"gpu_time\": 14.2, \"note\": \"text\"}'),"
+                  "(2, 1, 1, 'running', '{\"x\": 0.25}', 'w', '{}');"
+                  "INSERT INTO intermediate_values (trial_id, step, values, action) VALUES "
+                  "(2, 0, '{\"ppl\": -1.7976931348623157e308}', 'continue'),"
+                  "(2, 1, '{}', 'stop')")
+        migrate(os.path.join(TOP, "migrations"))
+        migrate(os.path.join(TOP, "migrations"))   # idempotent
+        got = psql(url, "SELECT trial_id, metric, value FROM trial_values ORDER BY 1, 2")
+        check([l.split("|") for l in got.split()] ==
+              [["1", "gpu_time", "14.2"], ["1", "ppl", "1e+19"]], "trial_values %r" % got)
+        got = psql(url, "SELECT trial_id, step, metric, value FROM step_values ORDER BY 1, 2")
+        check([l.split("|") for l in got.split()] ==
+              [["2", "0", "ppl", "-1.7976931348623157e+308"]], "step_values %r" % got)
+        got = psql(url, "SELECT count(*) FROM intermediate_values")
+        check(got.strip() == "2", "intermediate_values rows %r" % got)
+        got = psql(url, "SELECT count(*) FROM information_schema.columns WHERE "
+                        "table_name IN ('trials', 'intermediate_values') AND column_name = 'values'")
+        check(got.strip() == "0", "the jsonb values columns are still there")
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+        psql(c.dburl, "DROP DATABASE IF EXISTS %s" % db)
 
 def t_coverage(c):
     missing = [("%s %s" % (m.upper(), p)) for p, m in SPEC.operations()

@@ -6,6 +6,8 @@
  */
 #include "tests/support/check.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/pareto.h"
@@ -511,6 +513,17 @@ test_reference(void **state)
     /* With margin > 0 every point counts. */
     pareto_reference(y, 3, 4, sense, 0.1, ref);
     assert_true(pareto_hypervolume(y, 3, 4, sense, ref) > 0);
+    /* Values across the whole double range: the range overflows, the
+     * reference does not. Minimized column: worst DBL_MAX stays there;
+     * maximized column: -1e308 - 0.1·(1e308 + 1e308) = -1.2e308. */
+    const double big[] = {-DBL_MAX, 1e308, DBL_MAX, -1e308};
+    const int s3[2] = {-1, 1};
+    pareto_reference(big, 2, 2, s3, 0.1, ref);
+    assert_true(ref[0] == DBL_MAX);
+    assert_close(ref[1], -1.2e308, 1e-15, 0);
+    pareto_reference(big, 2, 2, s2, 0.1, ref);
+    assert_close(ref[0], -DBL_MAX, 0, 0);
+    assert_true(isfinite(ref[0]) && isfinite(ref[1]));
 }
 
 int
