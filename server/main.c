@@ -173,8 +173,9 @@ run_serve(const struct config *cfg)
     reaper.period_ms = cfg->reaper_ms;
     reaper.ctx = &ctx;
     pthread_create(&reaper.thread, NULL, reaper_main, &reaper);
+    /* http_start has bound and listens: the port is the real one. */
     hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
-             cfg->port);
+             http_bound_port(http));
 
     sigwait(&set, &sig);
     hpod_log(HPOD_LOG_INFO, "received signal %d, shutting down", sig);
