@@ -76,13 +76,19 @@ now_ms(void)
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Copies a libpq message onto one line, without its final newline. */
+/* Copies a libpq message onto one line: white space runs become one
+ * space, none at either end. */
 static void
 one_line(char *out, size_t cap, const char *msg)
 {
     size_t o = 0;
-    for (; msg && *msg && o + 1 < cap; msg++)
-        out[o++] = (*msg == '\n' || *msg == '\r' || *msg == '\t') ? ' ' : *msg;
+    for (; msg && *msg && o + 1 < cap; msg++) {
+        int sp = *msg == ' ' || *msg == '\n' || *msg == '\r' || *msg == '\t';
+        if (!sp)
+            out[o++] = *msg;
+        else if (o > 0 && out[o - 1] != ' ')
+            out[o++] = ' ';
+    }
     while (o > 0 && out[o - 1] == ' ')
         o--;
     out[o] = '\0';
@@ -179,10 +185,8 @@ run(PGconn *c, long timeout_ms, const char *sql, int nparams,
             keep = r;
         }
     }
-    if (PQstatus(c) != CONNECTION_OK) {
-        PQclear(keep);
+    if (PQstatus(c) != CONNECTION_OK)
         goto broken;
-    }
     *out = keep;
     return HPOD_OK;
 timeout:
@@ -190,6 +194,7 @@ timeout:
     snprintf(why, whycap, "no answer within %ld ms", timeout_ms);
     return HPOD_EDB;
 broken:
+    PQclear(keep);
     one_line(why, whycap, PQerrorMessage(c));
     if (!why[0])
         snprintf(why, whycap, "connection lost");
