@@ -1,9 +1,9 @@
 #!/bin/sh
 # scripts/run.sh HPOD_BINARY - what `make run` does after building:
 # creates (once) and starts the project's private PostgreSQL cluster in
-# .pgdata/ (git-ignored), applies migrations and serves on
-# 127.0.0.1:${HPOD_PORT:-8080}. Ctrl-C or SIGTERM stops the server, then the
-# cluster; the next `make run` reuses the data.
+# .pgdata/ (git-ignored), then runs `hpod serve`, which applies migrations
+# and serves on 127.0.0.1:${HPOD_PORT:-8080}. Ctrl-C or SIGTERM stops the
+# server, then the cluster; the next `make run` reuses the data.
 set -eu
 bin=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +26,8 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-"$bin" migrate
-echo "hpod: serving on http://127.0.0.1:${HPOD_PORT:-8080} (Ctrl-C stops)" >&2
+# serve applies the migrations itself (once) and logs "hpod serving on
+# ..." with the real port once it listens; Ctrl-C stops it.
 "$bin" serve &
 pid=$!
 wait "$pid" || true

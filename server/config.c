@@ -26,7 +26,8 @@ struct config_var {
 #define INT(f) offsetof(struct config, f), 0
 
 static const struct config_var vars[] = {
-    {"HPOD_PORT", CV_INT, "8080", 1, 65535, INT(port), "TCP port"},
+    {"HPOD_PORT", CV_INT, "8080", 0, 65535, INT(port),
+     "TCP port (0: any free port, logged at start)"},
     {"HPOD_LISTEN_ADDR", CV_STR, "127.0.0.1", 0, 0, STR(listen_addr),
      "IPv4 address to listen on"},
     {"HPOD_DATABASE_URL", CV_STR, NULL, 0, 0, STR(database_url),
@@ -40,6 +41,13 @@ static const struct config_var vars[] = {
     {"HPOD_THREADS", CV_INT, "8", 1, 256, INT(threads), "HTTP worker threads"},
     {"HPOD_DB_POOL", CV_INT, "8", 1, 256, INT(db_pool),
      "database connections per process"},
+    {"HPOD_DB_CONNECT_TIMEOUT_MS", CV_INT, "5000", 100, 600000,
+     INT(db_connect_timeout_ms),
+     "give up opening a database connection after this long (503)"},
+    {"HPOD_DB_STATEMENT_TIMEOUT_MS", CV_INT, "30000", 100, 86400000,
+     INT(db_statement_timeout_ms),
+     "server-side statement_timeout; a server that does not answer at all "
+     "is given up 1 s later (503)"},
     {"HPOD_REAPER_MS", CV_INT, "1000", 50, 3600000, INT(reaper_ms),
      "how often expired leases are recovered"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
@@ -109,6 +117,6 @@ config_print_help(FILE *out)
 {
     fprintf(out, "environment:\n");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        fprintf(out, "  %-18s %s (default: %s)\n", vars[i].name, vars[i].help,
+        fprintf(out, "  %-28s %s (default: %s)\n", vars[i].name, vars[i].help,
                 vars[i].dflt ? vars[i].dflt : "see text");
 }

@@ -21,6 +21,8 @@ struct config {
     long max_body;
     long threads;
     long db_pool;
+    long db_connect_timeout_ms;
+    long db_statement_timeout_ms;
     long reaper_ms;
     char log_level[16];
 };

@@ -9,9 +9,11 @@
 #include "server/http.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,26 +295,54 @@ out:
         rq->reply_text = NULL;
         rq->status = http_status_code(st);
         rq->reply = error_json(st, &rq->err);
-        if (rq->status >= 500)
-            hpod_log(HPOD_LOG_ERROR, "request_id=%s %s %s failed: %s", h->id,
-                     rq->method, rq->path, rq->err.msg);
+        /* A database failure is logged by store/db.c: the SQLSTATE of a
+         * failed query, or one line when the database goes away and one
+         * when it is back, not one per request. */
+        if (rq->status >= 500 && st != HPOD_EDB)
+            hpod_log(HPOD_LOG_ERROR, "%s %s failed: %s", rq->method, rq->path,
+                     rq->err.msg);
     }
     rq->body = NULL;
     json_decref(body);
 }
 
+/* The client's address as text ("127.0.0.1", "::1"), or "" if unknown. */
+void
+http_format_addr(const struct sockaddr *sa, char *out, size_t cap)
+{
+    const void *a = NULL;
+    out[0] = '\0';
+    if (sa && sa->sa_family == AF_INET)
+        a = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+    else if (sa && sa->sa_family == AF_INET6)
+        a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    if (!a || !inet_ntop(sa->sa_family, a, out, (socklen_t)cap))
+        out[0] = '\0';
+}
+
+/* One line per request: {"ts","level","msg":"request","request_id",
+ * "remote","method","path","status","duration_ms"}. */
 static void
-log_access(const struct http_req *h, const char *method, const char *path,
+log_access(struct MHD_Connection *conn, const char *method, const char *path,
            int status, double ms)
 {
-    json_t *line =
-        json_pack("{s:s, s:s, s:s, s:i, s:f}", "request_id", h->id, "method",
-                  method, "path", path, "status", status, "ms", ms);
-    char *text = json_dump_text(line, 0);
-    if (text)
-        hpod_log_json_line(text);
+    const union MHD_ConnectionInfo *ci;
+    char remote[INET6_ADDRSTRLEN] = "";
+    json_t *fields;
+    char *text;
+
+    if (!hpod_log_enabled(HPOD_LOG_INFO))
+        return;
+    ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci)
+        http_format_addr(ci->client_addr, remote, sizeof remote);
+    fields = json_pack("{s:s, s:s, s:s, s:i, s:f}", "remote", remote, "method",
+                       method, "path", path, "status", status, "duration_ms",
+                       (double)llround(ms * 1000.0) / 1000.0);
+    text = fields ? json_dump_text(fields, 0) : NULL;
+    hpod_log_event(HPOD_LOG_INFO, "request", text);
     free(text);
-    json_decref(line);
+    json_decref(fields);
 }
 
 static enum MHD_Result
@@ -369,6 +399,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     rq.conn = conn;
     rq.ctx = s->ctx;
     rq.status = 200;
+    hpod_log_set_request(h->id); /* every line logged for it carries its id */
     dispatch(s, conn, h, &rq, &route);
 
     if (rq.reply_text) {
@@ -404,7 +435,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
                  (double)(end.tv_nsec - h->start.tv_nsec) * 1e-9;
     metrics_record(route ? route->pattern : "unmatched", method, rq.status,
                    sec);
-    log_access(h, method, url, rq.status, sec * 1000.0);
+    log_access(conn, method, url, rq.status, sec * 1000.0);
+    hpod_log_set_request(NULL);
     return ret;
 }
 
@@ -421,6 +453,17 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     free(h->body);
     free(h);
     *con_cls = NULL;
+}
+
+/* libmicrohttpd's own error messages, as our log lines (not raw stderr). */
+static void
+on_mhd_error(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg[strcspn(msg, "\n")] = '\0';
+    hpod_log(HPOD_LOG_WARN, "libmicrohttpd: %s", msg);
 }
 
 enum hpod_status
@@ -443,7 +486,8 @@ http_start(const struct config *cfg, struct hpod_ctx *ctx,
     s->ctx = ctx;
     s->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_EPOLL,
-        (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+        (uint16_t)cfg->port, NULL, NULL, on_request, s,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, NULL, MHD_OPTION_SOCK_ADDR,
         (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned int)cfg->threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
         s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
@@ -456,6 +500,14 @@ http_start(const struct config *cfg, struct hpod_ctx *ctx,
     }
     *out = s;
     return HPOD_OK;
+}
+
+long
+http_bound_port(const struct http_server *s)
+{
+    const union MHD_DaemonInfo *di =
+        MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return di ? (long)di->port : s->cfg->port;
 }
 
 void

@@ -44,13 +44,24 @@ usage(FILE *out)
     config_print_help(out);
 }
 
+static struct db_opts
+db_opts_of(const struct config *cfg)
+{
+    struct db_opts o = {cfg->db_connect_timeout_ms,
+                        cfg->db_statement_timeout_ms};
+    return o;
+}
+
+/* Applies pending migrations; `hpod serve` calls it once, before the pool
+ * and the HTTP threads exist. hpod_log redacts the URL's password. */
 static int
 run_migrate(const struct config *cfg)
 {
     struct hpod_err err = {0};
     struct db *db = NULL;
+    struct db_opts opts = db_opts_of(cfg);
     int applied = 0;
-    if (db_open(cfg->database_url, &db, &err) != HPOD_OK) {
+    if (db_open(cfg->database_url, &opts, &db, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "could not connect to %s: %s",
                  cfg->database_url, err.msg);
         return 1;
@@ -117,6 +128,7 @@ run_serve(const struct config *cfg)
     struct http_server *http = NULL;
     struct reaper reaper;
     struct hpod_err err = {0};
+    struct db_opts opts;
     sigset_t set;
     int sig = 0;
 
@@ -124,7 +136,9 @@ run_serve(const struct config *cfg)
         return 1;
     memset(&ctx, 0, sizeof ctx);
     /* One connection per HTTP thread plus one for the reaper. */
-    ctx.pool = db_pool_create(cfg->database_url, (size_t)cfg->db_pool + 1);
+    opts = db_opts_of(cfg);
+    ctx.pool =
+        db_pool_create(cfg->database_url, (size_t)cfg->db_pool + 1, &opts);
     ctx.benchmarks_dir = cfg->benchmarks;
     ctx.http_metrics_text = http_metrics_text;
     /* Lookup tables from files; users' own tables live in PostgreSQL. */
@@ -159,8 +173,9 @@ run_serve(const struct config *cfg)
     reaper.period_ms = cfg->reaper_ms;
     reaper.ctx = &ctx;
     pthread_create(&reaper.thread, NULL, reaper_main, &reaper);
+    /* http_start has bound and listens: the port is the real one. */
     hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
-             cfg->port);
+             http_bound_port(http));
 
     sigwait(&set, &sig);
     hpod_log(HPOD_LOG_INFO, "received signal %d, shutting down", sig);

@@ -1,67 +1,347 @@
 /*
- * store/db.c - libpq wrapper: pool, PQexecParams, SQLSTATE mapping.
+ * store/db.c - libpq wrapper: pool, parameterized queries with deadlines,
+ * SQLSTATE mapping, database up/down state.
  *
  * Database errors are logged in full (SQLSTATE, primary message, detail)
  * and reported to the client generically, as PostgreSQL's errdetail_log
  * does: internal text never reaches a response.
+ *
+ * Nothing here waits on the database without a deadline. Connections are
+ * opened with PQconnectStart/PQconnectPoll and poll(2) against the connect
+ * timeout; queries are sent with PQsendQueryParams on a non-blocking
+ * connection and read with PQconsumeInput/PQisBusy against the statement
+ * timeout plus a grace period. The server's own statement_timeout is set
+ * to the statement timeout, so a slow query on a live server ends first
+ * with SQLSTATE 57014 and the connection stays; when a server does not
+ * answer at all (stopped, hung, network gone) the grace runs out and the
+ * connection is dropped with PQfinish, without waiting for a cancel. A
+ * dropped connection takes its open transaction with it: PostgreSQL rolls
+ * it back, so a timed-out request leaves nothing half-written.
+ *
+ * A pool remembers whether the database is reachable and logs one warning
+ * when it goes away and one line when it is back, not one per request.
  */
 #include "store/db.h"
 
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/mem.h"
-#include "store/log.h"
 #include "store/err.h"
+#include "store/log.h"
+
+/* How long after the server's statement_timeout a query with no answer at
+ * all is given up on the client side. */
+#define DB_GRACE_MS 1000L
 
 struct db {
     PGconn *conn;
     int in_tx;
     int busy;
+    struct db_pool *pool; /* NULL for db_open */
+    struct db_opts opts;
 };
 
 struct db_pool {
     char *url;
     size_t size;
     struct db *conns;
+    struct db_opts opts;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    /* Reachability, for logging state changes only (under mu). */
+    atomic_int down;
+    struct timespec down_since;
 };
 
 struct db_result {
     PGresult *res;
 };
 
-static enum hpod_status
-connect_db(const char *url, PGconn **out, struct hpod_err *err)
+static const struct db_opts default_opts = {DB_CONNECT_TIMEOUT_MS_DEFAULT,
+                                            DB_STATEMENT_TIMEOUT_MS_DEFAULT};
+
+static long long
+now_ms(void)
 {
-    PGconn *c = PQconnectdb(url);
-    if (!c || PQstatus(c) != CONNECTION_OK) {
-        hpod_log(HPOD_LOG_WARN, "could not connect to database: %s",
-                 c ? PQerrorMessage(c) : "out of memory");
-        PQfinish(c);
-        *out = NULL;
-        return hpod_fail(err, HPOD_EDB, "", "database unavailable");
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Copies a libpq message onto one line: white space runs become one
+ * space, none at either end. */
+static void
+one_line(char *out, size_t cap, const char *msg)
+{
+    size_t o = 0;
+    for (; msg && *msg && o + 1 < cap; msg++) {
+        int sp = *msg == ' ' || *msg == '\n' || *msg == '\r' || *msg == '\t';
+        if (!sp)
+            out[o++] = *msg;
+        else if (o > 0 && out[o - 1] != ' ')
+            out[o++] = ' ';
     }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+}
+
+/*
+ * Waits until c's socket is ready for what events asks, or the deadline
+ * (now_ms() time) passes. Returns 1 when ready, 0 on timeout, -1 on error.
+ */
+static int
+wait_socket(PGconn *c, short events, long long deadline)
+{
+    struct pollfd pfd;
+    pfd.fd = PQsocket(c);
+    pfd.events = events;
+    if (pfd.fd < 0)
+        return -1;
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0)
+            return 0;
+        pfd.revents = 0;
+        int n = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
+        if (n > 0)
+            return 1; /* ready, or POLLERR/POLLHUP: libpq reports those */
+        if (n < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+/* libpq's notices and warnings (NOTICE: relation exists, skipping) go
+ * through our logger, never raw to stderr. */
+static void
+on_notice(void *arg, const PGresult *res)
+{
+    const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    char text[512];
+    (void)arg;
+    if (!sev)
+        sev = PQresultErrorField(res, PG_DIAG_SEVERITY);
+    one_line(text, sizeof text, msg ? msg : PQresultErrorMessage(res));
+    hpod_log(sev && strcmp(sev, "WARNING") == 0 ? HPOD_LOG_WARN
+                                                : HPOD_LOG_DEBUG,
+             "postgresql notice: severity=%s sqlstate=%s message=\"%s\"",
+             sev ? sev : "NOTICE", state ? state : "none", text);
+}
+
+/*
+ * Sends sql and collects its result within timeout_ms. Returns HPOD_OK
+ * with *out set (possibly an error result, for map_error), or HPOD_EDB
+ * with why filled when the connection is no longer usable: it timed out
+ * or broke. script: several statements as one simple query, no params.
+ */
+static enum hpod_status
+run(PGconn *c, long timeout_ms, const char *sql, int nparams,
+    const char *const *params, int script, PGresult **out, char *why,
+    size_t whycap)
+{
+    long long deadline = now_ms() + timeout_ms;
+    PGresult *keep = NULL, *r;
+    int f, w;
+
+    *out = NULL;
+    if (!(script ? PQsendQuery(c, sql)
+                 : PQsendQueryParams(c, sql, nparams, NULL, params, NULL, NULL,
+                                     0)))
+        goto broken;
+    /* Non-blocking: send what fits, read meanwhile so the server is never
+     * stuck writing to us while we write to it. */
+    while ((f = PQflush(c)) == 1) {
+        if ((w = wait_socket(c, POLLIN | POLLOUT, deadline)) == 0)
+            goto timeout;
+        if (w < 0 || !PQconsumeInput(c))
+            goto broken;
+    }
+    if (f < 0)
+        goto broken;
+    for (;;) {
+        while (PQisBusy(c)) {
+            if ((w = wait_socket(c, POLLIN, deadline)) == 0)
+                goto timeout;
+            if (w < 0 || !PQconsumeInput(c))
+                goto broken;
+        }
+        if ((r = PQgetResult(c)) == NULL)
+            break;
+        /* A script stops at its first error: keep that, else the last. */
+        if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
+            PQclear(r);
+        } else {
+            PQclear(keep);
+            keep = r;
+        }
+    }
+    if (PQstatus(c) != CONNECTION_OK)
+        goto broken;
+    *out = keep;
+    return HPOD_OK;
+timeout:
+    PQclear(keep);
+    snprintf(why, whycap, "no answer within %ld ms", timeout_ms);
+    return HPOD_EDB;
+broken:
+    PQclear(keep);
+    one_line(why, whycap, PQerrorMessage(c));
+    if (!why[0])
+        snprintf(why, whycap, "connection lost");
+    return HPOD_EDB;
+}
+
+/* The client-side deadline of a statement (see the file comment). */
+static long
+query_deadline_ms(const struct db_opts *o)
+{
+    return o->statement_timeout_ms + DB_GRACE_MS;
+}
+
+/*
+ * Opens a connection within o->connect_timeout_ms and prepares its
+ * session. On failure *out is NULL and why says why (one line).
+ */
+static enum hpod_status
+connect_db(const char *url, const struct db_opts *o, PGconn **out, char *why,
+           size_t whycap)
+{
+    long long deadline = now_ms() + o->connect_timeout_ms;
+    PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+    PGconn *c = PQconnectStart(url);
+    PGresult *r = NULL;
+    char setup[160];
+    int w;
+
+    *out = NULL;
+    if (!c) {
+        snprintf(why, whycap, "out of memory");
+        return HPOD_EDB;
+    }
+    PQsetNoticeReceiver(c, on_notice, NULL);
+    if (PQstatus(c) == CONNECTION_BAD)
+        goto fail;
+    while (ps != PGRES_POLLING_OK) {
+        if (ps == PGRES_POLLING_FAILED)
+            goto fail;
+        w = wait_socket(c, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT,
+                        deadline);
+        if (w == 0) {
+            snprintf(why, whycap, "could not connect within %ld ms",
+                     o->connect_timeout_ms);
+            PQfinish(c);
+            return HPOD_EDB;
+        }
+        if (w < 0)
+            goto fail;
+        ps = PQconnectPoll(c);
+    }
+    if (PQsetnonblocking(c, 1) != 0)
+        goto fail;
     /* Server-side timestamps and text formats independent of the lab's
-     * postgresql.conf; a bounded statement time so a stuck query cannot
-     * hold a worker thread for ever. */
-    PGresult *r = PQexec(c, "SET TIME ZONE 'UTC'; SET statement_timeout = '60s'"
-                            "; SET extra_float_digits = 3");
+     * postgresql.conf, and the server's own statement timeout. */
+    snprintf(setup, sizeof setup,
+             "SET TIME ZONE 'UTC'; SET statement_timeout = %ld"
+             "; SET extra_float_digits = 3",
+             o->statement_timeout_ms);
+    if (run(c, query_deadline_ms(o), setup, 0, NULL, 1, &r, why, whycap) !=
+        HPOD_OK) {
+        PQfinish(c);
+        return HPOD_EDB;
+    }
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        one_line(why, whycap, PQresultErrorMessage(r));
+        PQclear(r);
+        PQfinish(c);
+        return HPOD_EDB;
+    }
     PQclear(r);
     *out = c;
     return HPOD_OK;
+fail:
+    one_line(why, whycap, PQerrorMessage(c));
+    if (!why[0])
+        snprintf(why, whycap, "connection failed");
+    PQfinish(c);
+    return HPOD_EDB;
 }
 
+/* ---- reachability: one line per change of state ---- */
+
+static void
+pool_mark_down(struct db_pool *p, const char *why)
+{
+    if (!p) {
+        hpod_log(HPOD_LOG_WARN, "database unreachable: %s", why);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    if (!atomic_load(&p->down)) {
+        clock_gettime(CLOCK_MONOTONIC, &p->down_since);
+        atomic_store(&p->down, 1);
+        hpod_log(HPOD_LOG_WARN,
+                 "database unreachable, answering 503 until it is back: %s",
+                 why);
+    } else {
+        hpod_log(HPOD_LOG_DEBUG, "database still unreachable: %s", why);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void
+pool_mark_up(struct db_pool *p)
+{
+    struct timespec now;
+    if (!p || !atomic_load(&p->down))
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (atomic_load(&p->down)) {
+        atomic_store(&p->down, 0);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        hpod_log(HPOD_LOG_INFO,
+                 "database reachable again after %.1f s unreachable",
+                 (double)(now.tv_sec - p->down_since.tv_sec) +
+                     (double)(now.tv_nsec - p->down_since.tv_nsec) * 1e-9);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Drops a connection that timed out or broke: PQfinish on a non-blocking
+ * connection never waits, and the server rolls back what it had open. */
+static void
+drop_conn(struct db *db, const char *why)
+{
+    PQfinish(db->conn);
+    db->conn = NULL;
+    db->in_tx = 0;
+    pool_mark_down(db->pool, why);
+}
+
+/* ---- pool ---- */
+
 struct db_pool *
-db_pool_create(const char *url, size_t size)
+db_pool_create(const char *url, size_t size, const struct db_opts *opts)
 {
     struct db_pool *p = xcalloc(1, sizeof *p);
     p->url = xstrdup(url);
     p->size = size ? size : 1;
+    p->opts = opts ? *opts : default_opts;
     p->conns = xcalloc(p->size, sizeof *p->conns);
+    for (size_t i = 0; i < p->size; i++) {
+        p->conns[i].pool = p;
+        p->conns[i].opts = p->opts;
+    }
+    atomic_init(&p->down, 0);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     return p;
@@ -85,6 +365,7 @@ enum hpod_status
 db_pool_acquire(struct db_pool *p, struct db **out, struct hpod_err *err)
 {
     struct db *d = NULL;
+    char why[256];
 
     *out = NULL;
     pthread_mutex_lock(&p->mu);
@@ -108,11 +389,13 @@ db_pool_acquire(struct db_pool *p, struct db **out, struct hpod_err *err)
         d->conn = NULL;
     }
     if (!d->conn) {
-        enum hpod_status st = connect_db(p->url, &d->conn, err);
-        if (st != HPOD_OK) {
+        if (connect_db(p->url, &p->opts, &d->conn, why, sizeof why) !=
+            HPOD_OK) {
+            pool_mark_down(p, why);
             db_pool_release(p, d);
-            return st;
+            return hpod_fail(err, HPOD_EDB, "", "database unavailable");
         }
+        pool_mark_up(p);
     }
     d->in_tx = 0;
     *out = d;
@@ -133,15 +416,19 @@ db_pool_release(struct db_pool *p, struct db *d)
 }
 
 enum hpod_status
-db_open(const char *url, struct db **out, struct hpod_err *err)
+db_open(const char *url, const struct db_opts *opts, struct db **out,
+        struct hpod_err *err)
 {
     PGconn *c = NULL;
-    enum hpod_status st = connect_db(url, &c, err);
+    char why[256];
+    const struct db_opts *o = opts ? opts : &default_opts;
+
     *out = NULL;
-    if (st != HPOD_OK)
-        return st;
+    if (connect_db(url, o, &c, why, sizeof why) != HPOD_OK)
+        return hpod_fail(err, HPOD_EDB, "", "%s", why);
     *out = xcalloc(1, sizeof **out);
     (*out)->conn = c;
+    (*out)->opts = *o;
     return HPOD_OK;
 }
 
@@ -154,18 +441,28 @@ db_close(struct db *db)
     free(db);
 }
 
-static enum hpod_status
-map_error(PGconn *conn, PGresult *res, const char *sql, struct hpod_err *err)
+/* ---- queries ---- */
+
+/* Connection failures: class 08, and the server going down (57P01 admin
+ * shutdown, 57P02 crash shutdown, 57P03 cannot connect now). */
+static int
+is_connection_state(const char *state)
 {
-    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-    const char *detail =
-        res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    return state &&
+           (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0);
+}
+
+static enum hpod_status
+map_error(PGresult *res, const char *sql, struct hpod_err *err)
+{
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+    char msg[512];
+    one_line(msg, sizeof msg, PQresultErrorMessage(res));
     hpod_log(
         HPOD_LOG_WARN,
         "query failed: sqlstate=%s error=\"%s\" detail=\"%s\" sql=\"%.80s\"",
-        state ? state : "none",
-        res ? PQresultErrorMessage(res) : PQerrorMessage(conn),
-        detail ? detail : "", sql);
+        state ? state : "none", msg, detail ? detail : "", sql);
     if (state && strcmp(state, "23505") == 0)
         return hpod_fail(err, HPOD_ECONFLICT, "",
                          "conflicting concurrent "
@@ -180,22 +477,59 @@ map_error(PGconn *conn, PGresult *res, const char *sql, struct hpod_err *err)
     return hpod_fail(err, HPOD_EDB, "", "database unavailable");
 }
 
+/*
+ * Runs sql on db within its deadline. A connection that times out, breaks
+ * or is closed by the server is dropped (and the pool marked down) instead
+ * of logging the failure per query.
+ */
+static enum hpod_status
+exec_on(struct db *db, const char *sql, int nparams, const char *const *params,
+        int script, PGresult **out, struct hpod_err *err)
+{
+    PGresult *res = NULL;
+    ExecStatusType es;
+    char why[256];
+
+    *out = NULL;
+    if (!db->conn) /* dropped earlier in this request */
+        return hpod_fail(err, HPOD_EDB, "", "database unavailable");
+    if (run(db->conn, query_deadline_ms(&db->opts), sql, nparams, params,
+            script, &res, why, sizeof why) != HPOD_OK) {
+        drop_conn(db, why);
+        return hpod_fail(err, HPOD_EDB, "", "database unavailable");
+    }
+    es = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK) {
+        enum hpod_status st;
+        const char *state =
+            res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+        if (!res || is_connection_state(state)) {
+            one_line(why, sizeof why,
+                     res ? PQresultErrorMessage(res) : "no result");
+            PQclear(res);
+            drop_conn(db, why);
+            return hpod_fail(err, HPOD_EDB, "", "database unavailable");
+        }
+        st = map_error(res, sql, err);
+        PQclear(res);
+        return st;
+    }
+    pool_mark_up(db->pool);
+    *out = res;
+    return HPOD_OK;
+}
+
 enum hpod_status
 db_exec(struct db *db, const char *sql, int nparams, const char *const *params,
         struct db_result **out, struct hpod_err *err)
 {
-    PGresult *res;
-    ExecStatusType es;
+    PGresult *res = NULL;
+    enum hpod_status st;
 
     if (out)
         *out = NULL;
-    res = PQexecParams(db->conn, sql, nparams, NULL, params, NULL, NULL, 0);
-    es = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK) {
-        enum hpod_status st = map_error(db->conn, res, sql, err);
-        PQclear(res);
+    if ((st = exec_on(db, sql, nparams, params, 0, &res, err)) != HPOD_OK)
         return st;
-    }
     if (out) {
         *out = xmalloc(sizeof **out);
         (*out)->res = res;
@@ -264,21 +598,19 @@ db_commit(struct db *db, struct hpod_err *err)
 void
 db_rollback(struct db *db)
 {
+    PGresult *res = NULL;
     if (!db || !db->in_tx)
         return;
-    PGresult *r = PQexec(db->conn, "ROLLBACK");
-    PQclear(r);
     db->in_tx = 0;
+    if (exec_on(db, "ROLLBACK", 0, NULL, 0, &res, NULL) == HPOD_OK)
+        PQclear(res);
 }
 
 enum hpod_status
 db_exec_script(struct db *db, const char *sql, struct hpod_err *err)
 {
-    PGresult *res = PQexec(db->conn, sql);
-    ExecStatusType es = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    enum hpod_status st = HPOD_OK;
-    if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK)
-        st = map_error(db->conn, res, "migration script", err);
+    PGresult *res = NULL;
+    enum hpod_status st = exec_on(db, sql, 0, NULL, 1, &res, err);
     PQclear(res);
     return st;
 }

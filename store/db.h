@@ -6,7 +6,9 @@
  * A PGconn is used by one thread at a time: a request acquires one from the
  * pool for its duration and releases it. Connections are opened lazily and
  * re-opened after a failure, so a database restart costs some 503s and no
- * restart of hpod.
+ * restart of hpod. A connection whose statement timed out or broke is
+ * dropped, which rolls back its open transaction; later calls on it in the
+ * same request fail with HPOD_EDB at once.
  */
 #ifndef HPOD_DB_H
 #define HPOD_DB_H
@@ -18,22 +20,41 @@
 struct db;      /* one connection, opaque */
 struct db_pool; /* opaque */
 
-/* Returns a new pool of at most size connections to url (copied). */
-struct db_pool *db_pool_create(const char *url, size_t size);
+/*
+ * Deadlines. No call waits on the database longer than these: opening a
+ * connection gives up after connect_timeout_ms; a statement is cancelled
+ * by the server after statement_timeout_ms (its statement_timeout) and,
+ * if the server does not answer at all, dropped by us one second later.
+ * Either way the caller gets HPOD_EDB (503).
+ */
+#define DB_CONNECT_TIMEOUT_MS_DEFAULT 5000L
+#define DB_STATEMENT_TIMEOUT_MS_DEFAULT 30000L
+struct db_opts {
+    long connect_timeout_ms;
+    long statement_timeout_ms;
+};
+
+/* Returns a new pool of at most size connections to url (copied), with
+ * opts' deadlines (NULL: the defaults). */
+struct db_pool *db_pool_create(const char *url, size_t size,
+                               const struct db_opts *opts);
 /* Closes every connection; all must have been released. Accepts NULL. */
 void db_pool_destroy(struct db_pool *pool);
 /*
  * db_pool_acquire - borrows a connection (blocks while all are in use),
  * connecting if needed. Returns HPOD_EDB (message in err) if the database
- * cannot be reached; *out is then NULL.
+ * cannot be reached; *out is then NULL. The pool logs one warning when
+ * the database becomes unreachable and one line when it is back.
  */
 enum hpod_status db_pool_acquire(struct db_pool *pool, struct db **out,
                                  struct hpod_err *err);
 void db_pool_release(struct db_pool *pool, struct db *db);
 
-/* Opens a single connection outside any pool (migrations, tools). */
-enum hpod_status db_open(const char *url, struct db **out,
-                         struct hpod_err *err);
+/* Opens a single connection outside any pool (migrations, tools); on
+ * failure err->msg says why (libpq's text, which never holds a password,
+ * and the log redacts one anyway). opts NULL: the defaults. */
+enum hpod_status db_open(const char *url, const struct db_opts *opts,
+                         struct db **out, struct hpod_err *err);
 void db_close(struct db *db);
 
 enum hpod_status db_begin(struct db *db, struct hpod_err *err);

@@ -63,12 +63,48 @@ test_overrides_and_bounds(void **state)
     assert_string_equal(err.field, "HPOD_LOG_LEVEL");
 }
 
+/* The database deadlines: defaults, overrides, bounds, and in --help. */
+static void
+test_db_timeouts(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    fake_env = NULL;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.db_connect_timeout_ms, 5000);
+    assert_int_equal(c.db_statement_timeout_ms, 30000);
+    const char *set[] = {"HPOD_DB_CONNECT_TIMEOUT_MS", "1000",
+                         "HPOD_DB_STATEMENT_TIMEOUT_MS", "2500", NULL};
+    fake_env = set;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.db_connect_timeout_ms, 1000);
+    assert_int_equal(c.db_statement_timeout_ms, 2500);
+    const char *zero[] = {"HPOD_DB_STATEMENT_TIMEOUT_MS", "0", NULL};
+    fake_env = zero;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_DB_STATEMENT_TIMEOUT_MS");
+    const char *port0[] = {"HPOD_PORT", "0", NULL};
+    fake_env = port0;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.port, 0);
+
+    char buf[8192] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    config_print_help(f);
+    fclose(f);
+    assert_non_null(strstr(buf, "HPOD_DB_CONNECT_TIMEOUT_MS"));
+    assert_non_null(strstr(buf, "HPOD_DB_STATEMENT_TIMEOUT_MS"));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_overrides_and_bounds),
+        cmocka_unit_test(test_db_timeouts),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
