@@ -1042,12 +1042,16 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     enum hpod_status *status = NULL, st = HPOD_OK;
     json_t *summary = NULL, *metrics = NULL;
     char f[64];
+    int alias = 0;
 
     if (algo->name == ALGO_GREEDY)
         return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
                          "greedy has no multi-objective or constrained form");
     if (!objs) {
         json_t *o1 = json_object_get(rq->body, "objective");
+        if (json_is_null(o1))
+            o1 = NULL; /* as in the single-objective run: the default */
+        alias = o1 != NULL;
         objs = json_pack("[O]", o1 ? o1
                                    : json_pack("{s:s, s:s}", "name", "bleu",
                                                "goal", "maximize"));
@@ -1068,7 +1072,11 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         json_t *o = json_array_get(objs, j);
         json_t *nm = json_object_get(o, "name"),
                *g = json_object_get(o, "goal");
-        snprintf(f, sizeof f, "objectives[%zu]", j);
+        /* Errors name what the client wrote: objective or objectives[j]. */
+        if (alias)
+            snprintf(f, sizeof f, "objective");
+        else
+            snprintf(f, sizeof f, "objectives[%zu]", j);
         if (!json_is_object(o) || !json_is_string(nm) ||
             (g && !json_is_string(g))) {
             st = hpod_fail(&rq->err, HPOD_EINVAL, f,
@@ -1076,12 +1084,15 @@ simulate_mo(struct req *rq, const struct bench_table *t,
             goto out;
         }
         const char *gs = g ? json_string_value(g) : "maximize";
+        size_t fl = strlen(f);
         if (strcmp(gs, "maximize") && strcmp(gs, "minimize")) {
+            snprintf(f + fl, sizeof f - fl, ".goal");
             st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
                            "goal must be maximize or minimize");
             goto out;
         }
         if (!(col[j] = bench_table_metric(t, json_string_value(nm)))) {
+            snprintf(f + fl, sizeof f - fl, ".name");
             st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s has no metric %s",
                            t->name, json_string_value(nm));
             goto out;

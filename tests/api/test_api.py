@@ -1428,6 +1428,17 @@ def bad_cases():
         body={"objectives": [{"name": "bleu", "goal": "maximise"}], "repeats": 1})
     add("simulate: objectives[0] not an object", "POST", M, 400, IA, "objectives[0]",
         body={"objectives": ["bleu"], "repeats": 1})
+    add("simulate: objectives[1] not a metric of the table", "POST", M, 422, IA,
+        "objectives[1].name", body={"objectives": [{"name": "bleu", "goal": "maximize"},
+                                                   {"name": "ppl", "goal": "minimize"}],
+                                    "repeats": 1})
+    add("simulate: objectives[1] bad goal", "POST", M, 422, IA, "objectives[1].goal",
+        body={"objectives": [{"name": "bleu", "goal": "maximize"},
+                             {"name": "gpu_time", "goal": "least"}], "repeats": 1})
+    add("simulate: objective alias with constraints, bad goal", "POST", M, 422, IA,
+        "objective.goal", body={"objective": {"name": "bleu", "goal": "most"},
+                                "constraints": [{"metric": "gpu_time", "max": 100}],
+                                "repeats": 1})
     add("simulate: objectives empty", "POST", M, 400, IA, "objectives",
         body={"objectives": [], "repeats": 1})
     add("simulate: ehvi with one objective", "POST", M, 422, IA, "objectives",
