@@ -42,9 +42,11 @@ fi
 
 # Redocly writes its findings and summary to stderr, after a banner about
 # Node.js versions (a box drawn with U+2550-2566): keep all but the box.
+# No usage telemetry and no update check: lint must not phone home.
 status=0
 echo "lint: redocly lint $REDOCLY_VERSION (recommended ruleset)"
-"$dir/node_modules/.bin/redocly" lint --config "$root/openapi/redocly.yaml" \
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+    "$dir/node_modules/.bin/redocly" lint --config "$root/openapi/redocly.yaml" \
     --format=stylish "$spec" >"$dir/redocly.out" 2>&1 || status=1
 grep -v '[║╔╚]' "$dir/redocly.out" | grep -v '^[[:space:]]*$'
 echo "lint: swagger-cli validate $SWAGGER_CLI_VERSION"
