@@ -7,7 +7,10 @@
 #   make bench           speed and benchmark figures (not part of tests)
 #   make                 release build -> build/release/hpod
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
-#   make lint fmt        layer check, clang-format
+#   make lint fmt        layer check, clang-format, and the OpenAPI spec
+#                        through redocly and swagger-cli (npm, pinned,
+#                        installed under $(O)/npm; skipped with a notice
+#                        when npm or its registry is unreachable)
 #
 # Variables: MODE=release|asan|debug, O=build root (default build).
 
@@ -55,7 +58,7 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all hpod unit benches test test-valgrind run bench deps lint fmt \
-        check-layers clean
+        check-layers lint-spec clean
 
 all: hpod
 hpod: $(B)/hpod
@@ -126,8 +129,12 @@ check-layers:
 	    echo "store/ must not know about JSON or HTTP"; exit 1; fi
 	@echo "layers ok"
 
-lint: check-layers
+lint: check-layers lint-spec
 	clang-format --dry-run --Werror core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c
+
+# Not a prerequisite of test: make test never needs node or npm.
+lint-spec:
+	@sh scripts/lint_spec.sh $(O)/npm
 
 fmt:
 	clang-format -i core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c

@@ -882,19 +882,24 @@ handle_benchmark_evaluate(struct req *rq)
     size_t row = 0;
     enum hpod_status st;
 
-    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
-        return st;
-    params = json_object_get(rq->body, "params");
-    step = json_object_get(rq->body, "step");
-    if (!params || !json_is_object(params))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "params",
-                         params ? "params must be an object"
-                                : "params is required");
-    if (step && !json_is_null(step) && !json_is_integer(step))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "step",
-                         "step must be an integer");
+    /* A table that does not exist is a 404 before anything else. */
     if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
         return st;
+    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
+        goto out;
+    params = json_object_get(rq->body, "params");
+    step = json_object_get(rq->body, "step");
+    if (!params || !json_is_object(params)) {
+        st = hpod_fail(&rq->err, HPOD_EINVAL, "params",
+                       params ? "params must be an object"
+                              : "params is required");
+        goto out;
+    }
+    if (step && !json_is_null(step) && !json_is_integer(step)) {
+        st =
+            hpod_fail(&rq->err, HPOD_EINVAL, "step", "step must be an integer");
+        goto out;
+    }
     if (ref.curves) {
         double ppl;
         if (!step || json_is_null(step)) {
@@ -931,6 +936,7 @@ handle_benchmark_evaluate(struct req *rq)
             rq, 200,
             json_pack("{s:o, s:I}", "values", vals, "row", (json_int_t)row));
     }
+out:
     ref_cleanup(&ref);
     return st;
 }
@@ -1018,7 +1024,7 @@ reply_simulation(struct req *rq, json_t *summary, const size_t *seqs,
 
 /*
  * The multi-objective / constrained simulation (core/simulate_run_mo):
- * "objectives" (2+, or 1 with "constraints") instead of "objective".
+ * "objectives" with 2+ entries, or "constraints", or ehvi.
  * Multi-objective runs report fto, fta, fbp against the Pareto rows of
  * the requested objectives; constrained single-objective runs report the
  * gap between the table's best feasible value and the best feasible row
@@ -1044,12 +1050,16 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     enum hpod_status *status = NULL, st = HPOD_OK;
     json_t *summary = NULL, *metrics = NULL;
     char f[64];
+    int alias = 0;
 
     if (algo->name == ALGO_GREEDY)
         return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
                          "greedy has no multi-objective or constrained form");
     if (!objs) {
         json_t *o1 = json_object_get(rq->body, "objective");
+        if (json_is_null(o1))
+            o1 = NULL; /* as in the single-objective run: the default */
+        alias = o1 != NULL;
         objs = json_pack("[O]", o1 ? o1
                                    : json_pack("{s:s, s:s}", "name", "bleu",
                                                "goal", "maximize"));
@@ -1070,7 +1080,11 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         json_t *o = json_array_get(objs, j);
         json_t *nm = json_object_get(o, "name"),
                *g = json_object_get(o, "goal");
-        snprintf(f, sizeof f, "objectives[%zu]", j);
+        /* Errors name what the client wrote: objective or objectives[j]. */
+        if (alias)
+            snprintf(f, sizeof f, "objective");
+        else
+            snprintf(f, sizeof f, "objectives[%zu]", j);
         if (!json_is_object(o) || !json_is_string(nm) ||
             (g && !json_is_string(g))) {
             st = hpod_fail(&rq->err, HPOD_EINVAL, f,
@@ -1078,12 +1092,15 @@ simulate_mo(struct req *rq, const struct bench_table *t,
             goto out;
         }
         const char *gs = g ? json_string_value(g) : "maximize";
+        size_t fl = strlen(f);
         if (strcmp(gs, "maximize") && strcmp(gs, "minimize")) {
+            snprintf(f + fl, sizeof f - fl, ".goal");
             st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
                            "goal must be maximize or minimize");
             goto out;
         }
         if (!(col[j] = bench_table_metric(t, json_string_value(nm)))) {
+            snprintf(f + fl, sizeof f - fl, ".name");
             st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s has no metric %s",
                            t->name, json_string_value(nm));
             goto out;
@@ -1122,7 +1139,7 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     }
     if (m == 1 && nc == 0) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "objectives",
-                       "one objective without constraints: use \"objective\"");
+                       "ehvi needs two or more objectives, or constraints");
         goto out;
     }
     int big = n > 400;
@@ -1670,28 +1687,40 @@ handle_benchmark_simulate(struct req *rq)
         "objectives", "constraints", NULL};
     struct bench_ref ref;
     struct algo_def algo;
-    json_t *norm_algo = NULL, *v, *summary = NULL;
+    json_t *norm_algo = NULL, *v, *summary = NULL, *objs, *cons;
     long long repeats, init, seed, budget, pbudget;
     double tol;
-    const char *obj_name = "bleu", *goal = "maximize";
+    const char *obj_name = "bleu", *goal = "maximize", *of;
+    char f[64];
     size_t *seqs = NULL, *lens = NULL;
     enum hpod_status *status = NULL, st;
     double *y = NULL;
 
-    memset(&ref, 0, sizeof ref);
-    const struct bench_db *db = rq->ctx->bench;
-    const struct bench_lc_set *lc = bench_lc_find(db->lc, db->n_lc, rq->name);
-    if (lc)
-        return simulate_curves(rq, lc);
-    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
+    /* A table that does not exist is a 404 before anything else. */
+    if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
         return st;
+    if (ref.curves) {
+        st = simulate_curves(rq, ref.curves);
+        goto out;
+    }
+    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
+        goto out;
+    objs = json_object_get(rq->body, "objectives");
+    cons = json_object_get(rq->body, "constraints");
+    if (objs && json_object_get(rq->body, "objective")) {
+        st = hpod_fail(&rq->err, HPOD_EINVAL, "objective",
+                       "give objectives or its alias objective, not both");
+        goto out;
+    }
     v = json_object_get(rq->body, "algorithm");
     /* The study validator does not know sh (a simulation-only method). */
     if (json_is_object(v) && json_is_string(json_object_get(v, "name")) &&
-        strcmp(json_string_value(json_object_get(v, "name")), "sh") == 0)
-        return hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
-                         "sh needs learning curves: simulate it on an "
-                         "nmtlc set");
+        strcmp(json_string_value(json_object_get(v, "name")), "sh") == 0) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
+                       "sh needs learning curves: simulate it on an "
+                       "nmtlc set");
+        goto out;
+    }
     if ((st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,
                              &rq->err)) != HPOD_OK)
         goto out;
@@ -1711,44 +1740,42 @@ handle_benchmark_simulate(struct req *rq)
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
      * part, so the stored algorithm says so rather than show a fresh one. */
     json_object_set_new(norm_algo, "seed", json_integer(seed));
-    v = json_object_get(rq->body, "objective");
+    const struct bench_table *t = ref.table;
+    /* "objectives" with one entry is the single-objective run, as in a
+     * study definition; "objective" is its older alias. More entries, a
+     * constraint or ehvi make the multi-objective run. */
+    int single = !objs || (json_is_array(objs) && json_array_size(objs) == 1);
+    if (algo.name == ALGO_EHVI || cons || !single) {
+        st = simulate_mo(rq, t, &algo, norm_algo, repeats, init, seed);
+        goto out;
+    }
+    v = objs ? json_array_get(objs, 0) : json_object_get(rq->body, "objective");
+    of = objs ? "objectives[0]" : "objective";
     if (v && !json_is_null(v)) {
         json_t *on = json_object_get(v, "name"),
                *og = json_object_get(v, "goal");
         if (!json_is_object(v) || !json_is_string(on) ||
             (og && !json_is_string(og))) {
-            st = hpod_fail(&rq->err, HPOD_EINVAL, "objective",
-                           "objective must be {\"name\": metric, \"goal\": "
-                           "\"maximize\"|\"minimize\"}");
+            st = hpod_fail(&rq->err, HPOD_EINVAL, of,
+                           "%s must be {\"name\": metric, \"goal\": "
+                           "\"maximize\"|\"minimize\"}",
+                           of);
             goto out;
         }
         obj_name = json_string_value(on);
         goal = og ? json_string_value(og) : "maximize";
         if (strcmp(goal, "maximize") && strcmp(goal, "minimize")) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, "objective.goal",
+            snprintf(f, sizeof f, "%s.goal", of);
+            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
                            "goal must be maximize or minimize");
             goto out;
         }
     }
-    if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
-        goto out;
-    if (ref.curves) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "",
-                       "%s holds learning curves: simulate needs a lookup "
-                       "table",
-                       rq->name);
-        goto out;
-    }
-    const struct bench_table *t = ref.table;
-    if (algo.name == ALGO_EHVI || json_object_get(rq->body, "objectives") ||
-        json_object_get(rq->body, "constraints")) {
-        st = simulate_mo(rq, t, &algo, norm_algo, repeats, init, seed);
-        goto out;
-    }
     const double *col = bench_table_metric(t, obj_name);
     if (!col) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "objective.name",
-                       "%s has no metric \"%.64s\"", t->name, obj_name);
+        snprintf(f, sizeof f, "%s.name", of);
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s has no metric \"%.64s\"",
+                       t->name, obj_name);
         goto out;
     }
     tol = strcmp(t->name, "nmthpo/en-ja") == 0 ? 1.0 : 0.5;

@@ -2,6 +2,10 @@
 # scripts/deps.sh - install the Debian packages hpod needs to build, run and
 # test, if any is missing. Idempotent: does nothing when all are present.
 # Runs apt-get as root (or through sudo when not root).
+#   scripts/deps.sh        what build, run and test need (make test)
+#   scripts/deps.sh lint   also nodejs and npm for the spec linters of
+#                          `make lint`, unless an npm is already on PATH
+#                          (e.g. from a nodejs package that bundles it)
 set -eu
 
 PKGS="build-essential pkg-config make
@@ -16,6 +20,9 @@ for p in $PKGS; do
         missing="$missing $p"
     fi
 done
+if [ "${1:-}" = lint ] && ! command -v npm >/dev/null 2>&1; then
+    missing="$missing nodejs npm"
+fi
 [ -z "$missing" ] && exit 0
 
 echo "deps: installing:$missing" >&2

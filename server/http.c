@@ -225,6 +225,49 @@ is_json_type(const char *ct)
            (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
+struct query_check {
+    const struct route *route;
+    const char *bad; /* borrowed from MHD: first undeclared parameter */
+};
+
+static enum MHD_Result
+query_check_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                const char *value)
+{
+    struct query_check *q = cls;
+    (void)kind;
+    (void)value;
+    if (router_query_ok(q->route, key ? key : ""))
+        return MHD_YES;
+    q->bad = key ? key : "";
+    return MHD_NO;
+}
+
+/*
+ * Every query parameter must be one the route declares: the handler then
+ * never sees one it would silently ignore. Returns HPOD_EINVAL naming it.
+ */
+static enum hpod_status
+check_query(struct MHD_Connection *conn, const struct route *route,
+            struct hpod_err *err)
+{
+    struct query_check q = {route, NULL};
+    char name[64];
+    size_t i;
+
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, query_check_one, &q);
+    if (!q.bad)
+        return HPOD_OK;
+    /* MHD has percent-decoded the name: keep the error JSON valid UTF-8. */
+    for (i = 0; q.bad[i] && i < sizeof name - 1; i++)
+        name[i] = q.bad[i] >= 0x20 && q.bad[i] < 0x7f ? q.bad[i] : '?';
+    name[i] = '\0';
+    return hpod_fail(err, HPOD_EINVAL, name,
+                     "unknown query parameter \"%s\": %s %s takes %s", name,
+                     route->method, route->pattern,
+                     route->query ? route->query : "none");
+}
+
 /* Parse, route, run the handler. Fills rq's reply in every case. */
 static void
 dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
@@ -247,6 +290,8 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
                   rq->method, rq->path);
         goto out;
     }
+    if ((st = check_query(conn, route, &rq->err)) != HPOD_OK)
+        goto out;
     if (h->too_large) {
         st = hpod_fail(&rq->err, HPOD_ETOOLARGE, "",
                        "request body of %zu bytes exceeds the limit of %ld",
@@ -426,6 +471,11 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 rq.content_type ? rq.content_type
                                                 : "application/json");
     MHD_add_response_header(resp, "X-Request-Id", h->id);
+    if (rq.status == 405) {
+        char allow[64];
+        if (router_allow(url, allow, sizeof allow))
+            MHD_add_response_header(resp, "Allow", allow);
+    }
     ret = MHD_queue_response(conn, (unsigned)rq.status, resp);
     MHD_destroy_response(resp);
 

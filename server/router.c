@@ -8,28 +8,32 @@
 #include <string.h>
 
 static const struct route routes[] = {
-    {"POST", "/v1/studies", handle_study_create, 1},
-    {"GET", "/v1/studies", handle_study_list, 1},
-    {"GET", "/v1/studies/{id}", handle_study_get, 1},
-    {"DELETE", "/v1/studies/{id}", handle_study_delete, 1},
-    {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1},
-    {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1},
-    {"GET", "/v1/studies/{id}/best", handle_study_best, 1},
-    {"GET", "/v1/studies/{id}/pareto", handle_study_pareto, 1},
-    {"GET", "/v1/trials/{id}", handle_trial_get, 1},
-    {"POST", "/v1/trials/{id}/report", handle_trial_report, 1},
-    {"POST", "/v1/trials/{id}/heartbeat", handle_trial_heartbeat, 1},
-    {"POST", "/v1/trials/{id}/fail", handle_trial_fail, 1},
-    {"GET", "/healthz", handle_healthz, 0},
-    {"GET", "/metrics", handle_metrics, 0},
-    {"GET", "/openapi.json", handle_openapi, 0},
-    {"GET", "/v1/benchmarks", handle_benchmark_list, 1},
-    {"POST", "/v1/benchmarks", handle_benchmark_import, 1},
-    {"GET", "/v1/benchmarks/{name}", handle_benchmark_get, 1},
-    {"POST", "/v1/benchmarks/{name}/evaluate", handle_benchmark_evaluate, 1},
-    {"POST", "/v1/benchmarks/{name}/simulate", handle_benchmark_simulate, 1},
-    {"GET", "/v1/simulations", handle_simulation_list, 1},
-    {"GET", "/v1/simulations/{id}", handle_simulation_get, 1},
+    {"POST", "/v1/studies", handle_study_create, 1, NULL},
+    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset"},
+    {"GET", "/v1/studies/{id}", handle_study_get, 1, NULL},
+    {"DELETE", "/v1/studies/{id}", handle_study_delete, 1, NULL},
+    {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1, NULL},
+    {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1,
+     "state,limit,offset"},
+    {"GET", "/v1/studies/{id}/best", handle_study_best, 1, NULL},
+    {"GET", "/v1/studies/{id}/pareto", handle_study_pareto, 1, "ranks,history"},
+    {"GET", "/v1/trials/{id}", handle_trial_get, 1, NULL},
+    {"POST", "/v1/trials/{id}/report", handle_trial_report, 1, NULL},
+    {"POST", "/v1/trials/{id}/heartbeat", handle_trial_heartbeat, 1, NULL},
+    {"POST", "/v1/trials/{id}/fail", handle_trial_fail, 1, NULL},
+    {"GET", "/healthz", handle_healthz, 0, NULL},
+    {"GET", "/metrics", handle_metrics, 0, NULL},
+    {"GET", "/openapi.json", handle_openapi, 0, NULL},
+    {"GET", "/v1/benchmarks", handle_benchmark_list, 1, NULL},
+    {"POST", "/v1/benchmarks", handle_benchmark_import, 1, NULL},
+    {"GET", "/v1/benchmarks/{name}", handle_benchmark_get, 1, NULL},
+    {"POST", "/v1/benchmarks/{name}/evaluate", handle_benchmark_evaluate, 1,
+     NULL},
+    {"POST", "/v1/benchmarks/{name}/simulate", handle_benchmark_simulate, 1,
+     NULL},
+    {"GET", "/v1/simulations", handle_simulation_list, 1,
+     "benchmark,limit,offset"},
+    {"GET", "/v1/simulations/{id}", handle_simulation_get, 1, "format"},
 };
 
 const struct route *
@@ -123,4 +127,43 @@ router_match(const char *method, const char *path, const struct route **out,
         }
     }
     return path_seen ? HPOD_EMETHOD : HPOD_ENOTFOUND;
+}
+
+size_t
+router_allow(const char *path, char *buf, size_t size)
+{
+    size_t n = 0, len = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        long long v = 0;
+        char nm[160] = "";
+        int w;
+        if (!match(routes[i].pattern, path, &v, nm, sizeof nm))
+            continue;
+        w = snprintf(buf + len, size - len, "%s%s", n ? ", " : "",
+                     routes[i].method);
+        if (w < 0 || (size_t)w >= size - len)
+            break; /* cannot happen with the table above and 64 bytes */
+        len += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
+int
+router_query_ok(const struct route *r, const char *name)
+{
+    size_t len = strlen(name);
+    const char *p = r->query;
+    if (!p || len == 0)
+        return 0;
+    while (*p) {
+        size_t k = strcspn(p, ",");
+        if (k == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += k;
+        p += *p == ',';
+    }
+    return 0;
 }

@@ -20,6 +20,11 @@ struct route {
     const char *pattern;
     handler_fn handler;
     int needs_db;
+    /* The query parameters the handler reads, comma-separated ("limit,
+     * offset"), or NULL for none. Any other parameter is a 400 before the
+     * handler runs, so a typo ("?limt=5") never passes unnoticed. The spec
+     * (openapi/openapi.json) lists the same names per operation. */
+    const char *query;
 };
 
 /*
@@ -30,6 +35,16 @@ struct route {
 enum hpod_status router_match(const char *method, const char *path,
                               const struct route **out, long long *id,
                               char *name, size_t name_size);
+
+/*
+ * router_allow - writes the methods allowed on path, in table order and
+ * comma-separated ("GET, DELETE"), to buf (the Allow header of a 405).
+ * Returns the number of methods (0: no route has this path).
+ */
+size_t router_allow(const char *path, char *buf, size_t size);
+
+/* router_query_ok - 1 if route declares query parameter name, else 0. */
+int router_query_ok(const struct route *r, const char *name);
 
 /* The table itself, for the contract test and /metrics labels. */
 const struct route *router_routes(size_t *n);

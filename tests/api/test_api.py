@@ -69,9 +69,31 @@ def short(v, n=300):
 
 
 # ---------------------------------------------------------------------------
-# A small OpenAPI 3.0 schema validator: type, nullable, enum, required,
-# properties, additionalProperties, items, min/max(Length|Items|imum),
-# pattern, format date-time (UTC), $ref, allOf, oneOf, anyOf.
+# A small OpenAPI 3.1 schema validator (the JSON Schema 2020-12 subset the
+# spec uses): type (a name or a list of names, "null" included), const,
+# enum, required, properties, additionalProperties, minProperties, items,
+# min/max(Length|Items), minimum, maximum, exclusiveMinimum and
+# exclusiveMaximum (numbers), pattern, format date-time (UTC) and int64,
+# $ref, allOf, oneOf, anyOf. A schema keyword outside that list (and the
+# annotations description, default, example(s), title) is a failure: the
+# spec cannot rely on a check this validator would silently skip.
+#
+# The rule for objects the server produces: every response body is
+# validated CLOSED. A property is allowed only where some schema applied to
+# the object (through $ref, allOf and the oneOf/anyOf branches it matches)
+# declares it in `properties`, or says `additionalProperties` (true or a
+# schema) - as if every object schema carried `unevaluatedProperties:
+# false` unless it says otherwise. So the spec documents every field hpod
+# sends, and an open map (params, values, reference points) says so with
+# `additionalProperties`. The published spec stays open for clients (they
+# must ignore fields they do not know): the closing is this suite's rule.
+# Request bodies the server accepted are checked OPEN (standard semantics).
+#
+# Every answer must be documented: a path the spec lacks answers 404, a
+# method the path lacks answers 405 with an Allow header naming exactly the
+# spec's methods for it (both with the Error body), and any other answer's
+# status and Content-Type must be listed for its operation, its body
+# matching the listed schema (a listed answer without content has no body).
 
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -91,7 +113,18 @@ TYPES = {
     "integer": is_int,
     "number": is_num,
     "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
 }
+
+KEYWORDS = {
+    "type", "const", "enum", "required", "properties", "additionalProperties",
+    "minProperties", "items", "minItems", "maxItems", "minLength", "maxLength",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
+    "format", "$ref", "allOf", "oneOf", "anyOf",
+    # annotations
+    "description", "default", "example", "examples", "title",
+}
+FORMATS = {"date-time", "int64"}
 
 
 def parse_ts(s):
@@ -102,8 +135,13 @@ def parse_ts(s):
     return datetime.datetime.fromisoformat(m.group(1) + frac + m.group(3))
 
 
+ERROR_SCHEMA = {"$ref": "#/components/schemas/Error"}
+
+
 class Spec:
     def __init__(self, doc):
+        check(doc.get("openapi", "").startswith("3.1."),
+              "this validator reads OpenAPI 3.1, the spec says %r" % doc.get("openapi"))
         self.doc = doc
         self.routes = []
         for tmpl in doc["paths"]:
@@ -125,37 +163,69 @@ class Spec:
         while isinstance(s, dict) and "$ref" in s:
             ref = s["$ref"]
             check(ref.startswith("#/"), "external $ref %s" % ref)
+            check(len(s) == 1, "keywords beside $ref %s: %s" % (ref, sorted(s)))
             node = self.doc
             for part in ref[2:].split("/"):
                 node = node[part]
             s = node
         return s
 
-    def errors(self, schema, v, at="$"):
+    def errors(self, schema, v, at="$", closed=False):
+        """The ways v breaks schema (an empty list when it matches)."""
         errs = []
-        self._validate(schema, v, at, errs)
+        self._value(schema, v, at, errs, closed)
         return errs
 
-    def _validate(self, s, v, at, errs):
+    def _value(self, s, v, at, errs, closed):
+        """Validates v where it stands (a body, a property, an item): in
+        closed mode the properties no applied schema evaluated fail here."""
+        seen = self._apply(s, v, at, errs, closed)
+        if closed and isinstance(v, dict) and seen is not None:
+            for k in v:
+                if k not in seen:
+                    errs.append("%s: property %r is not in the spec" % (at, k))
+
+    def _apply(self, s, v, at, errs, closed):
+        """Applies schema s to v. Returns the property names of v that s
+        evaluated (None: all of them, an open object)."""
         s = self.deref(s)
-        if v is None:
-            if s.get("nullable") or not s:
-                return
-            errs.append("%s: null not allowed" % at)
-            return
+        check(isinstance(s, dict), "%s: schema is not an object: %r" % (at, s))
+        unknown = set(s) - KEYWORDS
+        check(not unknown, "%s: schema keywords this validator does not implement: %s"
+              % (at, sorted(unknown)))
+        check(s.get("format") in FORMATS | {None}, "%s: unknown format %r" % (at, s.get("format")))
+        seen = set()
+
+        def merge(more):
+            nonlocal seen
+            if seen is not None:
+                seen = None if more is None else seen | more
+
         for sub in s.get("allOf", []):
-            self._validate(sub, v, at, errs)
-        if "oneOf" in s:
-            n = sum(1 for sub in s["oneOf"] if not self.errors(sub, v, at))
-            if n != 1:
-                errs.append("%s: matches %d of oneOf, not 1: %s" % (at, n, short(v, 80)))
-        if "anyOf" in s:
-            if all(self.errors(sub, v, at) for sub in s["anyOf"]):
-                errs.append("%s: matches none of anyOf" % at)
+            merge(self._apply(sub, v, at, errs, closed))
+        for key in ("oneOf", "anyOf"):
+            if key not in s:
+                continue
+            good = []
+            for sub in s[key]:
+                sub_errs = []
+                got = self._apply(sub, v, at, sub_errs, closed)
+                if not sub_errs:
+                    good.append(got)
+            if key == "oneOf" and len(good) != 1:
+                errs.append("%s: matches %d of oneOf, not 1: %s" % (at, len(good), short(v, 80)))
+            if key == "anyOf" and not good:
+                errs.append("%s: matches none of anyOf: %s" % (at, short(v, 80)))
+            for got in good:
+                merge(got)
         t = s.get("type")
-        if t is not None and not TYPES[t](v):
-            errs.append("%s: expected %s, got %s" % (at, t, short(v, 80)))
-            return
+        if t is not None:
+            names = [t] if isinstance(t, str) else t
+            if not any(TYPES[n](v) for n in names):
+                errs.append("%s: expected %s, got %s" % (at, "|".join(names), short(v, 80)))
+                return seen
+        if "const" in s and not (v == s["const"] and type(v) is type(s["const"])):
+            errs.append("%s: %s is not the constant %s" % (at, short(v, 80), short(s["const"], 80)))
         if "enum" in s and v not in s["enum"]:
             errs.append("%s: %s not in %s" % (at, short(v, 80), s["enum"]))
         if is_num(v):
@@ -163,6 +233,12 @@ class Spec:
                 errs.append("%s: %s < minimum %s" % (at, v, s["minimum"]))
             if "maximum" in s and v > s["maximum"]:
                 errs.append("%s: %s > maximum %s" % (at, v, s["maximum"]))
+            if "exclusiveMinimum" in s and v <= s["exclusiveMinimum"]:
+                errs.append("%s: %s <= exclusiveMinimum %s" % (at, v, s["exclusiveMinimum"]))
+            if "exclusiveMaximum" in s and v >= s["exclusiveMaximum"]:
+                errs.append("%s: %s >= exclusiveMaximum %s" % (at, v, s["exclusiveMaximum"]))
+            if s.get("format") == "int64" and not (is_int(v) and -2**63 <= v < 2**63):
+                errs.append("%s: %s is not an int64" % (at, v))
         if isinstance(v, str):
             if len(v) < s.get("minLength", 0):
                 errs.append("%s: shorter than %d" % (at, s["minLength"]))
@@ -182,55 +258,87 @@ class Spec:
                 errs.append("%s: more than %d items" % (at, s["maxItems"]))
             if "items" in s:
                 for i, x in enumerate(v):
-                    self._validate(s["items"], x, "%s[%d]" % (at, i), errs)
+                    self._value(s["items"], x, "%s[%d]" % (at, i), errs, closed)
         if isinstance(v, dict):
             for k in s.get("required", []):
                 if k not in v:
                     errs.append("%s: missing required %r" % (at, k))
-            props = s.get("properties", {})
-            extra = s.get("additionalProperties", True)
             if len(v) < s.get("minProperties", 0):
                 errs.append("%s: fewer than %d properties" % (at, s["minProperties"]))
+            props = s.get("properties", {})
+            extra = s.get("additionalProperties")
             for k, x in v.items():
                 if k in props:
-                    self._validate(props[k], x, "%s.%s" % (at, k), errs)
+                    self._value(props[k], x, "%s.%s" % (at, k), errs, closed)
+                    merge({k})
                 elif extra is False:
                     errs.append("%s: unexpected property %r" % (at, k))
                 elif isinstance(extra, dict):
-                    self._validate(extra, x, "%s.%s" % (at, k), errs)
+                    self._value(extra, x, "%s.%s" % (at, k), errs, closed)
+            if extra is not None and extra is not False:
+                merge(None)  # additionalProperties true or a schema: open
+        return seen if closed else None
+
+    def _check_body(self, what, schema, body, raw):
+        check(body is not None, "%s: body is not JSON: %s"
+              % (what, short(raw.decode("utf-8", "replace"))))
+        errs = self.errors(schema, body, closed=True)
+        check(not errs, "%s: response breaks the spec: %s" % (what, "; ".join(errs[:5])))
+
+    def _content_type(self, headers):
+        return headers.get("content-type", "").split(";")[0].strip()
 
     def check_response(self, method, path, status, headers, raw, body, sent):
-        """Raises Fail when the answer breaks the spec; records coverage."""
+        """Raises Fail when the answer is not what the spec documents;
+        records which operations answered 2xx."""
+        what = "%s %s -> %d" % (method, path, status)
         tmpl = self.match(path)
-        if tmpl is None:
+        if tmpl is None or method.lower() not in self.doc["paths"][tmpl]:
+            # Answers the spec cannot list per operation (its description
+            # documents them): an unknown path, a method the path lacks.
+            if tmpl is None:
+                check(status == 404, "%s: the spec has no such path, so 404 was due" % what)
+            else:
+                want = sorted(m.upper() for m in self.doc["paths"][tmpl]
+                              if m in ("get", "put", "post", "delete", "patch"))
+                check(status == 405, "%s: the spec has no %s on %s, so 405 was due"
+                      % (what, method, tmpl))
+                allow = sorted(x.strip() for x in headers.get("allow", "").split(",") if x.strip())
+                check(allow == want, "%s: Allow %r, the spec has %s"
+                      % (what, headers.get("allow"), ", ".join(want)))
+            check(self._content_type(headers) == "application/json",
+                  "%s: Content-Type %r" % (what, headers.get("content-type")))
+            if method != "HEAD":
+                self._check_body(what, ERROR_SCHEMA, body, raw)
             return
-        op = self.doc["paths"][tmpl].get(method.lower())
-        if op is None:
-            return  # a 405 is checked by the tests that provoke it
+        op = self.doc["paths"][tmpl][method.lower()]
         r = op["responses"].get(str(status))
-        check(r is not None, "%s %s answered %d, which the spec does not list"
-              % (method, tmpl, status))
+        check(r is not None, "%s: the spec does not list %d for %s %s"
+              % (what, status, method, tmpl))
         r = self.deref(r)
         content = r.get("content")
+        got = self._content_type(headers)
         if not content:
-            check(raw == b"", "%s %s %d: spec says no body, got %s"
-                  % (method, tmpl, status, short(raw.decode("utf-8", "replace"))))
+            check(raw == b"", "%s: spec says no body, got %s"
+                  % (what, short(raw.decode("utf-8", "replace"))))
+            check(got == "", "%s: spec says no body, got Content-Type %r" % (what, got))
         else:
-            # With several media types (JSON, or text/plain for ?format=ss)
-            # the answer's Content-Type picks the schema; else the first.
-            got = headers.get("content-type", "").split(";")[0].strip()
-            mtype, schema = next(iter(content.items()))
-            for mt, sch in content.items():
-                if mt.split(";")[0].strip() == got:
-                    mtype, schema = mt, sch
-            want = mtype.split(";")[0].strip()
-            check(got == want, "%s %s %d: Content-Type %r, spec says %r"
-                  % (method, tmpl, status, got, want))
-            if want == "application/json":
-                check(body is not None, "%s %s %d: body is not JSON" % (method, tmpl, status))
-                errs = self.errors(schema["schema"], body)
-                check(not errs, "%s %s %d: response breaks the spec: %s"
-                      % (method, tmpl, status, "; ".join(errs[:5])))
+            types = {mt.split(";")[0].strip(): mt for mt in content}
+            check(got in types, "%s: Content-Type %r, the spec lists %s"
+                  % (what, got, ", ".join(sorted(types))))
+            schema = content[types[got]].get("schema")
+            if got == "application/json":
+                check(schema is not None, "%s: no schema for %s" % (what, got))
+                self._check_body(what, schema, body, raw)
+            else:
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Fail("%s: %s body is not UTF-8" % (what, got))
+                if schema is not None:
+                    errs = self.errors(schema, raw.decode("utf-8"))
+                    check(not errs, "%s: %s body breaks the spec: %s"
+                          % (what, got, "; ".join(errs[:5])))
         if 200 <= status < 300:
             rb = op.get("requestBody")
             if sent is not None and rb is not None:
@@ -1366,6 +1474,64 @@ def bad_cases():
     add("simulation: non-numeric id", "GET", "/v1/simulations/abc", 404, "not_found")
     add("simulations: ?limit=0", "GET", "/v1/simulations?limit=0", 400, IA, "limit")
     add("simulations: ?offset=-1", "GET", "/v1/simulations?offset=-1", 400, IA, "offset")
+
+    # Contract (issue: integrity). A table that does not exist is a 404
+    # before any field of the body is looked at.
+    NOPE = "/v1/benchmarks/lab/nope"
+    add("simulate: unknown benchmark, every field wrong", "POST", NOPE + "/simulate", 404,
+        "not_found", "", body={"algorithm": {"name": "annealing"}, "repeats": 0, "runs": 3,
+                               "objective": {"name": "ppl"}, "objectives": "bleu"})
+    add("evaluate: unknown benchmark, every field wrong", "POST", NOPE + "/evaluate", 404,
+        "not_found", "", body={"params": [1], "step": "x", "row": 4})
+    add("simulate: unknown benchmark, sh", "POST", NOPE + "/simulate", 404, "not_found", "",
+        body={"algorithm": {"name": "sh"}})
+    # objectives with one entry is the single-objective run; objective is
+    # its alias, and both at once is a 400 naming the alias.
+    add("simulate: objective and objectives", "POST", M, 400, IA, "objective",
+        body={"objective": {"name": "bleu"}, "objectives": [{"name": "bleu"}], "repeats": 1})
+    add("simulate: objectives[0] not a metric of the table", "POST", M, 422, IA,
+        "objectives[0].name", body={"objectives": [{"name": "ppl", "goal": "minimize"}],
+                                    "repeats": 1})
+    add("simulate: objectives[0] bad goal", "POST", M, 422, IA, "objectives[0].goal",
+        body={"objectives": [{"name": "bleu", "goal": "maximise"}], "repeats": 1})
+    add("simulate: objectives[0] not an object", "POST", M, 400, IA, "objectives[0]",
+        body={"objectives": ["bleu"], "repeats": 1})
+    add("simulate: objectives[1] not a metric of the table", "POST", M, 422, IA,
+        "objectives[1].name", body={"objectives": [{"name": "bleu", "goal": "maximize"},
+                                                   {"name": "ppl", "goal": "minimize"}],
+                                    "repeats": 1})
+    add("simulate: objectives[1] bad goal", "POST", M, 422, IA, "objectives[1].goal",
+        body={"objectives": [{"name": "bleu", "goal": "maximize"},
+                             {"name": "gpu_time", "goal": "least"}], "repeats": 1})
+    add("simulate: objective alias with constraints, bad goal", "POST", M, 422, IA,
+        "objective.goal", body={"objective": {"name": "bleu", "goal": "most"},
+                                "constraints": [{"metric": "gpu_time", "max": 100}],
+                                "repeats": 1})
+    add("simulate: objectives empty", "POST", M, 400, IA, "objectives",
+        body={"objectives": [], "repeats": 1})
+    add("simulate: ehvi with one objective", "POST", M, 422, IA, "objectives",
+        body={"algorithm": {"name": "ehvi"}, "objectives": [{"name": "bleu"}], "repeats": 1})
+    # Query parameters an operation does not list are a 400 naming them,
+    # before the handler runs (so a POST with one changes nothing).
+    add("query: unknown parameter beside a legit one", "GET", "/v1/studies?limit=2&bogus=1",
+        400, IA, "bogus")
+    add("query: misspelt limit", "GET", "/v1/studies?limt=2", 400, IA, "limt")
+    add("query: on a path without parameters", "GET", "/healthz?verbose=1", 400, IA, "verbose")
+    add("query: on /metrics", "GET", "/metrics?format=json", 400, IA, "format")
+    add("query: on a POST with a valid body", "POST", P + "?dry_run=1", 400, IA, "dry_run",
+        body=study())
+    add("query: report with a valid body", "POST", R + "?step=3", 400, IA, "step",
+        body={"values": {"bleu": 3.0}})
+    add("query: trials, state and an unknown one", "GET",
+        "/v1/studies/{S}/trials?state=pending&sort=id", 400, IA, "sort")
+    add("query: pareto, ranks and an unknown one", "GET",
+        "/v1/studies/{S}/pareto?ranks=true&limit=1", 400, IA, "limit")
+    add("query: simulation, format and an unknown one", "GET",
+        "/v1/simulations/{M}?format=json&pretty=1", 400, IA, "pretty")
+    add("query: simulate with a query", "POST", M + "?repeats=1", 400, IA, "repeats",
+        body={"repeats": 1})
+    add("query: empty name", "GET", "/v1/studies?=1", 400, IA, "")
+    add("query: flag without a value", "GET", "/v1/benchmarks?all", 400, IA, "all")
 
     def bstudy(**kw):
         b = {"name": "bad bench study", "benchmark": "lab/fixture", "objectives": BLEU_MAX}
@@ -3915,6 +4081,214 @@ def t_no_password_logged(c):
         check(SECRET not in out, "password logged:\n%s" % out)
         check("could not connect to" in out and "***" in out,
               "no redacted connection error:\n%s" % out)
+
+# --- contract (issue: integrity) ---
+
+def raw_http(port, data, timeout=30):
+    """Sends bytes as they are on a fresh connection (closing our side for
+    writing) and returns everything the server sent back."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    out = b""
+    try:
+        try:
+            s.sendall(data)  # the server may answer and close before the end
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        while True:
+            try:
+                b = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not b:
+                break
+            out += b
+    finally:
+        s.close()
+    return out
+
+
+def raw_status(data):
+    """(status, headers dict lower-cased, body) of the first answer in data."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    m = re.match(r"^HTTP/1\.[01] (\d{3}) ", lines[0])
+    check(m, "not an HTTP answer: %r" % data[:200])
+    hdrs = {}
+    for ln in lines[1:]:
+        k, _, v = ln.partition(":")
+        hdrs[k.strip().lower()] = v.strip()
+    return int(m.group(1)), hdrs, body
+
+
+@test("contract: a benchmark that does not exist is 404 before anything else")
+def t_contract_bench_404(c):
+    # Every operation under /v1/benchmarks/{name}, with bodies that are
+    # wrong in every other way (see also the bad-request cases).
+    for method, suffix, body in (
+            ("GET", "", None),
+            ("POST", "/evaluate", {"params": "x", "step": -1, "bogus": 1}),
+            ("POST", "/simulate", {"algorithm": {"name": "asha"}, "init": 0,
+                                   "objective": {"name": "bleu"},
+                                   "objectives": [{"name": "bleu"}]}),
+            ("POST", "/simulate", {"algorithm": "gp", "workers": 0})):
+        for name in ("lab/nope", "nmtlc/nope", "nmthpo/xx-yy"):
+            r = call(c.port, method, bench_path(name, suffix), body)
+            expect_error(r, 404, "not_found", "")
+            check(name in r.json["error"]["message"], "message does not name %s: %r" % (name, r))
+
+
+@test("contract: simulate takes objectives with one entry, objective is its alias")
+def t_contract_objectives(c):
+    expect(call(c.port, "POST", "/v1/benchmarks", synthetic_table("lab/contract-obj")), 201)
+    for goal in ("maximize", "minimize"):
+        for algo in ({"name": "random"}, {"name": "gp", "kernel": "matern52"}):
+            base = {"algorithm": algo, "repeats": 3, "seed": 11, "init": 2}
+            obj = {"name": "bleu" if goal == "maximize" else "gpu_time", "goal": goal}
+            a = simulate(c, "lab/contract-obj", dict(base, objective=obj))
+            b = simulate(c, "lab/contract-obj", dict(base, objectives=[obj]))
+            check(a["id"] != b["id"], "one simulation stored for two requests")
+            for k in ("sequences", "metrics", "objective", "algorithm", "tolerance", "budget"):
+                check(a[k] == b[k], "%s/%s: %s differs: objective %s, objectives %s"
+                      % (goal, algo["name"], k, short(a[k], 120), short(b[k], 120)))
+            check(a["objective"] == obj, "stored objective %r" % a["objective"])
+    # The default objective is the same as an explicit bleu/maximize.
+    base = {"repeats": 2, "seed": 3}
+    d = simulate(c, "lab/contract-obj", base)
+    e = simulate(c, "lab/contract-obj", dict(base, objectives=[{"name": "bleu",
+                                                                "goal": "maximize"}]))
+    check(d["sequences"] == e["sequences"] and d["metrics"] == e["metrics"],
+          "default objective and objectives [bleu] differ")
+    # Two entries still make the multi-objective run.
+    m = simulate(c, "lab/contract-obj", dict(base, objectives=[
+        {"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]))
+    check(set(m["metrics"]) == {"fto", "fta", "fbp"}, "two objectives: metrics %r"
+          % sorted(m["metrics"]))
+
+
+@test("contract: 405 answers carry Allow with the path's methods")
+def t_contract_405_allow(c):
+    sid = create(c, {"name": "allow", "space": SPACE4[:1], "objectives": BLEU_MAX})["id"]
+    cases = [("PUT", "/v1/studies/%d" % sid, "GET, DELETE"),
+             ("PATCH", "/v1/studies", "POST, GET"),
+             ("DELETE", "/v1/studies", "POST, GET"),
+             ("GET", "/v1/studies/%d/suggest" % sid, "POST"),
+             ("POST", "/healthz", "GET"),
+             ("DELETE", "/v1/benchmarks", "GET, POST"),
+             ("GET", "/v1/benchmarks/lab/nope/simulate", "POST"),
+             ("PUT", "/v1/trials/1/report", "POST"),
+             ("OPTIONS", "/v1/simulations", "GET")]
+    for method, path, allow in cases:
+        r = call(c.port, method, path)  # the validator checks Allow against the spec
+        expect_error(r, 405, "method_not_allowed", "")
+        check(r.headers.get("allow") == allow, "%s %s: Allow %r, expected %r"
+              % (method, path, r.headers.get("allow"), allow))
+    # HEAD is not served: 405 with Allow and no body.
+    r = call(c.port, "HEAD", "/healthz")
+    check(r.status == 405 and r.raw == b"" and r.headers.get("allow") == "GET",
+          "HEAD /healthz: %r %r" % (r, r.headers))
+    # An unknown path is a 404 without Allow.
+    r = call(c.port, "PUT", "/v1/nothing")
+    expect_error(r, 404, "not_found")
+    check("allow" not in r.headers, "404 with Allow %r" % r.headers.get("allow"))
+
+
+QUERY_VALUES = {"state": "pending", "ranks": "true", "history": "false", "format": "json",
+                "benchmark": "lab/x", "limit": "1", "offset": "0"}
+
+
+@test("contract: declared query parameters pass, unknown ones are 400 on every route")
+def t_contract_query(c):
+    sid = create(c, {"name": "query", "space": SPACE4[:1], "objectives": BLEU_MAX})["id"]
+    tid = suggest(c, sid, "q")["trials"][0]["id"]
+    # Each operation's declared parameters are accepted...
+    for path in ("/v1/studies?limit=1&offset=0", "/v1/studies/%d/trials?state=pending&limit=5"
+                 "&offset=0" % sid, "/v1/studies/%d/pareto?ranks=true&history=false" % sid,
+                 "/v1/simulations?limit=1&offset=0&benchmark=lab/x"):
+        expect(call(c.port, "GET", path), 200)
+    # ... and every route rejects one it does not declare, naming it.
+    n = n_declared = 0
+    for tmpl, m in SPEC.operations():
+        path = (tmpl.replace("{id}", str(tid if tmpl.startswith("/v1/trials") else sid))
+                .replace("{namespace}", "lab").replace("{name}", "nope"))
+        params = [SPEC.deref(p) for p in (SPEC.doc["paths"][tmpl][m].get("parameters", [])
+                                          + SPEC.doc["paths"][tmpl].get("parameters", []))]
+        declared = [p["name"] for p in params if p.get("in") == "query"]
+        n_declared += len(declared)
+        check("zzz" not in declared, "zzz declared on %s" % tmpl)
+        r = call(c.port, m.upper(), path + "?zzz=1", {} if m == "post" else None)
+        expect_error(r, 400, "invalid_argument", "zzz")
+        check("zzz" in r.json["error"]["message"], "message does not name it: %r" % r)
+        # The spec and the route table list the same parameters: each one
+        # the spec declares gets past the check (whatever the handler then
+        # says about its value or the resource).
+        for q in declared:
+            if m != "get":
+                continue
+            r = call(c.port, "GET", "%s?%s=%s" % (path, q, QUERY_VALUES.get(q, "1")))
+            check(not (r.status == 400 and "unknown query parameter" in r.json["error"]["message"]),
+                  "%s declares %r, the server does not: %r" % (tmpl, q, r))
+        n += 1
+    check(n >= 20 and n_declared == 11, "%d operations, %d query parameters" % (n, n_declared))
+    t = get_trial(c, tid)
+    check(t["state"] == "pending", "a rejected request changed the trial: %r" % short(t))
+
+
+@test("contract: errors libmicrohttpd answers itself (documented in the spec)")
+def t_contract_protocol(c):
+    desc = SPEC.doc["info"]["description"]
+    for code in ("400", "414", "431", "505", "100 Continue", "413"):
+        check(code in desc, "info.description does not document %s" % code)
+    host = b"Host: 127.0.0.1\r\nConnection: close\r\n"
+    cases = [
+        ("no HTTP version", b"GET /healthz\r\n\r\n", 400),
+        ("header without a colon", b"GET /healthz HTTP/1.1\r\n" + host + b"Oops\r\n\r\n", 400),
+        ("bad Content-Length", b"POST /v1/studies HTTP/1.1\r\n" + host
+         + b"Content-Length: abc\r\n\r\n", 400),
+        ("bad chunked encoding", b"POST /v1/studies HTTP/1.1\r\n" + host
+         + b"Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n", 400),
+        ("URI too long", b"GET /healthz?" + b"a" * 70000 + b" HTTP/1.1\r\n" + host + b"\r\n", 414),
+        ("headers too large", b"GET /healthz HTTP/1.1\r\n" + host + b"X-Big: "
+         + b"a" * 70000 + b"\r\n\r\n", 431),
+        ("HTTP/2.0", b"GET /healthz HTTP/2.0\r\n" + host + b"\r\n", 505),
+        ("HTTP/0.9", b"GET /healthz HTTP/0.9\r\n\r\n", 505),
+    ]
+    for name, data, want in cases:
+        st, hdrs, body = raw_status(raw_http(c.port, data))
+        check(st == want, "%s: %d, expected %d" % (name, st, want))
+        check("x-request-id" not in hdrs, "%s: answered by hpod, not by MHD: %r" % (name, hdrs))
+        check(not body.startswith(b"{"), "%s: a JSON body %r" % (name, body[:100]))
+    # Not well-formed enough for an answer: the connection is closed.
+    out = raw_http(c.port, b"GARBAGE\r\n\r\n")
+    check(out == b"", "a single word: answered %r" % out[:200])
+    # A body it cannot delimit (Transfer-Encoding gzip): no answer while
+    # the client keeps the connection open.
+    s = socket.create_connection(("127.0.0.1", c.port), timeout=1.0)
+    try:
+        s.sendall(b"POST /v1/studies HTTP/1.1\r\n" + host + b"Transfer-Encoding: gzip\r\n\r\n")
+        try:
+            got = s.recv(100)
+        except socket.timeout:
+            got = None
+    finally:
+        s.close()
+    check(got is None, "Transfer-Encoding gzip: %r within 1 s" % got)
+    # Expect: 100-continue is answered by MHD, then hpod answers the body.
+    out = raw_http(c.port, b"POST /v1/studies HTTP/1.1\r\n" + host
+                   + b"Expect: 100-continue\r\nContent-Type: application/json\r\n"
+                   + b"Content-Length: 2\r\n\r\n{}")
+    check(out.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"), "no 100 Continue: %r" % out[:100])
+    st, hdrs, body = raw_status(out[len(b"HTTP/1.1 100 Continue\r\n\r\n"):])
+    check(st == 400 and json.loads(body)["error"]["field"] == "name",
+          "after 100 Continue: %d %r" % (st, body[:200]))
+    # A body over the limit is hpod's own 413 with the Error body, after
+    # the whole body was read.
+    big = b'{"name": "' + b"x" * (1024 * 1024 + 10) + b'"}'
+    r = call(c.port, "POST", "/v1/studies", raw=big)
+    expect_error(r, 413, "payload_too_large")
+    # Just under the memory limit a long query is still hpod's to answer.
+    r = call(c.port, "GET", "/v1/studies?" + "a" * 8000 + "=1")
+    expect_error(r, 400, "invalid_argument", "a" * 63)
 
 
 def t_coverage(c):

@@ -92,6 +92,40 @@ test_table_sane(void **state)
 }
 
 static void
+test_allow(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_int_equal(router_allow("/v1/studies/3", buf, sizeof buf), 2);
+    assert_string_equal(buf, "GET, DELETE");
+    assert_int_equal(router_allow("/v1/studies", buf, sizeof buf), 2);
+    assert_string_equal(buf, "POST, GET");
+    assert_int_equal(
+        router_allow("/v1/benchmarks/a/b/simulate", buf, sizeof buf), 1);
+    assert_string_equal(buf, "POST");
+    assert_int_equal(router_allow("/v1/nothing", buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+}
+
+static void
+test_query_params(void **state)
+{
+    (void)state;
+    const struct route *r;
+    long long id;
+    assert_int_equal(RM("GET", "/v1/studies/1/trials", &r, &id), HPOD_OK);
+    assert_true(router_query_ok(r, "state"));
+    assert_true(router_query_ok(r, "limit"));
+    assert_true(router_query_ok(r, "offset"));
+    assert_false(router_query_ok(r, "off"));
+    assert_false(router_query_ok(r, "offsets"));
+    assert_false(router_query_ok(r, ""));
+    assert_false(router_query_ok(r, "limit,offset"));
+    assert_int_equal(RM("GET", "/healthz", &r, &id), HPOD_OK);
+    assert_false(router_query_ok(r, "limit"));
+}
+
+static void
 test_status_codes(void **state)
 {
     (void)state;
@@ -115,7 +149,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match),        cmocka_unit_test(test_names),
         cmocka_unit_test(test_no_match),     cmocka_unit_test(test_table_sane),
-        cmocka_unit_test(test_status_codes),
+        cmocka_unit_test(test_status_codes), cmocka_unit_test(test_allow),
+        cmocka_unit_test(test_query_params),
     };
     return cmocka_run_group_tests_name("router", tests, NULL, NULL);
 }
