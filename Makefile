@@ -130,6 +130,7 @@ check-layers:
 	@echo "layers ok"
 
 lint: check-layers lint-spec
+	@sh scripts/deps.sh lint
 	clang-format --dry-run --Werror core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c
 
 # Not a prerequisite of test: make test never needs node or npm.
