@@ -11,6 +11,7 @@
  * reported) are never on the front. No SQL here (store/), the numerics are
  * core/pareto.
  */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -57,6 +58,19 @@ cmp_completion(const void *a, const void *b)
 }
 
 static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * A hypervolume as JSON can carry it: one that overflows (values near
+ * ±DBL_MAX) saturates at DBL_MAX, which it is at least, rather than
+ * reading as nothing; NaN (no volume to speak of) is 0.
+ */
+static double
+finite_volume(double v)
+{
+    if (isnan(v))
+        return 0.0;
+    return isinf(v) ? DBL_MAX : v;
+}
 
 enum hpod_status
 handle_study_pareto(struct req *rq)
@@ -133,8 +147,7 @@ handle_study_pareto(struct req *rq)
         if (st != HPOD_OK)
             goto out;
         hv = pareto_hypervolume(yf, kf, m, d.obj_sense, ref);
-        if (!isfinite(hv))
-            hv = 0.0;
+        hv = finite_volume(hv);
         ref_json = json_object();
         for (size_t j = 0; j < m; j++)
             json_object_set_new(ref_json, d.obj_names[j], json_real(ref[j]));
@@ -183,11 +196,11 @@ handle_study_pareto(struct req *rq)
                 na++;
             }
             double h = pareto_hypervolume(acc, na, m, d.obj_sense, ref);
-            json_array_append_new(
-                hist,
-                json_pack("{s:I, s:I, s:f}", "n_completed", (json_int_t)(i + 1),
-                          "trial", (json_int_t)rows[ord[i]].id, "hypervolume",
-                          isfinite(h) ? h : 0.0));
+            json_array_append_new(hist,
+                                  json_pack("{s:I, s:I, s:f}", "n_completed",
+                                            (json_int_t)(i + 1), "trial",
+                                            (json_int_t)rows[ord[i]].id,
+                                            "hypervolume", finite_volume(h)));
         }
         free(ord);
         free(acc);

@@ -3744,6 +3744,11 @@ def t_pareto_huge(c):
     check(set(ref) == {"bleu", "gpu_time"} and all(math.isfinite(v) for v in ref.values())
           and math.isfinite(p["hypervolume"]), "reference %r, hypervolume %r"
           % (ref, p["hypervolume"]))
+    # The volume itself overflows a double: it saturates at the largest one
+    # (it is at least that), never 0, in the answer and in its history.
+    check(p["hypervolume"] == sys.float_info.max
+          and p["history"][-1]["hypervolume"] == sys.float_info.max,
+          "hypervolume %r, history %r" % (p["hypervolume"], p["history"]))
 
 
 @test("reports across studies: a trial takes only its own study's metrics (422), and a "
