@@ -580,8 +580,10 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
-/* libmicrohttpd's own error messages, as our log lines (not raw stderr). */
-static void
+/* libmicrohttpd's own error messages, as our log lines (not raw stderr).
+ * The format attribute tells clang's -Wformat-nonliteral (-Wformat=2)
+ * that fmt is a printf format from the caller, as gcc assumes. */
+__attribute__((format(printf, 2, 0))) static void
 on_mhd_error(void *cls, const char *fmt, va_list ap)
 {
     char msg[512];
