@@ -11,8 +11,12 @@
 #                        through redocly and swagger-cli (npm, pinned,
 #                        installed under $(O)/npm; skipped with a notice
 #                        when npm or its registry is unreachable)
+#   make fuzz            libFuzzer harnesses (clang) over the request parsers,
+#                        FUZZ_SECONDS each (default 60), FUZZ_TARGETS (default
+#                        all), FUZZ_JOBS parallel processes per target
+#                        (default 1); new inputs go to build/fuzz/fuzz/corpus
 #
-# Variables: MODE=release|asan|debug, O=build root (default build).
+# Variables: MODE=release|asan|debug|fuzz, O=build root (default build).
 
 MODE    ?= release
 O       ?= build
@@ -29,7 +33,16 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -MMD -MP -I. 
 LDLIBS  += $(PKGLIBS) -llapacke -lopenblas -lm -lpthread
 TESTLIBS = -lcmocka
 
-ifeq ($(MODE),asan)
+# MODE=fuzz builds only the libFuzzer harnesses (tests/fuzz/fuzz_*.c):
+# objects instrumented for coverage (fuzzer-no-link) and checked by ASan
+# and UBSan, libFuzzer's main linked into each harness.
+ifeq ($(MODE),fuzz)
+  CC      := clang
+  CFLAGS  += -O1 -fno-omit-frame-pointer \
+             -fsanitize=fuzzer-no-link,address,undefined \
+             -fno-sanitize-recover=all
+  FUZZ_LDFLAGS := -fsanitize=fuzzer,address,undefined
+else ifeq ($(MODE),asan)
   CFLAGS  += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
              -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=address,undefined
@@ -54,15 +67,26 @@ CORE_TEST_SRC := $(filter $(patsubst core/%.c,tests/unit/test_%.c,$(CORE_SRC)),$
 APP_TEST_SRC  := $(filter-out $(CORE_TEST_SRC),$(UNIT_SRC))
 CORE_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(CORE_TEST_SRC))
 APP_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(APP_TEST_SRC))
+# Fuzz harnesses: MODE=fuzz links each with libFuzzer (B/fuzz/fuzz_T);
+# every other mode links it with a main() that replays the repository
+# corpus tests/fuzz/corpus/T once (B/tests/test_fuzz_T, run by make test).
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
+FUZZERS    := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_NAMES))
+FUZZ_REPLAY := $(patsubst %,$(B)/tests/test_fuzz_%,$(FUZZ_NAMES))
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_JOBS    ?= 1
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all hpod unit benches test test-valgrind run bench deps lint fmt \
-        check-layers lint-spec clean
+        check-layers lint-spec clean fuzz fuzzers
 
 all: hpod
 hpod: $(B)/hpod
-unit: $(CORE_TESTS) $(APP_TESTS)
+unit: $(CORE_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
+fuzzers: $(FUZZERS)
 benches: $(BENCHES)
 
 $(B)/hpod: $(ALL_OBJ) $(B)/server/main.o
@@ -92,6 +116,19 @@ $(CORE_TESTS): $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJ)
 $(APP_TESTS): $(B)/tests/%: $(B)/tests/%.o $(ALL_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS) $(LDLIBS)
 
+$(B)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(FUZZERS): $(B)/fuzz/fuzz_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/check.o \
+           $(ALL_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(FUZZ_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(FUZZ_REPLAY): $(B)/tests/test_fuzz_%: $(B)/tests/fuzz/fuzz_%.o \
+                $(B)/tests/fuzz/check.o $(B)/tests/fuzz/replay.o $(ALL_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(B)/tests/bench_%.o: tests/bench/bench_%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -120,6 +157,13 @@ bench: deps
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod benches
 	sh tests/bench/run.sh $(O)/release
 
+# make fuzz: not part of make test (it runs for minutes); exits non-zero
+# if any harness crashed, leaked or tripped a sanitizer.
+fuzz: deps
+	$(MAKE) --no-print-directory MODE=fuzz O=$(O) fuzzers
+	sh tests/fuzz/run.sh $(O)/fuzz "$(FUZZ_SECONDS)" "$(FUZZ_JOBS)" \
+	    $(FUZZ_TARGETS)
+
 check-layers:
 	@if grep -nE '#include *[<"](jansson|libpq-fe|microhttpd|stdio)\.h' core/*.[ch]; then \
 	    echo "core/ must stay pure: no JSON, SQL, HTTP or stdio"; exit 1; fi
@@ -131,14 +175,14 @@ check-layers:
 
 lint: check-layers lint-spec
 	@sh scripts/deps.sh lint
-	clang-format --dry-run --Werror core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c
+	clang-format --dry-run --Werror core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c tests/fuzz/*.[ch]
 
 # Not a prerequisite of test: make test never needs node or npm.
 lint-spec:
 	@sh scripts/lint_spec.sh $(O)/npm
 
 fmt:
-	clang-format -i core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c
+	clang-format -i core/*.[ch] store/*.[ch] handlers/*.[ch] server/*.[ch] tests/unit/*.c tests/fuzz/*.[ch]
 
 clean:
 	rm -rf $(O)

@@ -27,6 +27,7 @@
 #include "core/sh.h"
 #include "core/simulate.h"
 #include "handlers/bench_tables.h"
+#include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
 #include "handlers/json_model.h"
 #include "handlers/simrun.h"
@@ -511,34 +512,31 @@ same_row(const double *x, const double *y, size_t w)
     return memcmp(x, y, w * sizeof *x) == 0;
 }
 
-/*
- * Validates an import body; on success *def (new) is the normalized
- * definition {"params": [...with choices...], "metrics": [...]}.
- */
-static enum hpod_status
-validate_import(struct req *rq, const char **name_out, json_t **def_out)
+/* See benchmarks.h. */
+enum hpod_status
+benchmark_import_validate(json_t *body, const char **name_out, json_t **def_out,
+                          struct hpod_err *err)
 {
     static const char *const keys[] = {"name", "params", "metrics", "rows",
                                        NULL};
     static const char *const pkeys[] = {"name", "type", "log", NULL};
-    json_t *body = rq->body, *params, *metrics, *rows, *v;
+    json_t *params, *metrics, *rows, *v;
     json_t *nparams = NULL, *def = NULL;
     double *raw = NULL;
     enum hpod_status st;
     char f[192];
 
     *def_out = NULL;
-    if ((st = json_check_keys(body, keys, "", &rq->err)) != HPOD_OK)
+    if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK)
         return st;
     v = json_object_get(body, "name");
     if (!v)
-        return hpod_fail(&rq->err, HPOD_EINVAL, "name", "name is required");
+        return hpod_fail(err, HPOD_EINVAL, "name", "name is required");
     if (!json_is_string(v))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "name",
-                         "name must be a string");
+        return hpod_fail(err, HPOD_EINVAL, "name", "name must be a string");
     *name_out = json_string_value(v);
     if (!valid_import_name(*name_out))
-        return hpod_fail(&rq->err, HPOD_EUNPROC, "name",
+        return hpod_fail(err, HPOD_EUNPROC, "name",
                          "name must be \"namespace/name\", each part 1 to 64 "
                          "letters, digits, '_', '.' or '-', namespace not "
                          "nmthpo or nmtlc");
@@ -546,27 +544,27 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
     metrics = json_object_get(body, "metrics");
     rows = json_object_get(body, "rows");
     if (!params || !json_is_array(params))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "params",
+        return hpod_fail(err, HPOD_EINVAL, "params",
                          params ? "params must be an array"
                                 : "params is required");
     if (!metrics || !json_is_array(metrics))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "metrics",
+        return hpod_fail(err, HPOD_EINVAL, "metrics",
                          metrics ? "metrics must be an array"
                                  : "metrics is required");
     if (!rows || !json_is_array(rows))
-        return hpod_fail(&rq->err, HPOD_EINVAL, "rows",
+        return hpod_fail(err, HPOD_EINVAL, "rows",
                          rows ? "rows must be an array" : "rows is required");
     size_t np = json_array_size(params), nm = json_array_size(metrics);
     size_t n = json_array_size(rows);
     if (np == 0 || np > IMPORT_MAX_PARAMS)
-        return hpod_fail(&rq->err, HPOD_EUNPROC, "params",
+        return hpod_fail(err, HPOD_EUNPROC, "params",
                          "params must hold 1 to %d parameters",
                          IMPORT_MAX_PARAMS);
     if (nm == 0 || nm > IMPORT_MAX_METRICS)
-        return hpod_fail(&rq->err, HPOD_EUNPROC, "metrics",
+        return hpod_fail(err, HPOD_EUNPROC, "metrics",
                          "metrics must hold 1 to %d names", IMPORT_MAX_METRICS);
     if (n == 0 || n > IMPORT_MAX_ROWS)
-        return hpod_fail(&rq->err, HPOD_EUNPROC, "rows",
+        return hpod_fail(err, HPOD_EUNPROC, "rows",
                          "rows must hold 1 to %d rows", IMPORT_MAX_ROWS);
 
     /* Column names: params then metrics, all distinct. */
@@ -578,10 +576,10 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         json_t *lg;
         snprintf(f, sizeof f, "params[%zu]", k);
         if (!json_is_object(p)) {
-            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be an object", f);
+            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be an object", f);
             break;
         }
-        if ((st = json_check_keys(p, pkeys, f, &rq->err)) != HPOD_OK)
+        if ((st = json_check_keys(p, pkeys, f, err)) != HPOD_OK)
             break;
         json_t *pn = json_object_get(p, "name"),
                *pt = json_object_get(p, "type");
@@ -592,7 +590,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                      !json_is_string(pn)   ? "name"
                      : !json_is_string(pt) ? "type"
                                            : "log");
-            st = hpod_fail(&rq->err, HPOD_EINVAL, f,
+            st = hpod_fail(err, HPOD_EINVAL, f,
                            "%s is missing or has "
                            "the wrong type",
                            f);
@@ -603,17 +601,17 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         snprintf(f, sizeof f, "params[%zu].type", k);
         if (strcmp(types[k], "float") && strcmp(types[k], "int") &&
             strcmp(types[k], "categorical"))
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+            st = hpod_fail(err, HPOD_EUNPROC, f,
                            "type must be float, int or categorical");
         else if (json_is_true(lg) && types[k][0] == 'c')
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+            st = hpod_fail(err, HPOD_EUNPROC, f,
                            "a categorical parameter cannot be log-scaled");
     }
     for (size_t m = 0; m < nm && st == HPOD_OK; m++) {
         json_t *mv = json_array_get(metrics, m);
         snprintf(f, sizeof f, "metrics[%zu]", m);
         if (!json_is_string(mv))
-            st = hpod_fail(&rq->err, HPOD_EINVAL, f, "%s must be a string", f);
+            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be a string", f);
         else
             cols[np + m] = json_string_value(mv);
     }
@@ -623,14 +621,14 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         else
             snprintf(f, sizeof f, "metrics[%zu]", c - np);
         if (!valid_part(cols[c], strlen(cols[c])))
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+            st = hpod_fail(err, HPOD_EUNPROC, f,
                            "column name \"%.64s\" must be 1 to 64 letters, "
                            "digits, '_', '.' or '-'",
                            cols[c]);
         for (size_t c2 = 0; c2 < c && st == HPOD_OK; c2++)
             if (strcmp(cols[c], cols[c2]) == 0)
-                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
-                               "duplicate column \"%s\"", cols[c]);
+                st = hpod_fail(err, HPOD_EUNPROC, f, "duplicate column \"%s\"",
+                               cols[c]);
     }
 
     /* Rows: every column present with the right type, nothing else. */
@@ -643,8 +641,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         const char *key;
         snprintf(f, sizeof f, "rows[%zu]", i);
         if (!json_is_object(r)) {
-            st =
-                hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be an object", f);
+            st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be an object", f);
             break;
         }
         json_object_foreach(r, key, v)
@@ -654,8 +651,8 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                 ;
             if (c == np + nm) {
                 snprintf(f, sizeof f, "rows[%zu].%.64s", i, key);
-                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
-                               "unknown column \"%.64s\"", key);
+                st = hpod_fail(err, HPOD_EUNPROC, f, "unknown column \"%.64s\"",
+                               key);
                 break;
             }
         }
@@ -663,10 +660,10 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
             snprintf(f, sizeof f, "rows[%zu].%s", i, cols[c]);
             v = json_object_get(r, cols[c]);
             if (!v) {
-                st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s is missing", f);
+                st = hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
             } else if (c < np && types[c][0] == 'c') {
                 if (!json_is_string(v) || json_string_length(v) == 0)
-                    st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                    st = hpod_fail(err, HPOD_EUNPROC, f,
                                    "%s must be a non-empty string", f);
                 else {
                     size_t q;
@@ -678,13 +675,12 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                 }
             } else if (c < np && types[c][0] == 'i' ? !json_is_integer(v)
                                                     : !json_is_number(v)) {
-                st = hpod_fail(&rq->err, HPOD_EUNPROC, f, "%s must be %s", f,
+                st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be %s", f,
                                c < np && types[c][0] == 'i' ? "an integer"
                                                             : "a number");
             } else if ((c < np && types[c][0] == 'i'
-                            ? json_int_field(v, f, &x, &rq->err)
-                            : json_number_field(v, f, &x, &rq->err)) !=
-                       HPOD_OK) {
+                            ? json_int_field(v, f, &x, err)
+                            : json_number_field(v, f, &x, err)) != HPOD_OK) {
                 /* Held as doubles (parameters in core/space, metrics in
                  * the table): a number a double would round is refused. */
                 st = HPOD_EUNPROC;
@@ -692,7 +688,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
                        json_is_true(
                            json_object_get(json_array_get(params, c), "log")) &&
                        !(json_number_value(v) > 0)) {
-                st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                st = hpod_fail(err, HPOD_EUNPROC, f,
                                "%s must be > 0 for a log-scaled parameter", f);
             }
         }
@@ -743,7 +739,7 @@ validate_import(struct req *rq, const char **name_out, json_t **def_out)
         }
         if (space_find_duplicate(raw, n, np, &first, &later)) {
             snprintf(f, sizeof f, "rows[%zu]", later);
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, f,
+            st = hpod_fail(err, HPOD_EUNPROC, f,
                            "rows[%zu] has the configuration of rows[%zu]",
                            later, first);
         }
@@ -772,7 +768,8 @@ handle_benchmark_import(struct req *rq)
     struct bench_ref ref;
     enum hpod_status st;
 
-    if ((st = validate_import(rq, &name, &def)) != HPOD_OK)
+    if ((st = benchmark_import_validate(rq->body, &name, &def, &rq->err)) !=
+        HPOD_OK)
         return st;
     def_text = json_dump_text(def, 0);
     rows_text = json_dump_text(json_object_get(rq->body, "rows"), 0);
@@ -1324,18 +1321,6 @@ lc_algo_int(struct req *rq, json_t *a, const char *key, long long lo,
     return HPOD_OK;
 }
 
-/*
- * What a curve simulation runs, parsed from "algorithm": successive
- * halving (`sh`: p, c, rank, round_up; core/sh.h) or ASHA (`asha`: r, u,
- * R, p, keep; core/asha_sim.h, promotion mode). The ranges are those of
- * the study validator's asha (handlers/json_model.c), R required.
- */
-struct lc_algo {
-    int is_asha;
-    struct sh_params sh;
-    struct asha_params asha;
-};
-
 static enum hpod_status
 lc_algo_parse(struct req *rq, json_t *a, struct lc_algo *out, json_t **norm)
 {
@@ -1609,41 +1594,67 @@ out:
  * like every simulation; its sequences are the curves (0-based rows of
  * the set, file order) each run drew, in draw order.
  */
-static enum hpod_status
-simulate_curves(struct req *rq, const struct bench_lc_set *set)
+/* See benchmarks.h. */
+enum hpod_status
+sim_curves_parse(struct req *rq, const struct bench_lc_set *set,
+                 struct sim_curves_req *out)
 {
     static const char *const keys[] = {"algorithm", "configs", "repeats",
                                        "seed",      "workers", NULL};
-    struct lc_algo la;
-    json_t *norm = NULL, *metrics = NULL, *runs = NULL, *summary = NULL;
-    long long configs, repeats, seed, workers;
-    size_t *draws = NULL, *lens = NULL;
     enum hpod_status st;
 
+    memset(out, 0, sizeof *out);
     if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK ||
-        (st = lc_algo_parse(rq, json_object_get(rq->body, "algorithm"), &la,
-                            &norm)) != HPOD_OK ||
-        (st = opt_int(rq, "configs", 1, 1000000, 40, &configs)) != HPOD_OK ||
-        (st = opt_int(rq, "repeats", 1, SIM_MAX_REPEATS, 100, &repeats)) !=
+        (st = lc_algo_parse(rq, json_object_get(rq->body, "algorithm"),
+                            &out->la, &out->norm)) != HPOD_OK ||
+        (st = opt_int(rq, "configs", 1, 1000000, 40, &out->configs)) !=
             HPOD_OK ||
-        (st = opt_int(rq, "seed", 0, (1LL << 53) - 1, 0, &seed)) != HPOD_OK ||
-        (st = opt_int(rq, "workers", 1, LC_MAX_WORKERS, 4, &workers)) !=
+        (st = opt_int(rq, "repeats", 1, SIM_MAX_REPEATS, 100, &out->repeats)) !=
+            HPOD_OK ||
+        (st = opt_int(rq, "seed", 0, (1LL << 53) - 1, 0, &out->seed)) !=
+            HPOD_OK ||
+        (st = opt_int(rq, "workers", 1, LC_MAX_WORKERS, 4, &out->workers)) !=
             HPOD_OK)
         goto out;
-    if ((size_t)configs > set->n) {
+    if ((size_t)out->configs > set->n) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "configs",
                        "configs must be between 1 and %zu, the curves of %s",
                        set->n, set->name);
         goto out;
     }
-    if (!la.is_asha && json_object_get(rq->body, "workers")) {
+    if (!out->la.is_asha && json_object_get(rq->body, "workers")) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "workers",
                        "workers applies to asha only");
         goto out;
     }
     /* Runs are seeded seed, seed+1, ...: an algorithm.seed plays no part,
      * so the stored algorithm shows the body's. */
-    json_object_set_new(norm, "seed", json_integer(seed));
+    json_object_set_new(out->norm, "seed", json_integer(out->seed));
+out:
+    if (st != HPOD_OK) {
+        json_decref(out->norm);
+        out->norm = NULL;
+    }
+    return st;
+}
+
+static enum hpod_status
+simulate_curves(struct req *rq, const struct bench_lc_set *set)
+{
+    struct sim_curves_req cr;
+    json_t *norm = NULL, *metrics = NULL, *runs = NULL, *summary = NULL;
+    long long configs, repeats, seed, workers;
+    size_t *draws = NULL, *lens = NULL;
+    enum hpod_status st;
+
+    if ((st = sim_curves_parse(rq, set, &cr)) != HPOD_OK)
+        return st;
+    struct lc_algo la = cr.la;
+    norm = cr.norm;
+    configs = cr.configs;
+    repeats = cr.repeats;
+    seed = cr.seed;
+    workers = cr.workers;
     draws = xmalloc((size_t)repeats * (size_t)configs * sizeof *draws);
     lens = xmalloc((size_t)repeats * sizeof *lens);
     for (long long k = 0; k < repeats; k++)
@@ -1678,35 +1689,23 @@ out:
     return st;
 }
 
+/* See benchmarks.h. */
 enum hpod_status
-handle_benchmark_simulate(struct req *rq)
+sim_table_parse(struct req *rq, struct sim_table_req *out)
 {
     static const char *const keys[] = {
         "algorithm",  "repeats",     "init",   "seed",
         "objective",  "tolerance",   "budget", "pareto_budget",
         "objectives", "constraints", NULL};
-    struct bench_ref ref;
     struct algo_def algo;
-    json_t *norm_algo = NULL, *v, *summary = NULL, *objs, *cons;
-    long long repeats, init, seed, budget, pbudget;
-    double tol;
-    const char *obj_name = "bleu", *goal = "maximize", *of;
-    char f[64];
-    size_t *seqs = NULL, *lens = NULL;
-    enum hpod_status *status = NULL, st;
-    double *y = NULL;
+    json_t *norm_algo = NULL, *v, *objs;
+    long long repeats, init, seed, budget;
+    enum hpod_status st;
 
-    /* A table that does not exist is a 404 before anything else. */
-    if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
-        return st;
-    if (ref.curves) {
-        st = simulate_curves(rq, ref.curves);
-        goto out;
-    }
+    memset(out, 0, sizeof *out);
     if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
         goto out;
     objs = json_object_get(rq->body, "objectives");
-    cons = json_object_get(rq->body, "constraints");
     if (objs && json_object_get(rq->body, "objective")) {
         st = hpod_fail(&rq->err, HPOD_EINVAL, "objective",
                        "give objectives or its alias objective, not both");
@@ -1740,6 +1739,50 @@ handle_benchmark_simulate(struct req *rq)
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
      * part, so the stored algorithm says so rather than show a fresh one. */
     json_object_set_new(norm_algo, "seed", json_integer(seed));
+    out->algo = algo;
+    out->norm_algo = norm_algo;
+    norm_algo = NULL;
+    out->repeats = repeats;
+    out->init = init;
+    out->seed = seed;
+    out->budget = budget;
+out:
+    json_decref(norm_algo);
+    return st;
+}
+
+enum hpod_status
+handle_benchmark_simulate(struct req *rq)
+{
+    struct sim_table_req tr;
+    struct bench_ref ref;
+    struct algo_def algo;
+    json_t *norm_algo = NULL, *v, *summary = NULL, *objs, *cons;
+    long long repeats, init, seed, budget, pbudget;
+    double tol;
+    const char *obj_name = "bleu", *goal = "maximize", *of;
+    char f[64];
+    size_t *seqs = NULL, *lens = NULL;
+    enum hpod_status *status = NULL, st;
+    double *y = NULL;
+
+    /* A table that does not exist is a 404 before anything else. */
+    if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
+        return st;
+    if (ref.curves) {
+        st = simulate_curves(rq, ref.curves);
+        goto out;
+    }
+    if ((st = sim_table_parse(rq, &tr)) != HPOD_OK)
+        goto out;
+    algo = tr.algo;
+    norm_algo = tr.norm_algo;
+    repeats = tr.repeats;
+    init = tr.init;
+    seed = tr.seed;
+    budget = tr.budget;
+    objs = json_object_get(rq->body, "objectives");
+    cons = json_object_get(rq->body, "constraints");
     const struct bench_table *t = ref.table;
     /* "objectives" with one entry is the single-objective run, as in a
      * study definition; "objective" is its older alias. More entries, a

@@ -198,12 +198,70 @@ http_status_code(enum hpod_status st)
     return 500;
 }
 
-static json_t *
-error_json(enum hpod_status st, const struct hpod_err *err)
+/*
+ * Length of the UTF-8 sequence at s (1 to 4 bytes), or 0 if it is not a
+ * valid one by jansson's rules (no overlong forms, surrogates or code
+ * points past U+10FFFF). Stops at the NUL, which is never a continuation.
+ */
+static size_t
+utf8_seq(const unsigned char *s)
 {
-    const char *msg = err->msg[0] ? err->msg : "request failed";
-    return json_pack("{s:{s:s, s:s, s:s}}", "error", "code",
-                     hpod_status_str(st), "message", msg, "field", err->field);
+    unsigned cp, c = s[0];
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/*
+ * utf8_clean - a copy of s (new string) with every byte that does not
+ * belong to a valid UTF-8 sequence replaced by '?'. Client bytes reach
+ * error messages and the access log (a path, a key cut at 60 bytes in the
+ * middle of a character) and jansson refuses to encode invalid UTF-8: the
+ * reply would otherwise be an empty body instead of the error JSON.
+ */
+static char *
+utf8_clean(const char *s)
+{
+    char *out = xstrdup(s);
+    for (size_t i = 0; out[i];) {
+        size_t n = utf8_seq((const unsigned char *)out + i);
+        if (n == 0) {
+            out[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+    return out;
+}
+
+json_t *
+http_error_json(enum hpod_status st, const struct hpod_err *err)
+{
+    char *msg = utf8_clean(err->msg[0] ? err->msg : "request failed");
+    char *field = utf8_clean(err->field);
+    json_t *out =
+        json_pack("{s:{s:s, s:s, s:s}}", "error", "code", hpod_status_str(st),
+                  "message", msg, "field", field);
+    free(msg);
+    free(field);
+    return out;
 }
 
 static const char *
@@ -268,6 +326,32 @@ check_query(struct MHD_Connection *conn, const struct route *route,
                      route->query ? route->query : "none");
 }
 
+enum hpod_status
+http_parse_body(const char *text, size_t len, json_t **out,
+                struct hpod_err *err)
+{
+    json_error_t jerr;
+    json_t *body;
+
+    *out = NULL;
+    if (len == 0) {
+        *out = json_object();
+        return HPOD_OK;
+    }
+    body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!body)
+        return hpod_fail(err, HPOD_EINVAL, "",
+                         "malformed JSON at line %d column %d: %s", jerr.line,
+                         jerr.column, jerr.text);
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return hpod_fail(err, HPOD_EINVAL, "",
+                         "request body must be a JSON object");
+    }
+    *out = body;
+    return HPOD_OK;
+}
+
 /* Parse, route, run the handler. Fills rq's reply in every case. */
 static void
 dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
@@ -276,7 +360,6 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     const struct route *route = NULL;
     json_t *body = NULL;
     enum hpod_status st;
-    json_error_t jerr;
 
     st = router_match(rq->method, rq->path, &route, &rq->id, rq->name,
                       sizeof rq->name);
@@ -307,21 +390,9 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
                            ct ? ct : "");
             goto out;
         }
-        body = json_loadb(h->body, h->len, JSON_REJECT_DUPLICATES, &jerr);
-        if (!body) {
-            st = hpod_fail(&rq->err, HPOD_EINVAL, "",
-                           "malformed JSON at line %d column %d: %s", jerr.line,
-                           jerr.column, jerr.text);
-            goto out;
-        }
-        if (!json_is_object(body)) {
-            st = hpod_fail(&rq->err, HPOD_EINVAL, "",
-                           "request body must be a JSON object");
-            goto out;
-        }
-    } else {
-        body = json_object();
     }
+    if ((st = http_parse_body(h->body, h->len, &body, &rq->err)) != HPOD_OK)
+        goto out;
     rq->body = body;
     if (route->needs_db) {
         st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);
@@ -339,7 +410,7 @@ out:
         free(rq->reply_text);
         rq->reply_text = NULL;
         rq->status = http_status_code(st);
-        rq->reply = error_json(st, &rq->err);
+        rq->reply = http_error_json(st, &rq->err);
         /* A database failure is logged by store/db.c: the SQLSTATE of a
          * failed query, or one line when the database goes away and one
          * when it is back, not one per request. */
@@ -374,20 +445,24 @@ log_access(struct MHD_Connection *conn, const char *method, const char *path,
     const union MHD_ConnectionInfo *ci;
     char remote[INET6_ADDRSTRLEN] = "";
     json_t *fields;
-    char *text;
+    char *text, *m, *p;
 
     if (!hpod_log_enabled(HPOD_LOG_INFO))
         return;
     ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (ci)
         http_format_addr(ci->client_addr, remote, sizeof remote);
+    m = utf8_clean(method);
+    p = utf8_clean(path);
     fields = json_pack("{s:s, s:s, s:s, s:i, s:f}", "remote", remote, "method",
-                       method, "path", path, "status", status, "duration_ms",
+                       m, "path", p, "status", status, "duration_ms",
                        (double)llround(ms * 1000.0) / 1000.0);
     text = fields ? json_dump_text(fields, 0) : NULL;
     hpod_log_event(HPOD_LOG_INFO, "request", text);
     free(text);
     json_decref(fields);
+    free(m);
+    free(p);
 }
 
 static enum MHD_Result
@@ -505,8 +580,10 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     *con_cls = NULL;
 }
 
-/* libmicrohttpd's own error messages, as our log lines (not raw stderr). */
-static void
+/* libmicrohttpd's own error messages, as our log lines (not raw stderr).
+ * The format attribute tells clang's -Wformat-nonliteral (-Wformat=2)
+ * that fmt is a printf format from the caller, as gcc assumes. */
+__attribute__((format(printf, 2, 0))) static void
 on_mhd_error(void *cls, const char *fmt, va_list ap)
 {
     char msg[512];

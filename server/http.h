@@ -6,6 +6,7 @@
 #ifndef HPOD_HTTP_H
 #define HPOD_HTTP_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "core/status.h"
@@ -34,6 +35,25 @@ void http_stop(struct http_server *s);
  * anything else. For the access log's "remote". */
 struct sockaddr;
 void http_format_addr(const struct sockaddr *sa, char *out, size_t cap);
+
+/*
+ * http_error_json - the error body of DESIGN.md §2 for st and err (new
+ * reference): {"error": {"code", "message", "field"}}, with any byte of
+ * message or field that is not UTF-8 replaced by '?'. NULL only when out
+ * of memory.
+ */
+json_t *http_error_json(enum hpod_status st, const struct hpod_err *err);
+
+/*
+ * http_parse_body - a request body as the server decodes it: len bytes of
+ * text (need not be NUL-terminated) parsed as JSON with duplicate keys
+ * rejected and jansson's own depth limit; an empty body is {}. On HPOD_OK
+ * *out is a new reference to an object; otherwise *out is NULL and err
+ * says why (HPOD_EINVAL: malformed JSON, or not an object). Pure: the
+ * fuzz harnesses call it on arbitrary bytes.
+ */
+enum hpod_status http_parse_body(const char *text, size_t len, json_t **out,
+                                 struct hpod_err *err);
 
 /* Prometheus text of request counters and latency histograms (new). */
 char *http_metrics_text(void);

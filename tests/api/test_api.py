@@ -1155,6 +1155,8 @@ def bad_cases():
         body=study(space=space(3, choices=["adam", ""])))
     add("duplicate values", "POST", P, 422, IA, prefix="space[2].values",
         body=study(space=space(2, values=[10000, 10000])))
+    add("unknown field cut inside a UTF-8 character", "POST", P, 400, IA,
+        body=study(**{"colours" + "\u00e9" * 30: 1}))
     add("int range with non-integer bounds", "POST", P, (400, 422), IA, prefix="space[1]",
         body=study(space=space(1, low=1.5)))
     add("unknown param type", "POST", P, 422, IA, "space[0].type",
@@ -1255,6 +1257,7 @@ def bad_cases():
     add("trials of an unknown study", "GET", "/v1/studies/987654321/trials", 404, "not_found")
     add("unknown path", "GET", "/v1/nothing", 404, "not_found")
     add("unknown top-level path", "GET", "/nothing", 404, "not_found")
+    add("path with bytes that are not UTF-8", "GET", "/v1/studies/%ff%e9", 404, "not_found")
     add("PUT on /v1/studies", "PUT", P, 405, "method_not_allowed", body={})
     add("DELETE on a trial", "DELETE", "/v1/trials/{L}", 405, "method_not_allowed")
     add("GET on suggest", "GET", S, 405, "method_not_allowed")

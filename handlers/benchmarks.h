@@ -1,0 +1,74 @@
+/*
+ * handlers/benchmarks.h - the request validators of handlers/benchmarks.c
+ * that need neither the database nor a table's rows: the handlers call
+ * them first, and the fuzz harnesses (tests/fuzz) call them on arbitrary
+ * bodies.
+ */
+#ifndef HPOD_BENCHMARKS_H
+#define HPOD_BENCHMARKS_H
+
+#include <jansson.h>
+
+#include "core/asha_sim.h"
+#include "core/sh.h"
+#include "core/status.h"
+#include "handlers/bench_tables.h"
+#include "handlers/handlers.h"
+#include "handlers/json_model.h"
+
+/*
+ * benchmark_import_validate - checks a POST /v1/benchmarks body (borrowed):
+ * name, params, metrics and rows. On HPOD_OK *name is borrowed from body
+ * and *def a new reference to the normalized definition {"params": [...
+ * with sorted choices...], "metrics": [...]}; otherwise *def is NULL and
+ * err names the field (400 shape, 422 rule).
+ */
+enum hpod_status benchmark_import_validate(json_t *body, const char **name,
+                                           json_t **def, struct hpod_err *err);
+
+/*
+ * What a curve simulation runs, parsed from "algorithm": successive
+ * halving (`sh`: p, c, rank, round_up; core/sh.h) or ASHA (`asha`: r, u,
+ * R, p, keep; core/asha_sim.h, promotion mode). The ranges are those of
+ * the study validator's asha (handlers/json_model.c), R required.
+ */
+struct lc_algo {
+    int is_asha;
+    struct sh_params sh;
+    struct asha_params asha;
+};
+
+/* A simulate request on a learning-curve set, validated. */
+struct sim_curves_req {
+    struct lc_algo la;
+    json_t *norm; /* new reference: the normalized algorithm */
+    long long configs, repeats, seed, workers;
+};
+
+/*
+ * sim_curves_parse - validates POST /v1/benchmarks/{name}/simulate for the
+ * curve set set (only its name and n are read). Reads rq->body and
+ * rq->name, writes rq->err; nothing else of rq. On failure out->norm is
+ * NULL.
+ */
+enum hpod_status sim_curves_parse(struct req *rq,
+                                  const struct bench_lc_set *set,
+                                  struct sim_curves_req *out);
+
+/* A simulate request on a lookup table, as far as it is checked without
+ * the table (objectives, constraints, tolerance and pareto_budget are
+ * checked against it). */
+struct sim_table_req {
+    struct algo_def algo;
+    json_t *norm_algo; /* new reference: the normalized algorithm */
+    long long repeats, init, seed, budget;
+};
+
+/*
+ * sim_table_parse - validates the table-independent part of a simulate
+ * request on a lookup table. Reads rq->body, writes rq->err; nothing else
+ * of rq. On failure out->norm_algo is NULL.
+ */
+enum hpod_status sim_table_parse(struct req *rq, struct sim_table_req *out);
+
+#endif
