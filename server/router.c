@@ -63,11 +63,14 @@ match(const char *pattern, const char *path, long long *id, char *name,
         if (strncmp(p, "{id}", 4) == 0) {
             size_t len = 0;
             long long v = 0;
-            while (s[len] >= '0' && s[len] <= '9' && len < 19) {
+            /* At most 18 digits: 10^18 - 1 fits a long long, and reading
+             * a 19th could overflow it. A 19th digit is then neither the
+             * end nor '/', so the path does not match. */
+            while (s[len] >= '0' && s[len] <= '9' && len < 18) {
                 v = v * 10 + (s[len] - '0');
                 len++;
             }
-            if (len == 0 || len > 18 || (s[len] && s[len] != '/') || v <= 0)
+            if (len == 0 || (s[len] && s[len] != '/') || v <= 0)
                 return 0;
             *id = v;
             p += 4;

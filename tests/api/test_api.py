@@ -1304,6 +1304,9 @@ def bad_cases():
         422, IA, "values.speed", body={"values": {"speed": 3.5}})
     add("report with a metric name of 65 characters", "POST", R, 422, IA,
         body={"values": {"m" * 65: 1.0}})
+    add("a study id of 19 digits", "GET", "/v1/studies/9999999999999999999", 404, "not_found")
+    add("a trial id of 19 digits", "POST", "/v1/trials/9999999999999999999/report", 404,
+        "not_found", body={"values": {"bleu": 1.0}})
     add("report on an unknown trial", "POST", "/v1/trials/987654321/report", 404, "not_found",
         body={"values": {"bleu": 1.0}})
     add("different final report on a completed trial", "POST", "/v1/trials/{D}/report", 409,

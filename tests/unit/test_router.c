@@ -27,6 +27,9 @@ test_match(void **state)
     assert_ptr_equal(r->handler, handle_trial_report);
     assert_int_equal(id, 7);
     assert_int_equal(RM("GET", "/v1/studies/42/", &r, &id), HPOD_OK);
+    assert_int_equal(RM("GET", "/v1/studies/999999999999999999", &r, &id),
+                     HPOD_OK);
+    assert_true(id == 999999999999999999LL);
     assert_int_equal(RM("DELETE", "/v1/studies/3", &r, &id), HPOD_OK);
     assert_ptr_equal(r->handler, handle_study_delete);
 }
@@ -67,6 +70,8 @@ test_no_match(void **state)
                            "/v1/studies/-1",
                            "/v1/studies/1x",
                            "/v1/studies/12345678901234567890",
+                           "/v1/studies/9999999999999999999",
+                           "/v1/trials/99999999999999999999999/report",
                            "/v1/nothing",
                            "/",
                            "/v1/studies/1/suggest/x",
