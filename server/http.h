@@ -37,10 +37,10 @@ struct sockaddr;
 void http_format_addr(const struct sockaddr *sa, char *out, size_t cap);
 
 /*
- * http_error_json - the error body of DESIGN.md §2 for st and err (new
- * reference): {"error": {"code", "message", "field"}}, with any byte of
- * message or field that is not UTF-8 replaced by '?'. NULL only when out
- * of memory.
+ * http_error_json - the error body of the contract (openapi/openapi.json,
+ * Error) for st and err (new reference): {"error": {"code", "message",
+ * "field"}}, with any byte of message or field that is not UTF-8 replaced by
+ * '?'. NULL only when out of memory.
  */
 json_t *http_error_json(enum hpod_status st, const struct hpod_err *err);
 

@@ -34,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_MAX_BODY 1048576
 
 /*
- * fuzz_check_failure - the contract of DESIGN.md §2 for a rejected
- * request: a 4xx status, a message, and an error body the server can
+ * fuzz_check_failure - the contract (openapi/openapi.json, Error) for a
+ * rejected request: a 4xx status, a message, and an error body the server can
  * encode (so the client gets JSON, not an empty reply).
  */
 void fuzz_check_failure(enum hpod_status st, const struct hpod_err *err);
