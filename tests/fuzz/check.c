@@ -8,6 +8,24 @@
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
 
+json_t *
+fuzz_body(const uint8_t *data, size_t size)
+{
+    struct hpod_err err = {{0}, {0}};
+    json_t *body = NULL;
+    enum hpod_status st;
+
+    if (size > FUZZ_MAX_BODY) /* the server answers 413 before parsing */
+        return NULL;
+    st = http_parse_body((const char *)data, size, &body, &err);
+    if (st != HPOD_OK) {
+        FUZZ_CHECK(body == NULL, "body returned on failure");
+        fuzz_check_failure(st, &err);
+        return NULL;
+    }
+    return body;
+}
+
 void
 fuzz_check_failure(enum hpod_status st, const struct hpod_err *err)
 {

@@ -40,4 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 void fuzz_check_failure(enum hpod_status st, const struct hpod_err *err);
 
+/*
+ * fuzz_body - data decoded as the server decodes a request body: a new
+ * reference, or NULL when the server would not get that far (over
+ * FUZZ_MAX_BODY: 413 before parsing) or refuses it, after checking that
+ * refusal with fuzz_check_failure.
+ */
+struct json_t;
+struct json_t *fuzz_body(const uint8_t *data, size_t size);
+
 #endif

@@ -22,13 +22,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *body = NULL, *def = NULL;
     enum hpod_status st;
 
-    if (size > FUZZ_MAX_BODY)
+    if (!(body = fuzz_body(data, size)))
         return 0;
-    st = http_parse_body((const char *)data, size, &body, &err);
-    if (st != HPOD_OK) {
-        fuzz_check_failure(st, &err);
-        return 0;
-    }
     st = benchmark_import_validate(body, &name, &def, &err);
     if (st != HPOD_OK) {
         FUZZ_CHECK(def == NULL, "definition returned on failure");

@@ -103,13 +103,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *body = NULL;
     enum hpod_status st;
 
-    if (size > FUZZ_MAX_BODY)
+    if (!(body = fuzz_body(data, size)))
         return 0;
-    st = http_parse_body((const char *)data, size, &body, &err);
-    if (st != HPOD_OK) {
-        fuzz_check_failure(st, &err);
-        return 0;
-    }
     st = report_from_json(body, &in, &err);
     if (st == HPOD_OK) {
         check_accepted(&in);

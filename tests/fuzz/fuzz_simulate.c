@@ -87,17 +87,10 @@ fuzz_curves(json_t *body)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct hpod_err err = {{0}, {0}};
-    json_t *body = NULL;
-    enum hpod_status st;
+    json_t *body = fuzz_body(data, size);
 
-    if (size > FUZZ_MAX_BODY)
+    if (!body)
         return 0;
-    st = http_parse_body((const char *)data, size, &body, &err);
-    if (st != HPOD_OK) {
-        fuzz_check_failure(st, &err);
-        return 0;
-    }
     fuzz_table(body);
     fuzz_curves(body);
     json_decref(body);

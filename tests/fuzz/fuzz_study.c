@@ -59,14 +59,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *body = NULL;
     enum hpod_status st;
 
-    if (size > FUZZ_MAX_BODY) /* the server answers 413 before parsing */
+    if (!(body = fuzz_body(data, size)))
         return 0;
-    st = http_parse_body((const char *)data, size, &body, &err);
-    if (st != HPOD_OK) {
-        FUZZ_CHECK(body == NULL, "body returned on failure");
-        fuzz_check_failure(st, &err);
-        return 0;
-    }
     st = study_def_from_json(body, &d, &err);
     if (st != HPOD_OK) {
         fuzz_check_failure(st, &err);
