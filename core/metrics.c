@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/mem.h"
 
@@ -183,40 +184,75 @@ metric_mean_std(const double *v, size_t k, double *mean, double *std)
     *std = sqrt(ss / (double)k);
 }
 
+static const char *const metric_names[METRIC_COUNT] = {"ftb", "ftc", "fb",
+                                                       "fto", "fta", "fbp"};
+
+const char *
+metric_name(enum metric_id id)
+{
+    return (unsigned)id < METRIC_COUNT ? metric_names[id] : NULL;
+}
+
+enum metric_id
+metric_from_name(const char *name)
+{
+    for (int k = 0; name && k < METRIC_COUNT; k++)
+        if (strcmp(name, metric_names[k]) == 0)
+            return (enum metric_id)k;
+    return METRIC_COUNT;
+}
+
+int
+metric_spec_measures(const struct metric_spec *spec, enum metric_id id)
+{
+    if ((unsigned)id >= METRIC_COUNT || (spec->skip & METRIC_BIT(id)))
+        return 0;
+    return id <= METRIC_FB ? spec->y != NULL : spec->pareto != NULL;
+}
+
 size_t
 metric_needed_length(const struct metric_spec *spec, const size_t *seq,
                      size_t len)
 {
     size_t n = spec->n;
     size_t need = spec->ninit < n ? spec->ninit : n;
+    int ftb = metric_spec_measures(spec, METRIC_FTB),
+        ftc = metric_spec_measures(spec, METRIC_FTC),
+        fb = metric_spec_measures(spec, METRIC_FB),
+        fto = metric_spec_measures(spec, METRIC_FTO),
+        fta = metric_spec_measures(spec, METRIC_FTA),
+        fbp = metric_spec_measures(spec, METRIC_FBP);
 
-    if (spec->y != NULL && metric_oracle_best(spec->y, n) < n) {
+    if ((ftb || ftc || fb) && metric_oracle_best(spec->y, n) < n) {
         size_t b = spec->fb_budget < n ? spec->fb_budget : n;
-        size_t p = raw_ftb(seq, len, spec->y, n);
-        size_t c = raw_ftc(seq, len, spec->y, n, spec->tol);
+        size_t p = ftb ? raw_ftb(seq, len, spec->y, n) : 0;
+        size_t c = ftc ? raw_ftc(seq, len, spec->y, n, spec->tol) : 0;
+        if (ftb && p == 0)
+            return 0;
         /* With tol >= 0 the best row meets the ftc target too. */
-        if (p == 0 || (c == 0 && spec->tol >= 0))
+        if (ftc && c == 0 && spec->tol >= 0)
             return 0;
         if (p > need)
             need = p;
         if (c > need)
             need = c;
-        if (b > need)
+        if (fb && b > need)
             need = b;
     }
-    if (spec->pareto != NULL) {
+    if (fto || fta || fbp) {
         size_t b = spec->fbp_budget < n ? spec->fbp_budget : n;
         size_t total = 0;
         for (size_t i = 0; i < n; i++)
             total += spec->pareto[i] != 0;
-        if (total > 0) {
-            size_t a = raw_fta(seq, len, spec->pareto, n);
+        if (total > 0 && (fto || fta)) {
+            size_t a = fta ? raw_fta(seq, len, spec->pareto, n)
+                           : raw_fto(seq, len, spec->pareto, n);
             if (a == 0)
                 return 0;
             if (a > need)
                 need = a;
         }
-        if (b > need)
+        if (fbp && b > need)
             need = b;
     }
     return need <= len ? need : 0;

@@ -90,9 +90,36 @@ size_t metric_fbp(const size_t *seq, size_t len, const unsigned char *pareto,
 void metric_mean_std(const double *v, size_t k, double *mean, double *std);
 
 /*
+ * The metrics by number, for metric_spec.skip and for callers that name
+ * them (metric_name, metric_from_name).
+ */
+enum metric_id {
+    METRIC_FTB,
+    METRIC_FTC,
+    METRIC_FB,
+    METRIC_FTO,
+    METRIC_FTA,
+    METRIC_FBP,
+    METRIC_COUNT
+};
+#define METRIC_BIT(id) (1u << (id))
+#define METRIC_SINGLE                                                          \
+    (METRIC_BIT(METRIC_FTB) | METRIC_BIT(METRIC_FTC) | METRIC_BIT(METRIC_FB))
+#define METRIC_PARETO                                                          \
+    (METRIC_BIT(METRIC_FTO) | METRIC_BIT(METRIC_FTA) | METRIC_BIT(METRIC_FBP))
+
+/* metric_name - "ftb", "ftc", ...; NULL for an id out of range. */
+const char *metric_name(enum metric_id id);
+
+/* metric_from_name - the id of name, or METRIC_COUNT if it is none. */
+enum metric_id metric_from_name(const char *name);
+
+/*
  * What a simulation must measure. A NULL y switches off ftb/ftc/fb, a NULL
- * pareto switches off fto/fta/fbp. Borrowed: the arrays must outlive every
- * call that uses the struct.
+ * pareto switches off fto/fta/fbp; skip (METRIC_BIT()s) switches off single
+ * metrics of an enabled group, so that a sequence need only be long enough
+ * for the ones asked (0: every metric its arrays enable, as before).
+ * Borrowed: the arrays must outlive every call that uses the struct.
  */
 struct metric_spec {
     const double *y;             /* n objective values (maximized), or NULL */
@@ -102,17 +129,25 @@ struct metric_spec {
     double tol;                  /* ftc tolerance (0.5; 1.0 for en-ja) */
     size_t fb_budget;            /* fb prefix (20) */
     size_t fbp_budget;           /* fbp prefix (50; 200 for sw-en, so-en) */
+    unsigned skip;               /* METRIC_BIT()s not measured */
 };
+
+/*
+ * metric_spec_measures - 1 if spec measures metric id: its array is set
+ * and skip does not switch it off.
+ */
+int metric_spec_measures(const struct metric_spec *spec, enum metric_id id);
 
 /*
  * metric_needed_length - how long seq must be for every enabled metric to
  * be final: the smallest L such that the metrics of seq[0..L) equal those
  * of any longer sequence that starts with it. That is the largest of
- * ninit, the ftb, ftc and fta positions (fto comes no later than fta), and
- * the fb and fbp budgets, each budget capped at n (a run cannot outlast
- * the table). Returns that L if seq[0..len) already reaches it (L <= len),
- * else 0: keep sampling. A simulator calls it after each step, or once per
- * batch, and stops on a nonzero answer or when the table is exhausted.
+ * ninit, the ftb, ftc, fto and fta positions, and the fb and fbp budgets,
+ * each budget capped at n (a run cannot outlast the table), counting only
+ * the metrics spec measures (metric_spec_measures). Returns that L if
+ * seq[0..len) already reaches it (L <= len), else 0: keep sampling. A simulator
+ * calls it after each step, or once per batch, and stops on a nonzero answer or
+ * when the table is exhausted.
  */
 size_t metric_needed_length(const struct metric_spec *spec, const size_t *seq,
                             size_t len);

@@ -207,28 +207,34 @@ simulate_summarize(const struct metric_spec *spec, const size_t *seqs,
     for (size_t r = 0; r < runs; r++) {
         const size_t *s = seqs + r * stride;
         size_t len = lens[r];
-        double x[6];
+        double x[6] = {0};
         int on[6] = {0};
-        if (spec->y) {
-            size_t ftb = metric_ftb(s, len, spec->y, spec->n, spec->ninit);
-            size_t ftc =
-                metric_ftc(s, len, spec->y, spec->n, spec->ninit, spec->tol);
-            x[0] = (double)ftb;
-            x[1] = (double)ftc;
+        if (metric_spec_measures(spec, METRIC_FTB)) {
+            x[0] = (double)metric_ftb(s, len, spec->y, spec->n, spec->ninit);
+            on[0] = x[0] != 0 ? 1 : -1;
+        }
+        if (metric_spec_measures(spec, METRIC_FTC)) {
+            x[1] = (double)metric_ftc(s, len, spec->y, spec->n, spec->ninit,
+                                      spec->tol);
+            on[1] = x[1] != 0 ? 1 : -1;
+        }
+        if (metric_spec_measures(spec, METRIC_FB)) {
             x[2] = metric_fb(s, len, spec->y, spec->n, spec->fb_budget);
-            on[0] = ftb != 0 ? 1 : -1;
-            on[1] = ftc != 0 ? 1 : -1;
             on[2] = isfinite(x[2]) ? 1 : -1;
         }
-        if (spec->pareto) {
-            size_t fto = metric_fto(s, len, spec->pareto, spec->n, spec->ninit);
-            size_t fta = metric_fta(s, len, spec->pareto, spec->n, spec->ninit);
-            x[3] = (double)fto;
-            x[4] = (double)fta;
+        if (metric_spec_measures(spec, METRIC_FTO)) {
+            x[3] =
+                (double)metric_fto(s, len, spec->pareto, spec->n, spec->ninit);
+            on[3] = x[3] != 0 ? 1 : -1;
+        }
+        if (metric_spec_measures(spec, METRIC_FTA)) {
+            x[4] =
+                (double)metric_fta(s, len, spec->pareto, spec->n, spec->ninit);
+            on[4] = x[4] != 0 ? 1 : -1;
+        }
+        if (metric_spec_measures(spec, METRIC_FBP)) {
             x[5] = (double)metric_fbp(s, len, spec->pareto, spec->n,
                                       spec->fbp_budget);
-            on[3] = fto != 0 ? 1 : -1;
-            on[4] = fta != 0 ? 1 : -1;
             on[5] = 1;
         }
         for (int m = 0; m < 6; m++) {
@@ -241,8 +247,7 @@ simulate_summarize(const struct metric_spec *spec, const size_t *seqs,
     struct simulate_stat *dst[6] = {&out->ftb, &out->ftc, &out->fb,
                                     &out->fto, &out->fta, &out->fbp};
     for (int m = 0; m < 6; m++) {
-        int enabled = m < 3 ? spec->y != NULL : spec->pareto != NULL;
-        if (enabled)
+        if (metric_spec_measures(spec, (enum metric_id)m))
             stat_fill(dst[m], v[m], k[m], miss[m]);
         else
             stat_off(dst[m]);

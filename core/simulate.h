@@ -142,13 +142,15 @@ struct simulate_stat {
 };
 
 struct simulate_summary {
+    /* In enum metric_id order; switched off: NaN mean, runs 0. */
     struct simulate_stat ftb, ftc, fb;  /* spec->y != NULL */
     struct simulate_stat fto, fta, fbp; /* spec->pareto != NULL */
 };
 
 /*
- * simulate_summarize - the metrics of spec (ftb, ftc, fb when spec->y is
- * set; fto, fta, fbp when spec->pareto is set) for each of the runs
+ * simulate_summarize - the metrics spec measures (metric_spec_measures:
+ * ftb, ftc, fb when spec->y is set; fto, fta, fbp when spec->pareto is
+ * set; less what spec->skip switches off) for each of the runs
  * sequences (row r of seqs, stride entries apart, lens[r] long), then
  * their mean and population std (metric_mean_std). fb and fbp are always
  * reached (a budget longer than a sequence counts what it holds); fb is

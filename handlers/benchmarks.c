@@ -951,6 +951,96 @@ stat_json(const struct simulate_stat *s)
                      (json_int_t)s->missed);
 }
 
+/* The stat of metric id in sum. */
+static const struct simulate_stat *
+sum_stat(const struct simulate_summary *sum, enum metric_id id)
+{
+    switch (id) {
+    case METRIC_FTB:
+        return &sum->ftb;
+    case METRIC_FTC:
+        return &sum->ftc;
+    case METRIC_FB:
+        return &sum->fb;
+    case METRIC_FTO:
+        return &sum->fto;
+    case METRIC_FTA:
+        return &sum->fta;
+    default:
+        return &sum->fbp;
+    }
+}
+
+/*
+ * The metrics spec measures, as the answer's "metrics" object (*metrics)
+ * and "computed_metrics" list (*names), in enum metric_id order.
+ */
+static void
+metrics_json(const struct metric_spec *spec, const struct simulate_summary *sum,
+             json_t **metrics, json_t **names)
+{
+    *metrics = json_object();
+    *names = json_array();
+    for (int m = 0; m < METRIC_COUNT; m++) {
+        if (!metric_spec_measures(spec, (enum metric_id)m))
+            continue;
+        json_object_set_new(*metrics, metric_name((enum metric_id)m),
+                            stat_json(sum_stat(sum, (enum metric_id)m)));
+        json_array_append_new(*names,
+                              json_string(metric_name((enum metric_id)m)));
+    }
+}
+
+/*
+ * Checks the request's "metrics" (asked, from sim_table_parse) against what
+ * this kind of run can compute (allowed): the first name outside it is a
+ * 422 on metrics[i], why saying what does apply.
+ */
+static enum hpod_status
+metrics_check(struct req *rq, unsigned asked, unsigned allowed, const char *why)
+{
+    json_t *ms = json_object_get(rq->body, "metrics");
+    char f[32];
+    if ((asked & ~allowed) == 0)
+        return HPOD_OK;
+    for (size_t i = 0; i < json_array_size(ms); i++) {
+        const char *nm = json_string_value(json_array_get(ms, i));
+        enum metric_id id = metric_from_name(nm);
+        unsigned bit = id != METRIC_COUNT ? METRIC_BIT(id) : SIM_METRIC_GAP;
+        if (bit & allowed)
+            continue;
+        snprintf(f, sizeof f, "metrics[%zu]", i);
+        return hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                         "metric %s does not apply to this simulation: %s", nm,
+                         why);
+    }
+    return hpod_fail(&rq->err, HPOD_EUNPROC, "metrics",
+                     "metrics do not apply to this simulation: %s", why);
+}
+
+/*
+ * The ftc tolerance: "tolerance", or the paper's 0.5 BLEU (1.0 on
+ * nmthpo/en-ja).
+ */
+static enum hpod_status
+sim_tolerance(struct req *rq, const struct bench_table *t, double *tol)
+{
+    json_t *v = json_object_get(rq->body, "tolerance");
+    *tol = strcmp(t->name, "nmthpo/en-ja") == 0 ? 1.0 : 0.5;
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_number(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "tolerance",
+                         "tolerance must be a number");
+    enum hpod_status st = json_number_field(v, "tolerance", tol, &rq->err);
+    if (st != HPOD_OK)
+        return st;
+    if (!(*tol > 0))
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "tolerance",
+                         "tolerance must be > 0");
+    return HPOD_OK;
+}
+
 static double
 now_s(void)
 {
@@ -1031,7 +1121,7 @@ reply_simulation(struct req *rq, json_t *summary, const size_t *seqs,
 static enum hpod_status
 simulate_mo(struct req *rq, const struct bench_table *t,
             const struct algo_def *algo, json_t *norm_algo, long long repeats,
-            long long init, long long seed)
+            long long init, long long seed, unsigned asked)
 {
     json_t *objs = json_object_get(rq->body, "objectives");
     json_t *cons = json_object_get(rq->body, "constraints");
@@ -1041,11 +1131,11 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     unsigned char con_log[MODEL_MAX_CONSTRAINTS];
     size_t m, nc, n = t->n;
     long long budget, pbudget;
-    double *y = NULL, *c = NULL;
+    double *y = NULL, *c = NULL, *y0 = NULL, tol = 0;
     size_t *seqs = NULL, *lens = NULL, *front = NULL;
     unsigned char *pareto = NULL;
     enum hpod_status *status = NULL, st = HPOD_OK;
-    json_t *summary = NULL, *metrics = NULL;
+    json_t *summary = NULL, *metrics = NULL, *names = NULL;
     char f[64];
     int alias = 0;
 
@@ -1139,6 +1229,22 @@ simulate_mo(struct req *rq, const struct bench_table *t,
                        "ehvi needs two or more objectives, or constraints");
         goto out;
     }
+    /* Two or more objectives measure fto, fta and fbp (and ftb, ftc, fb of
+     * the first objective when asked); one objective with constraints
+     * measures gap. */
+    unsigned allowed = nc == 0  ? METRIC_SINGLE | METRIC_PARETO
+                       : m == 1 ? SIM_METRIC_GAP
+                                : METRIC_PARETO;
+    if (!asked)
+        asked = m == 1 ? SIM_METRIC_GAP : METRIC_PARETO;
+    if ((st = metrics_check(
+             rq, asked, allowed,
+             nc == 0  ? "gap needs constraints"
+             : m == 1 ? "one objective with constraints measures gap"
+                      : "several objectives with constraints measure fto, "
+                        "fta and fbp")) != HPOD_OK ||
+        (st = sim_tolerance(rq, t, &tol)) != HPOD_OK)
+        goto out;
     int big = n > 400;
     if ((st = opt_int(rq, "budget", 1, 1000000, m == 1 ? 40 : 20, &budget)) !=
             HPOD_OK ||
@@ -1146,10 +1252,12 @@ simulate_mo(struct req *rq, const struct bench_table *t,
                       &pbudget)) != HPOD_OK)
         goto out;
     y = xmalloc(n * m * sizeof *y);
+    y0 = xmalloc(n * sizeof *y0);
     c = xmalloc(n * (nc ? nc : 1) * sizeof *c);
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < m; j++)
             y[i * m + j] = sense[j] * col[j][i];
+        y0[i] = y[i * m];
         for (size_t k = 0; k < nc; k++)
             c[i * nc + k] = cmax[k] ? ccol[k][i] : -ccol[k][i];
     }
@@ -1188,20 +1296,19 @@ simulate_mo(struct req *rq, const struct bench_table *t,
                                       ? MOBO_SURROGATE_GRAPH
                                       : MOBO_SURROGATE_GP,
                                   algo->kernel};
+    /* The ftb, ftc and fb of several objectives are those of the first. */
     struct metric_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.pareto = m >= 2 ? pareto : NULL;
-    spec.n = n;
-    spec.ninit = (size_t)init;
-    spec.fbp_budget = (size_t)pbudget;
+    simrun_spec_init(&spec, y0, pareto, n, (size_t)init, tol, (size_t)budget,
+                     (size_t)pbudget, m >= 2 ? asked : 0);
     seqs = xmalloc((size_t)repeats * n * sizeof *seqs);
     lens = xcalloc((size_t)repeats, sizeof *lens);
     status = xcalloc((size_t)repeats, sizeof *status);
-    /* Multi-objective runs stop once every metric is final; constrained
-     * single-objective runs take exactly `budget` evaluations. */
+    /* Multi-objective runs stop once every metric asked is final;
+     * constrained single-objective runs take exactly `budget` evaluations
+     * (a spec that measures nothing: simrun_simulate). */
     struct simrun run = {.mo = &mp,
                          .mo_algo = &ma,
-                         .spec = m >= 2 ? &spec : NULL,
+                         .spec = &spec,
                          .seed0 = (unsigned long long)seed,
                          .init = (size_t)init,
                          .runs = (size_t)repeats,
@@ -1209,9 +1316,8 @@ simulate_mo(struct req *rq, const struct bench_table *t,
                          .seqs = seqs,
                          .lens = lens,
                          .status = status};
-    double t0 = now_s();
-    simrun_run(&run, SIM_THREADS);
-    double seconds = now_s() - t0;
+    simrun_simulate(&run, SIM_THREADS);
+    double seconds = run.seconds;
     for (long long r = 0; r < repeats; r++)
         if (status[r] != HPOD_OK) {
             st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
@@ -1219,11 +1325,7 @@ simulate_mo(struct req *rq, const struct bench_table *t,
             goto out;
         }
     if (m >= 2) {
-        struct simulate_summary sum;
-        simulate_summarize(&spec, seqs, n, lens, (size_t)repeats, &sum);
-        metrics =
-            json_pack("{s:o, s:o, s:o}", "fto", stat_json(&sum.fto), "fta",
-                      stat_json(&sum.fta), "fbp", stat_json(&sum.fbp));
+        metrics_json(&spec, &run.sum, &metrics, &names);
     } else {
         double best = -INFINITY, *gaps = xmalloc(repeats * sizeof *gaps);
         size_t k = 0, none = 0;
@@ -1263,6 +1365,7 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         g.missed = none;
         free(gaps);
         metrics = json_pack("{s:o}", "gap", stat_json(&g));
+        names = json_pack("[s]", "gap");
     }
     json_object_set_new(norm_algo, "seed", json_integer(seed));
     summary = json_pack(
@@ -1276,13 +1379,19 @@ simulate_mo(struct req *rq, const struct bench_table *t,
     if (!cons)
         json_decref(json_object_get(summary, "constraints"));
     metrics = NULL;
+    json_object_set_new(summary, "computed_metrics", names);
+    names = NULL;
+    if (spec.y)
+        json_object_set_new(summary, "tolerance", json_real(tol));
     st = reply_simulation(rq, summary, seqs, lens, n, (size_t)repeats,
                           m == 1 ? (size_t)budget : n, seconds);
 out:
     json_decref(objs);
     json_decref(metrics);
+    json_decref(names);
     json_decref(summary);
     free(y);
+    free(y0);
     free(c);
     free(seqs);
     free(lens);
@@ -1689,16 +1798,57 @@ out:
     return st;
 }
 
+/*
+ * The "metrics" list of a simulate request: names from ftb, ftc, fb, fto,
+ * fta, fbp and gap, each at most once. *out gets their bits.
+ */
+static enum hpod_status
+metrics_parse(struct req *rq, json_t *ms, unsigned *out)
+{
+    char f[32];
+    *out = 0;
+    if (!json_is_array(ms))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "metrics",
+                         "metrics must be an array of metric names");
+    if (json_array_size(ms) == 0)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "metrics",
+                         "metrics must name at least one metric");
+    for (size_t i = 0; i < json_array_size(ms); i++) {
+        json_t *v = json_array_get(ms, i);
+        unsigned bit;
+        snprintf(f, sizeof f, "metrics[%zu]", i);
+        if (!json_is_string(v))
+            return hpod_fail(&rq->err, HPOD_EINVAL, f,
+                             "%s must be a metric name", f);
+        const char *nm = json_string_value(v);
+        enum metric_id id = metric_from_name(nm);
+        if (id != METRIC_COUNT)
+            bit = METRIC_BIT(id);
+        else if (strcmp(nm, "gap") == 0)
+            bit = SIM_METRIC_GAP;
+        else
+            return hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                             "unknown metric \"%.64s\": use ftb, ftc, fb, "
+                             "fto, fta, fbp or gap",
+                             nm);
+        if (*out & bit)
+            return hpod_fail(&rq->err, HPOD_EUNPROC, f,
+                             "metric %s is named twice", nm);
+        *out |= bit;
+    }
+    return HPOD_OK;
+}
+
 /* See benchmarks.h. */
 enum hpod_status
 sim_table_parse(struct req *rq, struct sim_table_req *out)
 {
     static const char *const keys[] = {
-        "algorithm",  "repeats",     "init",   "seed",
-        "objective",  "tolerance",   "budget", "pareto_budget",
-        "objectives", "constraints", NULL};
+        "algorithm",  "repeats",     "init",    "seed",
+        "objective",  "tolerance",   "budget",  "pareto_budget",
+        "objectives", "constraints", "metrics", NULL};
     struct algo_def algo;
-    json_t *norm_algo = NULL, *v, *objs;
+    json_t *norm_algo = NULL, *v, *objs, *ms;
     long long repeats, init, seed, budget;
     enum hpod_status st;
 
@@ -1736,6 +1886,10 @@ sim_table_parse(struct req *rq, struct sim_table_req *out)
                        "simulate it on an nmtlc set");
         goto out;
     }
+    ms = json_object_get(rq->body, "metrics");
+    if (ms && !json_is_null(ms) &&
+        (st = metrics_parse(rq, ms, &out->metrics)) != HPOD_OK)
+        goto out;
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
      * part, so the stored algorithm says so rather than show a fresh one. */
     json_object_set_new(norm_algo, "seed", json_integer(seed));
@@ -1789,7 +1943,8 @@ handle_benchmark_simulate(struct req *rq)
      * constraint or ehvi make the multi-objective run. */
     int single = !objs || (json_is_array(objs) && json_array_size(objs) == 1);
     if (algo.name == ALGO_EHVI || cons || !single) {
-        st = simulate_mo(rq, t, &algo, norm_algo, repeats, init, seed);
+        st = simulate_mo(rq, t, &algo, norm_algo, repeats, init, seed,
+                         tr.metrics);
         goto out;
     }
     v = objs ? json_array_get(objs, 0) : json_object_get(rq->body, "objective");
@@ -1821,49 +1976,43 @@ handle_benchmark_simulate(struct req *rq)
                        t->name, obj_name);
         goto out;
     }
-    tol = strcmp(t->name, "nmthpo/en-ja") == 0 ? 1.0 : 0.5;
-    v = json_object_get(rq->body, "tolerance");
-    if (v && !json_is_null(v)) {
-        if (!json_is_number(v)) {
-            st = hpod_fail(&rq->err, HPOD_EINVAL, "tolerance",
-                           "tolerance must be a number");
-            goto out;
-        }
-        if ((st = json_number_field(v, "tolerance", &tol, &rq->err)) != HPOD_OK)
-            goto out;
-        if (!(tol > 0)) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, "tolerance",
-                           "tolerance must be > 0");
-            goto out;
-        }
-    }
+    if ((st = sim_tolerance(rq, t, &tol)) != HPOD_OK)
+        goto out;
     int big = strcmp(t->name, "nmthpo/sw-en") == 0 ||
               strcmp(t->name, "nmthpo/so-en") == 0;
     if ((st = opt_int(rq, "pareto_budget", 1, 1000000, big ? 200 : 50,
                       &pbudget)) != HPOD_OK)
         goto out;
 
+    /* One objective measures ftb, ftc and fb unless "metrics" says
+     * otherwise; fto, fta and fbp (the table's BLEU / GPU-time front) only
+     * when asked, since they need every Pareto row in each sequence. */
+    int has_pareto =
+        bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
+    unsigned asked = tr.metrics ? tr.metrics : METRIC_SINGLE;
+    if ((st = metrics_check(
+             rq, asked, METRIC_SINGLE | (has_pareto ? METRIC_PARETO : 0),
+             has_pareto ? "gap needs constraints"
+                        : "fto, fta and fbp need a table with bleu and "
+                          "gpu_time, gap needs constraints")) != HPOD_OK)
+        goto out;
     int sense = goal[1] == 'a' ? 1 : -1;
     y = xmalloc(t->n * sizeof *y);
     for (size_t i = 0; i < t->n; i++)
         y[i] = sense * col[i];
-    int has_pareto =
-        bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
     struct simulate_problem p = {
         .space = &t->space, .raw = t->raw, .y = y, .n = t->n};
     struct simulate_algo sa = {.kind = (enum sampler_kind)algo.name,
                                .kernel = algo.kernel,
                                .acquisition = algo.acquisition};
-    struct metric_spec spec = {.y = y,
-                               .pareto = has_pareto ? t->pareto : NULL,
-                               .n = t->n,
-                               .ninit = (size_t)init,
-                               .tol = tol,
-                               .fb_budget = (size_t)budget,
-                               .fbp_budget = (size_t)pbudget};
+    struct metric_spec spec;
+    simrun_spec_init(&spec, y, has_pareto ? t->pareto : NULL, t->n,
+                     (size_t)init, tol, (size_t)budget, (size_t)pbudget, asked);
     seqs = xmalloc((size_t)repeats * t->n * sizeof *seqs);
     lens = xcalloc((size_t)repeats, sizeof *lens);
     status = xcalloc((size_t)repeats, sizeof *status);
+    /* The loop of `hpod bench` (server/bench_cli.c): the same request gives
+     * the same sequences there and here. */
     struct simrun run = {.p = &p,
                          .algo = &sa,
                          .spec = &spec,
@@ -1873,9 +2022,8 @@ handle_benchmark_simulate(struct req *rq)
                          .seqs = seqs,
                          .lens = lens,
                          .status = status};
-    double t0 = now_s();
-    simrun_run(&run, SIM_THREADS);
-    double seconds = now_s() - t0;
+    simrun_simulate(&run, SIM_THREADS);
+    double seconds = run.seconds;
     for (long long r = 0; r < repeats; r++)
         if (status[r] != HPOD_OK) {
             st = hpod_fail(
@@ -1884,24 +2032,16 @@ handle_benchmark_simulate(struct req *rq)
                 json_string_value(json_object_get(norm_algo, "name")));
             goto out;
         }
-    struct simulate_summary sum;
-    simulate_summarize(&spec, seqs, t->n, lens, (size_t)repeats, &sum);
-    json_t *metrics =
-        json_pack("{s:o, s:o, s:o}", "ftb", stat_json(&sum.ftb), "ftc",
-                  stat_json(&sum.ftc), "fb", stat_json(&sum.fb));
-    if (has_pareto) {
-        json_object_set_new(metrics, "fto", stat_json(&sum.fto));
-        json_object_set_new(metrics, "fta", stat_json(&sum.fta));
-        json_object_set_new(metrics, "fbp", stat_json(&sum.fbp));
-    }
+    json_t *metrics, *names;
+    metrics_json(&spec, &run.sum, &metrics, &names);
     summary = json_pack(
         "{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
-        "s:I, s:o, s:f}",
+        "s:I, s:o, s:o, s:f}",
         "benchmark", rq->name, "algorithm", norm_algo, "repeats",
         (json_int_t)repeats, "init", (json_int_t)init, "seed", (json_int_t)seed,
         "objective", "name", obj_name, "goal", goal, "tolerance", tol, "budget",
         (json_int_t)budget, "pareto_budget", (json_int_t)pbudget, "metrics",
-        metrics, "seconds", seconds);
+        metrics, "computed_metrics", names, "seconds", seconds);
     st = reply_simulation(rq, summary, seqs, lens, t->n, (size_t)repeats, t->n,
                           seconds);
 out:

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "core/asha_sim.h"
+#include "core/metrics.h"
 #include "core/sh.h"
 #include "core/status.h"
 #include "handlers/bench_tables.h"
@@ -62,7 +63,14 @@ struct sim_table_req {
     struct algo_def algo;
     json_t *norm_algo; /* new reference: the normalized algorithm */
     long long repeats, init, seed, budget;
+    /* "metrics": METRIC_BIT()s (core/metrics.h) and SIM_METRIC_GAP; 0 when
+     * absent (the defaults of the kind of run). Whether each applies is
+     * checked against the table and objectives. */
+    unsigned metrics;
 };
+
+/* The constrained run's metric, beside enum metric_id's. */
+#define SIM_METRIC_GAP (1u << METRIC_COUNT)
 
 /*
  * sim_table_parse - validates the table-independent part of a simulate

@@ -4,6 +4,8 @@
 #include "handlers/simrun.h"
 
 #include <pthread.h>
+#include <string.h>
+#include <time.h>
 
 #include "core/sampler.h"
 
@@ -59,4 +61,54 @@ simrun_run(struct simrun *s, size_t threads)
     work(s, 1);
     for (size_t k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
+}
+
+void
+simrun_spec_init(struct metric_spec *spec, const double *y,
+                 const unsigned char *pareto, size_t n, size_t ninit,
+                 double tol, size_t fb_budget, size_t fbp_budget,
+                 unsigned metrics)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->y = metrics & METRIC_SINGLE ? y : NULL;
+    spec->pareto = metrics & METRIC_PARETO ? pareto : NULL;
+    spec->n = n;
+    spec->ninit = ninit;
+    spec->tol = tol;
+    spec->fb_budget = fb_budget;
+    spec->fbp_budget = fbp_budget;
+    spec->skip = ~metrics & (METRIC_SINGLE | METRIC_PARETO);
+}
+
+static double
+now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void
+simrun_simulate(struct simrun *s, size_t threads)
+{
+    const struct metric_spec *spec = s->spec;
+    int measures = 0;
+    for (int m = 0; spec && m < METRIC_COUNT; m++)
+        measures |= metric_spec_measures(spec, (enum metric_id)m);
+    /* A spec that measures nothing would stop every run after init. */
+    s->spec = measures ? spec : NULL;
+    double t0 = now_s();
+    simrun_run(s, threads);
+    s->seconds = now_s() - t0;
+    s->spec = spec;
+    s->failed = 0;
+    s->first_error = HPOD_OK;
+    for (size_t r = 0; r < s->runs; r++)
+        if (s->status[r] != HPOD_OK && s->failed++ == 0)
+            s->first_error = s->status[r];
+    memset(&s->sum, 0, sizeof s->sum);
+    if (s->failed == 0 && spec) {
+        size_t n = s->mo ? s->mo->n : s->p->n;
+        simulate_summarize(spec, s->seqs, n, s->lens, s->runs, &s->sum);
+    }
 }

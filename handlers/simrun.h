@@ -30,6 +30,12 @@ struct simrun {
      * statuses. */
     size_t *seqs, *lens;
     enum hpod_status *status;
+    /* Outputs of simrun_simulate: wall seconds, failed runs and the first
+     * failure's status, and (when no run failed) the summary of spec. */
+    double seconds;
+    size_t failed;
+    enum hpod_status first_error;
+    struct simulate_summary sum;
     /* Optional: called from the calling thread now and then. */
     void (*progress)(void *arg, size_t done, size_t runs);
     void *progress_arg;
@@ -43,5 +49,27 @@ struct simrun {
  * functions of their seed alone, whatever thread runs them.
  */
 void simrun_run(struct simrun *s, size_t threads);
+
+/*
+ * simrun_spec_init - what a simulation measures, built the same way for
+ * `hpod bench` and POST /v1/benchmarks/{name}/simulate: the metrics of
+ * metrics (METRIC_BIT()s) among those y (n values, larger is better, may be
+ * NULL) and pareto (n flags, may be NULL) enable. The arrays are borrowed.
+ */
+void simrun_spec_init(struct metric_spec *spec, const double *y,
+                      const unsigned char *pareto, size_t n, size_t ninit,
+                      double tol, size_t fb_budget, size_t fbp_budget,
+                      unsigned metrics);
+
+/*
+ * simrun_simulate - the one simulation loop of hpod bench and of the
+ * simulate handler: every run of s (simrun_run) with s->spec as the stop
+ * rule, so each sequence ends as soon as the metrics s->spec measures are
+ * final and its budgets are spent (a spec that measures nothing, or NULL,
+ * runs each sequence to s->length), then s->seconds, s->failed,
+ * s->first_error and, when no run failed, s->sum (simulate_summarize over
+ * s->spec). The same request gives the same sequences on either path.
+ */
+void simrun_simulate(struct simrun *s, size_t threads);
 
 #endif

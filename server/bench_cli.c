@@ -103,6 +103,8 @@ struct opts {
     int asha;       /* --asha: the ASHA section instead */
     int multistage; /* --multistage: multi-stage BO beside ASHA instead */
     size_t configs; /* --configs: configurations per SH run */
+    const char *sequences; /* --sequences: Table 3 runs as JSON lines */
+    FILE *seqs_out;        /* open on sequences while the cells run */
 };
 
 static double
@@ -116,26 +118,33 @@ now_s(void)
 static void
 usage(FILE *f)
 {
-    fprintf(f, "usage: hpod bench [--tables zh-en,ru-en,...] "
-               "[--methods rs,greedy,...|all]\n"
-               "                  [--repeats 100] [--seed 0] [--init 3] "
-               "[--threads 2]\n"
-               "                  [--out docs/benchmarks.md|-] [--dir DIR]\n"
-               "       hpod bench --sh [--tables sw-en,...] [--repeats 100] "
-               "[--seed 0]\n"
-               "                  [--configs 40] [--out docs/benchmarks.md|-] "
-               "[--dir DIR]\n"
-               "  --sh: successive halving on the learning curves "
-               "(dissertation Table 6.1);\n"
-               "        its section replaces the previous one in --out, or is "
-               "appended\n"
-               "  --asha: ASHA (4 workers, r=5 u=2 R=25 p=2 keep=2) on the "
-               "learning curves,\n"
-               "        same options and --out handling as --sh\n"
-               "  --multistage: multi-stage BO (stages of 20, 8, 3 trials, "
-               "k=3; base random,\n"
-               "        gp, graph) beside ASHA on the same draws, like --asha\n"
-               "methods:");
+    fprintf(f,
+            "usage: hpod bench [--tables zh-en,ru-en,...] "
+            "[--methods rs,greedy,...|all]\n"
+            "                  [--repeats 100] [--seed 0] [--init 3] "
+            "[--threads 2]\n"
+            "                  [--out docs/benchmarks.md|-] [--dir DIR] "
+            "[--sequences FILE]\n"
+            "  --sequences: also writes every cell's runs to FILE, one JSON "
+            "line per cell\n"
+            "        {\"table\", \"method\", \"seed\", \"init\", "
+            "\"sequences\": [[row, ...], ...]},\n"
+            "        rows 0-based as in POST /v1/benchmarks/{name}/simulate\n"
+            "       hpod bench --sh [--tables sw-en,...] [--repeats 100] "
+            "[--seed 0]\n"
+            "                  [--configs 40] [--out docs/benchmarks.md|-] "
+            "[--dir DIR]\n"
+            "  --sh: successive halving on the learning curves "
+            "(dissertation Table 6.1);\n"
+            "        its section replaces the previous one in --out, or is "
+            "appended\n"
+            "  --asha: ASHA (4 workers, r=5 u=2 R=25 p=2 keep=2) on the "
+            "learning curves,\n"
+            "        same options and --out handling as --sh\n"
+            "  --multistage: multi-stage BO (stages of 20, 8, 3 trials, "
+            "k=3; base random,\n"
+            "        gp, graph) beside ASHA on the same draws, like --asha\n"
+            "methods:");
     for (size_t m = 0; m < N_METHODS; m++)
         fprintf(f, " %s", methods[m].key);
     fprintf(f, "\ntables: zh-en ru-en ja-en en-ja sw-en so-en\n");
@@ -285,6 +294,8 @@ parse_opts(int argc, char **argv, const char *benchmarks_dir, struct opts *o)
             ok = (o->out = val)[0] != '\0';
         else if (strcmp(name, "--dir") == 0)
             ok = (o->dir = val)[0] != '\0';
+        else if (strcmp(name, "--sequences") == 0)
+            ok = (o->sequences = val)[0] != '\0';
         else {
             fprintf(stderr, "hpod bench: unknown option \"%s\"\n", name);
             return 2;
@@ -303,6 +314,27 @@ parse_opts(int argc, char **argv, const char *benchmarks_dir, struct opts *o)
         for (size_t k = 0; k < BENCH_N_DATASETS; k++)
             o->tables[o->n_tables++] = xstrdup(bench_datasets[k]);
     return 0;
+}
+
+/*
+ * One line of --sequences: the runs of a finished cell, as the simulate
+ * endpoint answers them, so the two can be compared run by run.
+ */
+static void
+write_sequences(FILE *f, const char *ds, const char *method,
+                const struct simrun *c)
+{
+    fprintf(f,
+            "{\"table\": \"%s\", \"method\": \"%s\", \"seed\": %llu, "
+            "\"init\": %zu, \"sequences\": [",
+            ds, method, c->seed0, c->init);
+    for (size_t r = 0; r < c->runs; r++) {
+        fputs(r ? ", [" : "[", f);
+        for (size_t i = 0; i < c->lens[r]; i++)
+            fprintf(f, i ? ", %zu" : "%zu", c->seqs[r * c->p->n + i]);
+        fputc(']', f);
+    }
+    fputs("]}\n", f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2306,14 +2338,10 @@ mo_cell(const struct opts *o, const struct simulate_mo_problem *mp,
     c.lens = lens;
     c.status = st;
     c.length = length;
-    double t0 = now_s();
-    simrun_run(&c, o->threads);
-    double sec = now_s() - t0;
-    *failed = 0;
-    for (size_t r = 0; r < runs; r++)
-        *failed += st[r] != HPOD_OK;
+    simrun_simulate(&c, o->threads);
+    *failed = c.failed;
     free(st);
-    return sec;
+    return c.seconds;
 }
 
 static int
@@ -2554,6 +2582,12 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
         opts_free(&o);
         return rc;
     }
+    if (o.sequences && !(o.seqs_out = fopen(o.sequences, "w"))) {
+        fprintf(stderr, "hpod bench: could not open \"%s\": %s\n", o.sequences,
+                strerror(errno));
+        opts_free(&o);
+        return 1;
+    }
     /* One BLAS thread per worker: the workers are the parallelism. */
     linalg_set_threads(1);
 
@@ -2581,14 +2615,12 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
         const double *bleu = bench_table_metric(tb, "bleu");
         const char *ds = tb->name + 7;
         struct simulate_problem p = {&tb->space, tb->raw, bleu, tb->n};
+        /* Table 3 measures ftb, ftc and fb of BLEU, as a simulate request
+         * with objective bleu and the default metrics does. */
         struct metric_spec spec;
-        memset(&spec, 0, sizeof spec);
-        spec.y = bleu;
-        spec.n = tb->n;
-        spec.ninit = o.init;
-        spec.tol = strcmp(ds, "en-ja") == 0 ? 1.0 : 0.5;
-        spec.fb_budget = 20;
-        spec.fbp_budget = 50;
+        simrun_spec_init(&spec, bleu, NULL, tb->n, o.init,
+                         strcmp(ds, "en-ja") == 0 ? 1.0 : 0.5, 20, 50,
+                         METRIC_SINGLE);
 
         size_t *seqs = xmalloc(o.repeats * tb->n * sizeof *seqs);
         size_t *lens = xcalloc(o.repeats, sizeof *lens);
@@ -2617,15 +2649,13 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
             c.status = st;
             c.progress = report_progress;
             c.progress_arg = &pg;
-            double t0 = now_s();
-            simrun_run(&c, o.threads);
-            r->seconds = now_s() - t0;
+            simrun_simulate(&c, o.threads);
+            r->seconds = c.seconds;
             r->ran = 1;
-            for (size_t k = 0; k < o.repeats; k++)
-                if (st[k] != HPOD_OK) {
-                    if (r->failed_runs++ == 0)
-                        r->first_error = st[k];
-                }
+            r->failed_runs = c.failed;
+            r->first_error = c.first_error;
+            if (o.seqs_out)
+                write_sequences(o.seqs_out, ds, methods[m].key, &c);
             if (r->failed_runs > 0)
                 r->avail = AV_FAILED;
             else if (methods[m].model && rs0_st == HPOD_OK &&
@@ -2636,8 +2666,7 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
                 len += (double)lens[k];
             r->mean_len = len / (double)o.repeats;
             if (r->avail == AV_OK) {
-                simulate_summarize(&spec, seqs, tb->n, lens, o.repeats,
-                                   &r->sum);
+                r->sum = c.sum;
                 fprintf(stderr,
                         "bench: %s %s: %zu runs in %.2f s, ftb %.1f ± %.1f, "
                         "ftc %.1f ± %.1f, fb %.2f\n",
@@ -2696,6 +2725,10 @@ bench_cli_main(int argc, char **argv, const char *benchmarks_dir)
     rc = 0;
 
 out:
+    if (o.seqs_out && fclose(o.seqs_out) != 0 && rc == 0) {
+        fprintf(stderr, "hpod bench: could not write \"%s\"\n", o.sequences);
+        rc = 1;
+    }
     free(res);
     bench_tables_free(ts, n_tables);
     opts_free(&o);

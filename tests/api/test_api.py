@@ -874,9 +874,16 @@ def run_metrics(seq, y, pareto, init, tol, budget, pbudget):
     return out
 
 
+ALL_METRICS = ["ftb", "ftc", "fb", "fto", "fta", "fbp"]
+
+
 def check_simulation(sim, y, pareto, n):
-    """Sequences valid and long enough; every metric's mean and population
-    std equal to what run_metrics gives on the sequences."""
+    """Sequences valid, long enough and no longer: each ends as soon as the
+    metrics asked are decided and the budgets are spent. pareto: the
+    table's Pareto flags when the request asked for fto, fta and fbp (with
+    ftb, ftc, fb), None when it asked for the default ftb, ftc, fb only.
+    Every metric's mean and population std equal to what run_metrics gives
+    on the sequences, and no other metric reported."""
     seqs = sim["sequences"]
     check(len(seqs) == sim["repeats"], "%d sequences for %d repeats"
           % (len(seqs), sim["repeats"]))
@@ -892,6 +899,13 @@ def check_simulation(sim, y, pareto, n):
     names = ["ftb", "ftc", "fb"] + (["fto", "fta", "fbp"] if pareto else [])
     check(sorted(sim["metrics"]) == sorted(names), "metrics %r, expected %r"
           % (sorted(sim["metrics"]), names))
+    check(sim["computed_metrics"] == names, "computed_metrics %r, expected %r"
+          % (sim["computed_metrics"], names))
+    for s, p in zip(seqs, per):
+        exact = max([min(sim["init"], n), min(sim["budget"], n), p["ftb"], p["ftc"]]
+                    + ([p["fta"], min(sim["pareto_budget"], n)] if pareto else []))
+        check(len(s) == exact, "sequence of %d rows, its metrics are decided at %d: %s"
+              % (len(s), exact, short(s)))
     for m in names:
         v = [p[m] for p in per]
         mean = sum(v) / len(v)
@@ -1472,6 +1486,24 @@ def bad_cases():
     add("simulate: unknown algorithm", "POST", M, 422, IA, "algorithm.name",
         body={"algorithm": {"name": "annealing"}, "repeats": 1})
     add("simulate: unknown field", "POST", M, 400, IA, "runs", body={"runs": 3})
+    add("simulate: metrics not an array", "POST", M, 400, IA, "metrics",
+        body={"metrics": "ftb", "repeats": 1})
+    add("simulate: metrics empty", "POST", M, 422, IA, "metrics",
+        body={"metrics": [], "repeats": 1})
+    add("simulate: a metric not a string", "POST", M, 400, IA, "metrics[0]",
+        body={"metrics": [3], "repeats": 1})
+    add("simulate: unknown metric", "POST", M, 422, IA, "metrics[1]",
+        body={"metrics": ["ftb", "regret"], "repeats": 1})
+    add("simulate: a metric twice", "POST", M, 422, IA, "metrics[1]",
+        body={"metrics": ["fb", "fb"], "repeats": 1})
+    add("simulate: gap without constraints", "POST", M, 422, IA, "metrics[1]",
+        body={"metrics": ["ftb", "gap"], "repeats": 1})
+    add("simulate: ftb with constraints", "POST", M, 422, IA, "metrics[1]",
+        body={"metrics": ["gap", "ftb"], "repeats": 1,
+              "constraints": [{"metric": "gpu_time", "max": 100}]})
+    add("simulate: gap with two objectives", "POST", M, 422, IA, "metrics[0]",
+        body={"metrics": ["gap"], "repeats": 1, "objectives": [
+            {"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]})
     add("simulate: unknown benchmark", "POST", "/v1/benchmarks/lab/nope/simulate", 404,
         "not_found", body={"repeats": 1})
 
@@ -2900,7 +2932,7 @@ def t_bench_import(c):
     pareto = [i in want["pareto"] for i in range(12)]
     sim = simulate(c, "lab/synthetic", {"algorithm": {"name": "random"}, "repeats": 6,
                                         "seed": 3, "init": 2, "budget": 4, "pareto_budget": 5,
-                                        "tolerance": 1.0})
+                                        "tolerance": 1.0, "metrics": ALL_METRICS})
     check(sim["benchmark"] == "lab/synthetic" and sim["repeats"] == 6 and sim["seed"] == 3
           and sim["init"] == 2 and sim["budget"] == 4 and sim["pareto_budget"] == 5
           and sim["tolerance"] == 1.0 and sim["objective"] == BLEU_MAX[0]
@@ -2913,7 +2945,7 @@ def t_bench_import(c):
           and sim2["budget"] == 20 and sim2["pareto_budget"] == 50,
           "defaults %r" % short({k: sim2.get(k) for k in ("init", "seed", "tolerance", "budget",
                                                           "pareto_budget")}))
-    check_simulation(sim2, [-x for x in gpu], pareto, 12)
+    check_simulation(sim2, [-x for x in gpu], None, 12)
     got = expect(call(b.port, "GET", "/v1/simulations/%d" % sim["id"]), 200)
     check(same_simulation(got, sim), "GET /v1/simulations/%d differs from the POST answer: %s"
           % (sim["id"], differing(got, sim)))
@@ -2939,6 +2971,69 @@ def t_bench_import(c):
     check(r["trials"] == [] and r["done"], "after 12 rows: %r" % short(r))
     best = expect(call(c.port, "GET", "/v1/studies/%d/best" % st["id"]), 200)["trial"]
     check(best["values"]["bleu"] == 24.5, "best %r" % short(best))
+
+
+@test("simulate: HTTP and hpod bench run the same code: identical sequences for zh-en BO_EI_M")
+def t_simulate_same_as_bench(c):
+    need_tables()
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "seqs.jsonl")
+        r = subprocess.run([c.args.hpod, "bench", "--tables", "zh-en", "--methods", "bo_ei_m,rs",
+                            "--repeats", "6", "--seed", "4", "--out", os.path.join(d, "b.md"),
+                            "--dir", BENCH_DIR, "--sequences", out],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=300)
+        check(r.returncode == 0, "hpod bench failed: %s" % r.stderr.decode()[-500:])
+        with open(out) as f:
+            cells = {(x["table"], x["method"]): x for x in map(json.loads, f)}
+    check(sorted(cells) == [("zh-en", "bo_ei_m"), ("zh-en", "rs")], "cells %r" % sorted(cells))
+    for key, algo in [("bo_ei_m", {"name": "gp", "kernel": "matern52", "acquisition": "ei"}),
+                      ("rs", {"name": "random"})]:
+        cli = cells[("zh-en", key)]
+        check(cli["seed"] == 4 and cli["init"] == 3 and len(cli["sequences"]) == 6,
+              "cell %r" % short(cli))
+        sim = simulate(c, "nmthpo/zh-en", {"algorithm": algo, "objective": BLEU_MAX[0],
+                                           "init": 3, "seed": 4, "repeats": 6})
+        check(sim["computed_metrics"] == ["ftb", "ftc", "fb"] and "fto" not in sim["metrics"],
+              "%s: computed %r" % (key, sim["computed_metrics"]))
+        for k, (a, b) in enumerate(zip(sim["sequences"], cli["sequences"])):
+            check(a == b, "%s run %d: HTTP %s, hpod bench %s" % (key, k, short(a), short(b)))
+    # A single objective asked for one metric stops when that one is decided.
+    t = tsv_rows("zh-en")
+    bleu = [r["bleu"] for r in t]
+    only = simulate(c, "nmthpo/zh-en", {"algorithm": {"name": "random"}, "seed": 4,
+                                        "repeats": 6, "metrics": ["ftc"]})
+    check(only["computed_metrics"] == ["ftc"] and sorted(only["metrics"]) == ["ftc"],
+          "ftc only: %r" % only["metrics"])
+    thr = max(bleu) - 0.5
+    for s in only["sequences"]:
+        first = next(i + 1 for i, r in enumerate(s) if bleu[r] >= thr)
+        check(len(s) == max(first, 3), "ftc-only run of %d rows, decided at %d"
+              % (len(s), max(first, 3)))
+    # Two objectives may add the first objective's ftb, and fto alone does
+    # not wait for the whole front.
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    mo = simulate(c, "nmthpo/zh-en", {"algorithm": {"name": "random"}, "objectives": objs,
+                                      "repeats": 3, "metrics": ["fto", "ftb"]})
+    check(mo["computed_metrics"] == ["ftb", "fto"] and sorted(mo["metrics"]) == ["ftb", "fto"],
+          "two objectives, fto and ftb: %r" % mo["metrics"])
+    check(mo["tolerance"] == 0.5, "tolerance %r" % mo.get("tolerance"))
+    best = bleu.index(max(bleu))
+    for s in mo["sequences"]:
+        check(len(s) == max(s.index(best) + 1, next(i + 1 for i, r in enumerate(s)
+                                                    if t[r]["pareto"]), 3),
+              "fto+ftb run of %d rows: %s" % (len(s), short(s)))
+    # A table without gpu_time has no BLEU/time front: fto does not apply.
+    nog = synthetic_table("lab/no-gpu-time")
+    nog["metrics"] = ["bleu"]
+    for r in nog["rows"]:
+        del r["gpu_time"]
+    expect(call(c.port, "POST", "/v1/benchmarks", nog), 201)
+    e = expect_error(call(c.port, "POST", bench_path("lab/no-gpu-time", "/simulate"),
+                          {"repeats": 1, "metrics": ["ftb", "fto"]}), 422, "invalid_argument",
+                     "metrics[1]")
+    check("fto" in e["message"], "fto on a table without gpu_time: %r" % e)
 
 
 def zh_en_sim(c, algorithm, repeats=30, seed=0):
@@ -3008,7 +3103,7 @@ def t_bench_simulate(c):
           "simulation %r" % short({k: v for k, v in rs.items() if k != "sequences"}, 600))
     check(is_num(rs["seconds"]) and rs["seconds"] >= 0, "seconds %r" % rs["seconds"])
     parse_ts(rs["created_at"])
-    per = check_simulation(rs, bleu, pareto, n)
+    per = check_simulation(rs, bleu, None, n)
     check(all(p["ftb"] >= 3 for p in per), "an ftb below init")
     # The oracle row is in a uniformly random position P of a permutation of
     # n rows: E[P] = (n+1)/2 = 59.5 and sd(P) = sqrt((n^2-1)/12) = 34.06, so
@@ -3024,7 +3119,8 @@ def t_bench_simulate(c):
     again = zh_en_sim(c, "random")
     check(again["sequences"] == rs["sequences"] and again["id"] != rs["id"],
           "same seed, other sequences (or the same id)")
-    gr = zh_en_sim(c, "greedy")
+    gr = simulate(c, "nmthpo/zh-en", {"algorithm": {"name": "greedy"}, "repeats": 30,
+                                      "seed": 0, "metrics": ALL_METRICS})
     check_simulation(gr, bleu, pareto, n)
     for k, (a, b) in enumerate(zip(rs["sequences"], gr["sequences"])):
         check(a[:3] == b[:3], "run %d: random starts %r, greedy %r" % (k, a[:3], b[:3]))
@@ -3059,7 +3155,8 @@ def t_bench_simulate(c):
 
     # The paper's per-table defaults: tolerance 1.0 on en-ja, fbp budget 200
     # on sw-en and so-en.
-    ej = simulate(c, "nmthpo/en-ja", {"algorithm": {"name": "random"}, "repeats": 2})
+    ej = simulate(c, "nmthpo/en-ja", {"algorithm": {"name": "random"}, "repeats": 2,
+                                      "metrics": ALL_METRICS})
     check(ej["tolerance"] == 1.0 and ej["pareto_budget"] == 50, "en-ja defaults %r/%r"
           % (ej["tolerance"], ej["pareto_budget"]))
     check_simulation(ej, [r["bleu"] for r in tsv_rows("en-ja")],
@@ -3067,8 +3164,7 @@ def t_bench_simulate(c):
     sw = simulate(c, "nmthpo/sw-en", {"algorithm": {"name": "random"}, "repeats": 1, "seed": 9})
     check(sw["tolerance"] == 0.5 and sw["pareto_budget"] == 200, "sw-en defaults %r/%r"
           % (sw["tolerance"], sw["pareto_budget"]))
-    check_simulation(sw, [r["bleu"] for r in tsv_rows("sw-en")],
-                     [r["pareto"] for r in tsv_rows("sw-en")], 767)
+    check_simulation(sw, [r["bleu"] for r in tsv_rows("sw-en")], None, 767)
     expect_error(call(c.port, "POST", bench_path("nmtlc/ted-zh-en", "/simulate"),
                       {"repeats": 1}), 422, "invalid_argument")
 

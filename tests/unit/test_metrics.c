@@ -219,6 +219,50 @@ test_needed_length(void **state)
     assert_int_equal(metric_needed_length(&p, d, 6), 4);
 }
 
+static void
+test_needed_length_skip(void **state)
+{
+    (void)state;
+    /* As above: ftb at 8, ftc at 7, fb budget 5; only what is asked. */
+    const size_t a[] = {11, 5, 3, 0, 1, 7, 2, 6, 4, 8, 9, 10};
+    struct metric_spec s = {.y = zh,
+                            .n = 12,
+                            .ninit = 3,
+                            .tol = 0.5,
+                            .fb_budget = 5,
+                            .skip = METRIC_BIT(METRIC_FTB)};
+    assert_int_equal(metric_needed_length(&s, a, 6), 0);
+    assert_int_equal(metric_needed_length(&s, a, 7), 7);
+    s.skip |= METRIC_BIT(METRIC_FTC);
+    assert_int_equal(metric_needed_length(&s, a, 4), 0);
+    assert_int_equal(metric_needed_length(&s, a, 5), 5);
+    s.skip = METRIC_BIT(METRIC_FTC) | METRIC_BIT(METRIC_FB);
+    assert_int_equal(metric_needed_length(&s, a, 8), 8);
+    assert_true(metric_spec_measures(&s, METRIC_FTB));
+    assert_false(metric_spec_measures(&s, METRIC_FTC));
+    assert_false(metric_spec_measures(&s, METRIC_FTO)); /* no pareto */
+
+    /* fto alone does not wait for the whole front (fta at 10). */
+    const size_t c[10] = {0, 1, 3, 5, 4, 2, 6, 7, 8, 9};
+    struct metric_spec p = {.pareto = par,
+                            .n = 10,
+                            .ninit = 3,
+                            .fbp_budget = 4,
+                            .skip = METRIC_BIT(METRIC_FTA) |
+                                    METRIC_BIT(METRIC_FBP)};
+    size_t fto = metric_fto(c, 10, par, 10, 3);
+    assert_true(fto < 10);
+    assert_int_equal(metric_needed_length(&p, c, fto), fto);
+    if (fto > 3)
+        assert_int_equal(metric_needed_length(&p, c, fto - 1), 0);
+
+    /* Names both ways. */
+    for (int k = 0; k < METRIC_COUNT; k++)
+        assert_int_equal(metric_from_name(metric_name((enum metric_id)k)), k);
+    assert_int_equal(metric_from_name("gap"), METRIC_COUNT);
+    assert_null(metric_name(METRIC_COUNT));
+}
+
 int
 main(void)
 {
@@ -231,6 +275,7 @@ main(void)
         cmocka_unit_test(test_fbp),
         cmocka_unit_test(test_mean_std),
         cmocka_unit_test(test_needed_length),
+        cmocka_unit_test(test_needed_length_skip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
