@@ -23,17 +23,6 @@
 #define MAX_CANDIDATES 100000
 #define MAX_BUDGET 10000000
 
-/* Metric and parameter names: [A-Za-z0-9_.-]{1,64}. */
-static int
-valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 64)
-        return 0;
-    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_.-") == n;
-}
-
 int
 json_exact_number(const json_t *v, double *out)
 {
@@ -188,7 +177,7 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
         (st = get_string(p, "type", path, 1, &type, err)) != HPOD_OK)
         return st;
     fieldf(f, sizeof f, path, "name");
-    if (!valid_name(name))
+    if (!metric_name_ok(name))
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "parameter name \"%.64s\" must be 1 to 64 letters, "
                          "digits, '_', '.' or '-'",
@@ -502,7 +491,7 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
             (st = get_string(o, "goal", path, 1, &goal, err)) != HPOD_OK)
             return st;
         fieldf(f, sizeof f, path, "name");
-        if (!valid_name(name))
+        if (!metric_name_ok(name))
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "metric name \"%.64s\" must be 1 to 64 letters, "
                              "digits, '_', '.' or '-'",
@@ -554,7 +543,7 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
                 HPOD_OK)
             return st;
         fieldf(f, sizeof f, path, "metric");
-        if (!valid_name(metric))
+        if (!metric_name_ok(metric))
             return hpod_fail(err, HPOD_EUNPROC, f, "invalid metric name");
         if (has_max == has_min)
             return hpod_fail(err, HPOD_EUNPROC, path,

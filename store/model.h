@@ -42,7 +42,7 @@ struct metric_set {
     size_t n;
 };
 
-/* 1 if s is a valid metric name. */
+/* 1 if s is a valid metric (or parameter) name: the same rule for both. */
 int metric_name_ok(const char *s);
 /* Adds (name, value) in name order; name must be valid and not in s. */
 void metric_set_add(struct metric_set *s, const char *name, double value);
