@@ -86,6 +86,7 @@ handle_trial_report(struct req *rq)
     struct study_def d = {0};
     struct metric_set add = {0};
     const char *action = NULL;
+    long long study_id = 0;
     enum hpod_status st;
 
     /* 1-2. Parse and validate what needs no database. */
@@ -96,15 +97,15 @@ handle_trial_report(struct req *rq)
      * study's trials, so they are serialized by the study lock, taken
      * before the trial's (the order suggest uses too). */
     if ((st = db_begin(rq->db, &rq->err)) != HPOD_OK ||
-        (st = trial_store_get(rq->db, rq->id, 0, &t, &rq->err)) != HPOD_OK ||
-        (st = study_store_get(rq->db, t.study_id, &s, &rq->err)) != HPOD_OK ||
+        (st = trial_store_study_of(rq->db, rq->id, &study_id, &rq->err)) !=
+            HPOD_OK ||
+        (st = study_store_get(rq->db, study_id, &s, &rq->err)) != HPOD_OK ||
         (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
         (st = report_check_metrics(&d, &in, &rq->err)) != HPOD_OK)
         goto out;
     if (mf_enabled(&d) && in.step >= 0 &&
-        (st = study_store_lock(rq->db, t.study_id, &rq->err)) != HPOD_OK)
+        (st = study_store_lock(rq->db, study_id, &rq->err)) != HPOD_OK)
         goto out;
-    trial_cleanup(&t);
     if ((st = trial_store_get(rq->db, rq->id, 1, &t, &rq->err)) != HPOD_OK)
         goto out;
     if (in.step < 0) {

@@ -58,6 +58,7 @@ static const char *SQL_RENEW_HELD =
     "UPDATE trials SET lease_expires_at = now() + make_interval(secs => $3),"
     " updated_at = now()"
     " WHERE study_id = $1 AND worker = $2 AND state IN ('pending', 'running')";
+static const char *SQL_STUDY_OF = "SELECT study_id FROM trials WHERE id = $1";
 static const char *SQL_NEXT_SEQ =
     "SELECT coalesce(max(seq) + 1, 0) AS seq FROM trials WHERE study_id = $1";
 static const char *SQL_INSERT =
@@ -403,6 +404,27 @@ trial_store_insert(struct db *db, long long study_id, int seq,
     id = db_get_ll(r, 0, "id", 0);
     db_result_free(r);
     return trial_store_get(db, id, 0, out, err);
+}
+
+enum hpod_status
+trial_store_study_of(struct db *db, long long id, long long *study_id,
+                     struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid};
+    if ((st = db_exec(db, SQL_STUDY_OF, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist", id);
+    else
+        *study_id = db_get_ll(r, 0, "study_id", 0);
+    db_result_free(r);
+    return st;
 }
 
 enum hpod_status

@@ -44,6 +44,15 @@ enum hpod_status trial_store_insert(struct db *db, long long study_id, int seq,
                                     int lease_seconds, long long train_to,
                                     struct trial *out, struct hpod_err *err);
 
+/*
+ * trial_store_study_of - the study of trial id, in one light query (no
+ * values, no steps): what a caller needs before it locks the trial.
+ * HPOD_ENOTFOUND if the trial does not exist.
+ */
+enum hpod_status trial_store_study_of(struct db *db, long long id,
+                                      long long *study_id,
+                                      struct hpod_err *err);
+
 /* One trial (FOR UPDATE when for_update, inside a transaction). */
 enum hpod_status trial_store_get(struct db *db, long long id, int for_update,
                                  struct trial *out, struct hpod_err *err);
