@@ -8,7 +8,7 @@
  * order of every rung. Sorting before anything else is what makes every
  * answer independent of the order in which reports were added.
  *
- * Pure: no I/O, no globals; memory from xmalloc (core/mem.h).
+ * Pure: no I/O, no globals; memory from xmalloc (common/mem.h).
  */
 #include "core/asha.h"
 
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/pareto.h"
 
 #define NONE ((size_t)-1)

@@ -10,7 +10,7 @@
  * function of that SET only, whatever the order of the asha_observe and
  * asha_pause calls. The server can therefore rebuild it from the database
  * for every decision (under the study's lock) and any hpod process gives
- * the same answer. Scratch memory comes from xmalloc (core/mem.h).
+ * the same answer. Scratch memory comes from xmalloc (common/mem.h).
  *
  * Rules (the contract):
  *
@@ -87,7 +87,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 /* Most objectives a struct asha accepts. */
 #define ASHA_MAX_OBJECTIVES 16

@@ -10,7 +10,7 @@
  * the struct asha when a config leaves the paused set (a promotion) or
  * when `exhausted` turns on (asha_params are copied at creation).
  *
- * Pure: no I/O, no globals; memory from xmalloc (core/mem.h).
+ * Pure: no I/O, no globals; memory from xmalloc (common/mem.h).
  */
 #include "core/asha_sim.h"
 
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 
 #define NONE ((size_t)-1)
 

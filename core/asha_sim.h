@@ -4,7 +4,7 @@
  * what it saves and what it keeps (issue 6; DESIGN.md §3 "Multi-fidelity").
  *
  * Pure: no I/O, no globals; the rung rule is core/asha.c's, memory comes
- * from xmalloc (core/mem.h) and is freed before returning. Curves are
+ * from xmalloc (common/mem.h) and is freed before returning. Curves are
  * borrowed for the call only. `hpod bench --asha` (server/bench_cli.c)
  * prints the table.
  *
@@ -60,7 +60,7 @@
 
 #include "core/asha.h"
 #include "core/rng.h"
-#include "core/status.h"
+#include "common/status.h"
 
 /* One learning curve (borrowed). */
 struct asha_sim_curve {

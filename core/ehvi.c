@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/pareto.h"
 
 struct gain_key {

@@ -15,7 +15,7 @@
 #include <nlopt.h>
 
 #include "core/linalg.h"
-#include "core/mem.h"
+#include "common/mem.h"
 
 struct gp {
     size_t max_n, dim;

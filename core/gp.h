@@ -31,7 +31,7 @@
 
 #include "core/kernels.h"
 #include "core/rng.h"
-#include "core/status.h"
+#include "common/status.h"
 
 /* Number of hyperparameters in θ for inputs of dimension dim. */
 #define GP_NPARAMS(dim) ((dim) + 2)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/linalg.h"
-#include "core/mem.h"
+#include "common/mem.h"
 
 struct graph {
     size_t n, dim, k, ncomp;

@@ -31,7 +31,7 @@
 #include <stddef.h>
 
 #include "core/kernels.h"
-#include "core/status.h"
+#include "common/status.h"
 
 struct graph; /* opaque */
 

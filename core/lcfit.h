@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 #define LCFIT_ALPHA_MIN 0.01
 #define LCFIT_ALPHA_MAX 10.0

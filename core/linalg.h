@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 /*
  * linalg_cholesky - lower Cholesky factor of the SPD n×n matrix a, in place

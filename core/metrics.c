@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 
 static size_t at_least(size_t pos, size_t ninit);
 static size_t raw_ftb(const size_t *seq, size_t len, const double *y, size_t n);

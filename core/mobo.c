@@ -21,7 +21,7 @@
 #include "core/gp.h"
 #include "core/graph.h"
 #include "core/kernels.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/pareto.h"
 #include "core/rng.h"
 

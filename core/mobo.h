@@ -56,7 +56,7 @@
 #include <stddef.h>
 
 #include "core/space.h"
-#include "core/status.h"
+#include "common/status.h"
 
 /* Random candidates of a continuous space (GP surrogate). */
 #define MOBO_N_RANDOM 2000

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 
 struct ms_report {
     size_t step;

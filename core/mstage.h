@@ -9,7 +9,7 @@
  * stage and state, every intermediate report, the final values) and every
  * answer is a function of that SET, whatever the order of the calls: any
  * hpod process rebuilding it under the study's lock decides the same.
- * Scratch memory comes from xmalloc (core/mem.h).
+ * Scratch memory comes from xmalloc (common/mem.h).
  *
  * Rules (the contract):
  *
@@ -67,7 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 /* Most stages a struct mstage accepts. */
 #define MSTAGE_MAX_STAGES 64

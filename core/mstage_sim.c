@@ -4,11 +4,11 @@
  *
  * The replay keeps its own "database" (trials with stage, state and final
  * value; every report) and, at each request for work, rebuilds a struct
- * mstage from it and applies mstage_plan, as handlers/multifidelity.c's
+ * mstage from it and applies mstage_plan, as study/multifidelity.c's
  * mf_prepare does: by core/mstage.h the answers are a function of that
  * set, so this is what a server rebuilding its state would decide.
  *
- * Pure: no I/O, no globals; memory from xmalloc (core/mem.h).
+ * Pure: no I/O, no globals; memory from xmalloc (common/mem.h).
  */
 #include "core/mstage_sim.h"
 
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 
 /* One trial of the replayed study; its id is its index (issue number). */
 struct trial_rec {

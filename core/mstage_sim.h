@@ -8,7 +8,7 @@
  *
  * Pure: no I/O, no globals; every stage decision is core/mstage.c's, every
  * new configuration is core/sampler.c's; memory comes from xmalloc
- * (core/mem.h) and is freed before returning. Curves and features are
+ * (common/mem.h) and is freed before returning. Curves and features are
  * borrowed for the call only.
  *
  * The replay (the contract of mstage_sim_run):
@@ -35,7 +35,7 @@
  *        far) is chosen by sampler_next over the candidates not yet issued
  *        (base kind, seed, init, kernel, acquisition of struct
  *        mstage_sim_base; seq = the issue number). Its observations are,
- *        as in handlers/suggest.c and handlers/multifidelity.c, every
+ *        as in handlers/suggest.c and study/multifidelity.c, every
  *        trial with an mstage_value_at at the fidelity the model learns
  *        from, oriented larger-is-better (−ppl): the current stage's, or,
  *        while fewer than `init` trials have a value there, the highest
@@ -90,7 +90,7 @@
 #include "core/rng.h"
 #include "core/sampler.h"
 #include "core/space.h"
-#include "core/status.h"
+#include "common/status.h"
 
 #define MSTAGE_SIM_NONE ((size_t)-1)
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 
 /* A sort key: value, then original position, so that the order is total. */
 struct key {

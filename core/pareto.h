@@ -7,7 +7,7 @@
  * doubles; sense[k] gives the goal of objective k: a negative value means
  * minimize, anything else (normally +1) means maximize. Every array
  * argument is borrowed for the duration of the call only. Scratch memory
- * comes from xmalloc (core/mem.h); nothing here can fail on input, so the
+ * comes from xmalloc (common/mem.h); nothing here can fail on input, so the
  * functions return values rather than statuses.
  *
  * NaN values make every comparison that involves them false: a point with

@@ -24,7 +24,7 @@
 #include "core/acquisition.h"
 #include "core/gp.h"
 #include "core/graph.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/rng.h"
 
 #define SAMPLER_N_RANDOM 2000

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "core/space.h"
-#include "core/status.h"
+#include "common/status.h"
 
 enum sampler_kind {
     SAMPLER_RANDOM = 0,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "core/lcfit.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/rng.h"
 
 /* A survivor's sort key: BSF, then input position (a total order). */

@@ -9,9 +9,9 @@
  * dissertation asks is how often that one is the configuration that is
  * truly best when trained to the end.
  *
- * Pure: no I/O, no globals; scratch memory comes from xmalloc (core/mem.h)
+ * Pure: no I/O, no globals; scratch memory comes from xmalloc (common/mem.h)
  * and is freed before returning. Curves are borrowed for the call only.
- * The learning-curve files are read by handlers/bench_tables.c; `hpod bench
+ * The learning-curve files are read by bench/tables.c; `hpod bench
  * --sh` (server/bench_cli.c) prints the table.
  *
  * Definitions (the contract of sh_simulate):
@@ -57,7 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 /* One configuration's learning curve (borrowed). */
 struct sh_curve {

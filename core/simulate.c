@@ -1,7 +1,7 @@
 /*
  * core/simulate.c - seeded simulated runs on a lookup table and their
  * metrics (simulate.h). No I/O and no threads: the table comes from
- * handlers/bench_tables.c, threading lives in server/bench_cli.c.
+ * bench/tables.c, threading lives in server/bench_cli.c.
  */
 #include "core/simulate.h"
 
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/mobo.h"
 #include "core/rng.h"
 

@@ -9,7 +9,7 @@
  * Pure: no I/O, no threads, no globals. Every run is a function of
  * (table, algorithm, seed, init) only, so runs may be spread over threads
  * by the caller (server/bench_cli.c does) and give the same sequences.
- * Tables are loaded by handlers/bench_tables.c.
+ * Tables are loaded by bench/tables.c.
  */
 #ifndef HPOD_SIMULATE_H
 #define HPOD_SIMULATE_H
@@ -19,7 +19,7 @@
 #include "core/metrics.h"
 #include "core/sampler.h"
 #include "core/space.h"
-#include "core/status.h"
+#include "common/status.h"
 
 /* A lookup table seen as a finite study. Borrowed by every call. */
 struct simulate_problem {

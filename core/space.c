@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 
 void
 space_init(struct space *sp)

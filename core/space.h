@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "core/rng.h"
-#include "core/status.h"
+#include "common/status.h"
 
 enum param_type { PARAM_FLOAT = 0, PARAM_INT = 1, PARAM_CATEGORICAL = 2 };
 

@@ -4,11 +4,11 @@
  * the expansion of benchmark-backed studies.
  *
  * Tables come from two places: files loaded at start-up (HPOD_BENCHMARKS,
- * handlers/bench_tables) and tables users import, which live in PostgreSQL
+ * bench/tables) and tables users import, which live in PostgreSQL
  * (store/bench_store) so that every hpod process serves them. Imported
  * tables never change after creation, so each process keeps a parsed copy
  * by name. Simulations run in-process through core/simulate on both cores
- * (handlers/simrun) and are stored; on learning curves they replay
+ * (bench/simrun) and are stored; on learning curves they replay
  * successive halving (core/sh) or ASHA (core/asha_sim) instead.
  */
 #include <math.h>
@@ -18,7 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
+#include "common/name.h"
 #include "core/asha_sim.h"
 #include "core/metrics.h"
 #include "core/mobo.h"
@@ -26,13 +27,13 @@
 #include "core/rng.h"
 #include "core/sh.h"
 #include "core/simulate.h"
-#include "handlers/bench_tables.h"
+#include "bench/tables.h"
 #include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
-#include "handlers/simrun.h"
+#include "study/def.h"
+#include "bench/simrun.h"
 #include "store/bench_store.h"
-#include "store/err.h"
+#include "common/err.h"
 
 #define IMPORT_MAX_ROWS 100000
 #define IMPORT_MAX_PARAMS 64
@@ -210,7 +211,7 @@ resolve(struct req *rq, const char *name, struct bench_ref *ref)
     if ((st = bench_store_get(rq->db, name, &def_text, &rows_text, &rq->err)) !=
         HPOD_OK)
         return st;
-    json_t *def = json_from_text(def_text), *rows = json_from_text(rows_text);
+    json_t *def = hj_parse(def_text), *rows = hj_parse(rows_text);
     free(def_text);
     free(rows_text);
     if (!def || !rows) {
@@ -488,9 +489,7 @@ handle_benchmark_get(struct req *rq)
 static int
 valid_part(const char *s, size_t n)
 {
-    return n > 0 && n <= 64 &&
-           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_.-") >= n;
+    return hpod_name_ok_n(s, n, 64);
 }
 
 static int
@@ -527,7 +526,7 @@ benchmark_import_validate(json_t *body, const char **name_out, json_t **def_out,
     char f[192];
 
     *def_out = NULL;
-    if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK)
+    if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK)
         return st;
     v = json_object_get(body, "name");
     if (!v)
@@ -579,7 +578,7 @@ benchmark_import_validate(json_t *body, const char **name_out, json_t **def_out,
             st = hpod_fail(err, HPOD_EINVAL, f, "%s must be an object", f);
             break;
         }
-        if ((st = json_check_keys(p, pkeys, f, err)) != HPOD_OK)
+        if ((st = hj_check_keys(p, pkeys, f, err)) != HPOD_OK)
             break;
         json_t *pn = json_object_get(p, "name"),
                *pt = json_object_get(p, "type");
@@ -679,8 +678,8 @@ benchmark_import_validate(json_t *body, const char **name_out, json_t **def_out,
                                c < np && types[c][0] == 'i' ? "an integer"
                                                             : "a number");
             } else if ((c < np && types[c][0] == 'i'
-                            ? json_int_field(v, f, &x, err)
-                            : json_number_field(v, f, &x, err)) != HPOD_OK) {
+                            ? hj_int_field(v, f, &x, err)
+                            : hj_number_field(v, f, &x, err)) != HPOD_OK) {
                 /* Held as doubles (parameters in core/space, metrics in
                  * the table): a number a double would round is refused. */
                 st = HPOD_EUNPROC;
@@ -771,8 +770,8 @@ handle_benchmark_import(struct req *rq)
     if ((st = benchmark_import_validate(rq->body, &name, &def, &rq->err)) !=
         HPOD_OK)
         return st;
-    def_text = json_dump_text(def, 0);
-    rows_text = json_dump_text(json_object_get(rq->body, "rows"), 0);
+    def_text = hj_dump(def, 0);
+    rows_text = hj_dump(json_object_get(rq->body, "rows"), 0);
     st = bench_store_insert(rq->db, name, def_text, rows_text, &rq->err);
     if (st == HPOD_OK && (st = resolve(rq, name, &ref)) == HPOD_OK) {
         st = reply_json(rq, 201, detail_json(name, &ref));
@@ -882,7 +881,7 @@ handle_benchmark_evaluate(struct req *rq)
     /* A table that does not exist is a 404 before anything else. */
     if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
         return st;
-    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
+    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
         goto out;
     params = json_object_get(rq->body, "params");
     step = json_object_get(rq->body, "step");
@@ -1032,7 +1031,7 @@ sim_tolerance(struct req *rq, const struct bench_table *t, double *tol)
     if (!json_is_number(v))
         return hpod_fail(&rq->err, HPOD_EINVAL, "tolerance",
                          "tolerance must be a number");
-    enum hpod_status st = json_number_field(v, "tolerance", tol, &rq->err);
+    enum hpod_status st = hj_number_field(v, "tolerance", tol, &rq->err);
     if (st != HPOD_OK)
         return st;
     if (!(*tol > 0))
@@ -1091,8 +1090,8 @@ reply_simulation(struct req *rq, json_t *summary, const size_t *seqs,
                 sq, json_integer((json_int_t)seqs[r * stride + i]));
         json_array_append_new(seqs_json, sq);
     }
-    sum_text = json_dump_text(summary, 0);
-    seq_text = json_dump_text(seqs_json, 0);
+    sum_text = hj_dump(summary, 0);
+    seq_text = hj_dump(seqs_json, 0);
     if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
                                &id, &rq->err)) == HPOD_OK &&
         (st = sim_store_get(rq->db, id, &row, &rq->err)) == HPOD_OK) {
@@ -1220,7 +1219,7 @@ simulate_mo(struct req *rq, const struct bench_table *t,
         cmax[k] = mx != NULL;
         char fb[96];
         snprintf(fb, sizeof fb, "%s.%s", f, mx ? "max" : "min");
-        if ((st = json_number_field(mx ? mx : mn, fb, &bound[k], &rq->err)) !=
+        if ((st = hj_number_field(mx ? mx : mn, fb, &bound[k], &rq->err)) !=
             HPOD_OK)
             goto out;
     }
@@ -1462,8 +1461,8 @@ lc_algo_parse(struct req *rq, json_t *a, struct lc_algo *out, json_t **norm)
                          "%s holds learning curves: simulate runs sh or asha "
                          "on it, not \"%.40s\"",
                          rq->name, json_string_value(nm));
-    if ((st = json_check_keys(a, out->is_asha ? k_asha : k_sh, "algorithm",
-                              &rq->err)) != HPOD_OK ||
+    if ((st = hj_check_keys(a, out->is_asha ? k_asha : k_sh, "algorithm",
+                            &rq->err)) != HPOD_OK ||
         (st = lc_algo_int(rq, a, "seed", 0, (1LL << 53) - 1, 0, &seed)) !=
             HPOD_OK)
         return st;
@@ -1713,7 +1712,7 @@ sim_curves_parse(struct req *rq, const struct bench_lc_set *set,
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
-    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK ||
+    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK ||
         (st = lc_algo_parse(rq, json_object_get(rq->body, "algorithm"),
                             &out->la, &out->norm)) != HPOD_OK ||
         (st = opt_int(rq, "configs", 1, 1000000, 40, &out->configs)) !=
@@ -1853,7 +1852,7 @@ sim_table_parse(struct req *rq, struct sim_table_req *out)
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
-    if ((st = json_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
+    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
         goto out;
     objs = json_object_get(rq->body, "objectives");
     if (objs && json_object_get(rq->body, "objective")) {
@@ -2058,7 +2057,7 @@ out:
 static json_t *
 sim_json(const struct sim_row *r)
 {
-    json_t *o = json_from_text(r->summary);
+    json_t *o = hj_parse(r->summary);
     if (!o)
         o = json_object();
     json_object_set_new(o, "id", json_integer(r->id));
@@ -2066,7 +2065,7 @@ sim_json(const struct sim_row *r)
     json_object_set_new(o, "seconds", json_real(r->seconds));
     json_object_set_new(o, "created_at", json_string(r->created_at));
     if (r->sequences) {
-        json_t *s = json_from_text(r->sequences);
+        json_t *s = hj_parse(r->sequences);
         json_object_set_new(o, "sequences", s ? s : json_array());
     }
     return o;
@@ -2117,7 +2116,7 @@ handle_simulation_get(struct req *rq)
         return st;
     if (format && strcmp(format, "ss") == 0) {
         /* The public .ss format: one run per line, ids space-separated. */
-        json_t *seqs = json_from_text(row.sequences);
+        json_t *seqs = hj_parse(row.sequences);
         size_t cap = 1024, len = 0;
         char *out = xmalloc(cap);
         out[0] = '\0';

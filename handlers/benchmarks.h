@@ -12,10 +12,10 @@
 #include "core/asha_sim.h"
 #include "core/metrics.h"
 #include "core/sh.h"
-#include "core/status.h"
-#include "handlers/bench_tables.h"
+#include "common/status.h"
+#include "bench/tables.h"
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
+#include "study/def.h"
 
 /*
  * benchmark_import_validate - checks a POST /v1/benchmarks body (borrowed):
@@ -31,7 +31,7 @@ enum hpod_status benchmark_import_validate(json_t *body, const char **name,
  * What a curve simulation runs, parsed from "algorithm": successive
  * halving (`sh`: p, c, rank, round_up; core/sh.h) or ASHA (`asha`: r, u,
  * R, p, keep; core/asha_sim.h, promotion mode). The ranges are those of
- * the study validator's asha (handlers/json_model.c), R required.
+ * the study validator's asha (study/def.c), R required.
  */
 struct lc_algo {
     int is_asha;

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <stdatomic.h>
 
-#include "core/status.h"
+#include "common/status.h"
 #include "store/db.h"
 
 /* Process-wide state the handlers may use (owned by server/main.c). */

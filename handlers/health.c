@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "handlers/handlers.h"
-#include "store/err.h"
+#include "common/err.h"
 
 /* Generated at build time from openapi/openapi.json (scripts/embed.sh). */
 extern const unsigned char hpod_openapi_json[];

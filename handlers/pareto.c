@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/pareto.h"
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
-#include "store/err.h"
+#include "study/def.h"
+#include "common/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 
@@ -135,8 +135,8 @@ handle_study_pareto(struct req *rq)
         size_t nf = pareto_front(yf, kf, m, d.obj_sense, front);
         for (size_t f = 0; f < nf && st == HPOD_OK; f++) {
             const struct trial *t = &rows[which[fidx[front[f]]]];
-            json_t *params = json_from_text(t->params);
-            st = json_append_row(
+            json_t *params = hj_parse(t->params);
+            st = hj_append_row(
                 front_json,
                 params ? json_pack("{s:I, s:o, s:o}", "trial",
                                    (json_int_t)t->id, "params", params,

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "handlers/constraints.h"
+#include "common/mem.h"
+#include "study/constraints.h"
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
-#include "store/err.h"
+#include "study/def.h"
+#include "common/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 
@@ -75,9 +75,9 @@ handle_study_create(struct req *rq)
                        "ehvi for several");
         goto out;
     }
-    def_text = json_dump_text(d.def, 0);
+    def_text = hj_dump(d.def, 0);
     if (d.candidates)
-        cand_text = json_dump_text(d.candidates, 0);
+        cand_text = hj_dump(d.candidates, 0);
     if (!def_text || (d.candidates && !cand_text)) {
         st = hpod_fail(&rq->err, HPOD_ENOMEM, "", "could not encode study");
         goto out;
@@ -119,7 +119,7 @@ handle_study_list(struct req *rq)
     arr = json_array();
     for (size_t i = 0; i < n; i++) {
         if (st == HPOD_OK)
-            st = json_append_row(arr, study_to_json(&rows[i]), &rq->err);
+            st = hj_append_row(arr, study_to_json(&rows[i]), &rq->err);
         study_cleanup(&rows[i]);
     }
     free(rows);
@@ -217,7 +217,7 @@ best_model_verdict(struct req *rq, const struct study_def *d,
         }
         if (!any)
             continue;
-        json_t *pj = json_from_text(all[i].params);
+        json_t *pj = hj_parse(all[i].params);
         enum hpod_status pst =
             params_from_json(d, pj, obs_raw + n_obs * np, "params", &perr);
         json_decref(pj);
@@ -230,7 +230,7 @@ best_model_verdict(struct req *rq, const struct study_def *d,
     parsed = xcalloc(k ? k : 1, 1);
     for (size_t j = 0; j < k; j++) {
         const struct trial *t = &rows[sc->cand[j]];
-        json_t *pj = json_from_text(t->params);
+        json_t *pj = hj_parse(t->params);
         for (size_t c = 0; c < nc; c++)
             missing[j * nc + c] = isnan(constraint_value(d, c, &t->values));
         parsed[j] =
@@ -288,7 +288,7 @@ out:
  * objective (ties: the earliest), or null. A completed trial qualifies when,
  * for every constraint, it reported the metric and the value meets the
  * bound, or it did not report it and the constraint GPs (core/mobo, one
- * per metric, fitted on the trials that reported it; handlers/constraints.h)
+ * per metric, fitted on the trials that reported it; study/constraints.h)
  * give a joint probability Π_c P_c over its unreported constraints of at
  * least the largest confidence among them (DESIGN.md §3, Beck et al. 2016).
  * A metric reported fewer than CONSTRAINT_MIN_REPORTS times vouches for

@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/mobo.h"
 #include "core/pareto.h"
 #include "core/sampler.h"
-#include "handlers/constraints.h"
+#include "study/constraints.h"
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
-#include "handlers/multifidelity.h"
-#include "store/err.h"
+#include "study/def.h"
+#include "study/multifidelity.h"
+#include "common/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 
@@ -238,7 +238,7 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
             ref[j] = json_number_value(v) * d->obj_sense[j];
     }
     /* Positive metrics under a "max" bound get a log GP (Beck et al.
-     * 2016: multiplicative noise); handlers/constraints.h. */
+     * 2016: multiplicative noise); study/constraints.h. */
     constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
     struct mobo_input mi = {
         .space = &d->space,
@@ -285,7 +285,7 @@ load_candidates(struct req *rq, const struct study_def *d,
         return st;
     double *raw = xmalloc((n ? n : 1) * np * sizeof(double));
     for (size_t i = 0; i < n && st == HPOD_OK; i++) {
-        json_t *o = json_from_text(text[i]);
+        json_t *o = hj_parse(text[i]);
         if (params_from_json(d, o, raw + i * np, "candidate", &rq->err) !=
             HPOD_OK)
             st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
@@ -370,7 +370,7 @@ load_history(struct req *rq, const struct study_def *d, struct study_cache *e,
         if (cand != (size_t)-1) {
             memcpy(raw, e->cand_raw + cand * np, np * sizeof(double));
         } else {
-            json_t *p = json_from_text(t->params);
+            json_t *p = hj_parse(t->params);
             enum hpod_status pst =
                 params_from_json(d, p, raw, "params", &rq->err);
             json_decref(p);
@@ -468,7 +468,7 @@ handle_suggest(struct req *rq)
     if (expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, expired);
     for (size_t i = 0; i < n_held && (long long)i < count; i++)
-        if ((st = json_append_row(out, trial_to_json(&held[i]), &rq->err)) !=
+        if ((st = hj_append_row(out, trial_to_json(&held[i]), &rq->err)) !=
             HPOD_OK)
             goto out;
 
@@ -486,7 +486,7 @@ handle_suggest(struct req *rq)
             goto out;
         if (!promoted)
             break;
-        st = json_append_row(out, trial_to_json(&pt), &rq->err);
+        st = hj_append_row(out, trial_to_json(&pt), &rq->err);
         trial_cleanup(&pt);
         if (st != HPOD_OK)
             goto out;
@@ -557,7 +557,7 @@ handle_suggest(struct req *rq)
                 goto out;
             }
             pj = params_to_json(&d, raw);
-            ptext = json_dump_text(pj, 0);
+            ptext = hj_dump(pj, 0);
             json_decref(pj);
             st = trial_store_insert(rq->db, rq->id, seq, ptext,
                                     cand == (size_t)-1 ? -1 : (long long)cand,
@@ -566,7 +566,7 @@ handle_suggest(struct req *rq)
             free(ptext);
             if (st != HPOD_OK)
                 goto out;
-            st = json_append_row(out, trial_to_json(&t), &rq->err);
+            st = hj_append_row(out, trial_to_json(&t), &rq->err);
             trial_cleanup(&t);
             if (st != HPOD_OK)
                 goto out;

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
-#include "handlers/multifidelity.h"
-#include "store/dtoa.h"
-#include "store/err.h"
+#include "study/def.h"
+#include "study/multifidelity.h"
+#include "common/dtoa.h"
+#include "common/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 
@@ -304,7 +304,7 @@ handle_trial_list(struct req *rq)
         goto out;
     arr = json_array();
     for (size_t i = 0; i < n && st == HPOD_OK; i++)
-        st = json_append_row(arr, trial_to_json(&rows[i]), &rq->err);
+        st = hj_append_row(arr, trial_to_json(&rows[i]), &rq->err);
     if (st != HPOD_OK) {
         json_decref(arr);
         goto out;

@@ -8,7 +8,7 @@
  * repeats of one (table, method) cell are handed out to --threads pthreads
  * one seed at a time; the sequences, hence the figures, do not depend on
  * the thread count. No numerics here (core/), no file parsing
- * (handlers/bench_tables.c).
+ * (bench/tables.c).
  */
 #include "server/bench_cli.h"
 
@@ -24,15 +24,15 @@
 #include "core/kernels.h"
 #include "core/lcfit.h"
 #include "core/linalg.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/metrics.h"
 #include "core/mobo.h"
 #include "core/mstage_sim.h"
 #include "core/pareto.h"
 #include "core/sh.h"
 #include "core/simulate.h"
-#include "handlers/bench_tables.h"
-#include "handlers/simrun.h"
+#include "bench/tables.h"
+#include "bench/simrun.h"
 
 /* ------------------------------------------------------------------ */
 /* Methods and the paper's figures.                                    */
@@ -338,7 +338,7 @@ write_sequences(FILE *f, const char *ds, const char *method,
 }
 
 /* ------------------------------------------------------------------ */
-/* Progress of one (table, method) cell (the runs: handlers/simrun).   */
+/* Progress of one (table, method) cell (the runs: bench/simrun).   */
 
 struct progress {
     const char *table_label, *method_label;

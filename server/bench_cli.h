@@ -3,7 +3,7 @@
  * (TACL 2020) on the NMT lookup tables and writes docs/benchmarks.md.
  *
  * The simulation itself is core/simulate.c; the tables come from
- * handlers/bench_tables.c; this file parses the options, spreads the
+ * bench/tables.c; this file parses the options, spreads the
  * seeded runs over threads, times them and writes the markdown.
  */
 #ifndef HPOD_BENCH_CLI_H

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/err.h"
+#include "common/err.h"
 
 enum cv_type { CV_INT, CV_STR };
 

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 struct config {
     long port;

@@ -22,11 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/mem.h"
-#include "handlers/json_model.h"
+#include "common/mem.h"
+#include "common/name.h"
+#include "study/def.h"
 #include "server/router.h"
-#include "store/err.h"
-#include "store/log.h"
+#include "common/err.h"
+#include "common/log.h"
 
 struct http_server {
     struct MHD_Daemon *daemon;
@@ -457,7 +458,7 @@ log_access(struct MHD_Connection *conn, const char *method, const char *path,
     fields = json_pack("{s:s, s:s, s:s, s:i, s:f}", "remote", remote, "method",
                        m, "path", p, "status", status, "duration_ms",
                        (double)llround(ms * 1000.0) / 1000.0);
-    text = fields ? json_dump_text(fields, 0) : NULL;
+    text = fields ? hj_dump(fields, 0) : NULL;
     hpod_log_event(HPOD_LOG_INFO, "request", text);
     free(text);
     json_decref(fields);
@@ -485,9 +486,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
         h = xcalloc(1, sizeof *h);
         clock_gettime(CLOCK_MONOTONIC, &h->start);
-        if (rid && strlen(rid) < sizeof h->id &&
-            strspn(rid, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                        "0123456789-_.") == strlen(rid))
+        if (hpod_name_ok(rid, sizeof h->id - 1))
             snprintf(h->id, sizeof h->id, "%s", rid);
         else
             snprintf(h->id, sizeof h->id, "%ld-%llu", (long)getpid(),
@@ -526,7 +525,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
         text = rq.reply_text;
         text_len = strlen(text);
     } else if (rq.reply) {
-        text = json_dump_text(rq.reply, 0);
+        text = hj_dump(rq.reply, 0);
         if (!text) {
             text = xstrdup("{\"error\":{\"code\":\"internal\",\"message\":"
                            "\"could not encode response\",\"field\":\"\"}}");

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 #include "handlers/handlers.h"
 #include "server/config.h"
 

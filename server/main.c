@@ -14,13 +14,13 @@
 #include <time.h>
 
 #include "core/linalg.h"
-#include "handlers/bench_tables.h"
+#include "bench/tables.h"
 #include "handlers/handlers.h"
 #include "server/bench_cli.h"
 #include "server/config.h"
 #include "server/http.h"
 #include "store/db.h"
-#include "store/log.h"
+#include "common/log.h"
 #include "store/migrate.h"
 #include "store/trial_store.h"
 

@@ -3,6 +3,8 @@
  */
 #include "server/router.h"
 
+#include "common/name.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +48,7 @@ router_routes(size_t *n)
 static size_t
 name_segment(const char *s)
 {
-    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_.-");
+    return hpod_name_span(s);
 }
 
 /*

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 #include "handlers/handlers.h"
 
 struct route {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "store/dtoa.h"
-#include "store/err.h"
+#include "common/mem.h"
+#include "common/dtoa.h"
+#include "common/err.h"
 
 #define TS(col)                                                                \
     "to_char(" col " AT TIME ZONE 'UTC', "                                     \

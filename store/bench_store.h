@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 #include "store/db.h"
 
 /* Inserts an imported table; HPOD_ECONFLICT if the name exists. */

@@ -33,9 +33,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/mem.h"
-#include "store/err.h"
-#include "store/log.h"
+#include "common/mem.h"
+#include "common/err.h"
+#include "common/log.h"
 
 /* How long after the server's statement_timeout a query with no answer at
  * all is given up on the client side. */

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 struct db;      /* one connection, opaque */
 struct db_pool; /* opaque */

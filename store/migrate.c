@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "store/err.h"
-#include "store/log.h"
+#include "common/mem.h"
+#include "common/err.h"
+#include "common/log.h"
 
 /* An arbitrary constant: the advisory lock key of "hpod migrate". */
 #define MIGRATE_LOCK_KEY "7201805213"

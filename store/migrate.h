@@ -9,7 +9,7 @@
 #ifndef HPOD_MIGRATE_H
 #define HPOD_MIGRATE_H
 
-#include "core/status.h"
+#include "common/status.h"
 #include "store/db.h"
 
 /*

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
+#include "common/mem.h"
+#include "common/name.h"
 
 static const char *state_names[TRIAL_NSTATES] = {
     "pending", "running", "completed", "failed", "pruned", "paused"};
@@ -43,10 +44,7 @@ study_cleanup(struct study *s)
 int
 metric_name_ok(const char *s)
 {
-    size_t n = s ? strlen(s) : 0;
-    return n > 0 && n <= METRIC_NAME_MAX &&
-           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_.-") == n;
+    return hpod_name_ok(s, METRIC_NAME_MAX);
 }
 
 void

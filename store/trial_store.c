@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "store/err.h"
+#include "common/mem.h"
+#include "common/err.h"
 
 #define TS(col)                                                                \
     "to_char(" col " AT TIME ZONE 'UTC', "                                     \

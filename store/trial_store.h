@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "core/status.h"
+#include "common/status.h"
 #include "store/db.h"
 #include "store/model.h"
 

@@ -22,15 +22,14 @@
 #include "core/graph.h"
 #include "core/kernels.h"
 #include "core/linalg.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/rng.h"
 #include "core/sampler.h"
 #include "core/space.h"
 
 #define NPARAM 6
-static const char *param_cols[NPARAM] = {"bpe",        "num_layers",
-                                         "num_embed",  "num_hidden",
-                                         "num_heads",  "init_lr"};
+static const char *param_cols[NPARAM] = {
+    "bpe", "num_layers", "num_embed", "num_hidden", "num_heads", "init_lr"};
 static const int param_log[NPARAM] = {1, 0, 1, 1, 1, 1};
 
 static double
@@ -71,7 +70,8 @@ load(const char *path, double **raw, double **bleu)
     }
     {
         int c = 0;
-        for (char *tok = strtok(line, "\t\n"); tok; tok = strtok(NULL, "\t\n"), c++) {
+        for (char *tok = strtok(line, "\t\n"); tok;
+             tok = strtok(NULL, "\t\n"), c++) {
             for (int k = 0; k < NPARAM; k++)
                 if (strcmp(tok, param_cols[k]) == 0)
                     col[k] = c;
@@ -84,7 +84,8 @@ load(const char *path, double **raw, double **bleu)
     while (fgets(line, sizeof line, f)) {
         double v[32];
         int c = 0;
-        for (char *tok = strtok(line, "\t\n"); tok && c < 32; tok = strtok(NULL, "\t\n"))
+        for (char *tok = strtok(line, "\t\n"); tok && c < 32;
+             tok = strtok(NULL, "\t\n"))
             v[c++] = atof(tok);
         if (n == cap) {
             cap = cap ? 2 * cap : 256;
@@ -164,12 +165,20 @@ main(int argc, char **argv)
             memset(used, 0, n);
             for (size_t i = 0; i < no; i++)
                 used[order[i]] = 1;
-            struct sampler_input in = {
-                .space = &sp, .kind = algos[a].kind, .seed = 0,
-                .seq = (int)no, .init = 3, .kernel = KERNEL_MATERN52,
-                .acquisition = algos[a].acq, .cand_raw = raw,
-                .cand_used = used, .n_cand = n, .obs_raw = obs_raw,
-                .obs_y = obs_y, .obs_cand = order, .n_obs = no};
+            struct sampler_input in = {.space = &sp,
+                                       .kind = algos[a].kind,
+                                       .seed = 0,
+                                       .seq = (int)no,
+                                       .init = 3,
+                                       .kernel = KERNEL_MATERN52,
+                                       .acquisition = algos[a].acq,
+                                       .cand_raw = raw,
+                                       .cand_used = used,
+                                       .n_cand = n,
+                                       .obs_raw = obs_raw,
+                                       .obs_y = obs_y,
+                                       .obs_cand = order,
+                                       .n_obs = no};
             for (int rep = 0; rep < algos[a].reps; rep++) {
                 double out[NPARAM];
                 size_t cand;

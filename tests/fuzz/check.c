@@ -4,7 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "handlers/json_model.h"
+#include "study/def.h"
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -35,7 +35,7 @@ fuzz_check_failure(enum hpod_status st, const struct hpod_err *err)
     FUZZ_CHECK(err->msg[0] != '\0', "status %s without a message",
                hpod_status_str(st));
     json_t *body = http_error_json(st, err);
-    char *text = body ? json_dump_text(body, 0) : NULL; /* as the server */
+    char *text = body ? hj_dump(body, 0) : NULL; /* as the server */
     FUZZ_CHECK(text != NULL,
                "error body cannot be encoded: field \"%s\" "
                "message \"%s\"",

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/status.h"
+#include "common/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

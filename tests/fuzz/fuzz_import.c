@@ -5,7 +5,7 @@
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
  * body; an acceptance names the table and gives a definition and rows that
- * encode as the handler stores them (json_dump_text).
+ * encode as the handler stores them (hj_dump).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -29,8 +29,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(def == NULL, "definition returned on failure");
         fuzz_check_failure(st, &err);
     } else {
-        char *d = json_dump_text(def, 0);
-        char *r = json_dump_text(json_object_get(body, "rows"), 0);
+        char *d = hj_dump(def, 0);
+        char *r = hj_dump(json_object_get(body, "rows"), 0);
         FUZZ_CHECK(name && def && d && r, "accepted import cannot be encoded");
         free(d);
         free(r);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/json_model.h"
+#include "study/def.h"
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -14,7 +14,7 @@
 #include "handlers/handlers.h"
 #include "server/http.h"
 #include "server/router.h"
-#include "store/err.h"
+#include "common/err.h"
 #include "tests/fuzz/fuzz.h"
 
 int

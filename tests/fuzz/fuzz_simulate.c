@@ -38,7 +38,7 @@ fuzz_table(json_t *body)
                    tr.init <= 50 && tr.seed >= 0 && tr.budget >= 1,
                "out of range: repeats %lld init %lld seed %lld budget %lld",
                tr.repeats, tr.init, tr.seed, tr.budget);
-    char *text = json_dump_text(tr.norm_algo, 0);
+    char *text = hj_dump(tr.norm_algo, 0);
     FUZZ_CHECK(text != NULL, "normalized algorithm cannot be encoded");
     free(text);
     json_decref(tr.norm_algo);
@@ -78,7 +78,7 @@ fuzz_curves(json_t *body)
     else
         FUZZ_CHECK(cr.la.sh.p >= 2 && cr.la.sh.c >= 1, "sh p %zu c %zu",
                    cr.la.sh.p, cr.la.sh.c);
-    char *text = json_dump_text(cr.norm, 0);
+    char *text = hj_dump(cr.norm, 0);
     FUZZ_CHECK(text != NULL, "normalized algorithm cannot be encoded");
     free(text);
     json_decref(cr.norm);

@@ -4,7 +4,7 @@
  * study-definition parser (study_def_from_json).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
- * body; an acceptance yields a definition that encodes (json_dump_text, as
+ * body; an acceptance yields a definition that encodes (hj_dump, as
  * the create handler stores it) and that, parsed again from that text with
  * its normalized candidates, is accepted and normalizes to itself (the
  * stored definition goes back through the same parser on every later
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/json_model.h"
+#include "study/def.h"
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -23,12 +23,12 @@ check_round_trip(const struct study_def *d)
 {
     struct study_def d2;
     struct hpod_err err = {{0}, {0}};
-    char *text = json_dump_text(d->def, 0);
+    char *text = hj_dump(d->def, 0);
     json_t *body;
     enum hpod_status st;
 
     FUZZ_CHECK(text != NULL, "accepted definition cannot be encoded");
-    body = json_from_text(text);
+    body = hj_parse(text);
     FUZZ_CHECK(body != NULL, "encoded definition is not JSON: %s", text);
     if (d->candidates)
         json_object_set(body, "candidates", d->candidates);

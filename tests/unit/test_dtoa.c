@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "store/dtoa.h"
+#include "common/dtoa.h"
 
 static double
 from_bits(uint64_t u)

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "store/log.h"
+#include "common/log.h"
 
 static void
 expect_redacted(const char *in, const char *want)

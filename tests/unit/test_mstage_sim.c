@@ -344,7 +344,7 @@ test_deterministic_gp(void **state)
 /*
  * k = 1 < init = 3: when stage 1 starts its new configurations, only its
  * seed has a value at stage 1's fidelity, so the model learns from stage
- * 0's (handlers/multifidelity.c, obs_at). The first new trial of stage 1
+ * 0's (study/multifidelity.c, obs_at). The first new trial of stage 1
  * must be sampler_next's choice from the six stage-0 values at step 2.
  */
 static void

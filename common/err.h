@@ -1,7 +1,7 @@
 /*
- * store/err.h - recording an error for the client.
+ * common/err.h - recording an error for the client.
  *
- * hpod_fail() fills a struct hpod_err (core/status.h) and returns the
+ * hpod_fail() fills a struct hpod_err (common/status.h) and returns the
  * status it was given, like GSL_ERROR, so one breakpoint catches every
  * failure: `return hpod_fail(err, HPOD_EUNPROC, "space[1].low", "...")`.
  * It lives in store/ because store and handlers both report errors and
@@ -10,7 +10,7 @@
 #ifndef HPOD_ERR_H
 #define HPOD_ERR_H
 
-#include "core/status.h"
+#include "common/status.h"
 
 enum hpod_status hpod_fail(struct hpod_err *err, enum hpod_status st,
                            const char *field, const char *fmt, ...)

@@ -1,5 +1,5 @@
 /*
- * handlers/simrun.h - runs the repeats of one simulation on several
+ * bench/simrun.h - runs the repeats of one simulation on several
  * threads: the one piece shared by `hpod bench` (server/bench_cli.c) and
  * POST /v1/benchmarks/{name}/simulate. core/simulate stays single-threaded
  * and pure; the threads live here.
@@ -12,7 +12,7 @@
 
 #include "core/metrics.h"
 #include "core/simulate.h"
-#include "core/status.h"
+#include "common/status.h"
 
 struct simrun {
     /* Inputs (borrowed). */

@@ -1,10 +1,10 @@
 /*
- * core/status.c - names of the status codes.
+ * common/status.c - names of the status codes.
  *
  * The names are the machine-readable "code" of the error JSON
  * (DESIGN.md §2); clients switch on them, so they never change.
  */
-#include "core/status.h"
+#include "common/status.h"
 
 const char *
 hpod_status_str(enum hpod_status st)

@@ -1,11 +1,11 @@
 /*
- * handlers/bench_tables.c - reading and validating the lookup tables and
+ * bench/tables.c - reading and validating the lookup tables and
  * learning curves of the benchmarks directory (bench_tables.h).
  *
  * Only files here: no SQL (store/), no numerics beyond building the
  * table's search space (core/space.c), no HTTP.
  */
-#include "handlers/bench_tables.h"
+#include "bench/tables.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,9 +15,9 @@
 
 #include <jansson.h>
 
-#include "core/mem.h"
-#include "store/dtoa.h"
-#include "store/err.h"
+#include "common/mem.h"
+#include "common/dtoa.h"
+#include "common/err.h"
 
 const char *const bench_param_names[BENCH_N_PARAMS] = {
     "bpe", "num_layers", "num_embed", "num_hidden", "num_heads", "init_lr"};

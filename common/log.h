@@ -1,5 +1,5 @@
 /*
- * store/log.h - one JSON line per event on stderr.
+ * common/log.h - one JSON line per event on stderr.
  *
  * Lives in store/, the lowest layer that may do I/O, so that store/ can log
  * SQLSTATEs and server/ the access lines with the same function. The level

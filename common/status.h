@@ -1,5 +1,5 @@
 /*
- * core/status.h - the status codes every layer returns.
+ * common/status.h - the status codes every layer returns.
  *
  * No dependencies; every layer may include it. Core functions return a
  * status only; the layers above attach a message and a JSON path through
@@ -24,7 +24,7 @@ enum hpod_status {
 };
 
 /*
- * What went wrong, for the client: filled by hpod_fail() (store/err.c)
+ * What went wrong, for the client: filled by hpod_fail() (common/err.c)
  * only when a status is not HPOD_OK. Core never fills it.
  */
 struct hpod_err {

@@ -1,5 +1,5 @@
 /*
- * handlers/bench_tables.h - the lookup tables of DESIGN.md §4, loaded from
+ * bench/tables.h - the lookup tables of DESIGN.md §4, loaded from
  * the benchmarks directory (HPOD_BENCHMARKS): the six NMT grids
  * `nmthpo/<ds>.tsv` and the learning curves `nmtlc/scratch.jsonl`.
  *
@@ -28,7 +28,7 @@
 #include <stddef.h>
 
 #include "core/space.h"
-#include "core/status.h"
+#include "common/status.h"
 
 /* The parameter columns of an nmthpo table, in the files' order. */
 #define BENCH_N_PARAMS 6

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/metrics.h"
-#include "handlers/bench_tables.h"
+#include "bench/tables.h"
 
 static char tmpdir[64];
 

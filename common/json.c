@@ -1,16 +1,17 @@
 /*
- * handlers/json_text.c - a compact JSON encoder over jansson's json_t with
- * per-value shortest reals; see json_text.h.
+ * common/json.c - JSON text with shortest round-trip reals, exact numbers
+ * and closed objects; see json.h.
  */
-#include "handlers/json_text.h"
+#include "common/json.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
-#include "store/dtoa.h"
+#include "common/dtoa.h"
+#include "common/err.h"
+#include "common/mem.h"
 
 /* jansson's own parser stops at this depth, so no text we read is deeper;
  * the limit only guards against a value built with a cycle. */
@@ -224,7 +225,7 @@ put_value(struct out *o, const json_t *v, size_t flags, int depth)
 }
 
 char *
-json_dump_text(const json_t *v, size_t flags)
+hj_dump(const json_t *v, size_t flags)
 {
     struct out o = {xmalloc(256), 0, 256};
     o.p[0] = '\0';
@@ -236,7 +237,89 @@ json_dump_text(const json_t *v, size_t flags)
 }
 
 json_t *
-json_from_text(const char *text)
+hj_parse(const char *text)
 {
     return text ? json_loads(text, 0, NULL) : NULL;
+}
+
+int
+hj_exact_number(const json_t *v, double *out)
+{
+    if (json_is_real(v)) {
+        *out = json_real_value(v);
+        return isfinite(*out);
+    }
+    if (!json_is_integer(v))
+        return 0;
+    json_int_t i = json_integer_value(v);
+    double x = (double)i;
+    /* 2^63, the rounding of the largest integers, is the one double that
+     * cannot be converted back. */
+    if (x >= 9223372036854775808.0 || (json_int_t)x != i)
+        return 0;
+    *out = x;
+    return 1;
+}
+
+enum hpod_status
+hj_number_field(const json_t *v, const char *field, double *out,
+                struct hpod_err *err)
+{
+    if (!json_is_number(v))
+        return hpod_fail(err, HPOD_EINVAL, field, "%s must be a number", field);
+    if (!hj_exact_number(v, out))
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s = %" JSON_INTEGER_FORMAT
+                         " would be rounded: numbers are held as doubles, "
+                         "which hold every integer within ±2^53",
+                         field, json_integer_value(v));
+    return HPOD_OK;
+}
+
+enum hpod_status
+hj_int_field(const json_t *v, const char *field, double *out,
+             struct hpod_err *err)
+{
+    if (!json_is_integer(v))
+        return hpod_fail(err, HPOD_EINVAL, field, "%s must be an integer",
+                         field);
+    json_int_t i = json_integer_value(v);
+    if (i < -HJ_MAX_EXACT_INT || i > HJ_MAX_EXACT_INT)
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s must be within ±2^53 (9007199254740992): integer "
+                         "parameters are held as doubles",
+                         field);
+    *out = (double)i;
+    return HPOD_OK;
+}
+
+enum hpod_status
+hj_check_keys(json_t *obj, const char *const *allowed, const char *path,
+              struct hpod_err *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        int ok = 0;
+        for (size_t i = 0; allowed[i] && !ok; i++)
+            ok = strcmp(key, allowed[i]) == 0;
+        if (!ok) {
+            char f[128];
+            snprintf(f, sizeof f, "%s%s%.60s", path, *path ? "." : "", key);
+            return hpod_fail(err, HPOD_EINVAL, f, "unknown field \"%.60s\"",
+                             key);
+        }
+    }
+    return HPOD_OK;
+}
+
+enum hpod_status
+hj_append_row(json_t *arr, json_t *row, struct hpod_err *err)
+{
+    if (!row)
+        return hpod_fail(err, HPOD_EINTERNAL, "",
+                         "a stored row cannot be read");
+    json_array_append_new(arr, row);
+    return HPOD_OK;
 }

@@ -1,18 +1,18 @@
 /*
- * handlers/multifidelity.c - ASHA and multi-stage BO decisions for live
+ * study/multifidelity.c - ASHA and multi-stage BO decisions for live
  * studies; see multifidelity.h. Decisions are serialized by the study row
  * lock that the report and suggest handlers take first.
  */
-#include "handlers/multifidelity.h"
+#include "study/multifidelity.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/asha.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/mstage.h"
-#include "store/err.h"
+#include "common/err.h"
 #include "store/trial_store.h"
 
 int

@@ -1,5 +1,5 @@
 /*
- * store/dtoa.c - shortest round-trip formatting of doubles; see dtoa.h.
+ * common/dtoa.c - shortest round-trip formatting of doubles; see dtoa.h.
  *
  * printf's "%.Ng" gives the decimal of N significant digits nearest to x,
  * so the first N whose text strtod reads back as x is the shortest length
@@ -10,7 +10,7 @@
  * stripped; the search can start at 15. Subnormals carry fewer bits
  * (5e-324 is one bit), so for them it starts at one digit.
  */
-#include "store/dtoa.h"
+#include "common/dtoa.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_json_text.c - the JSON encoder: string escaping, nesting,
+ * tests/unit/test_json.c - the JSON encoder: string escaping, nesting,
  * key order, reals in their shortest form that stay reals, and random
  * documents that read back equal.
  */
@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "handlers/json_text.h"
+#include "common/json.h"
 
 /* Dumps v (consumed) with flags and compares with want. */
 static void
 dump_is(json_t *v, size_t flags, const char *want)
 {
-    char *t = json_dump_text(v, flags);
+    char *t = hj_dump(v, flags);
     assert_non_null(t);
     if (strcmp(t, want) != 0)
         fail_msg("dumped %s, expected %s", t, want);
@@ -46,7 +46,7 @@ test_scalars(void **state)
     dump_is(json_real(123456789012345.0), 0, "123456789012345.0");
     dump_is(json_real(1e15), 0, "1e+15");
     dump_is(json_string(""), 0, "\"\"");
-    assert_null(json_dump_text(NULL, 0));
+    assert_null(hj_dump(NULL, 0));
 }
 
 static void
@@ -82,7 +82,7 @@ test_escaping(void **state)
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     json_t *s = json_string(big);
-    char *t = json_dump_text(s, 0);
+    char *t = hj_dump(s, 0);
     assert_int_equal(strlen(t), sizeof big + 1);
     free(t);
     json_decref(s);
@@ -106,8 +106,8 @@ test_bad_utf8(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *s = json_string_nocheck(bad[i]);
         json_t *a = json_pack("[o]", json_string_nocheck(bad[i]));
-        assert_null(json_dump_text(s, 0));
-        assert_null(json_dump_text(a, 0));
+        assert_null(hj_dump(s, 0));
+        assert_null(hj_dump(a, 0));
         json_decref(s);
         json_decref(a);
     }
@@ -137,7 +137,7 @@ test_nesting_and_order(void **state)
     json_t *arr = json_array(), *inner = json_array();
     json_array_append(arr, inner);
     json_array_append(inner, arr);
-    assert_null(json_dump_text(arr, 0));
+    assert_null(hj_dump(arr, 0));
     json_array_clear(inner);
     json_decref(inner);
     json_decref(arr);
@@ -216,7 +216,7 @@ test_random_round_trip(void **state)
     rng_seed(&r, 424242);
     for (int i = 0; i < 2000; i++) {
         json_t *v = random_value(&r, 4);
-        char *t = json_dump_text(v, i & 1 ? JSON_SORT_KEYS : 0);
+        char *t = hj_dump(v, i & 1 ? JSON_SORT_KEYS : 0);
         assert_non_null(t);
         json_t *back = json_loads(t, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
         if (!back || !json_equal(back, v))
@@ -247,5 +247,5 @@ main(void)
         cmocka_unit_test(test_nesting_and_order),
         cmocka_unit_test(test_random_round_trip),
     };
-    return cmocka_run_group_tests_name("json_text", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("json", tests, NULL, NULL);
 }

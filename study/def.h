@@ -1,5 +1,5 @@
 /*
- * handlers/json_model.h - JSON <-> C for every resource, with validation.
+ * study/def.h - JSON <-> C for every resource, with validation.
  *
  * The one place jansson meets the domain: a study definition is parsed and
  * checked field by field (the error names the JSON path of the offending
@@ -7,15 +7,15 @@
  * everything), and turned into a core/space. The stored definition goes
  * back through the same parser, so there is one set of rules.
  */
-#ifndef HPOD_JSON_MODEL_H
-#define HPOD_JSON_MODEL_H
+#ifndef HPOD_STUDY_DEF_H
+#define HPOD_STUDY_DEF_H
 
 #include <jansson.h>
 #include <stddef.h>
 
 #include "core/space.h"
-#include "core/status.h"
-#include "handlers/json_text.h" /* json_dump_text, json_from_text */
+#include "common/status.h"
+#include "common/json.h" /* hj_dump, hj_parse */
 #include "store/model.h"
 
 #define MODEL_MAX_OBJECTIVES 8
@@ -125,13 +125,6 @@ json_t *metric_set_to_json(const struct metric_set *m);
 json_t *study_to_json(const struct study *s);
 
 /*
- * json_append_row - appends row (a new reference from *_to_json, stolen) to
- * arr. A NULL row is a stored row that could not be read: HPOD_EINTERNAL,
- * so that a list never silently drops it.
- */
-enum hpod_status json_append_row(json_t *arr, json_t *row,
-                                 struct hpod_err *err);
-/*
  * New JSON for a trial row, or NULL when its stored params cannot be read
  * (the caller answers an internal error: a stored value that cannot be
  * read never turns into an empty object).
@@ -145,39 +138,6 @@ json_t *trial_to_json(const struct trial *t);
 enum hpod_status query_int(const char *text, const char *name, long long min,
                            long long max, long long dflt, long long *out,
                            struct hpod_err *err);
-
-/* 2^53: every integer up to it in magnitude is exactly a double. */
-#define JSON_MAX_EXACT_INT 9007199254740992LL
-
-/*
- * json_exact_number - 1 and *out = v's value if v is a number that a
- * double holds exactly: any real (the parser rounded its text once; it is
- * printed back in the shortest form that reads back as that double), an
- * integer only if converting it loses nothing (2^53 + 1 would become
- * 2^53). 0 otherwise.
- */
-int json_exact_number(const json_t *v, double *out);
-/*
- * json_number_field - v (field names it) is a number held exactly (see
- * json_exact_number) into *out: HPOD_EINVAL if not a number, HPOD_EUNPROC
- * if an integer would be rounded.
- */
-enum hpod_status json_number_field(const json_t *v, const char *field,
-                                   double *out, struct hpod_err *err);
-/*
- * json_int_field - v is an integer within ±2^53 (an int parameter's
- * value: core/space holds them as doubles) into *out: HPOD_EINVAL if not
- * an integer, HPOD_EUNPROC naming field if beyond.
- */
-enum hpod_status json_int_field(const json_t *v, const char *field, double *out,
-                                struct hpod_err *err);
-
-/*
- * json_check_keys - every key of the object obj must be in allowed (a
- * NULL-terminated list); else HPOD_EINVAL naming path.key.
- */
-enum hpod_status json_check_keys(json_t *obj, const char *const *allowed,
-                                 const char *path, struct hpod_err *err);
 
 /* The body of POST /v1/trials/{id}/report, validated. */
 struct report_input {

@@ -1,8 +1,8 @@
 /*
- * store/log.c - JSON-lines logging to stderr, with secrets redacted; see
+ * common/log.c - JSON-lines logging to stderr, with secrets redacted; see
  * log.h.
  */
-#include "store/log.h"
+#include "common/log.h"
 
 #include <ctype.h>
 #include <stdarg.h>

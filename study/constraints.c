@@ -1,14 +1,14 @@
 /*
- * handlers/constraints.c - a study's constraints as core/mobo takes them;
- * contracts in handlers/constraints.h.
+ * study/constraints.c - a study's constraints as core/mobo takes them;
+ * contracts in study/constraints.h.
  */
-#include "handlers/constraints.h"
+#include "study/constraints.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/kernels.h"
-#include "core/mem.h"
+#include "common/mem.h"
 #include "core/mobo.h"
 
 double

@@ -1,5 +1,5 @@
 /*
- * core/mem.h - allocation that never returns NULL.
+ * common/mem.h - allocation that never returns NULL.
  *
  * Out of memory is not recoverable in a request handler without a great
  * deal of noise, so xmalloc & co. abort, as Redis, jq and kore do. This is

@@ -1,7 +1,7 @@
 /*
- * handlers/simrun.c - parallel repeats of a simulation; see simrun.h.
+ * bench/simrun.c - parallel repeats of a simulation; see simrun.h.
  */
-#include "handlers/simrun.h"
+#include "bench/simrun.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
- * core/mem.c - allocation wrappers; see mem.h for why they abort.
+ * common/mem.c - allocation wrappers; see mem.h for why they abort.
  */
-#include "core/mem.h"
+#include "common/mem.h"
 
 #include <stdlib.h>
 #include <string.h>

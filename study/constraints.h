@@ -1,5 +1,5 @@
 /*
- * handlers/constraints.h - a study's constraints in the form core/mobo
+ * study/constraints.h - a study's constraints in the form core/mobo
  * takes them: reported values oriented as "value <= bound", the bounds
  * and log flags of the constraint GPs, and the probability that one
  * constraint holds at given configurations (for /best, which must reach
@@ -12,8 +12,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "core/status.h"
-#include "handlers/json_model.h"
+#include "common/status.h"
+#include "study/def.h"
 
 /*
  * Fewest reports of a constrained metric before its GP may vouch for a

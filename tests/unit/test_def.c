@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_json_model.c - study definition validation (each error
+ * tests/unit/test_def.c - study definition validation (each error
  * path with its status and field), normalization, parameter mapping.
  */
 #include "tests/support/check.h"
@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "handlers/json_model.h"
+#include "study/def.h"
 
 static const char *BASE_SPACE =
     "[{\"name\":\"lr\",\"type\":\"float\",\"low\":0.0001,\"high\":0.01,"
@@ -171,7 +171,7 @@ test_dump_shortest(void **state)
     (void)state;
     json_t *v =
         json_pack("{s:f, s:f, s:f}", "a", 14.2, "b", 0.1 + 0.2, "c", 1e-300);
-    char *t = json_dump_text(v, JSON_SORT_KEYS);
+    char *t = hj_dump(v, JSON_SORT_KEYS);
     /* Each real on its own: 0.1+0.2 needs 17 digits, 14.2 still prints
      * as 14.2 in the same document. */
     assert_string_equal(t, "{\"a\":14.2,\"b\":0.30000000000000004,"
@@ -182,7 +182,7 @@ test_dump_shortest(void **state)
     free(t);
     json_decref(v);
     v = json_pack("{s:f, s:i}", "bleu", 14.2, "n", 3);
-    t = json_dump_text(v, 0);
+    t = hj_dump(v, 0);
     assert_string_equal(t, "{\"bleu\":14.2,\"n\":3}");
     free(t);
     json_decref(v);
@@ -214,16 +214,16 @@ test_exact_numbers(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         v = json_loads(cases[i].text, JSON_DECODE_ANY, NULL);
         assert_non_null(v);
-        if (json_exact_number(v, &x) != cases[i].exact)
-            fail_msg("json_exact_number(%s) != %d", cases[i].text,
+        if (hj_exact_number(v, &x) != cases[i].exact)
+            fail_msg("hj_exact_number(%s) != %d", cases[i].text,
                      cases[i].exact);
         if (cases[i].exact)
             assert_true(x == json_number_value(v));
         enum hpod_status want = json_is_integer(v) && cases[i].int_ok ? HPOD_OK
                                 : json_is_integer(v) ? HPOD_EUNPROC
                                                      : HPOD_EINVAL;
-        if (json_int_field(v, "f", &x, &err) != want)
-            fail_msg("json_int_field(%s) != %d", cases[i].text, (int)want);
+        if (hj_int_field(v, "f", &x, &err) != want)
+            fail_msg("hj_int_field(%s) != %d", cases[i].text, (int)want);
         json_decref(v);
     }
     /* Through the definition: the field of the offending value. */
@@ -452,5 +452,5 @@ main(void)
         cmocka_unit_test(test_report_metrics_and_merge),
         cmocka_unit_test(test_metric_set),
     };
-    return cmocka_run_group_tests_name("json_model", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);
 }

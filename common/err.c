@@ -1,7 +1,7 @@
 /*
- * store/err.c - hpod_fail(); see err.h.
+ * common/err.c - hpod_fail(); see err.h.
  */
-#include "store/err.h"
+#include "common/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /*
- * store/dtoa.h - the shortest decimal text of a double that reads back as
+ * common/dtoa.h - the shortest decimal text of a double that reads back as
  * the same double.
  *
  * One formatter for every number hpod prints: JSON answers and stored JSON
- * text (handlers/json_text.c), error messages and log lines. A client that
+ * text (common/json.c), error messages and log lines. A client that
  * sends 14.2 must read back 14.2, not 14.199999999999999, and no printed
  * number may lose a bit. Lives in store/ because every layer above core/
  * may use it (core/ does not format text); it knows nothing of JSON.

@@ -1,10 +1,10 @@
 /*
- * handlers/json_model.c - validation and mapping of JSON resources; see
- * json_model.h. Error statuses: HPOD_EINVAL (400) when the JSON has the
+ * study/def.c - validation and mapping of JSON resources; see
+ * def.h. Error statuses: HPOD_EINVAL (400) when the JSON has the
  * wrong shape (type, missing or unknown field), HPOD_EUNPROC (422) when
  * the shape is right but a rule is broken.
  */
-#include "handlers/json_model.h"
+#include "study/def.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,85 +15,13 @@
 #include <unistd.h>
 
 #include "core/kernels.h"
-#include "core/mem.h"
-#include "store/dtoa.h"
-#include "store/err.h"
+#include "common/mem.h"
+#include "common/dtoa.h"
+#include "common/err.h"
 
 #define MAX_PARAMS 64
 #define MAX_CANDIDATES 100000
 #define MAX_BUDGET 10000000
-
-int
-json_exact_number(const json_t *v, double *out)
-{
-    if (json_is_real(v)) {
-        *out = json_real_value(v);
-        return isfinite(*out);
-    }
-    if (!json_is_integer(v))
-        return 0;
-    json_int_t i = json_integer_value(v);
-    double x = (double)i;
-    /* 2^63, the rounding of the largest integers, is the one double that
-     * cannot be converted back. */
-    if (x >= 9223372036854775808.0 || (json_int_t)x != i)
-        return 0;
-    *out = x;
-    return 1;
-}
-
-enum hpod_status
-json_number_field(const json_t *v, const char *field, double *out,
-                  struct hpod_err *err)
-{
-    if (!json_is_number(v))
-        return hpod_fail(err, HPOD_EINVAL, field, "%s must be a number", field);
-    if (!json_exact_number(v, out))
-        return hpod_fail(err, HPOD_EUNPROC, field,
-                         "%s = %" JSON_INTEGER_FORMAT
-                         " would be rounded: numbers are held as doubles, "
-                         "which hold every integer within ±2^53",
-                         field, json_integer_value(v));
-    return HPOD_OK;
-}
-
-enum hpod_status
-json_int_field(const json_t *v, const char *field, double *out,
-               struct hpod_err *err)
-{
-    if (!json_is_integer(v))
-        return hpod_fail(err, HPOD_EINVAL, field, "%s must be an integer",
-                         field);
-    json_int_t i = json_integer_value(v);
-    if (i < -JSON_MAX_EXACT_INT || i > JSON_MAX_EXACT_INT)
-        return hpod_fail(err, HPOD_EUNPROC, field,
-                         "%s must be within ±2^53 (9007199254740992): integer "
-                         "parameters are held as doubles",
-                         field);
-    *out = (double)i;
-    return HPOD_OK;
-}
-
-enum hpod_status
-json_check_keys(json_t *obj, const char *const *allowed, const char *path,
-                struct hpod_err *err)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        int ok = 0;
-        for (size_t i = 0; allowed[i] && !ok; i++)
-            ok = strcmp(key, allowed[i]) == 0;
-        if (!ok) {
-            char f[128];
-            snprintf(f, sizeof f, "%s%s%.60s", path, *path ? "." : "", key);
-            return hpod_fail(err, HPOD_EINVAL, f, "unknown field \"%.60s\"",
-                             key);
-        }
-    }
-    return HPOD_OK;
-}
 
 static void
 fieldf(char *out, size_t n, const char *path, const char *key)
@@ -151,7 +79,7 @@ get_number(json_t *obj, const char *key, const char *path, double *out,
     *present = v != NULL;
     if (!v)
         return HPOD_OK;
-    return json_number_field(v, f, out, err);
+    return hj_number_field(v, f, out, err);
 }
 
 /* ---- the search space ---- */
@@ -172,7 +100,7 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     snprintf(path, sizeof path, "space[%zu]", i);
     if (!json_is_object(p))
         return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object", path);
-    if ((st = json_check_keys(p, keys, path, err)) != HPOD_OK ||
+    if ((st = hj_check_keys(p, keys, path, err)) != HPOD_OK ||
         (st = get_string(p, "name", path, 1, &name, err)) != HPOD_OK ||
         (st = get_string(p, "type", path, 1, &type, err)) != HPOD_OK)
         return st;
@@ -260,8 +188,8 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                 json_t *x = json_array_get(values, k);
                 char fk[160];
                 snprintf(fk, sizeof fk, "%s[%zu]", f, k);
-                st = pt == PARAM_INT ? json_int_field(x, fk, &v[k], err)
-                                     : json_number_field(x, fk, &v[k], err);
+                st = pt == PARAM_INT ? hj_int_field(x, fk, &v[k], err)
+                                     : hj_number_field(x, fk, &v[k], err);
                 if (st != HPOD_OK) {
                     free(v);
                     return st;
@@ -303,12 +231,12 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                 /* Integers within ±2^53, like an int parameter's values;
                  * a float range may span any finite doubles. */
                 fieldf(f, sizeof f, path, "low");
-                if ((st = json_int_field(json_object_get(p, "low"), f, &low,
-                                         err)) != HPOD_OK)
+                if ((st = hj_int_field(json_object_get(p, "low"), f, &low,
+                                       err)) != HPOD_OK)
                     return st;
                 fieldf(f, sizeof f, path, "high");
-                if ((st = json_int_field(json_object_get(p, "high"), f, &high,
-                                         err)) != HPOD_OK)
+                if ((st = hj_int_field(json_object_get(p, "high"), f, &high,
+                                       err)) != HPOD_OK)
                     return st;
             }
             fieldf(f, sizeof f, path, "low");
@@ -386,7 +314,7 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         }
         if (!json_is_number(v))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a number", f);
-        if (!json_exact_number(v, &raw[i]))
+        if (!hj_exact_number(v, &raw[i]))
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "%" JSON_INTEGER_FORMAT
                              " is not a legal value of %s",
@@ -486,7 +414,7 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
         if (!json_is_object(o))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
-        if ((st = json_check_keys(o, keys, path, err)) != HPOD_OK ||
+        if ((st = hj_check_keys(o, keys, path, err)) != HPOD_OK ||
             (st = get_string(o, "name", path, 1, &name, err)) != HPOD_OK ||
             (st = get_string(o, "goal", path, 1, &goal, err)) != HPOD_OK)
             return st;
@@ -535,7 +463,7 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
         if (!json_is_object(c))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
-        if ((st = json_check_keys(c, keys, path, err)) != HPOD_OK ||
+        if ((st = hj_check_keys(c, keys, path, err)) != HPOD_OK ||
             (st = get_string(c, "metric", path, 1, &metric, err)) != HPOD_OK ||
             (st = get_number(c, "max", path, &max, &has_max, err)) != HPOD_OK ||
             (st = get_number(c, "min", path, &min, &has_min, err)) != HPOD_OK ||
@@ -683,7 +611,7 @@ parse_stages(json_t *a, struct study_def *d, json_t **out, struct hpod_err *err)
         if (!json_is_object(e))
             return hpod_fail(err, HPOD_EINVAL, path,
                              "%s must be {\"steps\": s, \"trials\": n}", path);
-        if ((st = json_check_keys(e, keys, path, err)) != HPOD_OK ||
+        if ((st = hj_check_keys(e, keys, path, err)) != HPOD_OK ||
             (st = get_int(e, "steps", path, 1, 10000000, &d->algo.ms_steps[i],
                           &has, err)) != HPOD_OK)
             return st;
@@ -756,14 +684,14 @@ parse_algorithm(json_t *a, struct study_def *d, json_t **norm,
     if ((st = pick(name, names, "algorithm.name", &n, err)) != HPOD_OK)
         return st;
     d->algo.name = (enum algo_name)n;
-    st = json_check_keys(a,
-                         n == ALGO_RANDOM       ? k_random
-                         : n == ALGO_GREEDY     ? k_greedy
-                         : n == ALGO_EHVI       ? k_ehvi
-                         : n == ALGO_ASHA       ? k_asha
-                         : n == ALGO_MULTISTAGE ? k_ms
-                                                : k_model,
-                         "algorithm", err);
+    st = hj_check_keys(a,
+                       n == ALGO_RANDOM       ? k_random
+                       : n == ALGO_GREEDY     ? k_greedy
+                       : n == ALGO_EHVI       ? k_ehvi
+                       : n == ALGO_ASHA       ? k_asha
+                       : n == ALGO_MULTISTAGE ? k_ms
+                                              : k_model,
+                       "algorithm", err);
     if (st != HPOD_OK)
         return st;
     if ((st = get_int(a, "seed", "algorithm", 0, (1LL << 53) - 1, &seed, &has,
@@ -905,7 +833,7 @@ parse_reference(json_t *ref, const struct study_def *d, struct hpod_err *err)
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "\"%.64s\" is not an objective", key);
         double x;
-        enum hpod_status st = json_number_field(v, f, &x, err);
+        enum hpod_status st = hj_number_field(v, f, &x, err);
         if (st != HPOD_OK)
             return st;
     }
@@ -967,7 +895,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     d->budget = -1;
     if (!json_is_object(body))
         return hpod_fail(err, HPOD_EINVAL, "", "study must be a JSON object");
-    if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK ||
+    if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK ||
         (st = get_string(body, "name", "", 1, &name, err)) != HPOD_OK ||
         (st = get_string(body, "benchmark", "", 0, &benchmark, err)) != HPOD_OK)
         goto out;
@@ -1098,7 +1026,7 @@ study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
 enum hpod_status
 study_def_from_text(const char *text, struct study_def *d, struct hpod_err *err)
 {
-    json_t *body = json_from_text(text);
+    json_t *body = hj_parse(text);
     enum hpod_status st;
     if (!body) {
         memset(d, 0, sizeof *d);
@@ -1149,20 +1077,10 @@ metric_set_to_json(const struct metric_set *m)
 
 /* ---- responses ---- */
 
-enum hpod_status
-json_append_row(json_t *arr, json_t *row, struct hpod_err *err)
-{
-    if (!row)
-        return hpod_fail(err, HPOD_EINTERNAL, "",
-                         "a stored row cannot be read");
-    json_array_append_new(arr, row);
-    return HPOD_OK;
-}
-
 json_t *
 study_to_json(const struct study *s)
 {
-    json_t *o = json_from_text(s->definition);
+    json_t *o = hj_parse(s->definition);
     if (!json_is_object(o)) {
         json_decref(o);
         return NULL;
@@ -1188,7 +1106,7 @@ study_to_json(const struct study *s)
 json_t *
 trial_to_json(const struct trial *t)
 {
-    json_t *params = json_from_text(t->params);
+    json_t *params = hj_parse(t->params);
     if (!json_is_object(params)) {
         json_decref(params);
         return NULL;
@@ -1267,7 +1185,7 @@ report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
     out->step = -1;
     if (!json_is_object(body))
         return hpod_fail(err, HPOD_EINVAL, "", "body must be a JSON object");
-    if ((st = json_check_keys(body, keys, "", err)) != HPOD_OK)
+    if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK)
         return st;
     v = json_object_get(body, "values");
     if (!v)
@@ -1294,8 +1212,8 @@ report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
             goto out;
         }
         if (json_is_integer(val) &&
-            (json_integer_value(val) > JSON_MAX_EXACT_INT ||
-             json_integer_value(val) < -JSON_MAX_EXACT_INT)) {
+            (json_integer_value(val) > HJ_MAX_EXACT_INT ||
+             json_integer_value(val) < -HJ_MAX_EXACT_INT)) {
             st = hpod_fail(err, HPOD_EUNPROC, f,
                            "%s is an integer beyond 2^53 in magnitude, which "
                            "a double cannot hold exactly: send it as a float",
@@ -1351,7 +1269,7 @@ report_check_metrics(const struct study_def *d, const struct report_input *in,
     return HPOD_OK;
 }
 
-/* report_merge: contract in json_model.h. */
+/* report_merge: contract in def.h. */
 void
 report_merge(const struct study_def *d, const struct trial *t,
              const struct metric_set *in, struct metric_set *add, int *complete,

@@ -1,5 +1,5 @@
 /*
- * handlers/multifidelity.h - ASHA and multi-stage BO for live studies.
+ * study/multifidelity.h - ASHA and multi-stage BO for live studies.
  * Their state is rebuilt from the database (core/asha and core/mstage are
  * pure functions of the reports, the trials' states and, for multistage,
  * each trial's stage stored as the step it trains to) inside the
@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "handlers/handlers.h"
-#include "handlers/json_model.h"
+#include "study/def.h"
 #include "store/model.h"
 
 struct mstage;

@@ -1,0 +1,77 @@
+/*
+ * common/json.h - jansson helpers every layer above core/ shares: JSON
+ * text in and out, exact numbers, closed objects.
+ *
+ * Every JSON text hpod writes, HTTP answers and the JSON it stores, goes
+ * through hj_dump: jansson 2.14 prints every real of a document with
+ * one global precision, so one value that needs 17 digits turned 14.2 into
+ * 14.199999999999999 everywhere else. Here each real is printed on its own
+ * in the shortest form that reads back as the same double (common/dtoa.h).
+ *
+ * The prefix is hj_ (hpod JSON): json_* is jansson's namespace.
+ */
+#ifndef HPOD_JSON_H
+#define HPOD_JSON_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+
+#include <jansson.h>
+
+/*
+ * hj_dump - compact JSON text of v (a new string, free it): objects
+ * in insertion order, or sorted by key bytes when flags has JSON_SORT_KEYS
+ * (other jansson flags are ignored); strings escaped as RFC 8259 requires
+ * ('"', '\\' and control characters; valid UTF-8 passes through); every
+ * real in its shortest round-trip form, always with a '.' or an exponent
+ * so that it reads back as a real ("3.0", "1e+19", "0.1"). Any value may be
+ * the top level. NULL when v is NULL or holds what JSON cannot carry (a
+ * string that is not UTF-8, a non-finite real, nesting beyond 2048).
+ */
+char *hj_dump(const json_t *v, size_t flags);
+
+/* Parses JSON text into a new reference (NULL on error or NULL text). */
+json_t *hj_parse(const char *text);
+
+/* 2^53: every integer up to it in magnitude is exactly a double. */
+#define HJ_MAX_EXACT_INT 9007199254740992LL
+
+/*
+ * hj_exact_number - 1 and *out = v's value if v is a number that a
+ * double holds exactly: any real (the parser rounded its text once; it is
+ * printed back in the shortest form that reads back as that double), an
+ * integer only if converting it loses nothing (2^53 + 1 would become
+ * 2^53). 0 otherwise.
+ */
+int hj_exact_number(const json_t *v, double *out);
+/*
+ * hj_number_field - v (field names it) is a number held exactly (see
+ * hj_exact_number) into *out: HPOD_EINVAL if not a number, HPOD_EUNPROC
+ * if an integer would be rounded.
+ */
+enum hpod_status hj_number_field(const json_t *v, const char *field,
+                                 double *out, struct hpod_err *err);
+/*
+ * hj_int_field - v is an integer within ±2^53 (an int parameter's
+ * value: core/space holds them as doubles) into *out: HPOD_EINVAL if not
+ * an integer, HPOD_EUNPROC naming field if beyond.
+ */
+enum hpod_status hj_int_field(const json_t *v, const char *field, double *out,
+                              struct hpod_err *err);
+
+/*
+ * hj_check_keys - every key of the object obj must be in allowed (a
+ * NULL-terminated list); else HPOD_EINVAL naming path.key.
+ */
+enum hpod_status hj_check_keys(json_t *obj, const char *const *allowed,
+                               const char *path, struct hpod_err *err);
+
+/*
+ * hj_append_row - appends row (a new reference from *_to_json, stolen) to
+ * arr. A NULL row is a stored row that could not be read: HPOD_EINTERNAL,
+ * so that a list never silently drops it.
+ */
+enum hpod_status hj_append_row(json_t *arr, json_t *row, struct hpod_err *err);
+
+#endif
