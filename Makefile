@@ -149,6 +149,7 @@ deps:
 # needed. tests/run.sh prints the final "N passed, N failed" line.
 test: deps
 	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod unit
+	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS)
 	sh tests/run.sh $(O)/asan
 
 test-valgrind: deps

@@ -2,7 +2,8 @@
  * common/status.c - names of the status codes.
  *
  * The names are the machine-readable "code" of the error JSON
- * (DESIGN.md §2); clients switch on them, so they never change.
+ * (openapi/openapi.json, schema Error); clients switch on them, so they never
+ * change.
  */
 #include "common/status.h"
 

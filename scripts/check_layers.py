@@ -2,6 +2,7 @@
 """check_layers.py - the layering rules of docs/ARCHITECTURE.md, checked.
 
 Usage: check_layers.py DIR...   (the source directories, e.g. common core ...)
+       check_layers.py --objects BUILD DIR...   (the call graph of a build)
 
 Fails (exit 1) and names the file and line when
   * a file includes a project header of a layer it may not depend on,
@@ -10,9 +11,14 @@ Fails (exit 1) and names the file and line when
     is a .c file and its .h: "study/suggest"),
   * a file outside core/ is longer than 900 lines, or a function outside
     tests/ is longer than 120 lines.
+With --objects it reads the object files of a build instead (nm) and fails
+when two files call each other, directly or through others: a call cycle
+that includes cannot show, as when two handlers share one header.
 """
+import glob
 import os
 import re
+import subprocess
 import sys
 
 # Layer -> the layers it may include (besides itself). The direction is
@@ -112,6 +118,35 @@ def cycles(graph):
     return out
 
 
+def call_graph(build, dirs):
+    """module -> the modules whose functions or data it uses (nm)."""
+    defs, uses = {}, {}
+    for d in dirs:
+        for obj in sorted(glob.glob(os.path.join(build, d, "*.o"))):
+            module = os.path.relpath(obj, build)[:-2]
+            out = subprocess.run(["nm", obj], capture_output=True, text=True,
+                                 check=True).stdout
+            uses[module] = set()
+            for line in out.splitlines():
+                f = line.split()
+                if len(f) == 2 and f[0] == "U":
+                    uses[module].add(f[1])
+                elif len(f) == 3 and f[1] in "TDBRGS":
+                    defs.setdefault(f[2], module)
+    return {m: {defs[s] for s in u if defs.get(s, m) != m}
+            for m, u in uses.items()}
+
+
+def main_objects(build, dirs):
+    comps = cycles(call_graph(build, dirs))
+    for comp in comps:
+        print("call cycle between files: " + " -> ".join(comp))
+    if comps:
+        return 1
+    print("calls ok")
+    return 0
+
+
 def main(dirs):
     errors, graph = [], {}
     for layer, path in sources(dirs):
@@ -154,4 +189,6 @@ def main(dirs):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--objects":
+        sys.exit(main_objects(sys.argv[2], sys.argv[3:]))
     sys.exit(main(sys.argv[1:]))

@@ -10,7 +10,7 @@ Usage (with a server running, e.g. `make run`):
         --algorithm-json '{"name": "asha", "r": 5, "u": 2, "R": 20}' [...]
 
 Creates a study backed by a lookup table (`"benchmark": NAME`: the space
-and the candidates are the table's, DESIGN.md section 2), then runs N
+and the candidates are the table's; openapi/openapi.json), then runs N
 worker threads that each loop
 
     suggest -> POST /v1/benchmarks/NAME/evaluate (the trial's params)

@@ -23,7 +23,8 @@ Every method returns the decoded JSON answer (dict) and raises HpodError
 for a 4xx/5xx answer. Connection errors and 503 answers are retried a few
 times with exponential backoff, so a trainer survives a server restart:
 this is safe because suggest (per worker) and report are idempotent on the
-server side (DESIGN.md section 2).
+server side (openapi/openapi.json: POST /v1/studies/{id}/suggest and
+POST /v1/trials/{id}/report).
 """
 
 import json
