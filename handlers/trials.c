@@ -14,6 +14,7 @@
 #include "common/mem.h"
 #include "handlers/handlers.h"
 #include "study/def.h"
+#include "study/report.h"
 #include "study/multifidelity.h"
 #include "common/dtoa.h"
 #include "common/err.h"
