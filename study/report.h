@@ -1,7 +1,8 @@
 /*
  * study/report.h - what a trial's report may say and what it changes:
  * the report body validated on its own, its metrics checked against the
- * study, and a final report merged into what the trial holds.
+ * study, a final report merged into what the trial holds, and the whole
+ * report applied to the database in one transaction (study_report).
  */
 #ifndef HPOD_STUDY_REPORT_H
 #define HPOD_STUDY_REPORT_H
@@ -9,6 +10,7 @@
 #include <jansson.h>
 
 #include "common/status.h"
+#include "store/db.h"
 #include "store/model.h"
 #include "study/def.h"
 
@@ -54,5 +56,31 @@ enum hpod_status report_check_metrics(const struct study_def *d,
 void report_merge(const struct study_def *d, const struct trial *t,
                   const struct metric_set *in, struct metric_set *add,
                   int *complete, size_t *conflict);
+
+/* What a report changed: the trial as stored after the commit. */
+struct study_report_answer {
+    struct trial trial; /* trial_cleanup (study_report_answer_cleanup) */
+    const char *action; /* intermediate reports: "continue" or "stop"
+                           (static); NULL for a final report */
+};
+
+/*
+ * study_report - applies report in (validated by report_from_json) to
+ * trial trial_id in one transaction, and fills out from the committed
+ * state. Every metric must belong to the trial's study (422). A final
+ * report (step < 0) merges by report_merge: the trial completes when every
+ * objective is in; a completed trial accepts only the same values again
+ * (409 naming the metric). An intermediate report is answered with an
+ * action: a step already recorded answers as before; otherwise asha and
+ * multistage decide (under the study lock, taken before the trial's, the
+ * order suggest uses too), "stop" pausing the trial (pruning it in ASHA's
+ * stopping mode). Reporting on a trial that is not live is 409. Nothing
+ * is written on failure.
+ */
+enum hpod_status study_report(struct db *db, long long trial_id,
+                              const struct report_input *in,
+                              struct study_report_answer *out,
+                              struct hpod_err *err);
+void study_report_answer_cleanup(struct study_report_answer *a);
 
 #endif
