@@ -5,8 +5,8 @@
  * database connection borrowed for the request) and either sets
  * rq->status/rq->reply and returns HPOD_OK, or returns a failure status
  * with rq->err filled (hpod_fail); server/http.c turns that into the error
- * JSON of DESIGN.md §2. Handlers never touch libmicrohttpd or libpq.
- * Shape of every handler: parse -> validate -> store -> respond.
+ * JSON of openapi/openapi.json. Handlers never touch libmicrohttpd or
+ * libpq. Shape of every handler: parse -> study_* -> respond.
  */
 #ifndef HPOD_HANDLERS_H
 #define HPOD_HANDLERS_H
@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "common/status.h"
+#include "handlers/represent.h" /* *_to_json, query_int for every handler */
 #include "store/db.h"
 
 /* Process-wide state the handlers may use (owned by server/main.c). */

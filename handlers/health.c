@@ -20,7 +20,7 @@ handle_healthz(struct req *rq)
     struct db *db = NULL;
     struct hpod_err err = {0};
     int ok = db_pool_acquire(rq->ctx->pool, &db, &err) == HPOD_OK &&
-             db_exec(db, "SELECT 1", 0, NULL, NULL, &err) == HPOD_OK;
+             db_ping(db, &err) == HPOD_OK;
     db_pool_release(rq->ctx->pool, db);
     if (ok)
         return reply_json(

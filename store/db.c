@@ -579,6 +579,12 @@ db_result_free(struct db_result *r)
 }
 
 enum hpod_status
+db_ping(struct db *db, struct hpod_err *err)
+{
+    return db_exec(db, "SELECT 1", 0, NULL, NULL, err);
+}
+
+enum hpod_status
 db_begin(struct db *db, struct hpod_err *err)
 {
     enum hpod_status st = db_exec(db, "BEGIN", 0, NULL, NULL, err);

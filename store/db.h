@@ -91,6 +91,9 @@ long long db_get_ll(const struct db_result *r, size_t row, const char *col,
                     long long dflt);
 void db_result_free(struct db_result *r);
 
+/* db_ping - HPOD_OK when the server answers a trivial query. */
+enum hpod_status db_ping(struct db *db, struct hpod_err *err);
+
 /* Number of rows a command affected (UPDATE/DELETE) of the last db_exec. */
 long long db_affected(const struct db_result *r);
 

@@ -96,22 +96,15 @@ study_store_insert(struct db *db, const char *name, const char *definition,
                        l,
                        n_candidates >= 0 ? nc : NULL,
                        benchmark};
-    if ((st = db_begin(db, err)) != HPOD_OK)
-        return st;
     if ((st = db_exec(db, SQL_INSERT, 6, p, &r, err)) != HPOD_OK)
         goto out;
     *id = db_get_ll(r, 0, "id", 0);
     if (candidates_json) {
         snprintf(sid, sizeof sid, "%lld", *id);
         const char *pc[] = {sid, candidates_json};
-        if ((st = db_exec(db, SQL_INSERT_CANDIDATES, 2, pc, NULL, err)) !=
-            HPOD_OK)
-            goto out;
+        st = db_exec(db, SQL_INSERT_CANDIDATES, 2, pc, NULL, err);
     }
-    st = db_commit(db, err);
 out:
-    if (st != HPOD_OK)
-        db_rollback(db);
     db_result_free(r);
     return st;
 }

@@ -12,7 +12,8 @@
 
 /*
  * study_store_insert - inserts a study and (candidates_json != NULL, a JSON
- * array of parameter objects) its candidates, in one transaction.
+ * array of parameter objects) its candidates; call it inside a transaction
+ * (the caller begins and commits it).
  * budget < 0: none. benchmark may be NULL. *id receives the new id.
  */
 enum hpod_status

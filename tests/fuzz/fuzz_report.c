@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "study/def.h"
+#include "study/report.h"
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
 

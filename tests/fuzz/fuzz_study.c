@@ -5,7 +5,7 @@
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
  * body; an acceptance yields a definition that encodes (hj_dump, as
- * the create handler stores it) and that, parsed again from that text with
+ * study_create stores it) and that, parsed again from that text with
  * its normalized candidates, is accepted and normalizes to itself (the
  * stored definition goes back through the same parser on every later
  * request, so it must stay valid and unchanged).

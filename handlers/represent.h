@@ -1,0 +1,38 @@
+/*
+ * handlers/represent.h - the HTTP representation of hpod's resources:
+ * stored rows (store/model.h) as the JSON the API answers
+ * (openapi/openapi.json), and query parameters read back.
+ */
+#ifndef HPOD_HANDLERS_REPRESENT_H
+#define HPOD_HANDLERS_REPRESENT_H
+
+#include <jansson.h>
+
+#include "common/status.h"
+#include "store/model.h"
+
+/* New JSON object {metric: value} of a metric set (values are finite). */
+json_t *metric_set_to_json(const struct metric_set *m);
+
+/*
+ * New JSON for a study row (definition fields + counts and state), or NULL
+ * when its stored definition cannot be read.
+ */
+json_t *study_to_json(const struct study *s);
+
+/*
+ * New JSON for a trial row, or NULL when its stored params cannot be read
+ * (the caller answers an internal error: a stored value that cannot be
+ * read never turns into an empty object).
+ */
+json_t *trial_to_json(const struct trial *t);
+
+/*
+ * Query parameters: an integer in [min, max], dflt when absent.
+ * HPOD_EINVAL naming the parameter otherwise.
+ */
+enum hpod_status query_int(const char *text, const char *name, long long min,
+                           long long max, long long dflt, long long *out,
+                           struct hpod_err *err);
+
+#endif

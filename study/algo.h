@@ -1,0 +1,58 @@
+/*
+ * study/algo.h - the "algorithm" section of a study definition: the
+ * sampler that proposes configurations (random, gp, graph, greedy, ehvi,
+ * asha, multistage) and its settings, parsed from JSON and normalized.
+ */
+#ifndef HPOD_STUDY_ALGO_H
+#define HPOD_STUDY_ALGO_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "common/status.h"
+
+/* Most trials a study (or a multistage stage) may ask for. */
+#define STUDY_MAX_BUDGET 10000000
+
+enum algo_name {
+    ALGO_RANDOM = 0,
+    ALGO_GP,
+    ALGO_GRAPH,
+    ALGO_GREEDY,
+    ALGO_EHVI,
+    ALGO_ASHA,
+    ALGO_MULTISTAGE
+};
+
+/* Most stages of a multistage study. */
+#define MODEL_MAX_STAGES 16
+
+struct algo_def {
+    enum algo_name name;
+    unsigned long long seed;
+    int kernel;      /* enum kernel_kind */
+    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    int init;        /* random points before the model takes over */
+    int surrogate;   /* ehvi: 0 gp, 1 graph */
+    /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base
+     * sampler for new configurations (ALGO_RANDOM/GP/GRAPH); mode 0
+     * promotion (paused, may resume), 1 stopping (pruned). */
+    long long asha_r, asha_u, asha_R, asha_p, asha_keep;
+    int base, asha_mode;
+    /* multistage: ms_n stages, stage i trains ms_trials[i] configurations
+     * to ms_steps[i] steps (strictly increasing); the best ms_k of a stage
+     * seed the next; base/kernel/acquisition/init as for asha. */
+    size_t ms_n;
+    long long ms_steps[MODEL_MAX_STAGES], ms_trials[MODEL_MAX_STAGES];
+    long long ms_k;
+};
+
+/*
+ * algo_from_json - validates an "algorithm" object (a borrowed; NULL means
+ * random with a fresh seed) and fills algo; *norm receives a new reference
+ * to the normalized object (defaults filled in).
+ */
+enum hpod_status algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
+                                struct hpod_err *err);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * study/report.c - the report rules and the report transaction; see
+ * report.h.
+ */
+#include "study/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/dtoa.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "store/study_store.h"
+#include "store/trial_store.h"
+#include "study/multifidelity.h" /* mf_enabled, mf_decide */
+#include "study/trials.h"
+
+void
+report_input_cleanup(struct report_input *in)
+{
+    if (!in)
+        return;
+    metric_set_cleanup(&in->values);
+    in->step = -1;
+}
+
+enum hpod_status
+report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
+{
+    static const char *const keys[] = {"values", "step", NULL};
+    enum hpod_status st = HPOD_OK;
+    json_t *v, *val;
+    const char *key;
+    char f[96];
+
+    memset(out, 0, sizeof *out);
+    out->step = -1;
+    if (!json_is_object(body))
+        return hpod_fail(err, HPOD_EINVAL, "", "body must be a JSON object");
+    if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK)
+        return st;
+    v = json_object_get(body, "values");
+    if (!v)
+        return hpod_fail(err, HPOD_EINVAL, "values", "values is required");
+    if (!json_is_object(v))
+        return hpod_fail(err, HPOD_EINVAL, "values",
+                         "values must be an object of metric: number");
+    if (json_object_size(v) == 0 || json_object_size(v) > REPORT_MAX_METRICS)
+        return hpod_fail(err, HPOD_EUNPROC, "values",
+                         "values must hold 1 to %d metrics",
+                         REPORT_MAX_METRICS);
+    json_object_foreach(v, key, val)
+    {
+        snprintf(f, sizeof f, "values.%.64s", key);
+        if (!metric_name_ok(key)) {
+            st = hpod_fail(err, HPOD_EUNPROC, f,
+                           "metric name must be 1 to %d letters, digits, "
+                           "'_', '.' or '-'",
+                           METRIC_NAME_MAX);
+            goto out;
+        }
+        if (!json_is_number(val)) {
+            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be a number", f);
+            goto out;
+        }
+        if (json_is_integer(val) &&
+            (json_integer_value(val) > HJ_MAX_EXACT_INT ||
+             json_integer_value(val) < -HJ_MAX_EXACT_INT)) {
+            st = hpod_fail(err, HPOD_EUNPROC, f,
+                           "%s is an integer beyond 2^53 in magnitude, which "
+                           "a double cannot hold exactly: send it as a float",
+                           f);
+            goto out;
+        }
+        if (!isfinite(json_number_value(val))) {
+            st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be finite", f);
+            goto out;
+        }
+        /* jansson keeps one value per key: no duplicate reaches here. */
+        metric_set_add(&out->values, key, json_number_value(val));
+    }
+    v = json_object_get(body, "step");
+    if (v && !json_is_null(v)) {
+        if (!json_is_integer(v)) {
+            st = hpod_fail(err, HPOD_EINVAL, "step", "step must be an integer");
+            goto out;
+        }
+        out->step = json_integer_value(v);
+        if (out->step < 0 || out->step > REPORT_MAX_STEP) {
+            st = hpod_fail(err, HPOD_EUNPROC, "step",
+                           "step must be between 0 and %lld", REPORT_MAX_STEP);
+            goto out;
+        }
+    }
+out:
+    if (st != HPOD_OK)
+        report_input_cleanup(out);
+    return st;
+}
+
+enum hpod_status
+report_check_metrics(const struct study_def *d, const struct report_input *in,
+                     struct hpod_err *err)
+{
+    for (size_t i = 0; i < in->values.n; i++) {
+        const char *m = in->values.v[i].name;
+        int known = 0;
+        char f[96];
+        for (size_t j = 0; j < d->n_objectives && !known; j++)
+            known = strcmp(m, d->obj_names[j]) == 0;
+        for (size_t c = 0; c < d->n_constraints && !known; c++)
+            known = strcmp(m, d->con_metric[c]) == 0;
+        if (known)
+            continue;
+        snprintf(f, sizeof f, "values.%s", m);
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "metric \"%s\" is neither an objective nor a "
+                         "constrained metric of the study",
+                         m);
+    }
+    return HPOD_OK;
+}
+
+/* report_merge: contract in report.h. */
+void
+report_merge(const struct study_def *d, const struct trial *t,
+             const struct metric_set *in, struct metric_set *add, int *complete,
+             size_t *conflict)
+{
+    *conflict = (size_t)-1;
+    *complete = 1;
+    for (size_t i = 0; i < in->n; i++) {
+        const double *old = metric_set_find(&t->values, in->v[i].name);
+        /* Exactly the same double: every stored value reads back exactly
+         * (double precision column), so a retry compares equal. */
+        if (old ? *old != in->v[i].value : t->state == TRIAL_COMPLETED) {
+            *conflict = i;
+            return;
+        }
+        if (!old)
+            metric_set_add(add, in->v[i].name, in->v[i].value);
+    }
+    for (size_t j = 0; j < d->n_objectives; j++)
+        *complete &= metric_set_find(&t->values, d->obj_names[j]) != NULL ||
+                     metric_set_find(add, d->obj_names[j]) != NULL;
+}
+
+/* ---- the report transaction ---- */
+
+/*
+ * ADAPT AT MERGE (branch ssug): mf_decide still takes a struct req, of
+ * which it uses only db and err. This shim is the one place study/report
+ * builds one; call mf_decide(db, ..., err) directly once it takes them.
+ */
+static enum hpod_status
+report_mf_decide(struct db *db, const struct study_def *d,
+                 const struct study *s, const struct trial *t, int step,
+                 const struct metric_set *values, const char **action,
+                 enum trial_state *stopped, struct hpod_err *err)
+{
+    struct req rq = {0};
+    enum hpod_status st;
+    rq.db = db;
+    st = mf_decide(&rq, d, s, t, step, values, action, stopped);
+    if (st != HPOD_OK)
+        *err = rq.err;
+    return st;
+}
+
+/* A final report merged into locked trial t and written. */
+static enum hpod_status
+report_final(struct db *db, const struct study_def *d, const struct study *s,
+             const struct trial *t, const struct report_input *in,
+             struct hpod_err *err)
+{
+    struct metric_set add = {0};
+    int complete;
+    size_t bad;
+    enum hpod_status st = HPOD_OK;
+
+    if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING &&
+        t->state != TRIAL_COMPLETED)
+        return study_trial_not_live(t, "report on", err);
+    report_merge(d, t, &in->values, &add, &complete, &bad);
+    if (bad != (size_t)-1) {
+        const struct metric_value *m = &in->values.v[bad];
+        const double *old = metric_set_find(&t->values, m->name);
+        char f[96], num[HPOD_DTOA_SIZE];
+        snprintf(f, sizeof f, "values.%s", m->name);
+        if (old) {
+            hpod_dtoa(*old, num);
+            st = hpod_fail(err, HPOD_ECONFLICT, f,
+                           "trial %lld already has %s = %s", t->id, m->name,
+                           num);
+        } else
+            st = hpod_fail(err, HPOD_ECONFLICT, f,
+                           "trial %lld is completed: its values cannot "
+                           "change",
+                           t->id);
+        goto out;
+    }
+    /* Repeating what is stored changes nothing (idempotent). */
+    if (add.n > 0 || (complete && t->state != TRIAL_COMPLETED) ||
+        t->state == TRIAL_PENDING)
+        st = trial_store_report(db, t->id, &add, complete, s->lease_seconds,
+                                err);
+out:
+    metric_set_cleanup(&add);
+    return st;
+}
+
+/* An intermediate report on locked trial t: decided, written, answered. */
+static enum hpod_status
+report_step(struct db *db, const struct study_def *d, const struct study *s,
+            const struct trial *t, const struct report_input *in,
+            const char **action, struct hpod_err *err)
+{
+    /* A step already recorded answers as before, whatever happened since
+     * (a retried report after a "stop" finds the trial paused). */
+    int found = 0;
+    int step = (int)in->step;
+    enum trial_state stopped = TRIAL_PAUSED;
+    enum hpod_status st;
+
+    if ((st = trial_store_step_action(db, t->id, step, &found, action, err)) !=
+            HPOD_OK ||
+        found)
+        return st;
+    if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING)
+        return study_trial_not_live(t, "report on", err);
+    *action = "continue";
+    if (mf_enabled(d) &&
+        (st = report_mf_decide(db, d, s, t, step, &in->values, action, &stopped,
+                               err)) != HPOD_OK)
+        return st;
+    if ((st = trial_store_intermediate(db, t->id, step, &in->values, *action,
+                                       s->lease_seconds, action, err)) !=
+        HPOD_OK)
+        return st;
+    /* ASHA's promotion mode and multistage pause (a later suggest may
+     * resume it); ASHA's stopping mode prunes. */
+    if (strcmp(*action, "stop") == 0)
+        st = trial_store_stop(db, t->id, stopped,
+                              d->algo.name == ALGO_MULTISTAGE
+                                  ? "reached its stage's steps"
+                                  : "stopped at a rung",
+                              err);
+    return st;
+}
+
+/* study_report: contract in report.h. */
+enum hpod_status
+study_report(struct db *db, long long trial_id, const struct report_input *in,
+             struct study_report_answer *out, struct hpod_err *err)
+{
+    struct trial t = {0};
+    struct study s = {0};
+    struct study_def d = {0};
+    const char *action = NULL;
+    long long study_id = 0;
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    /* ASHA decisions compare the study's trials, so they are serialized by
+     * the study lock, taken before the trial's (the order suggest uses
+     * too). */
+    if ((st = db_begin(db, err)) != HPOD_OK ||
+        (st = trial_store_study_of(db, trial_id, &study_id, err)) != HPOD_OK ||
+        (st = study_store_get(db, study_id, &s, err)) != HPOD_OK ||
+        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK ||
+        (st = report_check_metrics(&d, in, err)) != HPOD_OK)
+        goto out;
+    if (mf_enabled(&d) && in->step >= 0 &&
+        (st = study_store_lock(db, study_id, err)) != HPOD_OK)
+        goto out;
+    if ((st = trial_store_get(db, trial_id, 1, &t, err)) != HPOD_OK)
+        goto out;
+    st = in->step < 0 ? report_final(db, &d, &s, &t, in, err)
+                      : report_step(db, &d, &s, &t, in, &action, err);
+    if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
+        goto out;
+    /* The trial as stored, read after the commit. */
+    if ((st = trial_store_get(db, trial_id, 0, &out->trial, err)) == HPOD_OK)
+        out->action = action;
+out:
+    if (st != HPOD_OK)
+        db_rollback(db);
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    trial_cleanup(&t);
+    return st;
+}
+
+void
+study_report_answer_cleanup(struct study_report_answer *a)
+{
+    if (!a)
+        return;
+    trial_cleanup(&a->trial);
+    memset(a, 0, sizeof *a);
+}

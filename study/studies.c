@@ -1,0 +1,329 @@
+/*
+ * study/studies.c - studies as a whole; see studies.h. No SQL here
+ * (store/study_store.c, store/trial_store.c), no numerics (core/).
+ */
+#include "study/studies.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/json.h"
+#include "common/mem.h"
+#include "store/study_store.h"
+#include "store/trial_store.h"
+#include "study/constraints.h"
+
+enum hpod_status
+study_check_rules(const struct study_def *d, struct hpod_err *err)
+{
+    if (d->algo.name == ALGO_GREEDY && !d->candidates)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
+                         "greedy needs a finite space: give candidates");
+    if (d->algo.name != ALGO_RANDOM && d->algo.name != ALGO_EHVI &&
+        !(d->algo.name == ALGO_ASHA && d->algo.base == ALGO_RANDOM) &&
+        d->n_objectives > 1)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
+                         "this algorithm optimizes a single objective: use "
+                         "ehvi for several");
+    return HPOD_OK;
+}
+
+enum hpod_status
+study_create(struct db *db, const struct study_def *d, long long *id,
+             struct hpod_err *err)
+{
+    char *def_text = NULL, *cand_text = NULL;
+    enum hpod_status st;
+
+    if ((st = study_check_rules(d, err)) != HPOD_OK)
+        return st;
+    def_text = hj_dump(d->def, 0);
+    if (d->candidates)
+        cand_text = hj_dump(d->candidates, 0);
+    if (!def_text || (d->candidates && !cand_text)) {
+        st = hpod_fail(err, HPOD_ENOMEM, "", "could not encode study");
+        goto out;
+    }
+    /* The study and its candidates in one transaction. */
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        goto out;
+    if ((st = study_store_insert(
+             db, d->name, def_text, d->budget, d->lease_seconds, cand_text,
+             d->candidates ? (long long)json_array_size(d->candidates) : -1,
+             d->benchmark, id, err)) != HPOD_OK ||
+        (st = db_commit(db, err)) != HPOD_OK)
+        db_rollback(db);
+out:
+    free(def_text);
+    free(cand_text);
+    return st;
+}
+
+enum hpod_status
+study_get(struct db *db, long long id, struct study *out, struct hpod_err *err)
+{
+    return study_store_get(db, id, out, err);
+}
+
+enum hpod_status
+study_list(struct db *db, long long limit, long long offset,
+           struct study **rows, size_t *n, long long *total,
+           struct hpod_err *err)
+{
+    return study_store_list(db, limit, offset, rows, n, total, err);
+}
+
+enum hpod_status
+study_delete(struct db *db, long long id, struct hpod_err *err)
+{
+    return study_store_delete(db, id, err);
+}
+
+/* Rows of a /best computation: completed trials and the model's verdict. */
+struct best_scan {
+    double *y;          /* n: oriented objective (larger is better), NaN */
+    unsigned char *may; /* n: no reported violation, something unreported */
+    size_t *cand;       /* rows the model must vouch for */
+    double *p;          /* n_cand: Π_c P_c over the unreported constraints */
+    unsigned char *ok;  /* n_cand: p reaches the confidence asked */
+    size_t n_cand;
+};
+
+/*
+ * 1 when the reported values vals miss no constraint's bound but leave at
+ * least one constraint unreported: only the model can then say whether
+ * the trial is feasible.
+ */
+static int
+best_needs_model(const struct study_def *d, const struct metric_set *vals)
+{
+    int missing = 0;
+    for (size_t c = 0; c < d->n_constraints; c++) {
+        double v = constraint_value(d, c, vals);
+        double b = d->con_is_max[c] ? d->con_bound[c] : -d->con_bound[c];
+        if (isnan(v))
+            missing = 1;
+        else if (!(v <= b))
+            return 0;
+    }
+    return missing;
+}
+
+/*
+ * The model's verdict on the rows sc->cand: for each, the probability
+ * that the constraints it did not report hold, Π_c P_c (independent GPs,
+ * one per metric, fitted on every trial of the study that reported it,
+ * whatever its state: a measurement is a measurement), and whether that
+ * joint probability reaches the largest confidence among those
+ * constraints. The recommended best must satisfy P(feasible) >=
+ * confidence; with several unreported constraints the joint probability
+ * is what "feasible" means, so it must reach the strictest confidence
+ * asked (which implies P_c >= confidence_c for each).
+ */
+static enum hpod_status
+best_model_verdict(struct db *db, long long study_id, const struct study_def *d,
+                   const struct trial *rows, struct best_scan *sc,
+                   struct hpod_err *err)
+{
+    size_t np = d->space.n_params, nc = d->n_constraints, k = sc->n_cand;
+    struct trial *all = NULL;
+    size_t n_all = 0, n_obs = 0;
+    double *obs_raw = NULL, *obs_c = NULL, *q_raw = NULL, *pc = NULL;
+    unsigned char *missing = NULL, *parsed = NULL;
+    struct hpod_err perr;
+    enum hpod_status st;
+
+    if ((st = trial_store_list(db, study_id, -1, -1, 0, &all, &n_all, NULL,
+                               err)) != HPOD_OK)
+        return st;
+    obs_raw = xmalloc((n_all ? n_all : 1) * (np ? np : 1) * sizeof *obs_raw);
+    obs_c = xmalloc((n_all ? n_all : 1) * nc * sizeof *obs_c);
+    for (size_t i = 0; i < n_all; i++) {
+        int any = 0;
+        for (size_t c = 0; c < nc; c++) {
+            obs_c[n_obs * nc + c] = constraint_value(d, c, &all[i].values);
+            any |= !isnan(obs_c[n_obs * nc + c]);
+        }
+        if (!any)
+            continue;
+        json_t *pj = hj_parse(all[i].params);
+        enum hpod_status pst =
+            params_from_json(d, pj, obs_raw + n_obs * np, "params", &perr);
+        json_decref(pj);
+        if (pst == HPOD_OK)
+            n_obs++; /* else: not a point of this space, not evidence */
+    }
+    /* The configurations to judge, and which constraints each lacks. */
+    q_raw = xmalloc((k ? k : 1) * (np ? np : 1) * sizeof *q_raw);
+    missing = xcalloc((k ? k : 1) * nc, 1);
+    parsed = xcalloc(k ? k : 1, 1);
+    for (size_t j = 0; j < k; j++) {
+        const struct trial *t = &rows[sc->cand[j]];
+        json_t *pj = hj_parse(t->params);
+        for (size_t c = 0; c < nc; c++)
+            missing[j * nc + c] = isnan(constraint_value(d, c, &t->values));
+        parsed[j] =
+            params_from_json(d, pj, q_raw + j * np, "params", &perr) == HPOD_OK;
+        if (!parsed[j])
+            memset(q_raw + j * np, 0, np * sizeof *q_raw);
+        json_decref(pj);
+        sc->p[j] = parsed[j] ? 1.0 : 0.0;
+    }
+    pc = xmalloc((k ? k : 1) * sizeof *pc);
+    for (size_t c = 0; c < nc; c++) {
+        int used = 0;
+        for (size_t j = 0; j < k; j++)
+            used |= missing[j * nc + c] && parsed[j];
+        if (!used)
+            continue;
+        /* seq 0: the answer is a function of (seed, history) only. */
+        st = constraint_prob(d, c, obs_raw, obs_c, n_obs, q_raw, k, 0, pc);
+        if (st == HPOD_ENUMERIC) {
+            /* No GP could be fitted: the model vouches for nothing. */
+            for (size_t j = 0; j < k; j++)
+                pc[j] = 0;
+            st = HPOD_OK;
+        }
+        if (st != HPOD_OK) {
+            st = hpod_fail(err, HPOD_EINTERNAL, "",
+                           "constraint model failed (status %d)", (int)st);
+            goto out;
+        }
+        for (size_t j = 0; j < k; j++)
+            if (missing[j * nc + c])
+                sc->p[j] *= pc[j];
+    }
+    for (size_t j = 0; j < k; j++) {
+        double conf = 0;
+        for (size_t c = 0; c < nc; c++)
+            if (missing[j * nc + c] && d->con_confidence[c] > conf)
+                conf = d->con_confidence[c];
+        sc->ok[j] = parsed[j] && sc->p[j] >= conf;
+    }
+out:
+    free(obs_raw);
+    free(obs_c);
+    free(q_raw);
+    free(pc);
+    free(missing);
+    free(parsed);
+    trials_free(all, n_all);
+    return st;
+}
+
+/* Row i (value y) beats the best so far (index best, value best_v): larger, or
+ * equal and earlier. */
+static int
+beats(size_t i, double y, size_t best, double best_v)
+{
+    return best == (size_t)-1 || y > best_v || (y == best_v && i < best);
+}
+
+/*
+ * The observed-feasible best (every constraint reported and met) into
+ * best and best_v, and sc->y, sc->may for every row.
+ */
+static void
+best_observed(const struct study_def *d, const struct trial *rows, size_t n,
+              struct best_scan *sc, size_t *best, double *best_v)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct metric_set *vals = &rows[i].values;
+        const double *v = metric_set_find(vals, d->obj_names[0]);
+        sc->y[i] = NAN;
+        if (!v)
+            continue;
+        sc->y[i] = *v * d->obj_sense[0];
+        if (trial_feasible(d, vals)) {
+            if (*best == (size_t)-1 || sc->y[i] > *best_v) {
+                *best = i;
+                *best_v = sc->y[i];
+            }
+        } else {
+            sc->may[i] = best_needs_model(d, vals);
+        }
+    }
+}
+
+static void
+best_scan_cleanup(struct best_scan *sc)
+{
+    free(sc->y);
+    free(sc->may);
+    free(sc->cand);
+    free(sc->p);
+    free(sc->ok);
+}
+
+/* study_best: contract in studies.h. */
+enum hpod_status
+study_best(struct db *db, long long id, struct study_best *out,
+           struct hpod_err *err)
+{
+    struct study s = {0};
+    struct study_def d = {0};
+    struct trial *rows = NULL;
+    struct best_scan sc = {0};
+    size_t n = 0, best = (size_t)-1;
+    double best_v = 0, best_p = 1;
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    if ((st = study_store_get(db, id, &s, err)) != HPOD_OK ||
+        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK)
+        goto out;
+    if (d.n_objectives != 1) {
+        st = hpod_fail(err, HPOD_EUNPROC, "",
+                       "study has %zu objectives: use /pareto", d.n_objectives);
+        goto out;
+    }
+    if ((st = trial_store_list(db, id, TRIAL_COMPLETED, -1, 0, &rows, &n, NULL,
+                               err)) != HPOD_OK)
+        goto out;
+    sc.y = xmalloc((n ? n : 1) * sizeof *sc.y);
+    sc.may = xcalloc(n ? n : 1, 1);
+    best_observed(&d, rows, n, &sc, &best, &best_v);
+    /* The trials the model would have to vouch for, if they beat it. */
+    sc.cand = xmalloc((n ? n : 1) * sizeof *sc.cand);
+    for (size_t i = 0; i < n; i++)
+        if (sc.may[i] && beats(i, sc.y[i], best, best_v))
+            sc.cand[sc.n_cand++] = i;
+    if (sc.n_cand > 0) {
+        sc.p = xmalloc(sc.n_cand * sizeof *sc.p);
+        sc.ok = xcalloc(sc.n_cand, 1);
+        if ((st = best_model_verdict(db, id, &d, rows, &sc, err)) != HPOD_OK)
+            goto out;
+        for (size_t j = 0; j < sc.n_cand; j++) {
+            size_t i = sc.cand[j];
+            if (sc.ok[j] && beats(i, sc.y[i], best, best_v)) {
+                best = i;
+                best_v = sc.y[i];
+                best_p = sc.p[j];
+            }
+        }
+    }
+    if (best != (size_t)-1) {
+        /* Move the row out: rows[best] is left empty for trials_free. */
+        out->found = 1;
+        out->trial = rows[best];
+        memset(&rows[best], 0, sizeof rows[best]);
+        out->p_feasible = best_p;
+    }
+out:
+    best_scan_cleanup(&sc);
+    trials_free(rows, n);
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    return st;
+}
+
+void
+study_best_cleanup(struct study_best *b)
+{
+    if (!b)
+        return;
+    trial_cleanup(&b->trial);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,71 @@
+/*
+ * study/studies.h - studies as a whole: create, read, list, delete, and
+ * the recommended best trial. Each call takes plain inputs and a borrowed
+ * database connection; a call that writes is one transaction.
+ */
+#ifndef HPOD_STUDY_STUDIES_H
+#define HPOD_STUDY_STUDIES_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+#include "store/db.h"
+#include "store/model.h"
+#include "study/def.h"
+
+/*
+ * study_check_rules - what a valid definition must also satisfy to become
+ * a study: greedy needs candidates (a finite space); only random, ehvi
+ * and asha over random optimize several objectives. HPOD_EUNPROC naming
+ * algorithm.name otherwise.
+ */
+enum hpod_status study_check_rules(const struct study_def *d,
+                                   struct hpod_err *err);
+
+/*
+ * study_create - checks d (study_check_rules) and stores it with its
+ * candidates in one transaction; *id is the new study's. Nothing is
+ * written on failure.
+ */
+enum hpod_status study_create(struct db *db, const struct study_def *d,
+                              long long *id, struct hpod_err *err);
+
+/* study_get - the study id (study_cleanup), HPOD_ENOTFOUND if none. */
+enum hpod_status study_get(struct db *db, long long id, struct study *out,
+                           struct hpod_err *err);
+
+/* study_list - a page of studies, newest first (free each, then *rows). */
+enum hpod_status study_list(struct db *db, long long limit, long long offset,
+                            struct study **rows, size_t *n, long long *total,
+                            struct hpod_err *err);
+
+/* study_delete - the study and its trials; HPOD_ENOTFOUND if none. */
+enum hpod_status study_delete(struct db *db, long long id,
+                              struct hpod_err *err);
+
+/* The recommended trial of a single-objective study. */
+struct study_best {
+    int found;          /* 0: no completed trial qualifies */
+    struct trial trial; /* when found (study_best_cleanup) */
+    double p_feasible;  /* 1, or the constraint model's joint probability */
+};
+
+/*
+ * study_best - the qualifying completed trial with the best value of the
+ * single objective (ties: the earliest). A completed trial qualifies when,
+ * for every constraint, it reported the metric and the value meets the
+ * bound, or it did not report it and the constraint GPs (core/mobo, one
+ * per metric, fitted on the trials that reported it; study/constraints.h)
+ * give a joint probability Π_c P_c over its unreported constraints of at
+ * least the largest confidence among them (Beck et al. 2016). A metric
+ * reported fewer than CONSTRAINT_MIN_REPORTS times vouches for nothing.
+ * p_feasible is 1 when every constraint was reported and met (and for
+ * unconstrained studies), else the model's product. The GPs are fitted
+ * only when a trial that needs them would beat the best observed-feasible
+ * one. HPOD_EUNPROC for a study with several objectives.
+ */
+enum hpod_status study_best(struct db *db, long long id, struct study_best *out,
+                            struct hpod_err *err);
+void study_best_cleanup(struct study_best *b);
+
+#endif

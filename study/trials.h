@@ -1,0 +1,51 @@
+/*
+ * study/trials.h - one trial's life outside reports: read it, list a
+ * study's trials, renew its lease, fail it. Each call that writes locks
+ * the trial row, decides from its current state, writes and commits
+ * before returning: what is answered is durable.
+ */
+#ifndef HPOD_STUDY_TRIALS_H
+#define HPOD_STUDY_TRIALS_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+#include "store/db.h"
+#include "store/model.h"
+
+/* HPOD_ECONFLICT: trial t cannot be acted on (what) in its state. */
+enum hpod_status study_trial_not_live(const struct trial *t, const char *what,
+                                      struct hpod_err *err);
+
+/* study_trial_get - trial id as stored (trial_cleanup). */
+enum hpod_status study_trial_get(struct db *db, long long id, struct trial *out,
+                                 struct hpod_err *err);
+
+/*
+ * study_trial_list - a page of study_id's trials (state < 0: any), in
+ * issue order; HPOD_ENOTFOUND when the study does not exist. Free with
+ * trials_free(*rows, *n).
+ */
+enum hpod_status study_trial_list(struct db *db, long long study_id, int state,
+                                  long long limit, long long offset,
+                                  struct trial **rows, size_t *n,
+                                  long long *total, struct hpod_err *err);
+
+/*
+ * study_trial_heartbeat - renews a live trial's lease by its study's
+ * lease_seconds (409 when not pending or running); *out is the trial as
+ * then stored.
+ */
+enum hpod_status study_trial_heartbeat(struct db *db, long long id,
+                                       struct trial *out, struct hpod_err *err);
+
+/*
+ * study_trial_fail - marks the trial failed with reason (NULL: "failed");
+ * failing a failed trial again changes nothing; 409 for a completed or
+ * pruned one. *out is the trial as then stored.
+ */
+enum hpod_status study_trial_fail(struct db *db, long long id,
+                                  const char *reason, struct trial *out,
+                                  struct hpod_err *err);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * tests/unit/test_represent.c - rows as API JSON and query parameters
+ * (handlers/represent.h), without HTTP.
+ */
+#include "tests/support/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/represent.h"
+
+static void
+test_query_int(void **state)
+{
+    (void)state;
+    long long v;
+    struct hpod_err err = {0};
+    assert_int_equal(query_int(NULL, "limit", 1, 10, 5, &v, &err), HPOD_OK);
+    assert_int_equal(v, 5);
+    assert_int_equal(query_int("7", "limit", 1, 10, 5, &v, &err), HPOD_OK);
+    assert_int_equal(v, 7);
+    assert_int_equal(query_int("0", "limit", 1, 10, 5, &v, &err), HPOD_EINVAL);
+    assert_int_equal(query_int("3x", "limit", 1, 10, 5, &v, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "limit");
+}
+
+static void
+test_study_to_json(void **state)
+{
+    (void)state;
+    struct study s = {0};
+    s.id = 7;
+    s.definition = "{\"name\":\"s\",\"budget\":null}";
+    s.n_candidates = -1;
+    s.counts[TRIAL_COMPLETED] = 2;
+    json_t *o = study_to_json(&s);
+    assert_non_null(o);
+    assert_int_equal(json_integer_value(json_object_get(o, "id")), 7);
+    assert_true(json_is_null(json_object_get(o, "benchmark")));
+    assert_true(json_is_null(json_object_get(o, "n_candidates")));
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(o, "trial_counts"), "completed")),
+                     2);
+    assert_string_equal(json_string_value(json_object_get(o, "name")), "s");
+    assert_string_equal(json_string_value(json_object_get(o, "created_at")),
+                        "");
+    json_decref(o);
+    /* A stored definition that cannot be read is no study at all. */
+    s.definition = "[1]";
+    assert_null(study_to_json(&s));
+    s.definition = "{";
+    assert_null(study_to_json(&s));
+}
+
+static void
+test_trial_to_json(void **state)
+{
+    (void)state;
+    struct trial t = {0};
+    t.id = 3;
+    t.study_id = 1;
+    t.state = TRIAL_RUNNING;
+    t.params = strdup("{\"x\":0.5}");
+    t.resume_from_step = -1;
+    t.train_to = -1;
+    metric_set_add(&t.values, "bleu", 20.5);
+    json_t *o = trial_to_json(&t);
+    assert_non_null(o);
+    assert_string_equal(json_string_value(json_object_get(o, "state")),
+                        "running");
+    assert_true(json_real_value(json_object_get(json_object_get(o, "values"),
+                                                "bleu")) == 20.5);
+    assert_true(json_is_null(json_object_get(o, "reason")));
+    assert_true(json_is_null(json_object_get(o, "lease_expires_at")));
+    assert_null(json_object_get(o, "resume_from_step"));
+    assert_null(json_object_get(o, "train_to"));
+    assert_int_equal(json_array_size(json_object_get(o, "intermediate")), 0);
+    json_decref(o);
+    t.train_to = 9;
+    o = trial_to_json(&t);
+    assert_int_equal(json_integer_value(json_object_get(o, "train_to")), 9);
+    json_decref(o);
+    /* Unreadable stored params: NULL, never an empty object. */
+    free(t.params);
+    t.params = strdup("nope");
+    assert_null(trial_to_json(&t));
+    trial_cleanup(&t);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_query_int),
+        cmocka_unit_test(test_study_to_json),
+        cmocka_unit_test(test_trial_to_json),
+    };
+    return cmocka_run_group_tests_name("represent", tests, NULL, NULL);
+}
