@@ -476,13 +476,13 @@ handle_suggest(struct req *rq)
     /* Multi-fidelity: resuming a paused trial (ASHA: at its next rung;
      * multistage: a seed of the stage) comes before starting a new
      * configuration, and costs no budget (same trial). */
-    if ((st = mf_prepare(rq, &d, &s, &work)) != HPOD_OK)
+    if ((st = mf_prepare(rq->db, &d, &s, &work, &rq->err)) != HPOD_OK)
         goto out;
     while (mf_enabled(&d) && need > 0) {
         struct trial pt = {0};
         int promoted = 0;
-        if ((st = mf_promote(rq, &d, &s, &work, worker, &pt, &promoted)) !=
-            HPOD_OK)
+        if ((st = mf_promote(rq->db, &d, &s, &work, worker, &pt, &promoted,
+                             &rq->err)) != HPOD_OK)
             goto out;
         if (!promoted)
             break;

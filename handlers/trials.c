@@ -157,8 +157,8 @@ handle_trial_report(struct req *rq)
             enum trial_state stopped = TRIAL_PAUSED;
             action = "continue";
             if (mf_enabled(&d) &&
-                (st = mf_decide(rq, &d, &s, &t, step, &in.values, &action,
-                                &stopped)) != HPOD_OK)
+                (st = mf_decide(rq->db, &d, &s, &t, step, &in.values, &action,
+                                &stopped, &rq->err)) != HPOD_OK)
                 goto out;
             if ((st = trial_store_intermediate(rq->db, t.id, step, &in.values,
                                                action, s.lease_seconds, &action,
