@@ -5,7 +5,7 @@
  * database connection borrowed for the request) and either sets
  * rq->status/rq->reply and returns HPOD_OK, or returns a failure status
  * with rq->err filled (hpod_fail); server/http.c turns that into the error
- * JSON of DESIGN.md §2. Handlers never touch libmicrohttpd or libpq.
+ * JSON of openapi/openapi.json. Handlers never touch libmicrohttpd or libpq.
  * Shape of every handler: parse -> validate -> store -> respond.
  */
 #ifndef HPOD_HANDLERS_H
