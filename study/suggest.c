@@ -216,12 +216,12 @@ suggest_begin(struct suggest_call *c)
         (st = study_store_lock(c->db, c->id, c->err)) != HPOD_OK ||
         (st = trial_store_expire(c->db, c->id, &expired, c->err)) != HPOD_OK)
         return st;
-    c->out->n_expired = expired;
     if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
         (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK ||
         (st = trial_store_held(c->db, c->id, c->worker, c->s.lease_seconds,
                                &held, &n_held, c->err)) != HPOD_OK)
         goto out;
+    c->out->n_expired = expired;
     for (size_t i = 0; i < n_held && (long long)i < c->count; i++)
         if ((st = answer_add(c, &held[i])) != HPOD_OK)
             goto out;

@@ -29,8 +29,9 @@ struct suggest_answer {
     size_t n;
     int done;            /* n == 0 and nothing will ever be issued again */
     long long n_new;     /* new trials inserted, once committed (else 0) */
-    long long n_expired; /* leases found lapsed; set even if the call fails
-                            afterwards (what the lease metric counts) */
+    long long n_expired; /* leases found lapsed, once the study and the
+                            worker's trials are read; kept even if the call
+                            fails later (what the lease metric counts) */
 };
 
 /*
