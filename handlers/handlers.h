@@ -92,7 +92,4 @@ enum hpod_status benchmark_expand_study(struct req *rq, json_t *body,
 /* Frees the per-process cache of imported tables (at shutdown). */
 void benchmark_cache_clear(void);
 
-/* Frees the per-process sampler cache of handle_suggest (at shutdown). */
-void suggest_cache_clear(void);
-
 #endif

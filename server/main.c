@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "store/migrate.h"
 #include "store/trial_store.h"
+#include "study/suggest.h"
 
 static const char *
 env_lookup(const char *name)

@@ -2,9 +2,10 @@
  * study/constraints.h - a study's constraints in the form core/mobo
  * takes them: reported values oriented as "value <= bound", the bounds
  * and log flags of the constraint GPs, and the probability that one
- * constraint holds at given configurations (for /best, which must reach
- * each constraint's confidence; DESIGN.md §3 "Constraints").
- * handlers/suggest.c builds its mobo_input with the same helpers.
+ * constraint holds at given configurations (for /best, whose recommended
+ * trial must hold each unreported constraint with at least its
+ * confidence). study/suggest.c builds its mobo_input with the same
+ * helpers.
  */
 #ifndef HPOD_CONSTRAINTS_H
 #define HPOD_CONSTRAINTS_H

@@ -1,7 +1,7 @@
 /*
  * study/multifidelity.c - ASHA and multi-stage BO decisions for live
  * studies; see multifidelity.h. Decisions are serialized by the study row
- * lock that the report and suggest handlers take first.
+ * lock that the report and suggest calls take first.
  */
 #include "study/multifidelity.h"
 
@@ -39,17 +39,38 @@ objective_values(const struct study_def *d, const struct metric_set *vals,
         out[j] = metric_set_get(vals, d->obj_names[j]);
 }
 
+enum hpod_status
+mf_rows_load(struct db *db, long long study_id, struct mf_rows *out,
+             struct hpod_err *err)
+{
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    if ((st = trial_store_history(db, study_id, &out->trials, &out->n_trials,
+                                  err)) != HPOD_OK ||
+        (st = trial_store_study_steps(db, study_id, &out->steps, &out->n_steps,
+                                      err)) != HPOD_OK)
+        mf_rows_cleanup(out);
+    return st;
+}
+
+void
+mf_rows_cleanup(struct mf_rows *r)
+{
+    if (!r)
+        return;
+    step_rows_free(r->steps, r->n_steps);
+    trials_free(r->trials, r->n_trials);
+    memset(r, 0, sizeof *r);
+}
+
 /* Rebuilds the rungs from every stored report and the paused trials. */
 static enum hpod_status
-asha_load(struct req *rq, const struct study_def *d, const struct study *s,
-          struct asha **out)
+asha_build(const struct study_def *d, const struct study *s,
+           const struct mf_rows *rows, struct asha **out, struct hpod_err *err)
 {
     struct asha_params prm;
-    struct step_row *steps = NULL;
-    struct trial *rows = NULL;
-    size_t n_steps = 0, n_rows = 0;
     double v[MODEL_MAX_OBJECTIVES];
-    enum hpod_status st;
 
     *out = NULL;
     memset(&prm, 0, sizeof prm);
@@ -65,28 +86,16 @@ asha_load(struct req *rq, const struct study_def *d, const struct study *s,
     prm.m = d->n_objectives;
     prm.sense = d->obj_sense;
     if (asha_create(&prm, out) != HPOD_OK)
-        return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
-                         "invalid asha parameters");
-    if ((st = trial_store_study_steps(rq->db, s->id, &steps, &n_steps,
-                                      &rq->err)) != HPOD_OK ||
-        (st = trial_store_history(rq->db, s->id, &rows, &n_rows, &rq->err)) !=
-            HPOD_OK)
-        goto out;
-    for (size_t i = 0; i < n_steps; i++) {
-        objective_values(d, &steps[i].values, v);
-        asha_observe(*out, steps[i].trial_id, (size_t)steps[i].step, v);
+        return hpod_fail(err, HPOD_EINTERNAL, "", "invalid asha parameters");
+    for (size_t i = 0; i < rows->n_steps; i++) {
+        objective_values(d, &rows->steps[i].values, v);
+        asha_observe(*out, rows->steps[i].trial_id, (size_t)rows->steps[i].step,
+                     v);
     }
-    for (size_t i = 0; i < n_rows; i++)
-        if (rows[i].state == TRIAL_PAUSED)
-            asha_pause(*out, rows[i].id);
-out:
-    step_rows_free(steps, n_steps);
-    trials_free(rows, n_rows);
-    if (st != HPOD_OK) {
-        asha_destroy(*out);
-        *out = NULL;
-    }
-    return st;
+    for (size_t i = 0; i < rows->n_trials; i++)
+        if (rows->trials[i].state == TRIAL_PAUSED)
+            asha_pause(*out, rows->trials[i].id);
+    return HPOD_OK;
 }
 
 /* The stage a trial trains in: the index of its train_to, else 0. */
@@ -131,47 +140,33 @@ ms_create(const struct study_def *d, int exhausted_now, struct mstage **out)
 
 /* Rebuilds the stages from every trial and intermediate report. */
 static enum hpod_status
-ms_load(struct req *rq, const struct study_def *d, const struct study *s,
-        struct mstage **out)
+ms_build(const struct study_def *d, const struct study *s,
+         const struct mf_rows *rows, struct mstage **out, struct hpod_err *err)
 {
-    struct step_row *steps = NULL;
-    struct trial *rows = NULL;
-    size_t n_steps = 0, n_rows = 0;
-    enum hpod_status st;
-
     if (ms_create(d, exhausted(s), out) != HPOD_OK)
-        return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+        return hpod_fail(err, HPOD_EINTERNAL, "",
                          "invalid multistage parameters");
-    if ((st = trial_store_history(rq->db, s->id, &rows, &n_rows, &rq->err)) !=
-            HPOD_OK ||
-        (st = trial_store_study_steps(rq->db, s->id, &steps, &n_steps,
-                                      &rq->err)) != HPOD_OK)
-        goto out;
-    for (size_t i = 0; i < n_rows; i++) {
+    for (size_t i = 0; i < rows->n_trials; i++) {
+        const struct trial *t = &rows->trials[i];
         double fv[MODEL_MAX_OBJECTIVES];
-        objective_values(d, &rows[i].values, fv);
-        mstage_trial(*out, rows[i].id, stage_of(d, rows[i].train_to),
-                     ms_state(rows[i].state), fv[0]);
+        objective_values(d, &t->values, fv);
+        mstage_trial(*out, t->id, stage_of(d, t->train_to), ms_state(t->state),
+                     fv[0]);
     }
-    for (size_t i = 0; i < n_steps; i++) {
+    for (size_t i = 0; i < rows->n_steps; i++) {
         double v[MODEL_MAX_OBJECTIVES];
-        objective_values(d, &steps[i].values, v);
-        mstage_observe(*out, steps[i].trial_id, (size_t)steps[i].step, v[0]);
+        objective_values(d, &rows->steps[i].values, v);
+        mstage_observe(*out, rows->steps[i].trial_id,
+                       (size_t)rows->steps[i].step, v[0]);
     }
-out:
-    step_rows_free(steps, n_steps);
-    trials_free(rows, n_rows);
-    if (st != HPOD_OK) {
-        mstage_destroy(*out);
-        *out = NULL;
-    }
-    return st;
+    return HPOD_OK;
 }
 
 enum hpod_status
-mf_decide(struct req *rq, const struct study_def *d, const struct study *s,
-          const struct trial *t, int step, const struct metric_set *values,
-          const char **action, enum trial_state *stopped_state)
+mf_decide_rows(const struct study_def *d, const struct study *s,
+               const struct mf_rows *rows, const struct trial *t, int step,
+               const struct metric_set *values, const char **action,
+               enum trial_state *stopped_state, struct hpod_err *err)
 {
     double v[MODEL_MAX_OBJECTIVES];
     enum hpod_status st;
@@ -182,7 +177,7 @@ mf_decide(struct req *rq, const struct study_def *d, const struct study *s,
         /* The rule needs only the trial's own stage (core/mstage.h). */
         struct mstage *ms = NULL;
         if (ms_create(d, 0, &ms) != HPOD_OK)
-            return hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+            return hpod_fail(err, HPOD_EINTERNAL, "",
                              "invalid multistage parameters");
         mstage_trial(ms, t->id, stage_of(d, t->train_to), MSTAGE_LIVE, NAN);
         if (mstage_decide(ms, t->id, (size_t)step) == MSTAGE_STOP)
@@ -191,7 +186,7 @@ mf_decide(struct req *rq, const struct study_def *d, const struct study *s,
         return HPOD_OK;
     }
     struct asha *a = NULL;
-    if ((st = asha_load(rq, d, s, &a)) != HPOD_OK)
+    if ((st = asha_build(d, s, rows, &a, err)) != HPOD_OK)
         return st;
     objective_values(d, values, v);
     asha_observe(a, t->id, (size_t)step, v);
@@ -204,47 +199,93 @@ mf_decide(struct req *rq, const struct study_def *d, const struct study *s,
 }
 
 enum hpod_status
-mf_prepare(struct req *rq, const struct study_def *d, const struct study *s,
-           struct mf_work *w)
+mf_decide(struct db *db, const struct study_def *d, const struct study *s,
+          const struct trial *t, int step, const struct metric_set *values,
+          const char **action, enum trial_state *stopped_state,
+          struct hpod_err *err)
 {
-    struct mstage_plan plan;
-    enum hpod_status st = HPOD_OK;
+    struct mf_rows rows = {0};
+    enum hpod_status st;
+
+    if (d->algo.name == ALGO_MULTISTAGE)
+        return mf_decide_rows(d, s, NULL, t, step, values, action,
+                              stopped_state, err);
+    *action = "continue";
+    *stopped_state = TRIAL_PAUSED;
+    if ((st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK)
+        return st;
+    st = mf_decide_rows(d, s, &rows, t, step, values, action, stopped_state,
+                        err);
+    mf_rows_cleanup(&rows);
+    return st;
+}
+
+enum hpod_status
+mf_prepare_rows(const struct study_def *d, const struct study *s,
+                const struct mf_rows *rows, struct mf_work *w,
+                struct mstage_plan *plan, struct hpod_err *err)
+{
+    enum hpod_status st;
 
     memset(w, 0, sizeof *w);
+    memset(plan, 0, sizeof *plan);
     w->train_to = -1;
     w->max_new = -1;
     if (d->algo.name != ALGO_MULTISTAGE)
         return HPOD_OK;
     w->multistage = 1;
-    if ((st = ms_load(rq, d, s, &w->ms)) != HPOD_OK)
+    if ((st = ms_build(d, s, rows, &w->ms, err)) != HPOD_OK)
         return st;
-    mstage_plan(w->ms, &plan);
-    /* The advance, as core/mstage applied it to its own state: seeds train
-     * to their new stage (still paused), the rest of the stage is pruned. */
-    for (size_t i = 0; i < plan.n_seeds && st == HPOD_OK; i++)
-        st = trial_store_set_train_to(
-            rq->db, plan.seeds[i], d->algo.ms_steps[plan.seed_to[i]], &rq->err);
-    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++)
-        st = trial_store_stop(rq->db, plan.prune[i], TRIAL_PRUNED,
-                              "not in the top k of its stage", &rq->err);
-    w->stage = plan.stage;
-    w->finished = plan.stage >= d->algo.ms_n;
-    w->train_to = w->finished ? -1 : d->algo.ms_steps[plan.stage];
-    w->max_new = w->finished ? 0 : (long long)plan.n_new;
+    /* core/mstage applies the advance to its own state; the caller
+     * applies it to the database. */
+    mstage_plan(w->ms, plan);
+    w->stage = plan->stage;
+    w->finished = plan->stage >= d->algo.ms_n;
+    w->train_to = w->finished ? -1 : d->algo.ms_steps[plan->stage];
+    w->max_new = w->finished ? 0 : (long long)plan->n_new;
     w->obs_at = w->train_to;
-    for (size_t i = plan.stage; !w->finished && i-- > 0;) {
+    for (size_t i = plan->stage; !w->finished && i-- > 0;) {
         size_t need = d->algo.init > 0 ? (size_t)d->algo.init : 1;
         if (mstage_count_at(w->ms, (size_t)w->obs_at) >= need)
             break;
         w->obs_at = d->algo.ms_steps[i];
     }
-    w->n_resume = plan.n_resume;
-    w->resume = xcalloc(plan.n_resume + 1, sizeof *w->resume);
-    w->resume_from = xcalloc(plan.n_resume + 1, sizeof *w->resume_from);
-    for (size_t i = 0; i < plan.n_resume; i++) {
-        w->resume[i] = plan.resume[i];
-        w->resume_from[i] = (long long)mstage_last_step(w->ms, plan.resume[i]);
+    w->n_resume = plan->n_resume;
+    w->resume = xcalloc(plan->n_resume + 1, sizeof *w->resume);
+    w->resume_from = xcalloc(plan->n_resume + 1, sizeof *w->resume_from);
+    for (size_t i = 0; i < plan->n_resume; i++) {
+        w->resume[i] = plan->resume[i];
+        w->resume_from[i] = (long long)mstage_last_step(w->ms, plan->resume[i]);
     }
+    return HPOD_OK;
+}
+
+enum hpod_status
+mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
+           struct mf_work *w, struct hpod_err *err)
+{
+    struct mf_rows rows = {0};
+    struct mstage_plan plan;
+    enum hpod_status st = HPOD_OK;
+
+    memset(&plan, 0, sizeof plan);
+    if (d->algo.name == ALGO_MULTISTAGE &&
+        (st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK) {
+        memset(w, 0, sizeof *w);
+        return st;
+    }
+    st = mf_prepare_rows(d, s, &rows, w, &plan, err);
+    mf_rows_cleanup(&rows);
+    if (st != HPOD_OK)
+        return st;
+    /* The advance: seeds train to their new stage (still paused), the
+     * rest of the stage is pruned. */
+    for (size_t i = 0; i < plan.n_seeds && st == HPOD_OK; i++)
+        st = trial_store_set_train_to(db, plan.seeds[i],
+                                      d->algo.ms_steps[plan.seed_to[i]], err);
+    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++)
+        st = trial_store_stop(db, plan.prune[i], TRIAL_PRUNED,
+                              "not in the top k of its stage", err);
     mstage_plan_cleanup(&plan);
     return st;
 }
@@ -261,35 +302,69 @@ mf_work_cleanup(struct mf_work *w)
 }
 
 enum hpod_status
-mf_promote(struct req *rq, const struct study_def *d, const struct study *s,
-           struct mf_work *w, const char *worker, struct trial *out,
-           int *promoted)
+mf_asha_promotion_rows(const struct study_def *d, const struct study *s,
+                       const struct mf_rows *rows, int *found,
+                       long long *trial_id, long long *resume_step,
+                       struct hpod_err *err)
 {
     struct asha *a = NULL;
     struct asha_promotion pr;
+    enum hpod_status st;
+
+    *found = 0;
+    if (d->algo.name != ALGO_ASHA || d->algo.asha_mode != 0)
+        return HPOD_OK; /* stopping mode never promotes */
+    if ((st = asha_build(d, s, rows, &a, err)) != HPOD_OK)
+        return st;
+    if (asha_promotable(a, &pr)) {
+        *found = 1;
+        *trial_id = (long long)pr.config;
+        *resume_step = (long long)pr.resume_step;
+    }
+    asha_destroy(a);
+    return HPOD_OK;
+}
+
+enum hpod_status
+mf_promote(struct db *db, const struct study_def *d, const struct study *s,
+           struct mf_work *w, const char *worker, struct trial *out,
+           int *promoted, struct hpod_err *err)
+{
+    struct mf_rows rows = {0};
+    long long id = 0, from = 0;
     enum hpod_status st = HPOD_OK;
+    int found = 0;
 
     *promoted = 0;
     if (w->multistage) {
         if (w->next_resume >= w->n_resume)
             return HPOD_OK;
         size_t i = w->next_resume++;
-        st = trial_store_resume(rq->db, w->resume[i], worker, s->lease_seconds,
-                                w->resume_from[i], w->train_to, out, &rq->err);
+        st = trial_store_resume(db, w->resume[i], worker, s->lease_seconds,
+                                w->resume_from[i], w->train_to, out, err);
         *promoted = st == HPOD_OK;
         return st;
     }
     if (d->algo.name != ALGO_ASHA || d->algo.asha_mode != 0)
         return HPOD_OK; /* stopping mode never promotes */
-    if ((st = asha_load(rq, d, s, &a)) != HPOD_OK)
+    if ((st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK)
         return st;
-    if (asha_promotable(a, &pr)) {
-        st = trial_store_resume(rq->db, pr.config, worker, s->lease_seconds,
-                                (long long)pr.resume_step, -1, out, &rq->err);
+    st = mf_asha_promotion_rows(d, s, &rows, &found, &id, &from, err);
+    mf_rows_cleanup(&rows);
+    if (st == HPOD_OK && found) {
+        st = trial_store_resume(db, id, worker, s->lease_seconds, from, -1, out,
+                                err);
         *promoted = st == HPOD_OK;
     }
-    asha_destroy(a);
     return st;
+}
+
+int
+mf_prune_paused(const struct study_def *d, const struct study *s,
+                size_t n_answered)
+{
+    return d->algo.name == ALGO_ASHA && n_answered == 0 && study_live(s) == 0 &&
+           s->counts[TRIAL_PAUSED] > 0 && exhausted(s);
 }
 
 int

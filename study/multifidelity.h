@@ -5,15 +5,23 @@
  * each trial's stage stored as the step it trains to) inside the
  * transaction that holds the study lock, so every hpod process on the
  * database takes the same decisions.
+ *
+ * Each decision comes in two parts: mf_*_rows decides from rows already
+ * loaded (struct mf_rows: pure, no database), and the call without the
+ * suffix loads the rows on a borrowed connection, decides and applies
+ * the writes the decision implies. The caller owns the transaction.
  */
 #ifndef HPOD_MULTIFIDELITY_H
 #define HPOD_MULTIFIDELITY_H
 
-#include <jansson.h>
+#include <stddef.h>
 
-#include "handlers/handlers.h"
-#include "study/def.h"
+#include "common/status.h"
+#include "core/mstage.h"
+#include "store/db.h"
 #include "store/model.h"
+#include "store/trial_store.h"
+#include "study/def.h"
 
 struct mstage;
 
@@ -21,17 +29,44 @@ struct mstage;
 int mf_enabled(const struct study_def *d);
 
 /*
- * mf_decide - the answer ("continue" or "stop", static strings) to an
- * intermediate report of trial at step with values (borrowed), given every
- * report stored so far; *stopped_state is the state a "stop" leaves the
- * trial in (paused, or pruned in ASHA's stopping mode). Call with the study
- * locked, before storing the report.
+ * What the multi-fidelity rules are rebuilt from: the study's trials (as
+ * trial_store_history gives them) and its intermediate reports (as
+ * trial_store_study_steps gives them). Owned by the struct when filled by
+ * mf_rows_load (mf_rows_cleanup); tests may point it at their own arrays.
  */
-enum hpod_status mf_decide(struct req *rq, const struct study_def *d,
+struct mf_rows {
+    struct trial *trials;
+    size_t n_trials;
+    struct step_row *steps;
+    size_t n_steps;
+};
+
+enum hpod_status mf_rows_load(struct db *db, long long study_id,
+                              struct mf_rows *out, struct hpod_err *err);
+void mf_rows_cleanup(struct mf_rows *r);
+
+/*
+ * mf_decide_rows - the answer ("continue" or "stop", static strings) to an
+ * intermediate report of trial t at step with values (borrowed), given the
+ * rows stored before it (rows may be NULL for multistage, whose rule needs
+ * only the trial's own stage); *stopped_state is the state a "stop" leaves
+ * the trial in (paused, or pruned in ASHA's stopping mode).
+ */
+enum hpod_status
+mf_decide_rows(const struct study_def *d, const struct study *s,
+               const struct mf_rows *rows, const struct trial *t, int step,
+               const struct metric_set *values, const char **action,
+               enum trial_state *stopped_state, struct hpod_err *err);
+
+/*
+ * mf_decide - mf_decide_rows on the rows stored for study s. Call with the
+ * study locked, before storing the report.
+ */
+enum hpod_status mf_decide(struct db *db, const struct study_def *d,
                            const struct study *s, const struct trial *t,
                            int step, const struct metric_set *values,
-                           const char **action,
-                           enum trial_state *stopped_state);
+                           const char **action, enum trial_state *stopped_state,
+                           struct hpod_err *err);
 
 /*
  * What a suggest may do in a multi-fidelity study (mf_prepare):
@@ -51,10 +86,36 @@ struct mf_work {
     size_t n_resume, next_resume;
 };
 
+/*
+ * mf_prepare_rows - fills *w (mf_work_cleanup) from rows for a multistage
+ * study (for any other algorithm: no stage, no limit) and *plan (zeroed
+ * when not multistage; mstage_plan_cleanup) with the advance to apply:
+ * seeds to set to train to their new stage, trials to prune.
+ */
+enum hpod_status mf_prepare_rows(const struct study_def *d,
+                                 const struct study *s,
+                                 const struct mf_rows *rows, struct mf_work *w,
+                                 struct mstage_plan *plan,
+                                 struct hpod_err *err);
+
 /* mf_prepare - fills *w (mf_work_cleanup); applies a multistage advance. */
-enum hpod_status mf_prepare(struct req *rq, const struct study_def *d,
-                            const struct study *s, struct mf_work *w);
+enum hpod_status mf_prepare(struct db *db, const struct study_def *d,
+                            const struct study *s, struct mf_work *w,
+                            struct hpod_err *err);
 void mf_work_cleanup(struct mf_work *w);
+
+/*
+ * mf_asha_promotion_rows - ASHA's promotion mode: *found = 1 with
+ * *trial_id and *resume_step (its highest reported step) when a paused
+ * trial is promotable at its rung given rows; *found = 0 when none is, or
+ * the study is not in ASHA's promotion mode.
+ */
+enum hpod_status mf_asha_promotion_rows(const struct study_def *d,
+                                        const struct study *s,
+                                        const struct mf_rows *rows, int *found,
+                                        long long *trial_id,
+                                        long long *resume_step,
+                                        struct hpod_err *err);
 
 /*
  * mf_promote - if a paused trial is to go on now (ASHA: promotable at its
@@ -62,10 +123,19 @@ void mf_work_cleanup(struct mf_work *w);
  * (running, new lease, resume_from_step, train_to) and fills *out
  * (*promoted = 1).
  */
-enum hpod_status mf_promote(struct req *rq, const struct study_def *d,
+enum hpod_status mf_promote(struct db *db, const struct study_def *d,
                             const struct study *s, struct mf_work *w,
                             const char *worker, struct trial *out,
-                            int *promoted);
+                            int *promoted, struct hpod_err *err);
+
+/*
+ * mf_prune_paused - ASHA with nothing answered by this suggest
+ * (n_answered == 0), nothing live and no new configuration to start
+ * (budget or finite candidates spent): the paused trials will never
+ * resume, so they are to be pruned and the study can finish. 1 when so.
+ */
+int mf_prune_paused(const struct study_def *d, const struct study *s,
+                    size_t n_answered);
 
 /*
  * mf_observation - multistage: the model's evidence in the current stage.

@@ -148,26 +148,6 @@ report_merge(const struct study_def *d, const struct trial *t,
 
 /* ---- the report transaction ---- */
 
-/*
- * ADAPT AT MERGE (branch ssug): mf_decide still takes a struct req, of
- * which it uses only db and err. This shim is the one place study/report
- * builds one; call mf_decide(db, ..., err) directly once it takes them.
- */
-static enum hpod_status
-report_mf_decide(struct db *db, const struct study_def *d,
-                 const struct study *s, const struct trial *t, int step,
-                 const struct metric_set *values, const char **action,
-                 enum trial_state *stopped, struct hpod_err *err)
-{
-    struct req rq = {0};
-    enum hpod_status st;
-    rq.db = db;
-    st = mf_decide(&rq, d, s, t, step, values, action, stopped);
-    if (st != HPOD_OK)
-        *err = rq.err;
-    return st;
-}
-
 /* A final report merged into locked trial t and written. */
 static enum hpod_status
 report_final(struct db *db, const struct study_def *d, const struct study *s,
@@ -230,9 +210,8 @@ report_step(struct db *db, const struct study_def *d, const struct study *s,
     if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING)
         return study_trial_not_live(t, "report on", err);
     *action = "continue";
-    if (mf_enabled(d) &&
-        (st = report_mf_decide(db, d, s, t, step, &in->values, action, &stopped,
-                               err)) != HPOD_OK)
+    if (mf_enabled(d) && (st = mf_decide(db, d, s, t, step, &in->values, action,
+                                         &stopped, err)) != HPOD_OK)
         return st;
     if ((st = trial_store_intermediate(db, t->id, step, &in->values, *action,
                                        s->lease_seconds, action, err)) !=

@@ -1,0 +1,458 @@
+/*
+ * study/suggest.c - what a worker trains next; contract in
+ * study/suggest.h.
+ */
+#include "study/suggest.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/json.h"
+#include "common/mem.h"
+#include "core/mobo.h"
+#include "core/pareto.h"
+#include "core/sampler.h"
+#include "store/study_store.h"
+#include "store/trial_store.h"
+#include "study/constraints.h"
+#include "study/def.h"
+#include "study/history.h"
+#include "study/multifidelity.h"
+#include "study/pareto.h"
+
+#define STATE_CACHE_SIZE 16
+
+/*
+ * Per-process cache, keyed by study id, of what never changes or only
+ * grows: a finite study's candidates, parsed (they are immutable once the
+ * study exists, and ids are never reused), and the sampler state (the graph
+ * over the candidates and its factorization). An entry is taken out while a
+ * request uses it and put back after, so two threads never share one. The
+ * sampler's answer never depends on the cache: a cold process computes the
+ * same choice: with a seed, the same history gives the same
+ * configurations.
+ */
+struct study_cache {
+    long long study_id;
+    double *cand_raw; /* n_cand × n_params, NULL until loaded */
+    size_t n_cand;
+    struct sampler_state *state;
+};
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    struct study_cache *entry;
+    unsigned long long used;
+} cache[STATE_CACHE_SIZE];
+static unsigned long long cache_clock;
+
+static void
+study_cache_destroy(struct study_cache *e)
+{
+    if (!e)
+        return;
+    free(e->cand_raw);
+    sampler_state_destroy(e->state);
+    free(e);
+}
+
+static struct study_cache *
+cache_take(long long study_id)
+{
+    struct study_cache *e = NULL;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < STATE_CACHE_SIZE; i++)
+        if (cache[i].entry && cache[i].entry->study_id == study_id) {
+            e = cache[i].entry;
+            cache[i].entry = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&cache_mu);
+    if (!e) {
+        e = xcalloc(1, sizeof *e);
+        e->study_id = study_id;
+        e->state = sampler_state_create();
+    }
+    return e;
+}
+
+static void
+cache_put(struct study_cache *e)
+{
+    size_t victim = 0;
+    struct study_cache *old;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
+        if (!cache[i].entry) {
+            victim = i;
+            break;
+        }
+        if (cache[i].used < cache[victim].used)
+            victim = i;
+    }
+    old = cache[victim].entry;
+    cache[victim].entry = e;
+    cache[victim].used = ++cache_clock;
+    pthread_mutex_unlock(&cache_mu);
+    study_cache_destroy(old);
+}
+
+void
+suggest_cache_clear(void)
+{
+    pthread_mutex_lock(&cache_mu);
+    for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
+        study_cache_destroy(cache[i].entry);
+        cache[i].entry = NULL;
+    }
+    pthread_mutex_unlock(&cache_mu);
+}
+
+/*
+ * mobo_choose - the EHVI (or constrained) choice; HPOD_ENUMERIC when the
+ * model cannot decide yet (too few observations), so the caller falls
+ * back to the random choice.
+ */
+static enum hpod_status
+mobo_choose(const struct study_def *d, const struct history *h, int seq,
+            double *raw, size_t *cand)
+{
+    size_t m = d->n_objectives, nc = d->n_constraints;
+    double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
+    unsigned char con_log[MODEL_MAX_CONSTRAINTS];
+    enum hpod_status st;
+
+    if (h->n_mo_complete < (size_t)(d->algo.init > 1 ? d->algo.init : 2))
+        return HPOD_ENUMERIC;
+    /* Reference point in the oriented space: the study's, or the worst
+     * complete observation moved out by 10% of the range. */
+    double *yc = xmalloc((h->n_mo + 1) * m * sizeof *yc);
+    size_t k = 0;
+    for (size_t i = 0; i < h->n_mo; i++) {
+        size_t j;
+        for (j = 0; j < m && !isnan(h->mo_y[i * m + j]); j++)
+            ;
+        if (j == m)
+            memcpy(yc + k++ * m, h->mo_y + i * m, m * sizeof *yc);
+    }
+    study_pareto_reference(d, yc, k, 1, ref);
+    free(yc);
+    /* Positive metrics under a "max" bound get a log GP (Beck et al.
+     * 2016: multiplicative noise); study/constraints.h. */
+    constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
+    struct mobo_input mi = {
+        .space = &d->space,
+        .surrogate = d->algo.name == ALGO_EHVI    ? d->algo.surrogate
+                     : d->algo.name == ALGO_GRAPH ? 1
+                                                  : 0,
+        .kernel = d->algo.kernel,
+        .seed = d->algo.seed,
+        .seq = seq,
+        .cand_raw = h->cand_raw,
+        .cand_used = h->cand_used,
+        .n_cand = h->n_cand,
+        .m = m,
+        .ref = ref,
+        .obs_raw = h->mo_raw,
+        .obs_y = h->mo_y,
+        .obs_cand = h->mo_cand,
+        .n_obs = h->n_mo,
+        .pend_raw = h->pend_raw,
+        .pend_cand = h->pend_cand,
+        .n_pend = h->n_pend,
+        .n_con = nc,
+        .obs_c = nc ? h->mo_c : NULL,
+        .con_max = nc ? con_max : NULL,
+        .con_log = nc ? con_log : NULL,
+    };
+    st = mobo_next(&mi, raw, cand);
+    return st;
+}
+
+/* One study_suggest call: its inputs, what it read, and its answer. */
+struct suggest_call {
+    struct db *db;
+    long long id;
+    const char *worker;
+    long long count;
+    struct hpod_err *err;
+    struct study s;
+    struct study_def d;
+    struct mf_work work;
+    struct suggest_answer *out;
+};
+
+/*
+ * Appends t to the answer (moved: t is zeroed). A trial whose stored
+ * params cannot be read fails the call before anything is committed.
+ */
+static enum hpod_status
+answer_add(struct suggest_call *c, struct trial *t)
+{
+    json_t *p = hj_parse(t->params);
+    int ok = json_is_object(p);
+    json_decref(p);
+    if (!ok)
+        return hpod_fail(c->err, HPOD_EINTERNAL, "",
+                         "a stored row cannot be read");
+    c->out->trials[c->out->n++] = *t;
+    memset(t, 0, sizeof *t);
+    return HPOD_OK;
+}
+
+/* Locks the study, recovers lapsed leases, hands back the worker's. */
+static enum hpod_status
+suggest_begin(struct suggest_call *c)
+{
+    struct trial *held = NULL;
+    size_t n_held = 0;
+    long long expired = 0;
+    enum hpod_status st;
+
+    if ((st = db_begin(c->db, c->err)) != HPOD_OK ||
+        (st = study_store_lock(c->db, c->id, c->err)) != HPOD_OK ||
+        (st = trial_store_expire(c->db, c->id, &expired, c->err)) != HPOD_OK)
+        return st;
+    if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
+        (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK ||
+        (st = trial_store_held(c->db, c->id, c->worker, c->s.lease_seconds,
+                               &held, &n_held, c->err)) != HPOD_OK)
+        goto out;
+    c->out->n_expired = expired;
+    for (size_t i = 0; i < n_held && (long long)i < c->count; i++)
+        if ((st = answer_add(c, &held[i])) != HPOD_OK)
+            goto out;
+out:
+    trials_free(held, n_held);
+    return st;
+}
+
+/*
+ * Multi-fidelity: resuming a paused trial (ASHA: at its next rung;
+ * multistage: a seed of the stage) comes before starting a new
+ * configuration, and costs no budget (same trial).
+ */
+static enum hpod_status
+suggest_resume(struct suggest_call *c)
+{
+    enum hpod_status st;
+
+    if ((st = mf_prepare(c->db, &c->d, &c->s, &c->work, c->err)) != HPOD_OK)
+        return st;
+    while (mf_enabled(&c->d) && (long long)c->out->n < c->count) {
+        struct trial pt = {0};
+        int promoted = 0;
+        if ((st = mf_promote(c->db, &c->d, &c->s, &c->work, c->worker, &pt,
+                             &promoted, c->err)) != HPOD_OK)
+            return st;
+        if (!promoted)
+            break;
+        st = answer_add(c, &pt);
+        trial_cleanup(&pt);
+        if (st != HPOD_OK)
+            return st;
+    }
+    return HPOD_OK;
+}
+
+/* New configurations this call may start: count, budget and stage. */
+static long long
+suggest_room(const struct suggest_call *c)
+{
+    long long need = c->count - (long long)c->out->n;
+    long long room =
+        c->s.budget >= 0 ? c->s.budget - study_issued(&c->s) : need;
+    if (need > room)
+        need = room;
+    if (c->work.max_new >= 0 && need > c->work.max_new)
+        need = c->work.max_new; /* multistage: the stage is full */
+    return need;
+}
+
+/*
+ * One new configuration (raw, its candidate or (size_t)-1) for sequence
+ * number seq. HPOD_ENOTFOUND when a finite study is used up.
+ */
+static enum hpod_status
+choose_one(const struct study_def *d, const struct history *h,
+           struct study_cache *entry, int seq, double *raw, size_t *cand)
+{
+    struct sampler_input in = {
+        .space = &d->space,
+        .kind = (enum sampler_kind)(d->algo.name == ALGO_ASHA ||
+                                            d->algo.name == ALGO_MULTISTAGE
+                                        ? d->algo.base
+                                        : (int)d->algo.name),
+        .seed = d->algo.seed,
+        .seq = seq,
+        .init = d->algo.init,
+        .kernel = d->algo.kernel,
+        .acquisition = d->algo.acquisition,
+        .cand_raw = h->cand_raw,
+        .cand_used = h->cand_used,
+        .n_cand = h->n_cand,
+        .obs_raw = h->obs_raw,
+        .obs_y = h->obs_y,
+        .obs_cand = h->obs_cand,
+        .n_obs = h->n_obs,
+        .pend_raw = h->pend_raw,
+        .pend_cand = h->pend_cand,
+        .n_pend = h->n_pend,
+        .state = entry ? entry->state : NULL,
+    };
+    enum hpod_status st = HPOD_ENUMERIC;
+
+    *cand = (size_t)-1;
+    if (history_uses_mobo(d))
+        st = mobo_choose(d, h, seq, raw, cand);
+    if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
+        /* Single-objective samplers, or a model that cannot decide yet
+         * (too little data, a fit that failed): the random choice of the
+         * trial's own stream, never an error. */
+        if (history_uses_mobo(d))
+            in.kind = SAMPLER_RANDOM;
+        st = sampler_next(&in, raw, cand);
+    }
+    return st;
+}
+
+/* Chooses and inserts up to need new trials. */
+static enum hpod_status
+suggest_new(struct suggest_call *c, long long need)
+{
+    const struct study_def *d = &c->d;
+    size_t np = d->space.n_params;
+    struct study_cache *entry = NULL;
+    struct history h = {0};
+    double *raw = NULL;
+    int seq = 0;
+    enum hpod_status st;
+
+    /* The stored definition holds no candidates (they have their own
+     * table): the study row says whether the space is finite. */
+    if (c->s.n_candidates >= 0) {
+        entry = cache_take(c->id);
+        if (!entry->cand_raw &&
+            (st = history_candidates(c->db, c->id, d, &entry->cand_raw,
+                                     &entry->n_cand, c->err)) != HPOD_OK)
+            goto out;
+    }
+    if ((st = history_load(c->db, c->id, d, entry ? entry->cand_raw : NULL,
+                           entry ? entry->n_cand : 0, entry != NULL, &c->work,
+                           &h, c->err)) != HPOD_OK ||
+        (st = trial_store_next_seq(c->db, c->id, &seq, c->err)) != HPOD_OK)
+        goto out;
+    raw = xmalloc(np * sizeof *raw);
+    for (long long k = 0; k < need; k++) {
+        size_t cand;
+        struct trial t = {0};
+        st = choose_one(d, &h, entry, seq, raw, &cand);
+        if (st == HPOD_ENOTFOUND) {
+            st = HPOD_OK; /* finite study used up */
+            break;
+        }
+        if (st != HPOD_OK) {
+            st = hpod_fail(c->err, HPOD_EINTERNAL, "",
+                           "sampler failed (status %d)", (int)st);
+            goto out;
+        }
+        json_t *pj = params_to_json(d, raw);
+        char *ptext = hj_dump(pj, 0);
+        json_decref(pj);
+        st = trial_store_insert(
+            c->db, c->id, seq, ptext, cand == (size_t)-1 ? -1 : (long long)cand,
+            c->worker, c->s.lease_seconds, c->work.train_to, &t, c->err);
+        free(ptext);
+        if (st == HPOD_OK)
+            st = answer_add(c, &t);
+        trial_cleanup(&t);
+        if (st != HPOD_OK)
+            goto out;
+        if (cand != (size_t)-1)
+            h.cand_used[cand] = 1;
+        history_add_pending(&h, np, raw, cand);
+        seq++;
+        c->out->n_new++;
+    }
+out:
+    if (entry)
+        cache_put(entry);
+    free(raw);
+    history_cleanup(&h);
+    return st;
+}
+
+/*
+ * After the commit: done only when nothing will ever be issued again
+ * (a fresh read of the study). Multistage ends with its last stage,
+ * whatever budget is left.
+ */
+static enum hpod_status
+suggest_done(struct suggest_call *c)
+{
+    enum hpod_status st;
+
+    c->out->done = 0;
+    if (c->out->n > 0)
+        return HPOD_OK;
+    study_cleanup(&c->s);
+    if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
+        return st;
+    c->out->done =
+        study_done(&c->s) || (c->work.finished && study_live(&c->s) == 0 &&
+                              c->s.counts[TRIAL_PAUSED] == 0);
+    return HPOD_OK;
+}
+
+enum hpod_status
+study_suggest(struct db *db, long long study_id, const char *worker,
+              long long count, struct suggest_answer *out, struct hpod_err *err)
+{
+    struct suggest_call c = {.db = db,
+                             .id = study_id,
+                             .worker = worker,
+                             .count = count,
+                             .err = err,
+                             .out = out};
+    long long need;
+    int committed = 0;
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    out->trials = xcalloc(count > 0 ? (size_t)count : 1, sizeof *out->trials);
+    if ((st = suggest_begin(&c)) != HPOD_OK ||
+        (st = suggest_resume(&c)) != HPOD_OK)
+        goto out;
+    need = suggest_room(&c);
+    if (need > 0 && (st = suggest_new(&c, need)) != HPOD_OK)
+        goto out;
+    /* ASHA with nothing left to resume or start: prune the paused. */
+    if (mf_prune_paused(&c.d, &c.s, out->n) &&
+        (st = trial_store_prune_paused(db, study_id, err)) != HPOD_OK)
+        goto out;
+    if ((st = db_commit(db, err)) != HPOD_OK)
+        goto out;
+    committed = 1;
+    st = suggest_done(&c);
+out:
+    if (st != HPOD_OK)
+        db_rollback(db);
+    if (!committed)
+        out->n_new = 0;
+    mf_work_cleanup(&c.work);
+    study_def_cleanup(&c.d);
+    study_cleanup(&c.s);
+    return st;
+}
+
+void
+suggest_answer_cleanup(struct suggest_answer *a)
+{
+    if (!a)
+        return;
+    trials_free(a->trials, a->n);
+    memset(a, 0, sizeof *a);
+}
