@@ -16,8 +16,8 @@
 - main(): `hpod migrate`, the main server, the tests in order (--only
   REGEX selects them by name), the suite-wide checks, the summary.
 
-Output: `ok - name`, `not ok - name: reason` (`ok - name # skip why` for
-a skip) per test, then `api: N passed, M failed`.
+Output: `ok - name`, `not ok - name: reason`, `skip - name: reason` per
+test, then `api: N passed, M failed, K skipped` (a skip is not a pass).
 Python 3 standard library only.
 """
 
@@ -61,7 +61,7 @@ class Fail(Exception):
 
 
 class Skip(Exception):
-    """The test cannot run here (no lookup tables): reported `ok - name # skip why`."""
+    """The test cannot run here (no lookup tables): reported `skip - name: why`."""
 
 
 def check(cond, msg):
@@ -360,9 +360,8 @@ class Ctx:
 
     def result(self, name, err, skip=None):
         if err is None and skip is not None:
-            self.passed += 1
             self.skipped += 1
-            print("ok - %s # skip %s" % (name, skip), flush=True)
+            print("skip - %s: %s" % (name, skip), flush=True)
         elif err is None:
             self.passed += 1
             print("ok - %s" % name, flush=True)
@@ -394,7 +393,8 @@ class Ctx:
         self.result(name, err, skip if err is None else None)
 
     def summary(self):
-        return "api: %d passed, %d failed" % (self.passed, self.failed)
+        return "api: %d passed, %d failed, %d skipped" % (self.passed, self.failed,
+                                                          self.skipped)
 
 
 # Suite-wide checks, after the tests
@@ -488,9 +488,8 @@ def main(argv=None):
         if s.proc is not None:
             s.proc.kill()
             s.proc.wait()
-    if c.skipped:
-        print("# %d tests skipped: no lookup tables in %s" % (c.skipped, cfg.bench_dir),
-              flush=True)
+    if c.skipped and not cfg.have_tables:
+        print("# no lookup tables in %s" % cfg.bench_dir, flush=True)
     print("# api tests took %.1f s; server logs in %s" % (time.monotonic() - t0, args.logdir),
           flush=True)
     print(c.summary(), flush=True)

@@ -6,14 +6,15 @@
 
 Needs HPOD_DATABASE_URL (pg_tmp.sh sets it to a throwaway cluster) and
 psql. Runs `hpod migrate` once, starts `hpod serve` processes on free
-ports, and runs the test modules below in order; every answer is checked
-against openapi/openapi.json (spec.py). Prints `ok - name` / `not ok -
-name: reason` per test, then one line `api: N passed, M failed`; exits 1
-if anything failed.
+ports, and runs the test modules below in order (tests/api/README.md says
+what each checks); every answer is checked against openapi/openapi.json
+(spec.py). Prints `ok - name`, `not ok - name: reason` or `skip - name:
+reason` per test, then one line `api: N passed, M failed, K skipped`;
+exits 1 if anything failed.
 
 Servers get HPOD_BENCHMARKS=<repo>/../shared/benchmarks (or --benchmarks
-DIR). Tests that need those tables print `ok - name # skip no tables` when
-DIR/nmthpo is missing; the others build their own small tables in code.
+DIR). Tests that need those tables are skipped when DIR/nmthpo is
+missing; the others build their own small tables in code.
 
 Importing this file has no side effects (tests/fuzz/seed_corpus.py reads
 bad_cases(), SPACE4, synthetic_table, BENCH_DIR and HAVE_TABLES from it).
