@@ -660,4 +660,3 @@ def check_fixture(case):
     if case.fixture != TABLES and case.fixture != need:
         raise ValueError("bad request %r names fixture %r, its path and body need %r"
                          % (case.name, case.fixture, need))
-

@@ -41,8 +41,6 @@ SPACE4 = [
     {"name": "bpe", "type": "int", "values": [10000, 30000, 50000]},
     {"name": "opt", "type": "categorical", "choices": ["adam", "sgd", "adafactor"]},
 ]
-
-
 BLEU_MAX = [{"name": "bleu", "goal": "maximize"}]
 
 

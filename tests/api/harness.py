@@ -110,7 +110,6 @@ class Resp:
                                     short(self.raw.decode("utf-8", "replace")))
 
 
-
 def call(port, method, path, body=None, raw=None, ctype="application/json",
          timeout=REQ_TIMEOUT, validate=True):
     """One request on a fresh connection. body: a JSON value to send;
@@ -280,8 +279,6 @@ def db_snapshot(dburl):
         name, digest = line.split("|")
         out[name] = digest
     return out
-
-
 
 
 # ---------------------------------------------------------------------------

@@ -44,7 +44,6 @@ TYPES = {
     "null": lambda v: v is None,
 }
 
-
 KEYWORDS = {
     "type", "const", "enum", "required", "properties", "additionalProperties",
     "minProperties", "items", "minItems", "maxItems", "minLength", "maxLength",
@@ -53,11 +52,7 @@ KEYWORDS = {
     # annotations
     "description", "default", "example", "examples", "title",
 }
-
-
 FORMATS = {"date-time", "int64"}
-
-
 ERROR_SCHEMA = {"$ref": "#/components/schemas/Error"}
 
 

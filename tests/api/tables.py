@@ -19,18 +19,10 @@ from harness import Skip, call, cfg, check, expect, is_int, short
 NMTHPO = [("zh-en", 118, 75, 14.66, 3), ("ru-en", 176, 19, 20.23, 4),
           ("ja-en", 150, 89, 16.41, 5), ("en-ja", 168, 70, 20.74, 8),
           ("sw-en", 767, 230, 26.09, 14), ("so-en", 604, 332, 11.23, 7)]
-
-
 NMTHPO_PARAMS = ["bpe", "num_layers", "num_embed", "num_hidden", "num_heads", "init_lr"]
-
-
 NMTHPO_METRICS = ["bleu", "gpu_time", "ppl", "num_updates", "gpu_memory", "num_param"]
-
-
 NMTLC = ["material-sw-en", "material-so-en", "ted-zh-en", "ted-ru-en",
          "robust19-ja-en", "robust19-en-ja"]
-
-
 _FILES = {}
 
 

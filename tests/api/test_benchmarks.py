@@ -6,7 +6,10 @@ evaluate.
 
 from harness import call, check, db_snapshot, expect, expect_error, is_int, short, test
 from client import BLEU_MAX, canon, create, report, suggest
-from tables import ALL_METRICS, NMTHPO, NMTHPO_METRICS, NMTHPO_PARAMS, NMTLC, SYN_PARAMS, bench_path, check_benchmark, check_simulation, curve_models, differing, evaluate, expected_benchmark, need_tables, oracle_of, pareto_rows, same_simulation, simulate, study_metrics, synthetic_table, tsv_rows
+from tables import (ALL_METRICS, NMTHPO, NMTHPO_METRICS, NMTHPO_PARAMS, NMTLC, SYN_PARAMS,
+                    bench_path, check_benchmark, check_simulation, curve_models, differing,
+                    evaluate, expected_benchmark, need_tables, oracle_of, pareto_rows,
+                    same_simulation, simulate, study_metrics, synthetic_table, tsv_rows)
 
 
 @test("benchmarks: the six nmthpo tables (sizes, parameters, oracle, Pareto sets) and the learning curves")

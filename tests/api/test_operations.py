@@ -13,7 +13,8 @@ import subprocess
 import time
 import urllib.parse
 
-from harness import Fail, READY_TIMEOUT, REQ_TIMEOUT, SPEC_FILE, Server, TOP, call, cfg, check, expect, expect_error, is_num, short, test
+from harness import (Fail, READY_TIMEOUT, REQ_TIMEOUT, SPEC_FILE, Server, TOP, call, cfg, check,
+                     expect, expect_error, is_num, short, test)
 from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest
 
 
@@ -63,8 +64,6 @@ def t_db_down(c):
 
 
 SECRET = "s3cretpw"  # trust auth ignores it; it must never reach a log
-
-
 RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 
 

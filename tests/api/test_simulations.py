@@ -11,7 +11,8 @@ import subprocess
 
 from harness import call, cfg, check, expect, expect_error, is_int, is_num, parse_ts, short, test
 from client import BLEU_MAX
-from tables import ALL_METRICS, NMTLC, bench_path, check_simulation, differing, lc_records, need_tables, same_simulation, simulate, synthetic_table, tsv_rows
+from tables import (ALL_METRICS, NMTLC, bench_path, check_simulation, differing, lc_records,
+                    need_tables, same_simulation, simulate, synthetic_table, tsv_rows)
 
 
 @test("simulate: multi-objective ehvi beats random on fta and fbp (zh-en); constrained gp runs report the gap")

@@ -7,7 +7,8 @@ import json
 import math
 
 from harness import call, check, expect, expect_error, is_int, parse_ts, short, test
-from client import BLEU_MAX, SPACE4, all_trials, check_new_trial, create, get_trial, report, suggest
+from client import (BLEU_MAX, SPACE4, all_trials, check_new_trial, create, get_trial, report,
+                    suggest)
 
 
 @test("trainer loop: create, suggest, heartbeat, intermediate and final reports, list, best, pareto, delete")
