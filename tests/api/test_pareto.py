@@ -1,0 +1,274 @@
+"""tests/api/test_pareto.py - /v1/studies/{id}/pareto and /best: the front and
+hypervolume (against a brute-force reimplementation), decoupled reports
+with constraints, best under a constraint's confidence.
+"""
+
+import math
+
+from harness import call, check, expect, expect_error, short, test
+from client import create, get_trial, report, suggest
+
+
+@test("pareto: two objectives, front, hypervolume against the study's reference; best is 422")
+def t_pareto(c):
+    s = create(c, {"name": "pareto", "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"},
+                                  {"name": "gpu_time", "goal": "minimize"}],
+                   "reference": {"bleu": 0, "gpu_time": 300}})
+    sid = s["id"]
+    check(s["reference"] == {"bleu": 0, "gpu_time": 300}, "reference %r" % s["reference"])
+    e = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % sid), 200)
+    check(e["front"] == [] and e["hypervolume"] == 0 and e["n_completed"] == 0,
+          "empty pareto %r" % short(e))
+    pts = [(10, 100), (12, 200), (9, 150), (11, 90)]
+    tids = []
+    for i, (b, g) in enumerate(pts):
+        t = suggest(c, sid, "par-%d" % i)["trials"][0]
+        report(c, t["id"], {"bleu": b, "gpu_time": g})
+        tids.append(t["id"])
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % sid), 200)
+    check([x["trial"] for x in p["front"]] == [tids[1], tids[3]],
+          "front %r, expected trials %r" % ([x["trial"] for x in p["front"]], [tids[1], tids[3]]))
+    check(p["front"][1]["values"] == {"bleu": 11, "gpu_time": 90}, "front values %r" % p["front"])
+    # (12,200) and (11,90) against (0,300): 11*210 + (12-11)*100.
+    check(math.isclose(p["hypervolume"], 2410.0, rel_tol=1e-9),
+          "hypervolume %r, expected 2410" % p["hypervolume"])
+    check(p["reference"] == {"bleu": 0, "gpu_time": 300} and p["n_completed"] == 4,
+          "reference/n_completed %r" % short(p))
+    expect_error(call(c.port, "GET", "/v1/studies/%d/best" % sid), 422, "invalid_argument")
+
+    s2 = create(c, {"name": "pareto-noref", "space": [{"name": "x", "type": "float",
+                                                       "low": 0, "high": 1}],
+                    "objectives": [{"name": "a", "goal": "minimize"},
+                                   {"name": "b", "goal": "minimize"}]})
+    e = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % s2["id"]), 200)
+    check(e["reference"] is None and e["hypervolume"] == 0, "empty: %r" % short(e))
+    for i, (a, b) in enumerate([(1, 3), (2, 2), (3, 1), (3, 3)]):
+        t = suggest(c, s2["id"], "pn-%d" % i)["trials"][0]
+        report(c, t["id"], {"a": a, "b": b})
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % s2["id"]), 200)
+    check(len(p["front"]) == 3 and p["hypervolume"] > 0, "derived: %r" % short(p))
+    check(isinstance(p["reference"], dict) and p["reference"]["a"] >= 3
+          and p["reference"]["b"] >= 3, "derived reference %r (worst is 3, 3)" % p["reference"])
+
+
+@test("decoupled reports and constraints: metrics arrive separately, a trial completes with its objectives, best is feasible")
+def t_decoupled(c):
+    s = create(c, {"name": "decoupled", "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"}],
+                   "constraints": [{"metric": "gpu_time", "max": 200}]})
+    sid = s["id"]
+    check(s["constraints"][0]["max"] == 200, "constraint stored %r" % s["constraints"])
+    ta, tb, tc = (suggest(c, sid, w)["trials"][0] for w in ("a", "b", "c"))
+    r = report(c, ta["id"], {"gpu_time": 150})
+    check(r["trial"]["state"] == "running" and r["trial"]["values"] == {"gpu_time": 150},
+          "speed first: %r" % short(r))
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % ta["id"],
+                      {"values": {"gpu_time": 160}}), 409, "conflict", "values.gpu_time")
+    r = report(c, ta["id"], {"bleu": 20})
+    check(r["trial"]["state"] == "completed" and r["trial"]["values"] == {"gpu_time": 150, "bleu": 20},
+          "bleu later completes: %r" % short(r))
+    again = report(c, ta["id"], {"bleu": 20})
+    check(again["trial"]["values"] == r["trial"]["values"], "repeat changed %r" % short(again))
+    # Nothing is added to a completed trial: not a metric the study does not
+    # know (422), not a late constrained metric (409); and nothing changed.
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % ta["id"],
+                      {"values": {"speed": 5}}), 422, "invalid_argument", "values.speed")
+    report(c, tc["id"], {"bleu": 22})                    # constraint not observed
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % tc["id"],
+                      {"values": {"gpu_time": 100}}), 409, "conflict", "values.gpu_time")
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % tc["id"],
+                      {"values": {"bleu": 22, "gpu_time": 100}}), 409, "conflict",
+                 "values.gpu_time")
+    check(get_trial(c, tc["id"])["values"] == {"bleu": 22}, "a refused report wrote %r"
+          % short(get_trial(c, tc["id"])))
+    report(c, tb["id"], {"bleu": 25, "gpu_time": 250})   # infeasible
+    best = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)
+    check(best["trial"] is not None and best["trial"]["id"] == ta["id"],
+          "best must be the feasible trial %d, got %r" % (ta["id"], short(best)))
+    p = expect(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=true" % sid), 200)
+    check([x["trial"] for x in p["front"]] == [ta["id"]] and p["n_feasible"] == 1
+          and p["n_completed"] == 3, "pareto with constraints %r" % short(p))
+    feas = {x["trial"]: x["feasible"] for x in p["ranks"]}
+    check(feas == {ta["id"]: True, tb["id"]: False, tc["id"]: False}, "feasibility %r" % feas)
+
+
+@test("best with decoupled constraints: a trial that never reported gpu_time is recommended only when the constraint GP gives P(feasible) >= confidence")
+def t_best_confidence(c):
+    # gpu_time = 100·exp(2x) with ±4% deterministic multiplicative noise:
+    # log gpu_time is linear in x, so the GP of log gpu_time (core/mobo)
+    # is sure far from the bound B = 100·e (x = 0.5) and less so near it.
+    bound = 100 * math.e
+    grid = [0.025 + 0.05 * i for i in range(20)]            # report both metrics
+    deep_ok, deep_bad, border = 0.1, 0.9, 0.48              # report bleu only
+    # Measured last, gpu_time first (decoupled): a completed trial takes no
+    # late metric, so the model's verdict is overruled by new trials there.
+    bad_measured, border_measured = 0.91, 0.47
+    cands = [{"x": x} for x in grid + [deep_ok, deep_bad, border, bad_measured,
+                                       border_measured]]
+
+    def gpu(i, x):
+        return 100 * math.exp(2 * x) * math.exp(0.04 * math.sin(17.0 * i + 1))
+
+    def study(conf):
+        s = create(c, {"name": "best-confidence %g" % conf,
+                       "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                       "candidates": cands,
+                       "objectives": [{"name": "bleu", "goal": "maximize"}],
+                       "constraints": [{"metric": "gpu_time", "max": bound, "confidence": conf}],
+                       "algorithm": {"name": "random", "seed": 5}})
+        check(s["constraints"][0]["confidence"] == conf, "confidence stored %r" % s["constraints"])
+        ts = suggest(c, s["id"], "w", count=len(cands))["trials"]
+        check(len(ts) == len(cands), "%d trials issued, want %d" % (len(ts), len(cands)))
+        return s["id"], {t["params"]["x"]: t["id"] for t in ts}
+
+    def best(sid):
+        return expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)
+
+    lo, hi = study(0.9), study(0.999999)
+    for sid, tid in (lo, hi):
+        # Nobody reported gpu_time: the model knows nothing, nothing qualifies.
+        report(c, tid[deep_ok], {"bleu": 28})
+        report(c, tid[deep_bad], {"bleu": 30})
+        b = best(sid)
+        check(b["trial"] is None and "p_feasible" not in b,
+              "no gpu_time reported yet: best must be null, got %r" % short(b))
+        # Three reports (feasible, x <= 0.125) are too few to vouch for anyone:
+        # the best observed-feasible trial, p_feasible 1.
+        for i in range(3):
+            report(c, tid[grid[i]], {"bleu": 10 + 5 * grid[i], "gpu_time": gpu(i, grid[i])})
+        b = best(sid)
+        check(b["trial"] is not None and b["trial"]["id"] == tid[grid[2]] and b["p_feasible"] == 1,
+              "3 reports: best must be the observed-feasible %d with p 1, got %r"
+              % (tid[grid[2]], short(b)))
+        for i in range(3, len(grid)):
+            report(c, tid[grid[i]], {"bleu": 10 + 5 * grid[i], "gpu_time": gpu(i, grid[i])})
+    # The grid's best observed-feasible trial is x = 0.475 (bleu 12.4); the
+    # infeasible ones up to 14.9 never count. deep_ok (bleu 28) sits where
+    # every neighbour is far below B: recommended at both confidences;
+    # deep_bad (bleu 30) sits where every neighbour is far above: never.
+    ps = {}
+    for conf, (sid, tid) in ((0.9, lo), (0.999999, hi)):
+        b = best(sid)
+        ps["deep feasible @%g" % conf] = b.get("p_feasible")
+        check(b["trial"] is not None and b["trial"]["id"] == tid[deep_ok]
+              and b["p_feasible"] >= conf and b["p_feasible"] <= 1,
+              "confidence %g: best must be the unreported deep-feasible trial %d with "
+              "p_feasible >= %g, got %r" % (conf, tid[deep_ok], conf, short(b)))
+    # The borderline one (x = 0.48, bleu 29): likely feasible, not certainly.
+    for sid, tid in (lo, hi):
+        report(c, tid[border], {"bleu": 29})
+    b = best(lo[0])
+    ps["borderline @0.9"] = b.get("p_feasible")
+    check(b["trial"] is not None and b["trial"]["id"] == lo[1][border]
+          and 0.9 <= b["p_feasible"] < 0.999999,
+          "confidence 0.9: best must be the borderline trial %d with 0.9 <= p < 0.999999, "
+          "got %r" % (lo[1][border], short(b)))
+    b = best(hi[0])
+    check(b["trial"] is not None and b["trial"]["id"] == hi[1][deep_ok],
+          "confidence 0.999999: the borderline trial must drop out for %d, got %r"
+          % (hi[1][deep_ok], short(b)))
+    again = best(lo[0])
+    check(again == best(lo[0]) and again["p_feasible"] == ps["borderline @0.9"],
+          "best is not deterministic: %r" % short(again))
+    # A completed trial takes no late measurement (409, nothing written).
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % hi[1][deep_bad],
+                      {"values": {"gpu_time": gpu(99, deep_bad)}}), 409, "conflict",
+                 "values.gpu_time")
+    check(best(hi[0])["trial"]["id"] == hi[1][deep_ok], "a refused report changed best")
+    # A reported value decides over the model: measured first, then bleu.
+    # An infeasible measurement meets nothing, whatever its bleu; a feasible
+    # one next to the bound wins outright with p_feasible 1.
+    r = report(c, hi[1][bad_measured], {"gpu_time": gpu(99, bad_measured)})
+    check(r["trial"]["state"] == "running", "gpu_time alone completed %r" % short(r))
+    report(c, hi[1][bad_measured], {"bleu": 40})
+    b = best(hi[0])
+    check(b["trial"]["id"] == hi[1][deep_ok], "reported infeasible must not win: %r" % short(b))
+    report(c, hi[1][border_measured], {"gpu_time": 0.9 * bound})
+    report(c, hi[1][border_measured], {"bleu": 31})
+    b = best(hi[0])
+    check(b["trial"]["id"] == hi[1][border_measured] and b["p_feasible"] == 1,
+          "borderline reported feasible must win with p 1: %r" % short(b))
+    print("# best confidence: " + ", ".join("p(%s) = %.9f" % kv for kv in sorted(ps.items())),
+          flush=True)
+
+
+def brute_front(pts, sense):
+    """Indices of the non-dominated points (sense +1 maximize, -1 minimize)."""
+    def dom(a, b):
+        return all(s * x >= s * y for x, y, s in zip(a, b, sense)) and \
+            any(s * x > s * y for x, y, s in zip(a, b, sense))
+    return [i for i, a in enumerate(pts) if not any(dom(b, a) for b in pts)]
+
+
+def brute_ranks(pts, sense):
+    rank, left, r = {}, list(range(len(pts))), 0
+    while left:
+        sub = [pts[i] for i in left]
+        f = [left[j] for j in brute_front(sub, sense)]
+        for i in f:
+            rank[i] = r
+        left = [i for i in left if i not in f]
+        r += 1
+    return rank
+
+
+def brute_hv(pts, sense, ref):
+    """Exact dominated volume by cells of the coordinate grid (small n)."""
+    m = len(ref)
+    q = [[s * x for x, s in zip(p, sense)] for p in pts]      # maximize all
+    rf = [s * x for x, s in zip(ref, sense)]
+    q = [p for p in q if all(x > r for x, r in zip(p, rf))]
+    if not q:
+        return 0.0
+    axes = [sorted(set([rf[j]] + [p[j] for p in q])) for j in range(m)]
+    vol = 0.0
+
+    def rec(j, lo, width):
+        nonlocal vol
+        if j == m:
+            if any(all(p[k] >= lo[k] for k in range(m)) for p in q):
+                vol += width
+            return
+        for a, b in zip(axes[j], axes[j][1:]):
+            rec(j + 1, lo + [b], width * (b - a))
+    rec(0, [], 1.0)
+    return vol
+
+
+@test("pareto equals a brute-force front, ranks and hypervolume on random studies (mixed goals)")
+def t_pareto_bruteforce(c):
+    import random
+    rng = random.Random(2385)
+    for case in range(4):
+        m = 2 if case < 2 else 3
+        goals = [rng.choice(["maximize", "minimize"]) for _ in range(m)]
+        names = ["o%d" % j for j in range(m)]
+        s = create(c, {"name": "pareto-bf-%d" % case,
+                       "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                       "objectives": [{"name": n, "goal": g} for n, g in zip(names, goals)]})
+        pts, tids = [], []
+        for i in range(18):
+            t = suggest(c, s["id"], "bf-%d" % i)["trials"][0]
+            v = [float(rng.randint(0, 6)) + (rng.random() if case % 2 else 0) for _ in range(m)]
+            report(c, t["id"], dict(zip(names, v)))
+            pts.append(v)
+            tids.append(t["id"])
+        sense = [1 if g == "maximize" else -1 for g in goals]
+        p = expect(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=true&history=true" % s["id"]), 200)
+        want = sorted(tids[i] for i in brute_front(pts, sense))
+        check([x["trial"] for x in p["front"]] == want,
+              "case %d: front %r, brute force %r" % (case, [x["trial"] for x in p["front"]], want))
+        ref = [p["reference"][n] for n in names]
+        hv = brute_hv(pts, sense, ref)
+        check(math.isclose(p["hypervolume"], hv, rel_tol=1e-9, abs_tol=1e-9),
+              "case %d: hypervolume %r, brute force %r" % (case, p["hypervolume"], hv))
+        br = brute_ranks(pts, sense)
+        got = {x["trial"]: x["rank"] for x in p["ranks"]}
+        check(got == {tids[i]: br[i] for i in range(len(pts))}, "case %d: ranks differ" % case)
+        h = [x["hypervolume"] for x in p["history"]]
+        check(len(h) == 18 and all(a <= b + 1e-9 for a, b in zip(h, h[1:]))
+              and math.isclose(h[-1], hv, rel_tol=1e-9, abs_tol=1e-9),
+              "case %d: history %r" % (case, h))
+    expect_error(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=maybe" % s["id"]),
+                 400, "invalid_argument", "ranks")

@@ -1,0 +1,149 @@
+"""tests/api/test_suggest.py - /v1/studies/{id}/suggest: finite studies,
+budgets, seeded reproducibility, model samplers against random.
+"""
+
+import math
+
+from harness import call, check, expect, is_int, short, test
+from client import BLEU_MAX, SPACE4, canon, check_new_trial, create, report, suggest
+
+
+@test("finite study: 5 candidates, 5 distinct trials, retry_after while live, then done")
+def t_finite(c):
+    space = [{"name": "x", "type": "int", "low": 0, "high": 10},
+             {"name": "c", "type": "categorical", "choices": ["a", "b"]},
+             {"name": "f", "type": "float", "values": [0.5, 1.5]}]
+    cands = [{"x": 0, "c": "a", "f": 0.5}, {"x": 3, "c": "b", "f": 1.5},
+             {"x": 10, "c": "a", "f": 1.5}, {"x": 7, "c": "b", "f": 0.5},
+             {"x": 3, "c": "a", "f": 0.5}]
+    s = create(c, {"name": "finite", "space": space, "candidates": cands,
+                   "objectives": BLEU_MAX})
+    sid = s["id"]
+    check(s["n_candidates"] == 5 and s["budget"] is None, "n_candidates %r budget %r"
+          % (s["n_candidates"], s["budget"]))
+    got = []
+    for i in range(5):
+        r = suggest(c, sid, "fin-%d" % i)
+        check(len(r["trials"]) == 1 and not r["done"], "suggest %d: %r" % (i, short(r)))
+        check_new_trial(r["trials"][0], sid, "fin-%d" % i, space)
+        got.append(r["trials"][0])
+    check(len({t["id"] for t in got}) == 5, "trial ids not distinct")
+    check(sorted(canon(t["params"]) for t in got) == sorted(canon(x) for x in cands),
+          "issued %r, candidates %r" % ([t["params"] for t in got], cands))
+    r = suggest(c, sid, "fin-5")
+    check(r["trials"] == [] and r["done"] is False, "with all live: %r" % short(r))
+    check(is_int(r.get("retry_after")) and r["retry_after"] >= 1,
+          "retry_after %r" % r.get("retry_after"))
+    for i, t in enumerate(got):
+        report(c, t["id"], {"bleu": float(i)})
+    r = suggest(c, sid, "fin-5")
+    check(r["trials"] == [] and r["done"] is True, "after all completed: %r" % short(r))
+    r = suggest(c, sid, "fin-0", count=3)
+    check(r["trials"] == [] and r["done"] is True, "another worker: %r" % short(r))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["state"] == "done" and st["trial_counts"]["completed"] == 5,
+          "study %r %r" % (st["state"], st["trial_counts"]))
+    b = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)["trial"]
+    check(b["id"] == got[4]["id"], "best %r" % short(b))
+
+
+@test("budget 3 on an infinite space: 3 trials, then none, then done")
+def t_budget(c):
+    sid = create(c, {"name": "budget", "space": SPACE4, "objectives": BLEU_MAX,
+                     "budget": 3})["id"]
+    got = []
+    for i in range(3):
+        r = suggest(c, sid, "bud-%d" % i)
+        check(len(r["trials"]) == 1, "suggest %d: %r" % (i, short(r)))
+        got.append(r["trials"][0]["id"])
+    r = suggest(c, sid, "bud-3", count=2)
+    check(r["trials"] == [] and r["done"] is False and r.get("retry_after", 0) >= 1,
+          "budget spent, trials live: %r" % short(r))
+    for i, tid in enumerate(got):
+        report(c, tid, {"bleu": float(i)})
+    r = suggest(c, sid, "bud-3")
+    check(r["trials"] == [] and r["done"] is True, "budget spent, all completed: %r" % short(r))
+    check(expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)["state"] == "done",
+          "study not done")
+
+
+@test("budget: a failed trial still counts")
+def t_budget_failed(c):
+    sid = create(c, {"name": "budget-fail", "space": SPACE4, "objectives": BLEU_MAX,
+                     "budget": 2})["id"]
+    a = suggest(c, sid, "bf-0")["trials"][0]
+    expect(call(c.port, "POST", "/v1/trials/%d/fail" % a["id"], {"reason": "crash"}), 200)
+    b = suggest(c, sid, "bf-0")["trials"]
+    check(len(b) == 1 and b[0]["id"] != a["id"], "second trial %r" % short(b))
+    report(c, b[0]["id"], {"bleu": 1.0})
+    r = suggest(c, sid, "bf-0")
+    check(r["trials"] == [] and r["done"] is True, "after 2 issued: %r" % short(r))
+
+
+@test("random search reproducible: same seed same sequence, other seed different")
+def t_reproducible(c):
+    space = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0},
+             {"name": "n", "type": "int", "low": 1, "high": 1000},
+             {"name": "k", "type": "categorical", "choices": ["a", "b", "c", "d"]}]
+
+    def run(seed):
+        s = create(c, {"name": "seed %d" % seed, "space": space, "objectives": BLEU_MAX,
+                       "algorithm": {"name": "random", "seed": seed}})
+        check(s["algorithm"].get("seed") == seed, "seed echoed as %r" % s["algorithm"])
+        seq = []
+        for _ in range(8):
+            t = suggest(c, s["id"], "rep")["trials"][0]
+            seq.append(t["params"])
+            p = t["params"]
+            report(c, t["id"], {"bleu": p["x"] + p["n"] / 1000.0})
+        return seq
+
+    a, b, d = run(5), run(5), run(6)
+    check(a == b, "seed 5 twice: %r vs %r" % (short(a, 200), short(b, 200)))
+    check(a != d, "seed 6 gave the same sequence as seed 5")
+    check(len({canon(p) for p in a}) == 8, "random search repeated a configuration")
+
+
+@test("model samplers: gp and graph find the optimum of a finite space in far fewer evaluations than random")
+def t_models_beat_random(c):
+    # A smooth bump on a 10x10 grid (maximum at x=7/9, y=3/9); every
+    # algorithm gets the same seeds and the same number of initial points.
+    grid = [i / 9.0 for i in range(10)]
+    cands = [{"x": a, "y": b} for a in grid for b in grid]
+
+    def f(p):
+        return math.exp(-((p["x"] - 0.7) ** 2 + (p["y"] - 0.3) ** 2) / 0.08) + 0.3 * p["x"]
+
+    best = max(cands, key=f)
+    space = [{"name": "x", "type": "float", "values": grid},
+             {"name": "y", "type": "float", "values": grid}]
+
+    def evals_to_best(algo, seed):
+        algo = dict(algo, seed=seed)
+        if algo["name"] != "random":
+            algo["init"] = 3
+        s = create(c, {"name": "models %s" % algo["name"], "space": space,
+                       "candidates": cands, "objectives": [{"name": "v", "goal": "maximize"}],
+                       "algorithm": algo})
+        for n in range(1, len(cands) + 1):
+            t = suggest(c, s["id"], "m")["trials"][0]
+            report(c, t["id"], {"v": f(t["params"])})
+            if t["params"] == best:
+                return n
+        raise AssertionError("%s never suggested the optimum" % algo)
+
+    seeds = range(6)
+    mean = {}
+    for label, algo in [("random", {"name": "random"}),
+                        ("gp", {"name": "gp", "kernel": "matern52", "acquisition": "ei"}),
+                        ("graph/ei", {"name": "graph", "acquisition": "ei"}),
+                        ("graph/eif", {"name": "graph", "acquisition": "eif"})]:
+        mean[label] = sum(evals_to_best(algo, sd) for sd in seeds) / float(len(seeds))
+    print("# evaluations to the optimum of 100 (mean of 6 seeds): %s" %
+          ", ".join("%s %.1f" % kv for kv in mean.items()))
+    # Random search needs (n+1)/2 = 50.5 in expectation (its mean over 6
+    # seeds has a standard error near 12, so compare with the expectation).
+    check(mean["random"] > 20, "random search found the optimum suspiciously fast: %r" % mean)
+    check(mean["gp"] < 20, "gp: %r" % mean)
+    check(mean["graph/ei"] < 30, "graph/ei: %r" % mean)
+    check(mean["graph/eif"] < 30, "graph/eif: %r" % mean)

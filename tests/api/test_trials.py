@@ -1,0 +1,107 @@
+"""tests/api/test_trials.py - /v1/trials/{id}: fail, idempotent reports and
+held trials, lease expiry.
+"""
+
+import re
+import time
+
+from harness import call, check, expect, expect_error, parse_ts, short, test
+from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest
+
+
+@test("fail: reason stored, failing twice is fine, no reports after")
+def t_fail(c):
+    sid = create(c, {"name": "fail", "space": SPACE4, "objectives": BLEU_MAX})["id"]
+    t = suggest(c, sid, "f")["trials"][0]
+    f = expect(call(c.port, "POST", "/v1/trials/%d/fail" % t["id"], {"reason": "out of memory"}), 200)
+    check(f["trial"]["state"] == "failed" and f["trial"]["reason"] == "out of memory",
+          "failed trial %r" % short(f))
+    check(f["trial"]["lease_expires_at"] is None, "failed trial still has a lease")
+    g = expect(call(c.port, "POST", "/v1/trials/%d/fail" % t["id"], {"reason": "again"}), 200)
+    check(g["trial"]["state"] == "failed", "second fail %r" % short(g))
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % t["id"], {"values": {"bleu": 1}}),
+                 409, "conflict")
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % t["id"],
+                      {"values": {"bleu": 1}, "step": 1}), 409, "conflict")
+    expect_error(call(c.port, "POST", "/v1/trials/%d/heartbeat" % t["id"], {}), 409, "conflict")
+    n = suggest(c, sid, "f")["trials"]
+    check(len(n) == 1 and n[0]["id"] != t["id"], "a failed trial is not held: %r" % short(n))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["trial_counts"]["failed"] == 1 and st["trial_counts"]["pending"] == 1,
+          "counts %r" % st["trial_counts"])
+
+
+@test("idempotency: repeated reports, a worker's held trials come back")
+def t_idempotency(c):
+    space = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0}]
+    sid = create(c, {"name": "idem", "space": space, "objectives": BLEU_MAX})["id"]
+    t1 = suggest(c, sid, "idem-a")["trials"][0]
+    again = suggest(c, sid, "idem-a")["trials"]
+    check([t["id"] for t in again] == [t1["id"]], "same worker got %r, held %d"
+          % ([t["id"] for t in again], t1["id"]))
+    check(again[0]["params"] == t1["params"], "held trial's params changed")
+    two = suggest(c, sid, "idem-a", count=2)["trials"]
+    ids = [t["id"] for t in two]
+    check(len(ids) == 2 and t1["id"] in ids and len(set(ids)) == 2,
+          "count=2 gave %r, expected the held %d plus one new" % (ids, t1["id"]))
+    t2 = [t for t in two if t["id"] != t1["id"]][0]
+    other = suggest(c, sid, "idem-b")["trials"]
+    check(len(other) == 1 and other[0]["id"] not in ids, "another worker got %r" % short(other))
+
+    a0 = report(c, t1["id"], {"bleu": 1.0}, step=0)
+    a1 = report(c, t1["id"], {"bleu": 9.0}, step=0)
+    check(a1["action"] == a0["action"], "repeated step answered %r then %r"
+          % (a0["action"], a1["action"]))
+    check(a1["trial"]["intermediate"] == [{"step": 0, "values": {"bleu": 1.0}}],
+          "a repeated step replaced something: %r" % a1["trial"]["intermediate"])
+    f1 = report(c, t1["id"], {"bleu": 5.0})
+    f2 = report(c, t1["id"], {"bleu": 5.0})
+    check(f1["trial"]["state"] == "completed", "state %r" % f1["trial"]["state"])
+    check(f2 == f1, "repeated final report answered differently:\n%s\n%s"
+          % (short(f1), short(f2)))
+    check(get_trial(c, t1["id"]) == f1["trial"], "trial changed by the repeated report")
+    held = suggest(c, sid, "idem-a")["trials"]
+    check([t["id"] for t in held] == [t2["id"]], "after completing %d, worker holds %r"
+          % (t1["id"], [t["id"] for t in held]))
+
+
+@test("lease expiry frees the candidate; the expired trial is failed and refuses reports")
+def t_lease(c):
+    space = [{"name": "x", "type": "int", "values": [1, 2]}]
+    s = create(c, {"name": "lease", "space": space, "candidates": [{"x": 2}],
+                   "objectives": BLEU_MAX, "lease_seconds": 1})
+    sid = s["id"]
+    check(s["lease_seconds"] == 1, "lease_seconds %r" % s["lease_seconds"])
+    ta = suggest(c, sid, "lease-a")["trials"][0]
+    span = (parse_ts(ta["lease_expires_at"]) - parse_ts(ta["created_at"])).total_seconds()
+    check(0.5 <= span <= 2.5, "lease of %.2f s for lease_seconds 1" % span)
+    time.sleep(3.0)
+    deadline = time.monotonic() + 15
+    while True:
+        r = suggest(c, sid, "lease-b")
+        if r["trials"]:
+            break
+        check(not r["done"], "study done while its only candidate lapsed: %r" % short(r))
+        check(time.monotonic() < deadline, "worker B got nothing for 15 s after the lease lapsed")
+        time.sleep(0.5)
+    tb = r["trials"][0]
+    check(tb["id"] != ta["id"] and tb["params"] == ta["params"],
+          "B got %r, A had %r" % (short(tb), short(ta)))
+    a = get_trial(c, ta["id"])
+    check(a["state"] == "failed" and a["reason"] == "lease expired"
+          and a["lease_expires_at"] is None, "A's trial is %r" % short(a))
+    expect_error(call(c.port, "POST", "/v1/trials/%d/report" % ta["id"],
+                      {"values": {"bleu": 1.0}}), 409, "conflict")
+    report(c, tb["id"], {"bleu": 2.0})
+    r = suggest(c, sid, "lease-a")
+    check(r["trials"] == [] and r["done"], "after B completed: %r" % short(r))
+    # Whichever process on the database expired it counted it (its suggest
+    # or its reaper thread): sum the counter over the live servers.
+    total = 0.0
+    for srv in c.servers:
+        if srv.alive():
+            m = call(srv.port, "GET", "/metrics").raw.decode()
+            v = re.search(r"^hpod_leases_expired_total(?:\{[^}]*\})? (\S+)", m, re.M)
+            check(v, "no hpod_leases_expired_total on port %d" % srv.port)
+            total += float(v.group(1))
+    check(total >= 1, "hpod_leases_expired_total summed over the servers: %r" % total)
