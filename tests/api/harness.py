@@ -37,7 +37,8 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 SPEC_FILE = os.path.join(TOP, "openapi", "openapi.json")
-# The lookup tables (DESIGN.md section 4); --benchmarks overrides.
+# The lookup tables (docs/ARCHITECTURE.md, "Data formats"); --benchmarks
+# overrides.
 DEFAULT_BENCH_DIR = os.path.normpath(os.path.join(TOP, "..", "shared", "benchmarks"))
 READY_TIMEOUT = 30.0
 REQ_TIMEOUT = 120.0  # simulations under ASan on a loaded machine take a while

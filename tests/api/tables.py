@@ -14,8 +14,8 @@ import re
 from harness import Skip, call, cfg, check, expect, is_int, short
 
 
-# DESIGN.md section 4: rows, oracle-best BLEU row (the FIRST row holding the
-# maximum) and its value, number of Pareto points (max bleu / min gpu_time).
+# The lookup tables (docs/ARCHITECTURE.md, "Data formats"): rows,
+# oracle-best BLEU row (the FIRST row holding the maximum) and its value, number of Pareto points (max bleu / min gpu_time).
 NMTHPO = [("zh-en", 118, 75, 14.66, 3), ("ru-en", 176, 19, 20.23, 4),
           ("ja-en", 150, 89, 16.41, 5), ("en-ja", 168, 70, 20.74, 8),
           ("sw-en", 767, 230, 26.09, 14), ("so-en", 604, 332, 11.23, 7)]
@@ -176,7 +176,7 @@ def simulate(c, name, body, port=None):
 
 
 def run_metrics(seq, y, pareto, init, tol, budget, pbudget):
-    """The metrics of one run, from DESIGN.md section 5, computed here: y
+    """The metrics of one run (TACL 2020 section 4), computed here: y
     oriented so that larger is better; positions are 1-based and at least
     init (a target among the initial rows counts as found at init)."""
     best = max(y)
