@@ -3,7 +3,7 @@
 #   make run             install missing packages, build, start the private
 #                        PostgreSQL cluster, migrate, serve on 127.0.0.1:8080
 #   make test            unit tests (ASan+UBSan) and API tests on a throwaway
-#                        PostgreSQL cluster; last line "N passed, N failed"
+#                        PostgreSQL cluster; last line "N passed, M failed, K skipped"
 #   make bench           speed and benchmark figures (not part of tests)
 #   make                 release build -> build/release/hpod
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
@@ -146,7 +146,7 @@ deps:
 	@sh scripts/deps.sh
 
 # make test: everything under ASan/UBSan, then the release binary is not
-# needed. tests/run.sh prints the final "N passed, N failed" line.
+# needed. tests/run.sh prints the final "N passed, M failed, K skipped" line.
 test: deps
 	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod unit
 	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS)
