@@ -27,6 +27,7 @@
 #include "core/rng.h"
 #include "core/sh.h"
 #include "core/simulate.h"
+#include "bench/lcrun.h"
 #include "bench/tables.h"
 #include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
@@ -1538,56 +1539,27 @@ num_or_null(double x)
 }
 
 /*
- * Successive halving on the set (dissertation Table 6.1, DESIGN.md §5):
- * sh_simulate_many with seeds seed .. seed+repeats-1. *metrics and *runs
- * receive new references; draws (repeats × configs) the curves each run
- * drew, in draw order: the draw of core/sh.h's contract (partial
- * Fisher-Yates, rng_seed(seed + k)), redone here because sh_simulate_many
- * does not return it, and checked against the runs' final and best.
+ * Successive halving on the set (dissertation Table 6.1; bench/lcrun.h):
+ * seeds seed .. seed+repeats-1. *metrics and *runs receive new
+ * references; draws (repeats × configs) the curves each run drew, in draw
+ * order.
  */
 static enum hpod_status
-lc_run_sh(struct req *rq, const struct bench_lc_set *set,
+lc_run_sh(struct req *rq, const struct lcrun_curves *lc,
           const struct sh_params *prm, size_t configs, size_t repeats,
           uint64_t seed, size_t *draws, json_t **metrics, json_t **runs)
 {
-    size_t n = set->n;
-    struct sh_curve *cv = xmalloc(n * sizeof *cv);
     struct sh_result *per = xmalloc(repeats * sizeof *per);
-    size_t *perm = xmalloc(n * sizeof *perm);
     struct sh_summary sum;
     enum hpod_status st;
 
     *metrics = *runs = NULL;
-    for (size_t i = 0; i < n; i++) {
-        cv[i].y = set->curves[i].ppl;
-        cv[i].len = set->curves[i].len;
-        cv[i].optimal = set->curves[i].ppl_optimal;
-    }
-    st = sh_simulate_many(cv, n, prm, configs, repeats, seed, per, &sum);
-    if (st != HPOD_OK) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
-                       "successive halving cannot run on %s", set->name);
+    st = lcrun_sh(lc, 0, prm, configs, repeats, seed, per, &sum, draws,
+                  &rq->err);
+    if (st != HPOD_OK)
         goto out;
-    }
     *runs = json_array();
-    for (size_t k = 0; k < repeats; k++) {
-        struct rng r;
-        int has_final = 0, has_best = 0;
-        size_t *d = draws + k * configs;
-        rng_seed(&r, seed + k);
-        rng_draw(&r, perm, n, configs);
-        for (size_t j = 0; j < configs; j++) {
-            d[j] = perm[j];
-            has_final |= d[j] == per[k].final;
-            has_best |= d[j] == per[k].best;
-        }
-        if (!has_final || !has_best) {
-            st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
-                           "successive halving run %zu: the draw differs "
-                           "from core/sh's",
-                           k);
-            goto out;
-        }
+    for (size_t k = 0; k < repeats; k++)
         json_array_append_new(
             *runs, json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:I}", "final",
                              (json_int_t)per[k].final, "best",
@@ -1596,7 +1568,6 @@ lc_run_sh(struct req *rq, const struct bench_lc_set *set,
                              "stages", (json_int_t)per[k].stages, "spent",
                              (json_int_t)per[k].spent, "full",
                              (json_int_t)per[k].full));
-    }
     /* saved: checkpoints not trained against training all `configs` to
      * the end of their curves, 100·(1 - spent/full), as `hpod bench --sh`
      * reports it. */
@@ -1609,87 +1580,55 @@ lc_run_sh(struct req *rq, const struct bench_lc_set *set,
         "last_stage", (json_int_t)sum.last_stage, "complete",
         (json_int_t)sum.complete);
 out:
-    if (st != HPOD_OK) {
-        json_decref(*runs);
-        *runs = NULL;
-    }
-    free(cv);
     free(per);
-    free(perm);
     return st;
 }
 
 /*
- * ASHA replayed with `workers` simulated workers (core/asha_sim.h), run k
+ * ASHA replayed with `workers` simulated workers (bench/lcrun.h), run k
  * on rng_seed(seed + k) as `hpod bench --asha` does, so both agree for
- * the same seeds. draws as for lc_run_sh (asha_sim_trace's drawn).
+ * the same seeds. draws as for lc_run_sh.
  */
 static enum hpod_status
-lc_run_asha(struct req *rq, const struct bench_lc_set *set,
+lc_run_asha(struct req *rq, const struct lcrun_curves *lc,
             const struct asha_params *prm, size_t workers, size_t configs,
             size_t repeats, uint64_t seed, size_t *draws, json_t **metrics,
             json_t **runs)
 {
-    size_t n = set->n;
-    struct asha_sim_curve *cv = xmalloc(n * sizeof *cv);
-    size_t *trained = xmalloc(configs * sizeof *trained);
-    double saved = 0, steps = 0, full = 0, n_full = 0, rank = 0, kept = 0,
-           best = 0, elapsed = 0;
-    enum hpod_status st = HPOD_OK;
+    struct asha_sim_result *res = xmalloc(repeats * sizeof *res);
+    size_t *trained = xmalloc(repeats * configs * sizeof *trained);
+    struct lcrun_asha_summary sum;
+    enum hpod_status st;
 
-    *metrics = NULL;
+    *metrics = *runs = NULL;
+    st = lcrun_asha(lc, prm, workers, configs, repeats, seed, res, draws,
+                    trained, &sum, &rq->err);
+    if (st != HPOD_OK)
+        goto out;
     *runs = json_array();
-    for (size_t i = 0; i < n; i++) {
-        cv[i].ppl = set->curves[i].ppl;
-        cv[i].len = set->curves[i].len;
-        cv[i].optimal = set->curves[i].ppl_optimal;
-    }
     for (size_t k = 0; k < repeats; k++) {
-        struct rng r;
-        struct asha_sim_result res;
-        rng_seed(&r, seed + k);
-        st = asha_sim_trace(cv, n, prm, workers, configs, &r, &res,
-                            draws + k * configs, trained);
-        if (st != HPOD_OK) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
-                           "asha cannot run on %s with these parameters",
-                           set->name);
-            goto out;
-        }
         json_t *tr = json_array();
         for (size_t j = 0; j < configs; j++)
-            json_array_append_new(tr, json_integer((json_int_t)trained[j]));
+            json_array_append_new(
+                tr, json_integer((json_int_t)trained[k * configs + j]));
         json_array_append_new(
-            *runs,
-            json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:o}", "steps",
-                      (json_int_t)res.steps, "steps_full",
-                      (json_int_t)res.steps_full, "n_full",
-                      (json_int_t)res.n_full, "best_rank",
-                      (json_int_t)res.best_rank, "best_full", res.best_full,
-                      "elapsed", (json_int_t)res.elapsed, "trained", tr));
-        saved += 100.0 * (1.0 - (double)res.steps / (double)res.steps_full);
-        steps += (double)res.steps;
-        full += (double)res.steps_full;
-        n_full += (double)res.n_full;
-        rank += (double)res.best_rank;
-        best += res.best_full ? 100.0 : 0.0;
-        kept += res.best_rank == 1 ? 100.0 : 0.0;
-        elapsed += (double)res.elapsed;
+            *runs, json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:o}", "steps",
+                             (json_int_t)res[k].steps, "steps_full",
+                             (json_int_t)res[k].steps_full, "n_full",
+                             (json_int_t)res[k].n_full, "best_rank",
+                             (json_int_t)res[k].best_rank, "best_full",
+                             res[k].best_full, "elapsed",
+                             (json_int_t)res[k].elapsed, "trained", tr));
     }
-    double nr = (double)repeats;
     /* Means over the runs; saved is the mean of the runs' percentages, as
      * `hpod bench --asha` reports it. */
-    *metrics =
-        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps",
-                  steps / nr, "steps_full", full / nr, "saved", saved / nr,
-                  "best_kept", best / nr, "best_rank", rank / nr, "kept_best",
-                  kept / nr, "n_full", n_full / nr, "elapsed", elapsed / nr);
+    *metrics = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps",
+                         sum.steps, "steps_full", sum.steps_full, "saved",
+                         sum.saved, "best_kept", sum.best_full, "best_rank",
+                         sum.best_rank, "kept_best", sum.kept_best, "n_full",
+                         sum.n_full, "elapsed", sum.elapsed);
 out:
-    if (st != HPOD_OK) {
-        json_decref(*runs);
-        *runs = NULL;
-    }
-    free(cv);
+    free(res);
     free(trained);
     return st;
 }
@@ -1767,14 +1706,17 @@ simulate_curves(struct req *rq, const struct bench_lc_set *set)
     lens = xmalloc((size_t)repeats * sizeof *lens);
     for (long long k = 0; k < repeats; k++)
         lens[k] = (size_t)configs;
+    struct lcrun_curves lc;
+    lcrun_curves_init(&lc, set);
     double t0 = now_s();
     st = la.is_asha
-             ? lc_run_asha(rq, set, &la.asha, (size_t)workers, (size_t)configs,
+             ? lc_run_asha(rq, &lc, &la.asha, (size_t)workers, (size_t)configs,
                            (size_t)repeats, (uint64_t)seed, draws, &metrics,
                            &runs)
-             : lc_run_sh(rq, set, &la.sh, (size_t)configs, (size_t)repeats,
+             : lc_run_sh(rq, &lc, &la.sh, (size_t)configs, (size_t)repeats,
                          (uint64_t)seed, draws, &metrics, &runs);
     double seconds = now_s() - t0;
+    lcrun_curves_free(&lc);
     if (st != HPOD_OK)
         goto out;
     summary =
