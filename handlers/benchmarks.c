@@ -27,6 +27,7 @@
 #include "core/rng.h"
 #include "core/sh.h"
 #include "core/simulate.h"
+#include "bench/import.h"
 #include "bench/lcrun.h"
 #include "bench/tables.h"
 #include "handlers/benchmarks.h"
@@ -36,9 +37,6 @@
 #include "store/bench_store.h"
 #include "common/err.h"
 
-#define IMPORT_MAX_ROWS 100000
-#define IMPORT_MAX_PARAMS 64
-#define IMPORT_MAX_METRICS 16
 #define SIM_MAX_REPEATS 1000
 #define SIM_THREADS 2
 #define IMPORTED_CACHE 32
@@ -85,19 +83,6 @@ cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Raw value of a row's parameter: a number, or a choice's index. */
-static double
-raw_value(json_t *v, json_t *choices)
-{
-    if (json_is_string(v)) {
-        for (size_t c = 0; c < json_array_size(choices); c++)
-            if (json_equal(v, json_array_get(choices, c)))
-                return (double)c;
-        return -1;
-    }
-    return json_number_value(v);
 }
 
 /* Pareto flags for max bleu / min gpu_time, when both metrics exist. */
@@ -155,8 +140,8 @@ build_imported(const char *name, json_t *def, json_t *rows)
         json_array_append_new(im->types, json_string(ty));
         json_array_append(im->choices, ch ? ch : json_null());
         for (size_t i = 0; i < n; i++)
-            t->raw[i * np + k] =
-                raw_value(json_object_get(json_array_get(rows, i), pn), ch);
+            t->raw[i * np + k] = bench_raw_value(
+                json_object_get(json_array_get(rows, i), pn), ch);
         if (ch) {
             space_add_categorical(&t->space, json_array_size(ch));
             continue;
@@ -488,275 +473,9 @@ handle_benchmark_get(struct req *rq)
 /* ---- POST /v1/benchmarks ---- */
 
 static int
-valid_part(const char *s, size_t n)
-{
-    return hpod_name_ok_n(s, n, 64);
-}
-
-static int
-valid_import_name(const char *s)
-{
-    const char *slash = strchr(s, '/');
-    if (!slash || strchr(slash + 1, '/'))
-        return 0;
-    size_t a = (size_t)(slash - s), b = strlen(slash + 1);
-    if (!valid_part(s, a) || !valid_part(slash + 1, b))
-        return 0;
-    return !(a == 6 && strncmp(s, "nmthpo", 6) == 0) &&
-           !(a == 5 && strncmp(s, "nmtlc", 5) == 0);
-}
-
-static int
 same_row(const double *x, const double *y, size_t w)
 {
     return memcmp(x, y, w * sizeof *x) == 0;
-}
-
-/* See benchmarks.h. */
-enum hpod_status
-benchmark_import_validate(json_t *body, const char **name_out, json_t **def_out,
-                          struct hpod_err *err)
-{
-    static const char *const keys[] = {"name", "params", "metrics", "rows",
-                                       NULL};
-    static const char *const pkeys[] = {"name", "type", "log", NULL};
-    json_t *params, *metrics, *rows, *v;
-    json_t *nparams = NULL, *def = NULL;
-    double *raw = NULL;
-    enum hpod_status st;
-    char f[192];
-
-    *def_out = NULL;
-    if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK)
-        return st;
-    v = json_object_get(body, "name");
-    if (!v)
-        return hpod_fail(err, HPOD_EINVAL, "name", "name is required");
-    if (!json_is_string(v))
-        return hpod_fail(err, HPOD_EINVAL, "name", "name must be a string");
-    *name_out = json_string_value(v);
-    if (!valid_import_name(*name_out))
-        return hpod_fail(err, HPOD_EUNPROC, "name",
-                         "name must be \"namespace/name\", each part 1 to 64 "
-                         "letters, digits, '_', '.' or '-', namespace not "
-                         "nmthpo or nmtlc");
-    params = json_object_get(body, "params");
-    metrics = json_object_get(body, "metrics");
-    rows = json_object_get(body, "rows");
-    if (!params || !json_is_array(params))
-        return hpod_fail(err, HPOD_EINVAL, "params",
-                         params ? "params must be an array"
-                                : "params is required");
-    if (!metrics || !json_is_array(metrics))
-        return hpod_fail(err, HPOD_EINVAL, "metrics",
-                         metrics ? "metrics must be an array"
-                                 : "metrics is required");
-    if (!rows || !json_is_array(rows))
-        return hpod_fail(err, HPOD_EINVAL, "rows",
-                         rows ? "rows must be an array" : "rows is required");
-    size_t np = json_array_size(params), nm = json_array_size(metrics);
-    size_t n = json_array_size(rows);
-    if (np == 0 || np > IMPORT_MAX_PARAMS)
-        return hpod_fail(err, HPOD_EUNPROC, "params",
-                         "params must hold 1 to %d parameters",
-                         IMPORT_MAX_PARAMS);
-    if (nm == 0 || nm > IMPORT_MAX_METRICS)
-        return hpod_fail(err, HPOD_EUNPROC, "metrics",
-                         "metrics must hold 1 to %d names", IMPORT_MAX_METRICS);
-    if (n == 0 || n > IMPORT_MAX_ROWS)
-        return hpod_fail(err, HPOD_EUNPROC, "rows",
-                         "rows must hold 1 to %d rows", IMPORT_MAX_ROWS);
-
-    /* Column names: params then metrics, all distinct. */
-    const char **cols = xcalloc(np + nm, sizeof *cols);
-    const char **types = xcalloc(np, sizeof *types);
-    st = HPOD_OK;
-    for (size_t k = 0; k < np && st == HPOD_OK; k++) {
-        json_t *p = json_array_get(params, k);
-        json_t *lg;
-        snprintf(f, sizeof f, "params[%zu]", k);
-        if (!json_is_object(p)) {
-            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be an object", f);
-            break;
-        }
-        if ((st = hj_check_keys(p, pkeys, f, err)) != HPOD_OK)
-            break;
-        json_t *pn = json_object_get(p, "name"),
-               *pt = json_object_get(p, "type");
-        lg = json_object_get(p, "log");
-        if (!json_is_string(pn) || !json_is_string(pt) ||
-            (lg && !json_is_boolean(lg))) {
-            snprintf(f, sizeof f, "params[%zu].%s", k,
-                     !json_is_string(pn)   ? "name"
-                     : !json_is_string(pt) ? "type"
-                                           : "log");
-            st = hpod_fail(err, HPOD_EINVAL, f,
-                           "%s is missing or has "
-                           "the wrong type",
-                           f);
-            break;
-        }
-        cols[k] = json_string_value(pn);
-        types[k] = json_string_value(pt);
-        snprintf(f, sizeof f, "params[%zu].type", k);
-        if (strcmp(types[k], "float") && strcmp(types[k], "int") &&
-            strcmp(types[k], "categorical"))
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "type must be float, int or categorical");
-        else if (json_is_true(lg) && types[k][0] == 'c')
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "a categorical parameter cannot be log-scaled");
-    }
-    for (size_t m = 0; m < nm && st == HPOD_OK; m++) {
-        json_t *mv = json_array_get(metrics, m);
-        snprintf(f, sizeof f, "metrics[%zu]", m);
-        if (!json_is_string(mv))
-            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be a string", f);
-        else
-            cols[np + m] = json_string_value(mv);
-    }
-    for (size_t c = 0; c < np + nm && st == HPOD_OK; c++) {
-        if (c < np)
-            snprintf(f, sizeof f, "params[%zu].name", c);
-        else
-            snprintf(f, sizeof f, "metrics[%zu]", c - np);
-        if (!valid_part(cols[c], strlen(cols[c])))
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "column name \"%.64s\" must be 1 to 64 letters, "
-                           "digits, '_', '.' or '-'",
-                           cols[c]);
-        for (size_t c2 = 0; c2 < c && st == HPOD_OK; c2++)
-            if (strcmp(cols[c], cols[c2]) == 0)
-                st = hpod_fail(err, HPOD_EUNPROC, f, "duplicate column \"%s\"",
-                               cols[c]);
-    }
-
-    /* Rows: every column present with the right type, nothing else. */
-    json_t **choice_sets = xcalloc(np, sizeof *choice_sets);
-    for (size_t k = 0; k < np; k++)
-        choice_sets[k] = json_array();
-    for (size_t i = 0; i < n && st == HPOD_OK; i++) {
-        json_t *r = json_array_get(rows, i);
-        double x;
-        const char *key;
-        snprintf(f, sizeof f, "rows[%zu]", i);
-        if (!json_is_object(r)) {
-            st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be an object", f);
-            break;
-        }
-        json_object_foreach(r, key, v)
-        {
-            size_t c;
-            for (c = 0; c < np + nm && strcmp(cols[c], key); c++)
-                ;
-            if (c == np + nm) {
-                snprintf(f, sizeof f, "rows[%zu].%.64s", i, key);
-                st = hpod_fail(err, HPOD_EUNPROC, f, "unknown column \"%.64s\"",
-                               key);
-                break;
-            }
-        }
-        for (size_t c = 0; c < np + nm && st == HPOD_OK; c++) {
-            snprintf(f, sizeof f, "rows[%zu].%s", i, cols[c]);
-            v = json_object_get(r, cols[c]);
-            if (!v) {
-                st = hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
-            } else if (c < np && types[c][0] == 'c') {
-                if (!json_is_string(v) || json_string_length(v) == 0)
-                    st = hpod_fail(err, HPOD_EUNPROC, f,
-                                   "%s must be a non-empty string", f);
-                else {
-                    size_t q;
-                    for (q = 0; q < json_array_size(choice_sets[c]); q++)
-                        if (json_equal(v, json_array_get(choice_sets[c], q)))
-                            break;
-                    if (q == json_array_size(choice_sets[c]))
-                        json_array_append(choice_sets[c], v);
-                }
-            } else if (c < np && types[c][0] == 'i' ? !json_is_integer(v)
-                                                    : !json_is_number(v)) {
-                st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be %s", f,
-                               c < np && types[c][0] == 'i' ? "an integer"
-                                                            : "a number");
-            } else if ((c < np && types[c][0] == 'i'
-                            ? hj_int_field(v, f, &x, err)
-                            : hj_number_field(v, f, &x, err)) != HPOD_OK) {
-                /* Held as doubles (parameters in core/space, metrics in
-                 * the table): a number a double would round is refused. */
-                st = HPOD_EUNPROC;
-            } else if (c < np &&
-                       json_is_true(
-                           json_object_get(json_array_get(params, c), "log")) &&
-                       !(json_number_value(v) > 0)) {
-                st = hpod_fail(err, HPOD_EUNPROC, f,
-                               "%s must be > 0 for a log-scaled parameter", f);
-            }
-        }
-    }
-
-    /* Normalized definition: categorical choices sorted. */
-    if (st == HPOD_OK) {
-        nparams = json_array();
-        for (size_t k = 0; k < np; k++) {
-            json_t *p = json_array_get(params, k);
-            json_t *np_ =
-                json_pack("{s:s, s:s, s:b}", "name", cols[k], "type", types[k],
-                          "log", json_is_true(json_object_get(p, "log")));
-            if (types[k][0] == 'c') {
-                /* Sort choices for a stable, order-free encoding. */
-                size_t nc = json_array_size(choice_sets[k]);
-                const char **cs = xcalloc(nc ? nc : 1, sizeof *cs);
-                for (size_t q = 0; q < nc; q++)
-                    cs[q] =
-                        json_string_value(json_array_get(choice_sets[k], q));
-                for (size_t a = 1; a < nc; a++)
-                    for (size_t b = a; b > 0 && strcmp(cs[b - 1], cs[b]) > 0;
-                         b--) {
-                        const char *t = cs[b];
-                        cs[b] = cs[b - 1];
-                        cs[b - 1] = t;
-                    }
-                json_t *sorted = json_array();
-                for (size_t q = 0; q < nc; q++)
-                    json_array_append_new(sorted, json_string(cs[q]));
-                free(cs);
-                json_object_set_new(np_, "choices", sorted);
-            }
-            json_array_append_new(nparams, np_);
-        }
-        def = json_pack("{s:O, s:O}", "params", nparams, "metrics", metrics);
-    }
-
-    /* Duplicate configurations (the later row is named). */
-    if (st == HPOD_OK) {
-        size_t first, later;
-        raw = xmalloc(n * np * sizeof *raw);
-        for (size_t i = 0; i < n; i++) {
-            for (size_t k = 0; k < np; k++)
-                raw[i * np + k] = raw_value(
-                    json_object_get(json_array_get(rows, i), cols[k]),
-                    json_object_get(json_array_get(nparams, k), "choices"));
-        }
-        if (space_find_duplicate(raw, n, np, &first, &later)) {
-            snprintf(f, sizeof f, "rows[%zu]", later);
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "rows[%zu] has the configuration of rows[%zu]",
-                           later, first);
-        }
-    }
-    for (size_t k = 0; k < np; k++)
-        json_decref(choice_sets[k]);
-    free(choice_sets);
-    free(cols);
-    free(types);
-    free(raw);
-    json_decref(nparams);
-    if (st != HPOD_OK) {
-        json_decref(def);
-        return st;
-    }
-    *def_out = def;
-    return HPOD_OK;
 }
 
 enum hpod_status
@@ -768,7 +487,7 @@ handle_benchmark_import(struct req *rq)
     struct bench_ref ref;
     enum hpod_status st;
 
-    if ((st = benchmark_import_validate(rq->body, &name, &def, &rq->err)) !=
+    if ((st = bench_import_validate(rq->body, &name, &def, &rq->err)) !=
         HPOD_OK)
         return st;
     def_text = hj_dump(def, 0);
@@ -820,7 +539,7 @@ match_row(struct req *rq, const struct bench_ref *ref, json_t *params,
                            "%s is missing or has the wrong type", f);
             goto out;
         }
-        raw[k] = raw_value(v, ch);
+        raw[k] = bench_raw_value(v, ch);
     }
     for (size_t i = 0; i < t->n; i++)
         if (same_row(t->raw + i * np, raw, np)) {
