@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "bench/expand.h"
 #include "common/err.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
@@ -53,7 +54,8 @@ handle_study_create(struct req *rq)
 
     /* A study backed by a benchmark gets its space and candidates from the
      * table; everything is validated before any write. */
-    if ((st = benchmark_expand_study(rq, rq->body, &expanded)) != HPOD_OK ||
+    if ((st = bench_expand_study(rq->ctx->bench, rq->db, rq->body, &expanded,
+                                 &rq->err)) != HPOD_OK ||
         (st = study_def_from_json(expanded ? expanded : rq->body, &d,
                                   &rq->err)) != HPOD_OK ||
         (st = study_create(rq->db, &d, &id, &rq->err)) != HPOD_OK)
