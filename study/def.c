@@ -619,7 +619,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         goto out;
     }
     /* A benchmark-backed study arrives here already expanded by
-     * handlers/benchmarks.c (space and candidates from the table); the
+     * bench/expand.c (space and candidates from the table); the
      * name is only recorded. */
     norm_space = json_array();
     if ((st = parse_space(json_object_get(body, "space"), d, norm_space,
