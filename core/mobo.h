@@ -43,10 +43,11 @@
  * everywhere), and the plain product would then spend evaluations on certain
  * violations. When no point is left with a positive acquisition, the most
  * probably feasible one is chosen. Finite studies score every free candidate;
- * continuous studies score MOBO_N_RANDOM seeded random points and refine around
- * the best few (GP), or, with the graph surrogate, build the graph over
- * MOBO_N_GRAPH_NODES random nodes plus the evaluated and pending points (as
- * core/sampler.c does). Argmax with ties to the lowest index.
+ * continuous studies run core/acqopt.h's optimizer (seeded random points, then
+ * local refinement around the best few; GP), or, with the graph surrogate,
+ * build the graph over ACQOPT_N_NODES random nodes plus the evaluated and
+ * pending points (as core/sampler.c does). Argmax with ties to the lowest
+ * index.
  *
  * Pure numerics: no I/O, no globals; randomness from rng_seed2(seed, seq).
  */
@@ -58,10 +59,6 @@
 #include "core/space.h"
 #include "common/status.h"
 
-/* Random candidates of a continuous space (GP surrogate). */
-#define MOBO_N_RANDOM 2000
-/* Random graph nodes of a continuous space (graph surrogate). */
-#define MOBO_N_GRAPH_NODES 1000
 /* Monte Carlo draws per candidate for EHVI with m >= 3 objectives. */
 #define MOBO_MC_SAMPLES 256
 /*

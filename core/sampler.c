@@ -8,8 +8,8 @@
  * suggestions), score with log EI / log PI (incumbent: the largest
  * posterior mean at an observation) / UCB, argmax with ties to the lowest
  * index; see gp_model for why. Finite spaces score every free candidate;
- * continuous ones score SAMPLER_N_RANDOM seeded random points, then refine
- * around the best few by shrinking Gaussian steps in the encoded cube.
+ * continuous ones run core/acqopt.h's optimizer (seeded random points, then
+ * shrinking Gaussian steps in the encoded cube around the best few).
  * Graph (Zhang & Duh 2020): nodes are the candidates (or, for continuous
  * spaces, random points plus the evaluated ones); labels are the completed
  * values; pending nodes are labeled with their harmonic prediction; score
@@ -21,17 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acqopt.h"
 #include "core/acquisition.h"
 #include "core/gp.h"
 #include "core/graph.h"
 #include "common/mem.h"
 #include "core/rng.h"
 
-#define SAMPLER_N_RANDOM 2000
-#define SAMPLER_N_GRAPH_NODES 1000
-#define SAMPLER_REFINE_TOP 5
-#define SAMPLER_REFINE_STEPS 3
-#define SAMPLER_REFINE_PER 16
 #define SAMPLER_UCB_BETA 4.0
 /* EIF's graph lengthscale as a fraction of the median edge length (see
  * graph_build) and its share of labels scaled to 1 (see eif_labels). */
@@ -253,61 +249,47 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     return st;
 }
 
+/* The acquisition optimizer's view of the GP: mean and var are scratch of
+ * acqopt_capacity() entries. */
+struct gp_opt {
+    struct gp *gp;
+    const struct sampler_input *in;
+    double best;
+    double *mean, *var;
+};
+
+static enum hpod_status
+gp_opt_score(void *ctx, const double *u, size_t first, size_t k, double *score)
+{
+    struct gp_opt *o = ctx;
+    (void)first;
+    return gp_score(o->gp, o->in, o->best, u, k, o->mean, o->var, score);
+}
+
+/* Continuous space: core/acqopt.h's random points and local refinement,
+ * from the trial's stream r; the model is fitted from the same stream
+ * between the draw and the refinement. */
 static enum hpod_status
 gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
 {
     const struct space *sp = in->space;
-    size_t dim = sp->dim, np = sp->n_params, n = SAMPLER_N_RANDOM;
-    size_t nr = SAMPLER_REFINE_TOP * SAMPLER_REFINE_PER;
-    double *u = xmalloc((n + nr) * dim * sizeof *u);
-    double *rawbuf = xmalloc(np * sizeof *rawbuf);
-    double *buf = xmalloc(3 * (n + nr) * sizeof *buf);
-    double *score = buf + 2 * (n + nr);
-    size_t top[SAMPLER_REFINE_TOP];
-    struct gp *gp = NULL;
-    double best;
+    size_t cap = acqopt_capacity(), pick;
+    struct acqopt_ws ws;
+    struct gp_opt o = {NULL, in, 0.0, xmalloc(cap * sizeof *o.mean),
+                       xmalloc(cap * sizeof *o.var)};
     enum hpod_status st;
 
-    for (size_t i = 0; i < n; i++) {
-        space_sample(sp, r, rawbuf);
-        space_encode(sp, rawbuf, u + i * dim);
-    }
-    if ((st = gp_model(in, r, &gp, &best)) != HPOD_OK ||
-        (st = gp_score(gp, in, best, u, n, buf, buf + n, score)) != HPOD_OK)
+    acqopt_ws_init(&ws, sp);
+    if ((st = acqopt_draw(&ws, sp, r)) != HPOD_OK ||
+        (st = gp_model(in, r, &o.gp, &o.best)) != HPOD_OK ||
+        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
         goto out;
-    /* Local refinement: Gaussian steps around the current top points,
-     * shrinking each round; snapped to legal values by decode/encode. */
-    size_t total = n;
-    double step = 0.1;
-    for (int round = 0; round < SAMPLER_REFINE_STEPS; round++, step /= 2) {
-        unsigned char *taken = xcalloc(total, 1);
-        for (size_t t = 0; t < SAMPLER_REFINE_TOP; t++) {
-            top[t] = acq_argmax(score, total, taken);
-            if (top[t] < total)
-                taken[top[t]] = 1;
-        }
-        free(taken);
-        size_t k = n;
-        for (size_t t = 0; t < SAMPLER_REFINE_TOP; t++) {
-            if (top[t] >= total)
-                continue;
-            for (size_t j = 0; j < SAMPLER_REFINE_PER; j++, k++) {
-                space_perturb(sp, u + top[t] * dim, step, r, u + k * dim,
-                              rawbuf);
-            }
-        }
-        if ((st = gp_score(gp, in, best, u + n * dim, k - n, buf + n,
-                           buf + (n + nr) + n, score + n)) != HPOD_OK)
-            goto out;
-        total = k;
-    }
-    size_t pick = acq_argmax(score, total, NULL);
-    space_decode(sp, u + pick * dim, raw);
+    space_decode(sp, ws.u + pick * sp->dim, raw);
 out:
-    gp_destroy(gp);
-    free(u);
-    free(rawbuf);
-    free(buf);
+    gp_destroy(o.gp);
+    acqopt_ws_free(&ws);
+    free(o.mean);
+    free(o.var);
     return st;
 }
 
@@ -671,7 +653,7 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
 {
     const struct space *sp = in->space;
     size_t dim = sp->dim, npar = sp->n_params;
-    size_t no = in->n_obs, npd = in->n_pend, nr = SAMPLER_N_GRAPH_NODES;
+    size_t no = in->n_obs, npd = in->n_pend, nr = ACQOPT_N_NODES;
     size_t n = no + npd + nr;
     double *u = xmalloc(n * dim * sizeof *u);
     double *rawbuf = xmalloc(npar * sizeof *rawbuf);
@@ -690,10 +672,7 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
         lp[i] = no + i;
     for (size_t i = 0; i < no + npd; i++)
         skip[i] = 1;
-    for (size_t i = 0; i < nr; i++) {
-        space_sample(sp, r, rawbuf);
-        space_encode(sp, rawbuf, u + (no + npd + i) * dim);
-    }
+    acqopt_sample(sp, r, nr, u + (no + npd) * dim, rawbuf);
     if ((st = graph_build(u, n, dim, in->kernel, in->acquisition, &g)) !=
             HPOD_OK ||
         (st = graph_scores(g, n, in, lo, lp, score)) != HPOD_OK)
