@@ -176,14 +176,11 @@ fit_con_gp(const struct mobo_input *in, size_t c, struct gp **out)
     /*
      * P(feasible) gates recommendations at the study's confidence (0.99
      * say), so a constraint GP must not settle in a poor optimum of the
-     * LML. gp_fit can: on a linear constraint over the 12×12 grid (26
-     * points) the first L-BFGS step from some starts jumps to ℓ_1 = 0.01,
-     * a flat plateau (LML 54 against 95 at ℓ_1 ≈ 5), and P then reverts
-     * to the base rate 0.66 deep in the infeasible half. Measured over 400
-     * random streams on that data: 9 bad fits with gp.c's default budget,
-     * 1 with 16 starts and two L-BFGS runs of 50, 0 with the better of
-     * two such fits, which is what constraint GPs get (up to
-     * CON_FIT_MAX_N points; beyond, two fits on the default budget).
+     * LML, which gp_fit's default budget sometimes does (a plateau at a
+     * tiny lengthscale, P reverting to the base rate deep in the
+     * infeasible region). Constraint GPs therefore get the better of two
+     * thorough fits (up to CON_FIT_MAX_N points; beyond, two fits on the
+     * default budget): docs/tuning.md, "Constraint GPs".
      */
     for (int a = 0; a < 2; a++) {
         struct gp *g = gp_create(n, dim, (enum kernel_kind)in->kernel);
@@ -676,12 +673,8 @@ graph_labels(const struct mobo_ctx *x, size_t j, const size_t *onode,
  * labeled, so the Gaussian-field variance mostly ranks nodes by how poorly
  * connected they are, and EHVI on it chases unusual configurations.
  * s²·d_i·G_ii keeps the growth with the distance from the labeled set
- * and drops the degree. Measured on the nmthpo tables (30 seeds, 3 random
- * initial rows, max BLEU / min gpu_time), fta / fbp with the plain
- * variance against the scaled one: zh-en 91 / 1.1 against 85 / 1.9,
- * ja-en 136 / 2.1 against 88 / 2.2, ru-en 102 / 2.0 against 75 / 2.8,
- * en-ja 136 / 4.1 against 101 / 4.4 (random search: 91 / 1.3, 127 / 1.6,
- * 136 / 1.2, 150 / 2.4 over 100 seeds).
+ * and drops the degree; it found the Pareto rows sooner on four NMT tables
+ * (docs/tuning.md, "EHVI on the graph").
  */
 static void
 degree_scale(const struct graph *g, size_t nn, double *dscale)

@@ -11,14 +11,14 @@
  * recommendations of /best and /pareto, which must reach the study's
  * confidence). Every answer is a function of (seed, seq, history) only.
  *
- * Method (DESIGN.md §3 "Multi-objective", "Constraints"):
+ * Method (docs/ARCHITECTURE.md, "Algorithms"):
  *   - each objective j gets its own surrogate, fitted only on the trials
  *     that reported objective j; pending trials enter it at its predicted
  *     mean (kriging believer, Ginsbourger et al. 2010). GP: core/gp.h,
  *     ML-II fit. Graph: core/graph.h's harmonic mean, with the
  *     Gaussian-field variance rescaled by each node's weighted degree
- *     (s²·d_i·G_ii instead of s²·d̄·G_ii; why and measurements in
- *     mobo.c, degree_scale);
+ *     (s²·d_i·G_ii instead of s²·d̄·G_ii; why in mobo.c, degree_scale,
+ *     figures in docs/tuning.md);
  *   - each constrained metric c gets its own GP, fitted on the trials that
  *     reported c, on log(value) when con_log[c] is set (speed, time and
  *     memory have multiplicative noise: Beck et al. 2016), and
