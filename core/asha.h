@@ -2,7 +2,7 @@
  * core/asha.h - rung bookkeeping and the promotion rule of asynchronous
  * successive halving (ASHA: Li et al., "A system for massively parallel
  * hyperparameter tuning", MLSys 2020, Algorithm 2; Xuan Zhang's
- * dissertation ch. 7; DESIGN.md §3 "Multi-fidelity").
+ * dissertation ch. 7; docs/ARCHITECTURE.md, "Algorithms").
  *
  * Pure: no I/O, no globals, no clock. A struct asha is built by the caller
  * from the intermediate reports (config, step, values) that have arrived so

@@ -99,6 +99,40 @@ curve_bsf(const struct asha_sim_curve *c, size_t t)
     return b;
 }
 
+/*
+ * The outcome of a finished run (res: steps and elapsed already counted):
+ * the configurations trained to their end, whether the best drawn one is
+ * among them, and the rank of the one kept, the finished configuration
+ * with the lowest best-so-far at its end.
+ */
+static void
+sim_summarize(const struct sim *s, struct asha_sim_result *res)
+{
+    size_t kept = NONE;
+    double kept_bsf = NAN, opt_min = INFINITY;
+    for (size_t c = 0; c < s->configs; c++)
+        if (s->cv[s->drawn[c]].optimal < opt_min)
+            opt_min = s->cv[s->drawn[c]].optimal;
+    for (size_t c = 0; c < s->configs; c++) {
+        if (s->trained[c] != s->limit[c])
+            continue;
+        res->n_full++;
+        if (s->cv[s->drawn[c]].optimal <= opt_min)
+            res->best_full = 1;
+        double b = curve_bsf(&s->cv[s->drawn[c]], s->limit[c]);
+        if (kept == NONE || (!isnan(b) && (isnan(kept_bsf) || b < kept_bsf))) {
+            kept = c;
+            kept_bsf = b;
+        }
+    }
+    if (kept != NONE) {
+        res->best_rank = 1;
+        for (size_t c = 0; c < s->configs; c++)
+            if (s->cv[s->drawn[c]].optimal < s->cv[s->drawn[kept]].optimal)
+                res->best_rank++;
+    }
+}
+
 enum hpod_status
 asha_sim_trace(const struct asha_sim_curve *curves, size_t n,
                const struct asha_params *prm, size_t workers, size_t configs,
@@ -184,30 +218,7 @@ asha_sim_trace(const struct asha_sim_curve *curves, size_t n,
                 wcfg[w] = sim_ask(&s);
     }
 
-    /* What was kept: the finished config with the lowest BSF at its end. */
-    size_t kept = NONE;
-    double kept_bsf = NAN, opt_min = INFINITY;
-    for (size_t c = 0; c < configs; c++)
-        if (curves[s.drawn[c]].optimal < opt_min)
-            opt_min = curves[s.drawn[c]].optimal;
-    for (size_t c = 0; c < configs; c++) {
-        if (s.trained[c] != s.limit[c])
-            continue;
-        res.n_full++;
-        if (curves[s.drawn[c]].optimal <= opt_min)
-            res.best_full = 1;
-        double b = curve_bsf(&curves[s.drawn[c]], s.limit[c]);
-        if (kept == NONE || (!isnan(b) && (isnan(kept_bsf) || b < kept_bsf))) {
-            kept = c;
-            kept_bsf = b;
-        }
-    }
-    if (kept != NONE) {
-        res.best_rank = 1;
-        for (size_t c = 0; c < configs; c++)
-            if (curves[s.drawn[c]].optimal < curves[s.drawn[kept]].optimal)
-                res.best_rank++;
-    }
+    sim_summarize(&s, &res);
     *out = res;
     for (size_t c = 0; c < configs; c++) {
         if (drawn)

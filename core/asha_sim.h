@@ -1,7 +1,8 @@
 /*
  * core/asha_sim.h - asynchronous successive halving (ASHA, promotion mode)
  * replayed on recorded learning curves with simulated workers, to measure
- * what it saves and what it keeps (issue 6; DESIGN.md §3 "Multi-fidelity").
+ * what it saves and what it keeps (issue 6; docs/ARCHITECTURE.md,
+ * "Algorithms").
  *
  * Pure: no I/O, no globals; the rung rule is core/asha.c's, memory comes
  * from xmalloc (common/mem.h) and is freed before returning. Curves are

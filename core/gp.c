@@ -320,14 +320,12 @@ random_theta(const struct gp *gp, struct rng *rng, double *theta)
 /*
  * Evaluation budget. One LML+gradient evaluation costs one Cholesky (n³/3
  * flops), one inverse (2n³/3) and O(n² dim) kernel passes; a value-only
- * evaluation about 40% of that (1.7 ms and 0.7 ms at n = 200, 11.6 ms
- * and 4.7 ms at n = 500, dim 6, one core). The speed goal is ≤ 50 ms per
- * suggestion at n = 200 and ≤ 300 ms at n = 500, so beyond n = 100 the
- * number of starts shrinks like n^-1.5, a single L-BFGS run is made, and
- * its evaluation cap shrinks towards a floor of 16. Measured on smooth
- * 6-D data (tests/bench/bench_gp.c), L-BFGS from the best start converges
- * in 14-20 evaluations; a cap of 16 leaves ≤ 0.3 nats of LML at n = 200
- * and none at n = 500 against 32 starts × 4 runs × 300 evaluations.
+ * evaluation about 40% of that. The speed goal is ≤ 50 ms per suggestion
+ * at n = 200 and ≤ 300 ms at n = 500, so beyond n = 100 the number of
+ * starts shrinks like n^-1.5, a single L-BFGS run is made, and its
+ * evaluation cap shrinks towards a floor of 16, which L-BFGS from the best
+ * start needs on smooth data (timings and LML losses measured with
+ * tests/bench/bench_gp.c: docs/tuning.md, "GP fit budget").
  */
 static void
 fit_budget(const struct gp *gp, size_t n, size_t *starts, size_t *local,
@@ -336,11 +334,10 @@ fit_budget(const struct gp *gp, size_t n, size_t *starts, size_t *local,
     double nn = (double)n;
     double scale = nn <= 100.0 ? 1.0 : 1e6 / (nn * nn * nn);
     /*
-     * 8 scored starts and one L-BFGS run of at most 20 evaluations: on the
-     * NMT tables (hpod bench, BO_EI_M, 100 seeds) this gave the same ftb as
-     * 16 starts and two runs of 50 (zh 35.6 vs 34.9, ja 20.0 vs 20.0, so
-     * 50.3 vs 54.4, sw 30.2 vs 30.8: within noise) in about half the time;
-     * past 100 points each evaluation is O(n³), so the run shrinks.
+     * 8 scored starts and one L-BFGS run of at most 20 evaluations: as good
+     * on the NMT benchmarks as 16 starts and two runs of 50, in about half
+     * the time (docs/tuning.md, "GP fit budget"); past 100 points each
+     * evaluation is O(n³), so the run shrinks.
      */
     size_t s = 8, loc = 1, me = 20;
 

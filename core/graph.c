@@ -233,30 +233,16 @@ label_components(const double *w, size_t n, size_t *comp, size_t *stack)
     return nc;
 }
 
-enum hpod_status
-graph_create(const double *x, size_t n, size_t dim,
-             const struct graph_options *opt, struct graph **out)
+/*
+ * A graph of n nodes with every array allocated and w holding the squared
+ * Euclidean distances between the rows of x (n × dim), which
+ * graph_create replaces by the weights.
+ */
+static struct graph *
+graph_alloc(const double *x, size_t n, size_t dim,
+            const struct graph_options *o)
 {
-    struct graph_options defaults;
-    const struct graph_options *o = opt;
-    struct graph *g = NULL;
-    uint32_t *rank = NULL;
-    size_t *hist = NULL, kmax;
-    struct nbr *nb = NULL;
-    unsigned char *edge = NULL;
-    enum hpod_status st;
-
-    if (out == NULL)
-        return HPOD_EINVAL;
-    *out = NULL;
-    if (o == NULL) {
-        graph_options_default(&defaults);
-        o = &defaults;
-    }
-    if ((st = check_options(x, n, dim, o)) != HPOD_OK)
-        return st;
-
-    g = xcalloc(1, sizeof *g);
+    struct graph *g = xcalloc(1, sizeof *g);
     g->n = n;
     g->dim = dim;
     g->eps = o->eps;
@@ -283,6 +269,33 @@ graph_create(const double *x, size_t n, size_t dim,
             }
             g->w[i * n + j] = g->w[j * n + i] = s;
         }
+    return g;
+}
+
+enum hpod_status
+graph_create(const double *x, size_t n, size_t dim,
+             const struct graph_options *opt, struct graph **out)
+{
+    struct graph_options defaults;
+    const struct graph_options *o = opt;
+    struct graph *g = NULL;
+    uint32_t *rank = NULL;
+    size_t *hist = NULL, kmax;
+    struct nbr *nb = NULL;
+    unsigned char *edge = NULL;
+    enum hpod_status st;
+
+    if (out == NULL)
+        return HPOD_EINVAL;
+    *out = NULL;
+    if (o == NULL) {
+        graph_options_default(&defaults);
+        o = &defaults;
+    }
+    if ((st = check_options(x, n, dim, o)) != HPOD_OK)
+        return st;
+
+    g = graph_alloc(x, n, dim, o);
 
     /*
      * Only ranks below kmax matter: every node keeps its own k nearest, so

@@ -195,16 +195,13 @@ enum hpod_status graph_eif_labels(struct graph *g, const size_t *lab,
  * sums need only f, G·1 and diag(G): O(u²) for all candidates once G is
  * known. The clamped problems keep the ε of the unclamped one.
  *
- * Caution, measured on the nmthpo tables (seeds 0..99, 3 random initial
- * rows; 30 seeds on sw-en/so-en; default options): maximizing this score as
- * written picks nodes with f ≈ 0, the least like the best, because the
- * (1 - f_k)·Σ(1 - f⁺) term is ≈ u·(1 - f_k): ftb 66 on zh-en, 145 on ja-en
- * and 767 (the last row) on sw-en, against 35, 21 and 106 for greedy. The
- * single terms from graph_eif_terms did much better as acquisitions, e.g.
- * f_k·Σf⁺⁽ᵏ'¹⁾: 47, 18, 83; EI on graph_predict: 95, 16, 76. The sampler's
- * final choice (core/sampler.c, eif_scores: f·Σf⁺ with the top 7.5% of the
- * labels set to 1 on a graph with half the median edge length) and its
- * figures are in docs/benchmarks.md.
+ * Caution: maximizing this score as written picks nodes with f ≈ 0, the
+ * least like the best, because the (1 - f_k)·Σ(1 - f⁺) term is ≈ u·(1 - f_k)
+ * (on the NMT tables it found sw-en's best row last). The single terms
+ * from graph_eif_terms do much better as acquisitions; the sampler's final
+ * choice is core/sampler.c's eif_scores (f·Σf⁺ with the top 7.5% of the
+ * labels set to 1 on a graph with half the median edge length). Figures:
+ * docs/tuning.md, "EIF".
  * Return: as graph_predict.
  */
 enum hpod_status graph_eif(struct graph *g, const size_t *lab, const double *y,

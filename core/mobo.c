@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acqopt.h"
 #include "core/acquisition.h"
 #include "core/ehvi.h"
 #include "core/gp.h"
@@ -25,9 +26,6 @@
 #include "core/pareto.h"
 #include "core/rng.h"
 
-#define MOBO_REFINE_TOP 5
-#define MOBO_REFINE_STEPS 3
-#define MOBO_REFINE_PER 16
 /* Constraint GPs up to this size get a thorough ML-II fit (fit_con_gp). */
 #define CON_FIT_MAX_N 100
 
@@ -178,14 +176,11 @@ fit_con_gp(const struct mobo_input *in, size_t c, struct gp **out)
     /*
      * P(feasible) gates recommendations at the study's confidence (0.99
      * say), so a constraint GP must not settle in a poor optimum of the
-     * LML. gp_fit can: on a linear constraint over the 12×12 grid (26
-     * points) the first L-BFGS step from some starts jumps to ℓ_1 = 0.01,
-     * a flat plateau (LML 54 against 95 at ℓ_1 ≈ 5), and P then reverts
-     * to the base rate 0.66 deep in the infeasible half. Measured over 400
-     * random streams on that data: 9 bad fits with gp.c's default budget,
-     * 1 with 16 starts and two L-BFGS runs of 50, 0 with the better of
-     * two such fits, which is what constraint GPs get (up to
-     * CON_FIT_MAX_N points; beyond, two fits on the default budget).
+     * LML, which gp_fit's default budget sometimes does (a plateau at a
+     * tiny lengthscale, P reverting to the base rate deep in the
+     * infeasible region). Constraint GPs therefore get the better of two
+     * thorough fits (up to CON_FIT_MAX_N points; beyond, two fits on the
+     * default budget): docs/tuning.md, "Constraint GPs".
      */
     for (int a = 0; a < 2; a++) {
         struct gp *g = gp_create(n, dim, (enum kernel_kind)in->kernel);
@@ -600,64 +595,41 @@ gp_finite(struct mobo_ctx *x, size_t *cand)
     return st;
 }
 
+/* The acquisition optimizer's view of the GP surrogate: lpf has
+ * acqopt_capacity() entries, one per point of the workspace. */
+struct gp_opt {
+    const struct mobo_ctx *x;
+    double *lpf;
+};
+
+static enum hpod_status
+gp_opt_score(void *ctx, const double *u, size_t first, size_t k, double *score)
+{
+    struct gp_opt *o = ctx;
+    return gp_score(o->x, u, k, NULL, score, o->lpf + first);
+}
+
 /*
- * Continuous space: MOBO_N_RANDOM random points from the trial's stream r,
- * then MOBO_REFINE_STEPS rounds of Gaussian steps (σ = 0.1, halved each
- * round) around the current best MOBO_REFINE_TOP, snapped to legal values
- * by decode/encode (as core/sampler.c's gp_continuous).
+ * Continuous space: core/acqopt.h's random points and local refinement,
+ * from the trial's stream r; the choice is pick_best over every point
+ * scored.
  */
 static enum hpod_status
 gp_continuous(struct mobo_ctx *x, struct rng *r, double *raw)
 {
     const struct space *sp = x->in->space;
-    size_t dim = x->dim, n = MOBO_N_RANDOM;
-    size_t nr = MOBO_REFINE_STEPS * MOBO_REFINE_TOP * MOBO_REFINE_PER;
-    double *u = xmalloc((n + nr) * dim * sizeof *u);
-    double *rawbuf = xmalloc(x->np * sizeof *rawbuf);
-    double *score = xmalloc((n + nr) * sizeof *score);
-    double *lpf = xmalloc((n + nr) * sizeof *lpf);
-    size_t total = n, pick = 0;
-    double step = 0.1;
+    struct acqopt_ws ws;
+    struct gp_opt o = {x, xmalloc(acqopt_capacity() * sizeof *o.lpf)};
+    size_t pick = 0;
     enum hpod_status st;
 
-    for (size_t i = 0; i < n; i++) {
-        space_sample(sp, r, rawbuf);
-        space_encode(sp, rawbuf, u + i * dim);
-    }
-    if ((st = gp_score(x, u, n, NULL, score, lpf)) != HPOD_OK)
-        goto out;
-    for (int round = 0; round < MOBO_REFINE_STEPS; round++, step /= 2) {
-        unsigned char *taken = xcalloc(total, 1);
-        size_t top[MOBO_REFINE_TOP], k = total;
-        for (size_t t = 0; t < MOBO_REFINE_TOP; t++) {
-            top[t] = acq_argmax(score, total, taken);
-            /* -Inf everywhere: no direction to refine in. */
-            if (top[t] < total && score[top[t]] == -INFINITY)
-                top[t] = total;
-            if (top[t] < total)
-                taken[top[t]] = 1;
-        }
-        free(taken);
-        for (size_t t = 0; t < MOBO_REFINE_TOP; t++) {
-            if (top[t] >= total)
-                continue;
-            for (size_t j = 0; j < MOBO_REFINE_PER; j++, k++) {
-                space_perturb(sp, u + top[t] * dim, step, r, u + k * dim,
-                              rawbuf);
-            }
-        }
-        if ((st = gp_score(x, u + total * dim, k - total, NULL, score + total,
-                           lpf + total)) != HPOD_OK)
-            goto out;
-        total = k;
-    }
-    if ((st = pick_best(x, score, lpf, total, NULL, &pick)) == HPOD_OK)
-        space_decode(sp, u + pick * dim, raw);
-out:
-    free(u);
-    free(rawbuf);
-    free(score);
-    free(lpf);
+    acqopt_ws_init(&ws, sp);
+    if ((st = acqopt_draw(&ws, sp, r)) == HPOD_OK &&
+        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) == HPOD_OK &&
+        (st = pick_best(x, ws.score, o.lpf, ws.n, NULL, &pick)) == HPOD_OK)
+        space_decode(sp, ws.u + pick * x->dim, raw);
+    acqopt_ws_free(&ws);
+    free(o.lpf);
     return st;
 }
 
@@ -701,12 +673,8 @@ graph_labels(const struct mobo_ctx *x, size_t j, const size_t *onode,
  * labeled, so the Gaussian-field variance mostly ranks nodes by how poorly
  * connected they are, and EHVI on it chases unusual configurations.
  * s²·d_i·G_ii keeps the growth with the distance from the labeled set
- * and drops the degree. Measured on the nmthpo tables (30 seeds, 3 random
- * initial rows, max BLEU / min gpu_time), fta / fbp with the plain
- * variance against the scaled one: zh-en 91 / 1.1 against 85 / 1.9,
- * ja-en 136 / 2.1 against 88 / 2.2, ru-en 102 / 2.0 against 75 / 2.8,
- * en-ja 136 / 4.1 against 101 / 4.4 (random search: 91 / 1.3, 127 / 1.6,
- * 136 / 1.2, 150 / 2.4 over 100 seeds).
+ * and drops the degree; it found the Pareto rows sooner on four NMT tables
+ * (docs/tuning.md, "EHVI on the graph").
  */
 static void
 degree_scale(const struct graph *g, size_t nn, double *dscale)
@@ -787,8 +755,9 @@ graph_objectives(struct mobo_ctx *x, struct graph *g, size_t nn,
 
 /*
  * Graph surrogate. Finite: the nodes are the candidates. Continuous: the
- * observed and pending points, then MOBO_N_GRAPH_NODES random points from
- * r; only the random ones are eligible (core/sampler.c's graph_continuous).
+ * observed and pending points, then ACQOPT_N_NODES random points from
+ * r (acqopt_sample); only the random ones are eligible (core/sampler.c's
+ * graph_continuous).
  */
 static enum hpod_status
 graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
@@ -797,7 +766,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     const struct space *sp = in->space;
     size_t dim = x->dim, m = x->m, no = in->n_obs, npd = in->n_pend;
     int finite = in->n_cand > 0;
-    size_t nn = finite ? in->n_cand : no + npd + MOBO_N_GRAPH_NODES;
+    size_t nn = finite ? in->n_cand : no + npd + ACQOPT_N_NODES;
     double *u = xmalloc(nn * dim * sizeof *u);
     double *mu = xmalloc(nn * m * sizeof *mu),
            *sd = xmalloc(nn * m * sizeof *sd);
@@ -827,10 +796,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
         for (size_t i = 0; i < npd; i++)
             pnode[i] = no + i;
         memset(skip, 1, no + npd);
-        for (size_t i = no + npd; i < nn; i++) {
-            space_sample(sp, r, rawbuf);
-            space_encode(sp, rawbuf, u + i * dim);
-        }
+        acqopt_sample(sp, r, nn - no - npd, u + (no + npd) * dim, rawbuf);
         free(rawbuf);
     }
     graph_options_default(&o);
@@ -851,7 +817,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     }
 out:
     /* Continuous: every random node may be skipped only if nn == no+npd,
-     * which MOBO_N_GRAPH_NODES > 0 rules out, so ENOTFOUND cannot leak. */
+     * which ACQOPT_N_NODES > 0 rules out, so ENOTFOUND cannot leak. */
     graph_destroy(g);
     free(u);
     free(mu);

@@ -11,14 +11,14 @@
  * recommendations of /best and /pareto, which must reach the study's
  * confidence). Every answer is a function of (seed, seq, history) only.
  *
- * Method (DESIGN.md §3 "Multi-objective", "Constraints"):
+ * Method (docs/ARCHITECTURE.md, "Algorithms"):
  *   - each objective j gets its own surrogate, fitted only on the trials
  *     that reported objective j; pending trials enter it at its predicted
  *     mean (kriging believer, Ginsbourger et al. 2010). GP: core/gp.h,
  *     ML-II fit. Graph: core/graph.h's harmonic mean, with the
  *     Gaussian-field variance rescaled by each node's weighted degree
- *     (s²·d_i·G_ii instead of s²·d̄·G_ii; why and measurements in
- *     mobo.c, degree_scale);
+ *     (s²·d_i·G_ii instead of s²·d̄·G_ii; why in mobo.c, degree_scale,
+ *     figures in docs/tuning.md);
  *   - each constrained metric c gets its own GP, fitted on the trials that
  *     reported c, on log(value) when con_log[c] is set (speed, time and
  *     memory have multiplicative noise: Beck et al. 2016), and
@@ -43,10 +43,11 @@
  * everywhere), and the plain product would then spend evaluations on certain
  * violations. When no point is left with a positive acquisition, the most
  * probably feasible one is chosen. Finite studies score every free candidate;
- * continuous studies score MOBO_N_RANDOM seeded random points and refine around
- * the best few (GP), or, with the graph surrogate, build the graph over
- * MOBO_N_GRAPH_NODES random nodes plus the evaluated and pending points (as
- * core/sampler.c does). Argmax with ties to the lowest index.
+ * continuous studies run core/acqopt.h's optimizer (seeded random points, then
+ * local refinement around the best few; GP), or, with the graph surrogate,
+ * build the graph over ACQOPT_N_NODES random nodes plus the evaluated and
+ * pending points (as core/sampler.c does). Argmax with ties to the lowest
+ * index.
  *
  * Pure numerics: no I/O, no globals; randomness from rng_seed2(seed, seq).
  */
@@ -58,10 +59,6 @@
 #include "core/space.h"
 #include "common/status.h"
 
-/* Random candidates of a continuous space (GP surrogate). */
-#define MOBO_N_RANDOM 2000
-/* Random graph nodes of a continuous space (graph surrogate). */
-#define MOBO_N_GRAPH_NODES 1000
 /* Monte Carlo draws per candidate for EHVI with m >= 3 objectives. */
 #define MOBO_MC_SAMPLES 256
 /*

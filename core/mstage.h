@@ -1,6 +1,6 @@
 /*
  * core/mstage.h - the stage bookkeeping of multi-stage Bayesian
- * optimization (DESIGN.md §3 "Multi-fidelity": stages of increasing
+ * optimization (docs/ARCHITECTURE.md, "Algorithms": stages of increasing
  * fidelity, BO within a stage, the top k of a stage seed the next; Wang et
  * al. 2015, k = 3 in the paper; Xuan Zhang's dissertation ch. 6-7).
  *

@@ -200,6 +200,51 @@ sim_train(struct sim *s, size_t id, size_t *trained,
     t->final = t->bsf;
 }
 
+/*
+ * The outcome of a finished study (out: steps already counted): the
+ * trials started and completed, whether the pool's best was among them,
+ * the kept trial (the completed one with the lowest final value) and its
+ * rank; issued[cand] (may be NULL) receives the trial id of each started
+ * candidate.
+ */
+static void
+sim_summarize(const struct sim *s, struct mstage_sim_result *out,
+              size_t *issued)
+{
+    double opt_min = INFINITY;
+    for (size_t j = 0; j < s->configs; j++)
+        if (s->cv[s->drawn[j]].optimal < opt_min)
+            opt_min = s->cv[s->drawn[j]].optimal;
+    double kept_v = NAN;
+    size_t kept_id = MSTAGE_SIM_NONE;
+    out->started = s->n_tr;
+    for (size_t i = 0; i < s->n_tr; i++) {
+        const struct trial_rec *t = &s->tr[i];
+        double o = s->cv[s->drawn[t->cand]].optimal;
+        if (o == opt_min)
+            out->best_started = 1;
+        if (issued)
+            issued[t->cand] = i;
+        if (t->state != MSTAGE_COMPLETED)
+            continue;
+        out->n_full++;
+        if (o == opt_min)
+            out->best_full = 1;
+        if (kept_id == MSTAGE_SIM_NONE ||
+            (!isnan(t->final) && (isnan(kept_v) || t->final < kept_v))) {
+            kept_id = i;
+            kept_v = t->final;
+        }
+    }
+    if (kept_id != MSTAGE_SIM_NONE) {
+        double ko = s->cv[s->drawn[s->tr[kept_id].cand]].optimal;
+        out->kept = s->tr[kept_id].cand;
+        out->best_rank = 1;
+        for (size_t j = 0; j < s->configs; j++)
+            out->best_rank += s->cv[s->drawn[j]].optimal < ko;
+    }
+}
+
 enum hpod_status
 mstage_sim_trace(const struct asha_sim_curve *curves, size_t n,
                  const double *features, const struct space *sp,
@@ -295,39 +340,7 @@ mstage_sim_trace(const struct asha_sim_curve *curves, size_t n,
         sim_train(&s, id, trained, out);
     }
 
-    /* The kept trial, the pool's best, and what became of it. */
-    double opt_min = INFINITY;
-    for (size_t j = 0; j < configs; j++)
-        if (curves[s.drawn[j]].optimal < opt_min)
-            opt_min = curves[s.drawn[j]].optimal;
-    double kept_v = NAN;
-    size_t kept_id = MSTAGE_SIM_NONE;
-    out->started = s.n_tr;
-    for (size_t i = 0; i < s.n_tr; i++) {
-        const struct trial_rec *t = &s.tr[i];
-        double o = curves[s.drawn[t->cand]].optimal;
-        if (o == opt_min)
-            out->best_started = 1;
-        if (issued)
-            issued[t->cand] = i;
-        if (t->state != MSTAGE_COMPLETED)
-            continue;
-        out->n_full++;
-        if (o == opt_min)
-            out->best_full = 1;
-        if (kept_id == MSTAGE_SIM_NONE ||
-            (!isnan(t->final) && (isnan(kept_v) || t->final < kept_v))) {
-            kept_id = i;
-            kept_v = t->final;
-        }
-    }
-    if (kept_id != MSTAGE_SIM_NONE) {
-        double ko = curves[s.drawn[s.tr[kept_id].cand]].optimal;
-        out->kept = s.tr[kept_id].cand;
-        out->best_rank = 1;
-        for (size_t j = 0; j < configs; j++)
-            out->best_rank += curves[s.drawn[j]].optimal < ko;
-    }
+    sim_summarize(&s, out, issued);
 out:
     if (drawn)
         memcpy(drawn, s.drawn, configs * sizeof *drawn);

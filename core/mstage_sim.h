@@ -1,6 +1,6 @@
 /*
  * core/mstage_sim.h - multi-stage Bayesian optimization (Wang et al. 2015;
- * DESIGN.md §3 "Multi-fidelity") replayed on recorded learning curves, the
+ * docs/ARCHITECTURE.md, "Algorithms") replayed on recorded learning curves, the
  * way the live server runs `"algorithm": {"name": "multistage", ...}`, so
  * that it can be compared with ASHA (core/asha_sim.h) on the SAME draws
  * (issue 6). `hpod bench --multistage` (server/bench_cli.c) prints the

@@ -2,14 +2,14 @@
  * core/sampler.c - random, greedy, GP-BO and graph-based choices; see
  * sampler.h.
  *
- * GP (Rasmussen & Williams; DESIGN.md §3): fit on the normal scores of the
+ * GP (Rasmussen & Williams, ch. 2 and 5): fit on the normal scores of the
  * completed trials' ranks, put the pending ones in at their predicted mean
  * (kriging believer, so two workers polling at once get different
  * suggestions), score with log EI / log PI (incumbent: the largest
  * posterior mean at an observation) / UCB, argmax with ties to the lowest
  * index; see gp_model for why. Finite spaces score every free candidate;
- * continuous ones score SAMPLER_N_RANDOM seeded random points, then refine
- * around the best few by shrinking Gaussian steps in the encoded cube.
+ * continuous ones run core/acqopt.h's optimizer (seeded random points, then
+ * shrinking Gaussian steps in the encoded cube around the best few).
  * Graph (Zhang & Duh 2020): nodes are the candidates (or, for continuous
  * spaces, random points plus the evaluated ones); labels are the completed
  * values; pending nodes are labeled with their harmonic prediction; score
@@ -21,17 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acqopt.h"
 #include "core/acquisition.h"
 #include "core/gp.h"
 #include "core/graph.h"
 #include "common/mem.h"
 #include "core/rng.h"
 
-#define SAMPLER_N_RANDOM 2000
-#define SAMPLER_N_GRAPH_NODES 1000
-#define SAMPLER_REFINE_TOP 5
-#define SAMPLER_REFINE_STEPS 3
-#define SAMPLER_REFINE_PER 16
 #define SAMPLER_UCB_BETA 4.0
 /* EIF's graph lengthscale as a fraction of the median edge length (see
  * graph_build) and its share of labels scaled to 1 (see eif_labels). */
@@ -98,8 +94,8 @@ best_obs(const struct sampler_input *in)
 }
 
 /*
- * Greedy control (DESIGN.md §5): the free candidate nearest, in scaled
- * Euclidean distance, to the best observation so far; ties by index.
+ * Greedy control (the baseline of the benchmarks): the free candidate nearest,
+ * in scaled Euclidean distance, to the best observation so far; ties by index.
  */
 static enum hpod_status
 greedy_candidate(const struct sampler_input *in, size_t *cand)
@@ -139,39 +135,17 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
  * of the normal scores; *best: EI's (and PI's) incumbent in those units.
  *
  * Two departures from a GP on the raw values with the best observation as
- * the incumbent, both for the symptom that BO_EI lost to the greedy
- * control on zh-en, ru-en and ja-en (`hpod bench`, 100 seeds, ftb M/R
- * 35.6/36.1, 21.0/26.6, 20.0/19.1 against greedy 35.5, 20.1, 18.6):
+ * the incumbent, both because BO_EI lost to the greedy control on three
+ * NMT tables without them (figures: docs/tuning.md, "GP sampler"):
  * 1. The GP models sampler_normal_scores of the values (a Gaussian copula,
- *    Salinas et al., ICML 2020; the same map graph EI uses, ei_scores).
- *    Failed runs (BLEU 2-3 beside 17-20 on ru-en) are outliers for a
- *    stationary GP: once one is observed, standardization inflates the
- *    scale ~10× (ru-en seed 6: 0.5 -> 5 BLEU), ML-II explains the jump
- *    with lengthscales at the lower bound in several dimensions (0.01-0.07,
- *    below the grid spacing), the posterior sd reverts to the prior
- *    (~5 BLEU) almost everywhere and EI ranks rows by variance: the
- *    oracle-best row sat at rank 50-130 of the EI order for 25 steps. On
- *    ranks a failed run weighs like any other bad row.
+ *    Salinas et al., ICML 2020): a failed run is an outlier for a
+ *    stationary GP, which then explains it with tiny lengthscales and
+ *    ranks by variance; on ranks it weighs like any other bad row.
  * 2. The incumbent is the largest posterior mean at the observations (the
- *    "plug-in" incumbent, Picheny et al., Struct. Multidisc. Optim. 2013)
- *    instead of the largest observation. On ranks the best observation's
- *    score, Φ⁻¹(1 - 1/2n), grows with n and sits above what a fitted GP
- *    with noise reproduces (ja-en seed 16, n = 37: best score 2.21, mean
- *    1.26 ± 0.07 at the oracle-best row, whose BLEU is within 0.2 of the
- *    top observations), so EI preferred rows of mean -1.6 ± 0.75 to it.
- * Measured (`hpod bench`, seeds 0..99, ftb M/R): 1 alone zh 25.4/24.5,
- * ru 13.8/14.3, ja 20.2/21.3, en-ja 22.8/23.8, sw 29.3/31.3, so 39.7/39.2;
- * 2 alone zh 34.4/34.9, ru 20.4/27.2, ja 19.4/19.7; both, as kept: zh
- * 25.0/24.8, ru 13.8/14.6, ja 17.0/17.9, en-ja 25.3/24.1 (was 22.3/25.4),
- * sw 26.4/28.5 (30.2/31.9), so 38.4/39.8 (50.3/58.2); greedy 35.5, 20.1,
- * 18.6, 28.8, 99, 104. Held-out seeds 100..199, before -> after: zh
- * 37.6/38.4 -> 24.9/26.8, ru 21.4/24.1 -> 15.1/14.2, ja 19.3/17.7 ->
- * 17.7/16.1, en-ja 23.5/25.3 -> 25.3/24.9, sw 29.1/33.6 -> 26.9/32.4, so
- * 49.7/57.3 -> 34.9/36.6 (greedy 38.7, 18.7, 19.0, 29.7, 109, 98). Only
- * en-ja with Matérn got worse (by ~2-3, about one standard error). Runs
- * also got shorter: the bench's BO time fell from 33.5 s to 20.4 s. A
- * larger ML-II budget (16 starts, 2 L-BFGS runs of 50) or ℓ ≥ 0.1 changed
- * nothing beyond noise on top of both.
+ *    "plug-in" incumbent, Picheny et al., Struct. Multidisc. Optim. 2013):
+ *    on ranks the best observation's score, Φ⁻¹(1 - 1/2n), grows with n
+ *    above what a GP with noise reproduces, and EI then prefers poor rows
+ *    of large variance to the neighbours of the best.
  */
 static enum hpod_status
 gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
@@ -253,61 +227,47 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     return st;
 }
 
+/* The acquisition optimizer's view of the GP: mean and var are scratch of
+ * acqopt_capacity() entries. */
+struct gp_opt {
+    struct gp *gp;
+    const struct sampler_input *in;
+    double best;
+    double *mean, *var;
+};
+
+static enum hpod_status
+gp_opt_score(void *ctx, const double *u, size_t first, size_t k, double *score)
+{
+    struct gp_opt *o = ctx;
+    (void)first;
+    return gp_score(o->gp, o->in, o->best, u, k, o->mean, o->var, score);
+}
+
+/* Continuous space: core/acqopt.h's random points and local refinement,
+ * from the trial's stream r; the model is fitted from the same stream
+ * between the draw and the refinement. */
 static enum hpod_status
 gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
 {
     const struct space *sp = in->space;
-    size_t dim = sp->dim, np = sp->n_params, n = SAMPLER_N_RANDOM;
-    size_t nr = SAMPLER_REFINE_TOP * SAMPLER_REFINE_PER;
-    double *u = xmalloc((n + nr) * dim * sizeof *u);
-    double *rawbuf = xmalloc(np * sizeof *rawbuf);
-    double *buf = xmalloc(3 * (n + nr) * sizeof *buf);
-    double *score = buf + 2 * (n + nr);
-    size_t top[SAMPLER_REFINE_TOP];
-    struct gp *gp = NULL;
-    double best;
+    size_t cap = acqopt_capacity(), pick;
+    struct acqopt_ws ws;
+    struct gp_opt o = {NULL, in, 0.0, xmalloc(cap * sizeof *o.mean),
+                       xmalloc(cap * sizeof *o.var)};
     enum hpod_status st;
 
-    for (size_t i = 0; i < n; i++) {
-        space_sample(sp, r, rawbuf);
-        space_encode(sp, rawbuf, u + i * dim);
-    }
-    if ((st = gp_model(in, r, &gp, &best)) != HPOD_OK ||
-        (st = gp_score(gp, in, best, u, n, buf, buf + n, score)) != HPOD_OK)
+    acqopt_ws_init(&ws, sp);
+    if ((st = acqopt_draw(&ws, sp, r)) != HPOD_OK ||
+        (st = gp_model(in, r, &o.gp, &o.best)) != HPOD_OK ||
+        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
         goto out;
-    /* Local refinement: Gaussian steps around the current top points,
-     * shrinking each round; snapped to legal values by decode/encode. */
-    size_t total = n;
-    double step = 0.1;
-    for (int round = 0; round < SAMPLER_REFINE_STEPS; round++, step /= 2) {
-        unsigned char *taken = xcalloc(total, 1);
-        for (size_t t = 0; t < SAMPLER_REFINE_TOP; t++) {
-            top[t] = acq_argmax(score, total, taken);
-            if (top[t] < total)
-                taken[top[t]] = 1;
-        }
-        free(taken);
-        size_t k = n;
-        for (size_t t = 0; t < SAMPLER_REFINE_TOP; t++) {
-            if (top[t] >= total)
-                continue;
-            for (size_t j = 0; j < SAMPLER_REFINE_PER; j++, k++) {
-                space_perturb(sp, u + top[t] * dim, step, r, u + k * dim,
-                              rawbuf);
-            }
-        }
-        if ((st = gp_score(gp, in, best, u + n * dim, k - n, buf + n,
-                           buf + (n + nr) + n, score + n)) != HPOD_OK)
-            goto out;
-        total = k;
-    }
-    size_t pick = acq_argmax(score, total, NULL);
-    space_decode(sp, u + pick * dim, raw);
+    space_decode(sp, ws.u + pick * sp->dim, raw);
 out:
-    gp_destroy(gp);
-    free(u);
-    free(rawbuf);
-    free(buf);
+    gp_destroy(o.gp);
+    acqopt_ws_free(&ws);
+    free(o.mean);
+    free(o.var);
     return st;
 }
 
@@ -315,35 +275,19 @@ out:
 
 /*
  * Builds the graph the sampler uses over x (n×dim): the paper's kNN graph
- * (average degree n/7, graph.h defaults) with RBF or Matérn weights. For
- * EIF (acq == 1) the lengthscale is SAMPLER_EIF_ELL_FRAC times the median
- * edge length instead of the median itself, so that a node's nearest
- * neighbours outweigh its far ones: a typical edge weighs kernel_corr(4)
- * (0.14 for RBF) instead of 0.61. Why, measured with `hpod bench` (30
- * seeds, RBF; ftb zh/ru/ja/en-ja/sw/so): GB_EIF 43.5/17.5/12.8/21.5/55.6/
- * 244 against 48.8/18.6/18.3/24.7/100/246 at ℓ = median; ℓ = median·0.3 or
- * 0.2 and average degree n/20 were worse.
- * For EI (acq == 0) ℓ is shorter still: a median-length edge weighs
- * SAMPLER_EI_EDGE_WEIGHT (0.004: ℓ = 0.30·median for RBF, 0.24·median for
- * Matérn-5/2, whose heavier tail needs the shorter ℓ for the same weight).
- * Why: the harmonic mean at a node is the weighted average of its ~n/7
- * neighbours, so with near-uniform weights the best label's influence on
- * its nearest neighbour is diluted 1 : n/7 and the mean is nearly flat; EI
- * then ranks by variance alone. With the short ℓ the nearest neighbours
- * dominate the average, as they would in a GP. Measured with the rank
- * labels and degree-free variance of graph_scores (100 seeds, ftb zh/ru/
- * ja/en-ja/sw/so, RBF): ℓ/median 1: 55/19/14/23/82/71; 0.5: 37/35/15/21/
- * 78/88; 0.35: 24/19/11/19/71/95; 0.3: 32/17/15/19/60/93; 0.25: 29/21/
- * 17/24/41/125; 0.2: 28/21/18/21/52/176; Matérn at 0.3: 37/21/11/19/63/
- * 100, at 0.25: 29/16/14/16/63/92. So-en turns bad below 0.3·median for
- * RBF: the figure is chosen on these tables, not derived. The short ℓ
- * alone (raw labels, plain variance, RBF 0.3) is no fix: 78/68/36/6/58/
- * 355. Held-out seeds 100..199 (`hpod bench --seed 100`) kept the picture
- * of ei_scores: GB_EI_R 31/18/14/19/64/89, GB_EI_M 29/17/13/17/57/107,
- * greedy 39/19/19/30/109/98.
- * The auto ℓ is only known once the graph is built, hence the second
- * build (O(n²·dim), 23 ms for n = 767, once per candidate set and
- * process).
+ * (average degree n/7, graph.h defaults) with RBF or Matérn weights and a
+ * lengthscale shorter than graph.h's median edge length, so that a node's
+ * nearest neighbours outweigh its far ones (with near-uniform weights the
+ * harmonic mean is nearly flat and EI ranks by variance alone):
+ *   - EIF (acq == 1): SAMPLER_EIF_ELL_FRAC times the median edge length (a
+ *     typical edge weighs kernel_corr(4), 0.14 for RBF, instead of 0.61);
+ *   - EI (acq == 0): the ℓ at which a median-length edge weighs
+ *     SAMPLER_EI_EDGE_WEIGHT (ℓ = 0.30·median for RBF, 0.24·median for
+ *     Matérn-5/2, whose heavier tail needs the shorter ℓ).
+ * Both fractions were chosen on the NMT tables, not derived (figures per
+ * ℓ and the commands: docs/tuning.md, "Graph lengthscales"). The auto ℓ
+ * is only known once the graph is built, hence the second build
+ * (O(n²·dim), once per candidate set and process).
  */
 static enum hpod_status
 graph_build(const double *x, size_t n, size_t dim, int kernel, int acq,
@@ -414,17 +358,13 @@ state_graph(struct sampler_state *s, const double *x, size_t n, size_t dim,
  * top 7.5%, ties included), 0 for the rest. With fewer than 14 labels
  * that is the best alone, i.e. graph.h's GRAPH_EIF_REFERENCE labels.
  *
- * Why not the paper's rule (best -> 1, others 1 only if a random walk from
- * the best is absorbed there with probability > 0.5, which almost never
- * happens) or the reference code's (best alone): with a single 1 among
- * many 0s, f is ≈ 0 except next to the best row, so f·t1 searches the
- * neighbourhood of a local optimum row by row and stays there; so-en
- * (30 seeds) found a row within 0.5 BLEU after 12 rows but the best after
- * 244, worse than greedy's 104. Labeling the top few 1 keeps several good
- * regions alive. Measured (100 seeds, ℓ = median/2, RBF; ftb zh/ru/ja/
- * en-ja/sw/so): top 5%: 31/17.9/12.6/24.6/54/99.5; 7.5%: 27.6/19.3/13.2/
- * 25.8/59/77.7; 10%: 25.7/20.0/13.2/29.4/59/63.4; greedy 35.5/20.1/18.6/
- * 28.8/99/104. 7.5% is the one that beats greedy on all six tables.
+ * Not the paper's rule (best -> 1, others 1 only if a random walk from the
+ * best is absorbed there with probability > 0.5, which almost never
+ * happens) nor the reference code's (best alone): with a single 1 among
+ * many 0s, f·t1 searches the neighbourhood of one local optimum row by row
+ * and stays there. Labeling the top few 1 keeps several good regions
+ * alive; 7.5% was the share that beat greedy on all six NMT tables
+ * (docs/tuning.md, "EIF").
  */
 static void
 eif_labels(const double *y, size_t nl, double *fl)
@@ -447,9 +387,9 @@ eif_labels(const double *y, size_t nl, double *fl)
  * f⁺⁽ᵏ'¹⁾_i, the chance that k is good times the goodness it spreads when
  * it is, with f the harmonic propagation of eif_labels. The paper's full
  * (1-f_k)·Σ(1-f⁺⁽ᵏ'⁰⁾) + f_k·Σf⁺⁽ᵏ'¹⁾ is dominated by its first term,
- * ≈ u·(1-f_k), which picks the nodes least like the best: measured ftb 767
- * of 767 on sw-en (core/graph.h). The public reference code gets the same
- * effect by mapping its predictions inversely (DESIGN.md §3).
+ * ≈ u·(1-f_k), which picks the nodes least like the best (core/graph.h,
+ * graph_eif). The public reference code gets the same effect by mapping
+ * its predictions inversely.
  *
  * graph_eif_terms scales the labels itself (best alone -> 1), so t1 is
  * rebuilt from the label-free part of its terms: t0_k + t1_k = (u-1) + q_k,
@@ -460,11 +400,8 @@ eif_labels(const double *y, size_t nl, double *fl)
  * holds a label). Both calls share the cached G (same labeled set), so
  * the cost stays O(u²) per suggestion after the first.
  *
- * Other combinations measured (30 seeds, ftb zh/ru/ja/en-ja/sw/so, best
- * alone as the 1): t1 alone 19.7/-/51/-/-/40.6 (explores: good on zh-en and
- * so-en, bad on ja-en); f^½·t1 14.2/23.2/10.3/39.3/65.5/72 (ℓ = median/2);
- * f alone 67/-/13.5/-/-/199; the min-max scaled real labels instead of
- * {0,1}: f 69/35/20/31/162/162, f^½·t1 61/31/12.7/33.5/80/107.
+ * Other combinations of the terms (t1 or f alone, f^½·t1, scaled real
+ * labels) did worse on at least one table: docs/tuning.md, "EIF".
  */
 static enum hpod_status
 eif_scores(struct graph *g, size_t n, const size_t *lab, const double *y,
@@ -529,31 +466,19 @@ sampler_normal_scores(const double *y, size_t n, double *z)
 /*
  * Graph EI's scores (score, n entries) from the labels at lab (nl, the
  * observed ones first: no of them, then the pending ones). Two changes to
- * EI on graph_predict as it stands, both for the same symptom: GB_EI lost
- * to the greedy control on zh-en, ru-en and so-en (ftb 91/59/184 against
- * 36/20/104, 100 seeds, RBF, ℓ = median) while its picks were the nodes
- * with the fewest neighbours (kNN degree k) and the oracle-best row ranked
- * near the bottom of the EI order for 30+ steps.
+ * EI on graph_predict as it stands, both because graph EI lost to the
+ * greedy control, picking the nodes with the fewest neighbours, without
+ * them (figures: docs/tuning.md, "Graph EI"):
  * 1. The variance is s²·d_i·G_ii instead of s²·d̄·G_ii (graph.h): G_ii ≈
  *    1/d_i near the labels, so the plain variance ranks nodes by how
  *    poorly they are connected (the same finding as core/mobo.c's
  *    degree_scale for EHVI).
  * 2. The labels are normal scores of their ranks (sampler_normal_scores),
- *    EI's incumbent the largest of them. Failed runs (BLEU 2-3 beside a
- *    median of 13 on zh-en) are outliers that the harmonic mean, a weighted
- *    average, spreads over every neighbour of the best rows, and they
- *    inflate s²; on ranks they weigh like any other bad row (a Gaussian
- *    copula, as in Salinas et al., ICML 2020). The map is increasing, so
- *    the incumbent is still the best observation.
- * Measured (100 seeds, RBF, ftb zh/ru/ja/en-ja/sw/so) at ℓ = median: as it
- * was 91/59/17/13/75/184; 1 alone 66/30/16/37/-/-; 2 alone 98/40/19/7/64/
- * 304; both 55/19/14/23/82/71. Both with graph_build's shorter ℓ, `hpod
- * bench` (seeds 0..99): GB_EI_R 32/17/15/19/60/91, GB_EI_M 29/16/14/16/51/
- * 104, against greedy 36/20/19/29/99/104: ahead of greedy everywhere but
- * level with it on so-en for Matérn, and worse than before on en-ja (13)
- * and in ftc on ja-en (5 -> 9); fb (best of the first 20) improved on
- * every table but ja-en (equal). Also about 25% faster (fewer rows per
- * run).
+ *    EI's incumbent the largest of them: failed runs are outliers that the
+ *    harmonic mean, a weighted average, spreads over every neighbour of the
+ *    best rows, and they inflate s²; on ranks they weigh like any other bad
+ *    row. The map is increasing, so the incumbent is still the best
+ *    observation.
  * Pending nodes get the mean of the observed scores (≈ 0): graph_scores'
  * constant lie, in the scores' units.
  */
@@ -590,12 +515,12 @@ ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
 /*
  * Scores the n nodes of g with labels at lab_obs (observations) and
  * lab_pend (pending). Pending nodes get a constant lie, the mean of the
- * observed values (DESIGN.md §3 allows it beside the kriging believer):
- * it steers concurrent workers apart like the believer does, and it keeps
- * the labeled set growing from call to call (pending nodes stay labeled
- * when their report arrives), so the cached factor is downdated in O(u²)
- * instead of refactorized, which an extra observations-only solve for the
- * believer would force.
+ * observed values (the "constant liar" of Ginsbourger et al. 2010, a
+ * sibling of the kriging believer the GP uses): it steers concurrent workers
+ * apart like the believer does, and it keeps the labeled set growing from call
+ * to call (pending nodes stay labeled when their report arrives), so the cached
+ * factor is downdated in O(u²) instead of refactorized, which an extra
+ * observations-only solve for the believer would force.
  */
 static enum hpod_status
 graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
@@ -671,7 +596,7 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
 {
     const struct space *sp = in->space;
     size_t dim = sp->dim, npar = sp->n_params;
-    size_t no = in->n_obs, npd = in->n_pend, nr = SAMPLER_N_GRAPH_NODES;
+    size_t no = in->n_obs, npd = in->n_pend, nr = ACQOPT_N_NODES;
     size_t n = no + npd + nr;
     double *u = xmalloc(n * dim * sizeof *u);
     double *rawbuf = xmalloc(npar * sizeof *rawbuf);
@@ -690,10 +615,7 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
         lp[i] = no + i;
     for (size_t i = 0; i < no + npd; i++)
         skip[i] = 1;
-    for (size_t i = 0; i < nr; i++) {
-        space_sample(sp, r, rawbuf);
-        space_encode(sp, rawbuf, u + (no + npd + i) * dim);
-    }
+    acqopt_sample(sp, r, nr, u + (no + npd) * dim, rawbuf);
     if ((st = graph_build(u, n, dim, in->kernel, in->acquisition, &g)) !=
             HPOD_OK ||
         (st = graph_scores(g, n, in, lo, lp, score)) != HPOD_OK)

@@ -1,6 +1,7 @@
 /*
  * core/sh.h - successive halving replayed on recorded learning curves
- * (Xuan Zhang's dissertation, ch. 6, Table 6.1; DESIGN.md §3 and §5).
+ * (Xuan Zhang's dissertation, ch. 6, Table 6.1; docs/ARCHITECTURE.md,
+ * "Algorithms").
  *
  * Each configuration is a learning curve: its objective (dev perplexity,
  * LOWER is better) at checkpoints 1, 2, ..., len. Successive halving looks

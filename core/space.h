@@ -4,10 +4,11 @@
  *
  * A configuration is a vector of n_params doubles ("raw" values): a float
  * or int parameter holds its value, a categorical one the index of its
- * choice. Encoding maps raw values to dim features in [0,1] (DESIGN.md §3):
- * ranges linearly or in log space, value lists by value between their
- * smallest and largest (in log space when log is set), categoricals
- * one-hot. Pure: no I/O, no JSON; names are borrowed for the caller's use.
+ * choice. Encoding maps raw values to dim features in [0,1], the unit cube
+ * every surrogate sees: ranges linearly or in log space, value lists by value
+ * between their smallest and largest (in log space when log is set),
+ * categoricals one-hot. Pure: no I/O, no JSON; names are borrowed for the
+ * caller's use.
  */
 #ifndef HPOD_SPACE_H
 #define HPOD_SPACE_H

@@ -410,7 +410,7 @@ test_continuous(void **state)
         double best = -1;
         /* The graph kind is only checked for legal answers (below): a few
          * model steps do that, and each costs a dense solve on
-         * SAMPLER_N_GRAPH_NODES nodes (seconds under valgrind). */
+         * ACQOPT_N_NODES nodes (seconds under valgrind). */
         int steps = kinds[k] == SAMPLER_GP ? 25 : 9;
         for (int t = 0; t < steps; t++) {
             struct sampler_input in = {.space = &cs,
