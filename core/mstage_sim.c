@@ -73,7 +73,7 @@ sim_rebuild(struct sim *s)
 }
 
 /*
- * A new trial of `stage` chosen by the base sampler, as handlers/suggest.c
+ * A new trial of `stage` chosen by the base sampler, as study/suggest.c
  * and mf_observation build its input for a multistage study: observations
  * are the values at the fidelity the model learns from (larger is better:
  * −ppl), pending the stage's live or paused members without one. That

@@ -35,7 +35,7 @@
  *        far) is chosen by sampler_next over the candidates not yet issued
  *        (base kind, seed, init, kernel, acquisition of struct
  *        mstage_sim_base; seq = the issue number). Its observations are,
- *        as in handlers/suggest.c and study/multifidelity.c, every
+ *        as in study/suggest.c and study/multifidelity.c, every
  *        trial with an mstage_value_at at the fidelity the model learns
  *        from, oriented larger-is-better (−ppl): the current stage's, or,
  *        while fewer than `init` trials have a value there, the highest

@@ -13,8 +13,8 @@
  * NaN values make every comparison that involves them false: a point with
  * a NaN neither dominates nor is dominated, and contributes no hypervolume.
  *
- * The HTTP handler for /v1/studies/{id}/pareto (handlers/pareto.c) and the
- * EHVI acquisition (core/ehvi.c) build on this module.
+ * The answer of /v1/studies/{id}/pareto (study/pareto.c) and the EHVI
+ * acquisition (core/ehvi.c) build on this module.
  */
 #ifndef HPOD_PARETO_H
 #define HPOD_PARETO_H
