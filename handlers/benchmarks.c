@@ -27,6 +27,8 @@
 #include "core/rng.h"
 #include "core/sh.h"
 #include "core/simulate.h"
+#include "bench/import.h"
+#include "bench/lcrun.h"
 #include "bench/tables.h"
 #include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
@@ -35,9 +37,6 @@
 #include "store/bench_store.h"
 #include "common/err.h"
 
-#define IMPORT_MAX_ROWS 100000
-#define IMPORT_MAX_PARAMS 64
-#define IMPORT_MAX_METRICS 16
 #define SIM_MAX_REPEATS 1000
 #define SIM_THREADS 2
 #define IMPORTED_CACHE 32
@@ -84,19 +83,6 @@ cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Raw value of a row's parameter: a number, or a choice's index. */
-static double
-raw_value(json_t *v, json_t *choices)
-{
-    if (json_is_string(v)) {
-        for (size_t c = 0; c < json_array_size(choices); c++)
-            if (json_equal(v, json_array_get(choices, c)))
-                return (double)c;
-        return -1;
-    }
-    return json_number_value(v);
 }
 
 /* Pareto flags for max bleu / min gpu_time, when both metrics exist. */
@@ -154,8 +140,8 @@ build_imported(const char *name, json_t *def, json_t *rows)
         json_array_append_new(im->types, json_string(ty));
         json_array_append(im->choices, ch ? ch : json_null());
         for (size_t i = 0; i < n; i++)
-            t->raw[i * np + k] =
-                raw_value(json_object_get(json_array_get(rows, i), pn), ch);
+            t->raw[i * np + k] = bench_raw_value(
+                json_object_get(json_array_get(rows, i), pn), ch);
         if (ch) {
             space_add_categorical(&t->space, json_array_size(ch));
             continue;
@@ -487,275 +473,9 @@ handle_benchmark_get(struct req *rq)
 /* ---- POST /v1/benchmarks ---- */
 
 static int
-valid_part(const char *s, size_t n)
-{
-    return hpod_name_ok_n(s, n, 64);
-}
-
-static int
-valid_import_name(const char *s)
-{
-    const char *slash = strchr(s, '/');
-    if (!slash || strchr(slash + 1, '/'))
-        return 0;
-    size_t a = (size_t)(slash - s), b = strlen(slash + 1);
-    if (!valid_part(s, a) || !valid_part(slash + 1, b))
-        return 0;
-    return !(a == 6 && strncmp(s, "nmthpo", 6) == 0) &&
-           !(a == 5 && strncmp(s, "nmtlc", 5) == 0);
-}
-
-static int
 same_row(const double *x, const double *y, size_t w)
 {
     return memcmp(x, y, w * sizeof *x) == 0;
-}
-
-/* See benchmarks.h. */
-enum hpod_status
-benchmark_import_validate(json_t *body, const char **name_out, json_t **def_out,
-                          struct hpod_err *err)
-{
-    static const char *const keys[] = {"name", "params", "metrics", "rows",
-                                       NULL};
-    static const char *const pkeys[] = {"name", "type", "log", NULL};
-    json_t *params, *metrics, *rows, *v;
-    json_t *nparams = NULL, *def = NULL;
-    double *raw = NULL;
-    enum hpod_status st;
-    char f[192];
-
-    *def_out = NULL;
-    if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK)
-        return st;
-    v = json_object_get(body, "name");
-    if (!v)
-        return hpod_fail(err, HPOD_EINVAL, "name", "name is required");
-    if (!json_is_string(v))
-        return hpod_fail(err, HPOD_EINVAL, "name", "name must be a string");
-    *name_out = json_string_value(v);
-    if (!valid_import_name(*name_out))
-        return hpod_fail(err, HPOD_EUNPROC, "name",
-                         "name must be \"namespace/name\", each part 1 to 64 "
-                         "letters, digits, '_', '.' or '-', namespace not "
-                         "nmthpo or nmtlc");
-    params = json_object_get(body, "params");
-    metrics = json_object_get(body, "metrics");
-    rows = json_object_get(body, "rows");
-    if (!params || !json_is_array(params))
-        return hpod_fail(err, HPOD_EINVAL, "params",
-                         params ? "params must be an array"
-                                : "params is required");
-    if (!metrics || !json_is_array(metrics))
-        return hpod_fail(err, HPOD_EINVAL, "metrics",
-                         metrics ? "metrics must be an array"
-                                 : "metrics is required");
-    if (!rows || !json_is_array(rows))
-        return hpod_fail(err, HPOD_EINVAL, "rows",
-                         rows ? "rows must be an array" : "rows is required");
-    size_t np = json_array_size(params), nm = json_array_size(metrics);
-    size_t n = json_array_size(rows);
-    if (np == 0 || np > IMPORT_MAX_PARAMS)
-        return hpod_fail(err, HPOD_EUNPROC, "params",
-                         "params must hold 1 to %d parameters",
-                         IMPORT_MAX_PARAMS);
-    if (nm == 0 || nm > IMPORT_MAX_METRICS)
-        return hpod_fail(err, HPOD_EUNPROC, "metrics",
-                         "metrics must hold 1 to %d names", IMPORT_MAX_METRICS);
-    if (n == 0 || n > IMPORT_MAX_ROWS)
-        return hpod_fail(err, HPOD_EUNPROC, "rows",
-                         "rows must hold 1 to %d rows", IMPORT_MAX_ROWS);
-
-    /* Column names: params then metrics, all distinct. */
-    const char **cols = xcalloc(np + nm, sizeof *cols);
-    const char **types = xcalloc(np, sizeof *types);
-    st = HPOD_OK;
-    for (size_t k = 0; k < np && st == HPOD_OK; k++) {
-        json_t *p = json_array_get(params, k);
-        json_t *lg;
-        snprintf(f, sizeof f, "params[%zu]", k);
-        if (!json_is_object(p)) {
-            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be an object", f);
-            break;
-        }
-        if ((st = hj_check_keys(p, pkeys, f, err)) != HPOD_OK)
-            break;
-        json_t *pn = json_object_get(p, "name"),
-               *pt = json_object_get(p, "type");
-        lg = json_object_get(p, "log");
-        if (!json_is_string(pn) || !json_is_string(pt) ||
-            (lg && !json_is_boolean(lg))) {
-            snprintf(f, sizeof f, "params[%zu].%s", k,
-                     !json_is_string(pn)   ? "name"
-                     : !json_is_string(pt) ? "type"
-                                           : "log");
-            st = hpod_fail(err, HPOD_EINVAL, f,
-                           "%s is missing or has "
-                           "the wrong type",
-                           f);
-            break;
-        }
-        cols[k] = json_string_value(pn);
-        types[k] = json_string_value(pt);
-        snprintf(f, sizeof f, "params[%zu].type", k);
-        if (strcmp(types[k], "float") && strcmp(types[k], "int") &&
-            strcmp(types[k], "categorical"))
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "type must be float, int or categorical");
-        else if (json_is_true(lg) && types[k][0] == 'c')
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "a categorical parameter cannot be log-scaled");
-    }
-    for (size_t m = 0; m < nm && st == HPOD_OK; m++) {
-        json_t *mv = json_array_get(metrics, m);
-        snprintf(f, sizeof f, "metrics[%zu]", m);
-        if (!json_is_string(mv))
-            st = hpod_fail(err, HPOD_EINVAL, f, "%s must be a string", f);
-        else
-            cols[np + m] = json_string_value(mv);
-    }
-    for (size_t c = 0; c < np + nm && st == HPOD_OK; c++) {
-        if (c < np)
-            snprintf(f, sizeof f, "params[%zu].name", c);
-        else
-            snprintf(f, sizeof f, "metrics[%zu]", c - np);
-        if (!valid_part(cols[c], strlen(cols[c])))
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "column name \"%.64s\" must be 1 to 64 letters, "
-                           "digits, '_', '.' or '-'",
-                           cols[c]);
-        for (size_t c2 = 0; c2 < c && st == HPOD_OK; c2++)
-            if (strcmp(cols[c], cols[c2]) == 0)
-                st = hpod_fail(err, HPOD_EUNPROC, f, "duplicate column \"%s\"",
-                               cols[c]);
-    }
-
-    /* Rows: every column present with the right type, nothing else. */
-    json_t **choice_sets = xcalloc(np, sizeof *choice_sets);
-    for (size_t k = 0; k < np; k++)
-        choice_sets[k] = json_array();
-    for (size_t i = 0; i < n && st == HPOD_OK; i++) {
-        json_t *r = json_array_get(rows, i);
-        double x;
-        const char *key;
-        snprintf(f, sizeof f, "rows[%zu]", i);
-        if (!json_is_object(r)) {
-            st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be an object", f);
-            break;
-        }
-        json_object_foreach(r, key, v)
-        {
-            size_t c;
-            for (c = 0; c < np + nm && strcmp(cols[c], key); c++)
-                ;
-            if (c == np + nm) {
-                snprintf(f, sizeof f, "rows[%zu].%.64s", i, key);
-                st = hpod_fail(err, HPOD_EUNPROC, f, "unknown column \"%.64s\"",
-                               key);
-                break;
-            }
-        }
-        for (size_t c = 0; c < np + nm && st == HPOD_OK; c++) {
-            snprintf(f, sizeof f, "rows[%zu].%s", i, cols[c]);
-            v = json_object_get(r, cols[c]);
-            if (!v) {
-                st = hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
-            } else if (c < np && types[c][0] == 'c') {
-                if (!json_is_string(v) || json_string_length(v) == 0)
-                    st = hpod_fail(err, HPOD_EUNPROC, f,
-                                   "%s must be a non-empty string", f);
-                else {
-                    size_t q;
-                    for (q = 0; q < json_array_size(choice_sets[c]); q++)
-                        if (json_equal(v, json_array_get(choice_sets[c], q)))
-                            break;
-                    if (q == json_array_size(choice_sets[c]))
-                        json_array_append(choice_sets[c], v);
-                }
-            } else if (c < np && types[c][0] == 'i' ? !json_is_integer(v)
-                                                    : !json_is_number(v)) {
-                st = hpod_fail(err, HPOD_EUNPROC, f, "%s must be %s", f,
-                               c < np && types[c][0] == 'i' ? "an integer"
-                                                            : "a number");
-            } else if ((c < np && types[c][0] == 'i'
-                            ? hj_int_field(v, f, &x, err)
-                            : hj_number_field(v, f, &x, err)) != HPOD_OK) {
-                /* Held as doubles (parameters in core/space, metrics in
-                 * the table): a number a double would round is refused. */
-                st = HPOD_EUNPROC;
-            } else if (c < np &&
-                       json_is_true(
-                           json_object_get(json_array_get(params, c), "log")) &&
-                       !(json_number_value(v) > 0)) {
-                st = hpod_fail(err, HPOD_EUNPROC, f,
-                               "%s must be > 0 for a log-scaled parameter", f);
-            }
-        }
-    }
-
-    /* Normalized definition: categorical choices sorted. */
-    if (st == HPOD_OK) {
-        nparams = json_array();
-        for (size_t k = 0; k < np; k++) {
-            json_t *p = json_array_get(params, k);
-            json_t *np_ =
-                json_pack("{s:s, s:s, s:b}", "name", cols[k], "type", types[k],
-                          "log", json_is_true(json_object_get(p, "log")));
-            if (types[k][0] == 'c') {
-                /* Sort choices for a stable, order-free encoding. */
-                size_t nc = json_array_size(choice_sets[k]);
-                const char **cs = xcalloc(nc ? nc : 1, sizeof *cs);
-                for (size_t q = 0; q < nc; q++)
-                    cs[q] =
-                        json_string_value(json_array_get(choice_sets[k], q));
-                for (size_t a = 1; a < nc; a++)
-                    for (size_t b = a; b > 0 && strcmp(cs[b - 1], cs[b]) > 0;
-                         b--) {
-                        const char *t = cs[b];
-                        cs[b] = cs[b - 1];
-                        cs[b - 1] = t;
-                    }
-                json_t *sorted = json_array();
-                for (size_t q = 0; q < nc; q++)
-                    json_array_append_new(sorted, json_string(cs[q]));
-                free(cs);
-                json_object_set_new(np_, "choices", sorted);
-            }
-            json_array_append_new(nparams, np_);
-        }
-        def = json_pack("{s:O, s:O}", "params", nparams, "metrics", metrics);
-    }
-
-    /* Duplicate configurations (the later row is named). */
-    if (st == HPOD_OK) {
-        size_t first, later;
-        raw = xmalloc(n * np * sizeof *raw);
-        for (size_t i = 0; i < n; i++) {
-            for (size_t k = 0; k < np; k++)
-                raw[i * np + k] = raw_value(
-                    json_object_get(json_array_get(rows, i), cols[k]),
-                    json_object_get(json_array_get(nparams, k), "choices"));
-        }
-        if (space_find_duplicate(raw, n, np, &first, &later)) {
-            snprintf(f, sizeof f, "rows[%zu]", later);
-            st = hpod_fail(err, HPOD_EUNPROC, f,
-                           "rows[%zu] has the configuration of rows[%zu]",
-                           later, first);
-        }
-    }
-    for (size_t k = 0; k < np; k++)
-        json_decref(choice_sets[k]);
-    free(choice_sets);
-    free(cols);
-    free(types);
-    free(raw);
-    json_decref(nparams);
-    if (st != HPOD_OK) {
-        json_decref(def);
-        return st;
-    }
-    *def_out = def;
-    return HPOD_OK;
 }
 
 enum hpod_status
@@ -767,7 +487,7 @@ handle_benchmark_import(struct req *rq)
     struct bench_ref ref;
     enum hpod_status st;
 
-    if ((st = benchmark_import_validate(rq->body, &name, &def, &rq->err)) !=
+    if ((st = bench_import_validate(rq->body, &name, &def, &rq->err)) !=
         HPOD_OK)
         return st;
     def_text = hj_dump(def, 0);
@@ -819,7 +539,7 @@ match_row(struct req *rq, const struct bench_ref *ref, json_t *params,
                            "%s is missing or has the wrong type", f);
             goto out;
         }
-        raw[k] = raw_value(v, ch);
+        raw[k] = bench_raw_value(v, ch);
     }
     for (size_t i = 0; i < t->n; i++)
         if (same_row(t->raw + i * np, raw, np)) {
@@ -1538,56 +1258,27 @@ num_or_null(double x)
 }
 
 /*
- * Successive halving on the set (dissertation Table 6.1, DESIGN.md §5):
- * sh_simulate_many with seeds seed .. seed+repeats-1. *metrics and *runs
- * receive new references; draws (repeats × configs) the curves each run
- * drew, in draw order: the draw of core/sh.h's contract (partial
- * Fisher-Yates, rng_seed(seed + k)), redone here because sh_simulate_many
- * does not return it, and checked against the runs' final and best.
+ * Successive halving on the set (dissertation Table 6.1; bench/lcrun.h):
+ * seeds seed .. seed+repeats-1. *metrics and *runs receive new
+ * references; draws (repeats × configs) the curves each run drew, in draw
+ * order.
  */
 static enum hpod_status
-lc_run_sh(struct req *rq, const struct bench_lc_set *set,
+lc_run_sh(struct req *rq, const struct lcrun_curves *lc,
           const struct sh_params *prm, size_t configs, size_t repeats,
           uint64_t seed, size_t *draws, json_t **metrics, json_t **runs)
 {
-    size_t n = set->n;
-    struct sh_curve *cv = xmalloc(n * sizeof *cv);
     struct sh_result *per = xmalloc(repeats * sizeof *per);
-    size_t *perm = xmalloc(n * sizeof *perm);
     struct sh_summary sum;
     enum hpod_status st;
 
     *metrics = *runs = NULL;
-    for (size_t i = 0; i < n; i++) {
-        cv[i].y = set->curves[i].ppl;
-        cv[i].len = set->curves[i].len;
-        cv[i].optimal = set->curves[i].ppl_optimal;
-    }
-    st = sh_simulate_many(cv, n, prm, configs, repeats, seed, per, &sum);
-    if (st != HPOD_OK) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
-                       "successive halving cannot run on %s", set->name);
+    st = lcrun_sh(lc, 0, prm, configs, repeats, seed, per, &sum, draws,
+                  &rq->err);
+    if (st != HPOD_OK)
         goto out;
-    }
     *runs = json_array();
-    for (size_t k = 0; k < repeats; k++) {
-        struct rng r;
-        int has_final = 0, has_best = 0;
-        size_t *d = draws + k * configs;
-        rng_seed(&r, seed + k);
-        rng_draw(&r, perm, n, configs);
-        for (size_t j = 0; j < configs; j++) {
-            d[j] = perm[j];
-            has_final |= d[j] == per[k].final;
-            has_best |= d[j] == per[k].best;
-        }
-        if (!has_final || !has_best) {
-            st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
-                           "successive halving run %zu: the draw differs "
-                           "from core/sh's",
-                           k);
-            goto out;
-        }
+    for (size_t k = 0; k < repeats; k++)
         json_array_append_new(
             *runs, json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:I}", "final",
                              (json_int_t)per[k].final, "best",
@@ -1596,7 +1287,6 @@ lc_run_sh(struct req *rq, const struct bench_lc_set *set,
                              "stages", (json_int_t)per[k].stages, "spent",
                              (json_int_t)per[k].spent, "full",
                              (json_int_t)per[k].full));
-    }
     /* saved: checkpoints not trained against training all `configs` to
      * the end of their curves, 100·(1 - spent/full), as `hpod bench --sh`
      * reports it. */
@@ -1609,87 +1299,55 @@ lc_run_sh(struct req *rq, const struct bench_lc_set *set,
         "last_stage", (json_int_t)sum.last_stage, "complete",
         (json_int_t)sum.complete);
 out:
-    if (st != HPOD_OK) {
-        json_decref(*runs);
-        *runs = NULL;
-    }
-    free(cv);
     free(per);
-    free(perm);
     return st;
 }
 
 /*
- * ASHA replayed with `workers` simulated workers (core/asha_sim.h), run k
+ * ASHA replayed with `workers` simulated workers (bench/lcrun.h), run k
  * on rng_seed(seed + k) as `hpod bench --asha` does, so both agree for
- * the same seeds. draws as for lc_run_sh (asha_sim_trace's drawn).
+ * the same seeds. draws as for lc_run_sh.
  */
 static enum hpod_status
-lc_run_asha(struct req *rq, const struct bench_lc_set *set,
+lc_run_asha(struct req *rq, const struct lcrun_curves *lc,
             const struct asha_params *prm, size_t workers, size_t configs,
             size_t repeats, uint64_t seed, size_t *draws, json_t **metrics,
             json_t **runs)
 {
-    size_t n = set->n;
-    struct asha_sim_curve *cv = xmalloc(n * sizeof *cv);
-    size_t *trained = xmalloc(configs * sizeof *trained);
-    double saved = 0, steps = 0, full = 0, n_full = 0, rank = 0, kept = 0,
-           best = 0, elapsed = 0;
-    enum hpod_status st = HPOD_OK;
+    struct asha_sim_result *res = xmalloc(repeats * sizeof *res);
+    size_t *trained = xmalloc(repeats * configs * sizeof *trained);
+    struct lcrun_asha_summary sum;
+    enum hpod_status st;
 
-    *metrics = NULL;
+    *metrics = *runs = NULL;
+    st = lcrun_asha(lc, prm, workers, configs, repeats, seed, res, draws,
+                    trained, &sum, &rq->err);
+    if (st != HPOD_OK)
+        goto out;
     *runs = json_array();
-    for (size_t i = 0; i < n; i++) {
-        cv[i].ppl = set->curves[i].ppl;
-        cv[i].len = set->curves[i].len;
-        cv[i].optimal = set->curves[i].ppl_optimal;
-    }
     for (size_t k = 0; k < repeats; k++) {
-        struct rng r;
-        struct asha_sim_result res;
-        rng_seed(&r, seed + k);
-        st = asha_sim_trace(cv, n, prm, workers, configs, &r, &res,
-                            draws + k * configs, trained);
-        if (st != HPOD_OK) {
-            st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm",
-                           "asha cannot run on %s with these parameters",
-                           set->name);
-            goto out;
-        }
         json_t *tr = json_array();
         for (size_t j = 0; j < configs; j++)
-            json_array_append_new(tr, json_integer((json_int_t)trained[j]));
+            json_array_append_new(
+                tr, json_integer((json_int_t)trained[k * configs + j]));
         json_array_append_new(
-            *runs,
-            json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:o}", "steps",
-                      (json_int_t)res.steps, "steps_full",
-                      (json_int_t)res.steps_full, "n_full",
-                      (json_int_t)res.n_full, "best_rank",
-                      (json_int_t)res.best_rank, "best_full", res.best_full,
-                      "elapsed", (json_int_t)res.elapsed, "trained", tr));
-        saved += 100.0 * (1.0 - (double)res.steps / (double)res.steps_full);
-        steps += (double)res.steps;
-        full += (double)res.steps_full;
-        n_full += (double)res.n_full;
-        rank += (double)res.best_rank;
-        best += res.best_full ? 100.0 : 0.0;
-        kept += res.best_rank == 1 ? 100.0 : 0.0;
-        elapsed += (double)res.elapsed;
+            *runs, json_pack("{s:I, s:I, s:I, s:I, s:b, s:I, s:o}", "steps",
+                             (json_int_t)res[k].steps, "steps_full",
+                             (json_int_t)res[k].steps_full, "n_full",
+                             (json_int_t)res[k].n_full, "best_rank",
+                             (json_int_t)res[k].best_rank, "best_full",
+                             res[k].best_full, "elapsed",
+                             (json_int_t)res[k].elapsed, "trained", tr));
     }
-    double nr = (double)repeats;
     /* Means over the runs; saved is the mean of the runs' percentages, as
      * `hpod bench --asha` reports it. */
-    *metrics =
-        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps",
-                  steps / nr, "steps_full", full / nr, "saved", saved / nr,
-                  "best_kept", best / nr, "best_rank", rank / nr, "kept_best",
-                  kept / nr, "n_full", n_full / nr, "elapsed", elapsed / nr);
+    *metrics = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps",
+                         sum.steps, "steps_full", sum.steps_full, "saved",
+                         sum.saved, "best_kept", sum.best_full, "best_rank",
+                         sum.best_rank, "kept_best", sum.kept_best, "n_full",
+                         sum.n_full, "elapsed", sum.elapsed);
 out:
-    if (st != HPOD_OK) {
-        json_decref(*runs);
-        *runs = NULL;
-    }
-    free(cv);
+    free(res);
     free(trained);
     return st;
 }
@@ -1767,14 +1425,17 @@ simulate_curves(struct req *rq, const struct bench_lc_set *set)
     lens = xmalloc((size_t)repeats * sizeof *lens);
     for (long long k = 0; k < repeats; k++)
         lens[k] = (size_t)configs;
+    struct lcrun_curves lc;
+    lcrun_curves_init(&lc, set);
     double t0 = now_s();
     st = la.is_asha
-             ? lc_run_asha(rq, set, &la.asha, (size_t)workers, (size_t)configs,
+             ? lc_run_asha(rq, &lc, &la.asha, (size_t)workers, (size_t)configs,
                            (size_t)repeats, (uint64_t)seed, draws, &metrics,
                            &runs)
-             : lc_run_sh(rq, set, &la.sh, (size_t)configs, (size_t)repeats,
+             : lc_run_sh(rq, &lc, &la.sh, (size_t)configs, (size_t)repeats,
                          (uint64_t)seed, draws, &metrics, &runs);
     double seconds = now_s() - t0;
+    lcrun_curves_free(&lc);
     if (st != HPOD_OK)
         goto out;
     summary =

@@ -18,16 +18,6 @@
 #include "study/def.h"
 
 /*
- * benchmark_import_validate - checks a POST /v1/benchmarks body (borrowed):
- * name, params, metrics and rows. On HPOD_OK *name is borrowed from body
- * and *def a new reference to the normalized definition {"params": [...
- * with sorted choices...], "metrics": [...]}; otherwise *def is NULL and
- * err names the field (400 shape, 422 rule).
- */
-enum hpod_status benchmark_import_validate(json_t *body, const char **name,
-                                           json_t **def, struct hpod_err *err);
-
-/*
  * What a curve simulation runs, parsed from "algorithm": successive
  * halving (`sh`: p, c, rank, round_up; core/sh.h) or ASHA (`asha`: r, u,
  * R, p, keep; core/asha_sim.h, promotion mode). The ranges are those of

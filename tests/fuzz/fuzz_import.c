@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_import.c - POST /v1/benchmarks without the database: the
  * body decoded as server/http.c decodes it, then the import validator
- * (benchmark_import_validate).
+ * (bench_import_validate).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
  * body; an acceptance names the table and gives a definition and rows that
@@ -10,7 +10,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "handlers/benchmarks.h"
+#include "bench/import.h"
+#include "common/json.h"
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -24,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (!(body = fuzz_body(data, size)))
         return 0;
-    st = benchmark_import_validate(body, &name, &def, &err);
+    st = bench_import_validate(body, &name, &def, &err);
     if (st != HPOD_OK) {
         FUZZ_CHECK(def == NULL, "definition returned on failure");
         fuzz_check_failure(st, &err);
