@@ -88,9 +88,7 @@ int hb_mo(const struct hb_opts *o);
 /* Those settings as a JSON object (new reference). */
 json_t *hb_asha_constants(void);
 
-/* The median curve length of a learning-curve set, n >= 1 curves. */
 struct bench_lc_set;
-size_t hb_len_median(const struct bench_lc_set *set);
 
 /*
  * hb_curve_sets - loads o->dir/nmtlc/scratch.jsonl and picks the sets

@@ -2,17 +2,19 @@
  * tools/lcurves.c - hpod-bench --sh and --asha: successive halving
  * (dissertation Table 6.1; core/sh.h) and ASHA with simulated
  * asynchronous workers (core/asha_sim.h) replayed on the learning curves
- * of nmtlc/scratch.jsonl.
+ * of nmtlc/scratch.jsonl. The batches are bench/lcrun's, the code HTTP
+ * simulate runs for the same algorithms; this file picks the protocol's
+ * cells and writes their figures.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/lcrun.h"
 #include "bench/tables.h"
 #include "common/mem.h"
 #include "core/asha_sim.h"
 #include "core/lcfit.h"
-#include "core/rng.h"
 #include "core/sh.h"
 #include "tools/hpod_bench.h"
 
@@ -34,9 +36,7 @@ static const size_t sh_horizons[SH_N_HORIZONS] = {200, 100, 60};
 #define SH_N_VARIANTS 5 /* BSF, keep ceil(k/p), last value, dedup, extrap */
 
 struct sh_row {
-    const struct bench_lc_set *set;
-    size_t n_curves, n_settings;
-    size_t len_min, len_med, len_max;
+    struct lcrun_curves c;        /* the set's curves (bench/lcrun) */
     struct sh_summary grid[2][2]; /* [p][c], --repeats runs */
     double gap[2][2];             /* mean ppl gap of the wrong picks */
     struct sh_summary ex[2][2];   /* [p][c], --repeats runs, SH_RANK_EXTRAP */
@@ -47,62 +47,31 @@ struct sh_row {
     enum hpod_status hz_st[SH_N_HORIZONS];
 };
 
-/* The curves of a set, all of them and the first of every distinct
- * hyperparameter setting (*nd of them); the lengths' min, median, max. */
-static void
-sh_curves(struct sh_row *row, struct sh_curve *cv, struct sh_curve *dd,
-          size_t *nd)
-{
-    const struct bench_lc_set *set = row->set;
-    size_t n = set->n;
-    size_t *lens = xmalloc(n * sizeof *lens);
-    *nd = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct bench_curve *c = &set->curves[i];
-        cv[i].y = c->ppl;
-        cv[i].len = c->len;
-        cv[i].optimal = c->ppl_optimal;
-        lens[i] = c->len;
-        int dup = 0;
-        for (size_t j = 0; j < i && !dup; j++)
-            dup = memcmp(set->curves[j].hyper, c->hyper,
-                         set->n_hyper * sizeof *c->hyper) == 0;
-        if (!dup)
-            dd[(*nd)++] = cv[i];
-    }
-    qsort(lens, n, sizeof *lens, hb_size_cmp);
-    row->n_curves = n;
-    row->n_settings = *nd;
-    row->len_min = lens[0];
-    row->len_med = lens[n / 2];
-    row->len_max = lens[n - 1];
-    free(lens);
-}
-
 /* The p × c grid, BSF and extrapolated, on --repeats runs. */
 static enum hpod_status
-sh_grid(const struct hb_opts *o, struct sh_row *row, const struct sh_curve *cv,
-        size_t n, struct sh_result *per)
+sh_grid(const struct hb_opts *o, struct sh_row *row, struct sh_result *per,
+        struct hpod_err *err)
 {
     for (size_t a = 0; a < 2; a++)
         for (size_t b = 0; b < 2; b++) {
             struct sh_params prm = {sh_ps[a], sh_cs[b], 0, SH_RANK_BSF, 0};
             enum hpod_status st =
-                sh_simulate_many(cv, n, &prm, o->configs, o->repeats, o->seed,
-                                 per, &row->grid[a][b]);
+                lcrun_sh(&row->c, 0, &prm, o->configs, o->repeats, o->seed, per,
+                         &row->grid[a][b], NULL, err);
             if (st != HPOD_OK)
                 return st;
             /* Looking forward on the same draws (horizon: longest curve). */
             prm.rank = SH_RANK_EXTRAP;
-            st = sh_simulate_many(cv, n, &prm, o->configs, o->repeats, o->seed,
-                                  NULL, &row->ex[a][b]);
+            st = lcrun_sh(&row->c, 0, &prm, o->configs, o->repeats, o->seed,
+                          NULL, &row->ex[a][b], NULL, err);
             if (st != HPOD_OK)
                 return st;
             double gap = 0;
             size_t wrong = 0;
             for (size_t k = 0; k < o->repeats; k++)
                 if (!per[k].correct) {
-                    gap += cv[per[k].final].optimal - cv[per[k].best].optimal;
+                    gap += row->c.sh[per[k].final].optimal -
+                           row->c.sh[per[k].best].optimal;
                     wrong++;
                 }
             row->gap[a][b] = wrong ? gap / (double)wrong : NAN;
@@ -117,17 +86,14 @@ sh_grid(const struct hb_opts *o, struct sh_row *row, const struct sh_curve *cv,
  * empty: a set too small for --configs once deduplicated).
  */
 static enum hpod_status
-sh_row_run(const struct hb_opts *o, struct sh_row *row)
+sh_row_run(const struct hb_opts *o, struct sh_row *row, struct hpod_err *err)
 {
-    size_t n = row->set->n, nd = 0;
-    struct sh_curve *cv = xmalloc(n * sizeof *cv);
-    struct sh_curve *dd = xmalloc(n * sizeof *dd);
     struct sh_result *per = xmalloc(o->repeats * sizeof *per);
     struct sh_result *per_b = xmalloc(SH_LONG_RUNS * sizeof *per_b);
     struct sh_result *per_e = xmalloc(SH_LONG_RUNS * sizeof *per_e);
+    struct hpod_err ignored = {0};
 
-    sh_curves(row, cv, dd, &nd);
-    enum hpod_status st = sh_grid(o, row, cv, n, per);
+    enum hpod_status st = sh_grid(o, row, per, err);
     if (st != HPOD_OK)
         goto out;
     for (size_t v = 0; v < SH_N_VARIANTS; v++) {
@@ -137,17 +103,16 @@ sh_row_run(const struct hb_opts *o, struct sh_row *row)
                                          : SH_RANK_BSF,
                                 0};
         row->lng_st[v] =
-            sh_simulate_many(v == 3 ? dd : cv, v == 3 ? nd : n, &prm,
-                             o->configs, SH_LONG_RUNS, o->seed,
-                             v == 0   ? per_b
-                             : v == 4 ? per_e
-                                      : NULL,
-                             &row->lng[v]);
+            lcrun_sh(&row->c, v == 3, &prm, o->configs, SH_LONG_RUNS, o->seed,
+                     v == 0   ? per_b
+                     : v == 4 ? per_e
+                              : NULL,
+                     &row->lng[v], NULL, &ignored);
     }
     for (size_t h = 0; h < SH_N_HORIZONS; h++) {
         struct sh_params prm = {2, 10, 0, SH_RANK_EXTRAP, sh_horizons[h]};
-        row->hz_st[h] = sh_simulate_many(cv, n, &prm, o->configs, SH_LONG_RUNS,
-                                         o->seed, NULL, &row->hz[h]);
+        row->hz_st[h] = lcrun_sh(&row->c, 0, &prm, o->configs, SH_LONG_RUNS,
+                                 o->seed, NULL, &row->hz[h], NULL, &ignored);
     }
     /* Paired: both ranks see the same draws (same seeds). */
     row->ex_won = row->ex_lost = 0;
@@ -157,8 +122,6 @@ sh_row_run(const struct hb_opts *o, struct sh_row *row)
             row->ex_lost += per_b[k].correct && !per_e[k].correct;
         }
 out:
-    free(cv);
-    free(dd);
     free(per);
     free(per_b);
     free(per_e);
@@ -191,12 +154,12 @@ sh_row_json(const struct sh_row *row)
 {
     json_t *j = json_object(), *grid = json_array(), *ex = json_array();
     json_t *gap = json_array(), *lng = json_array(), *hz = json_array();
-    hb_set(j, "set", json_string(row->set->name));
-    hb_set(j, "curves", hb_int(row->n_curves));
-    hb_set(j, "settings", hb_int(row->n_settings));
-    hb_set(j, "len_min", hb_int(row->len_min));
-    hb_set(j, "len_median", hb_int(row->len_med));
-    hb_set(j, "len_max", hb_int(row->len_max));
+    hb_set(j, "set", json_string(row->c.name));
+    hb_set(j, "curves", hb_int(row->c.n));
+    hb_set(j, "settings", hb_int(row->c.n_settings));
+    hb_set(j, "len_min", hb_int(row->c.len_min));
+    hb_set(j, "len_median", hb_int(row->c.len_med));
+    hb_set(j, "len_max", hb_int(row->c.len_max));
     for (size_t a = 0; a < 2; a++) {
         json_t *g = json_array(), *e = json_array(), *p = json_array();
         for (size_t b = 0; b < 2; b++) {
@@ -263,19 +226,18 @@ hb_sh(const struct hb_opts *o)
         goto out;
     double load_s = hb_now() - t0;
     rows = xcalloc(n_rows, sizeof *rows);
+    for (size_t r = 0; r < n_rows; r++)
+        lcrun_curves_init(&rows[r].c, picked[r]);
     for (size_t r = 0; r < n_rows; r++) {
-        rows[r].set = picked[r];
-        enum hpod_status st = sh_row_run(o, &rows[r]);
-        if (st != HPOD_OK) {
-            fprintf(stderr,
-                    "hpod-bench: successive halving failed on %s (%s)\n",
-                    rows[r].set->name, hpod_status_str(st));
+        struct hpod_err err = {0};
+        if (sh_row_run(o, &rows[r], &err) != HPOD_OK) {
+            fprintf(stderr, "hpod-bench: %s\n", err.msg);
             goto out;
         }
         fprintf(stderr,
                 "bench: %s: %zu curves; p=2 c=10: acc %.0f, %d-run "
                 "acc %.1f\n",
-                rows[r].set->name, rows[r].n_curves, rows[r].grid[0][1].acc,
+                rows[r].c.name, rows[r].c.n, rows[r].grid[0][1].acc,
                 SH_LONG_RUNS, rows[r].lng[0].acc);
     }
     double total_s = hb_now() - t0;
@@ -292,6 +254,8 @@ hb_sh(const struct hb_opts *o)
     hb_set(rep, "seconds", hb_real(total_s));
     rc = hb_emit(o, rep) == 0 ? 0 : 1;
 out:
+    for (size_t r = 0; rows && r < n_rows; r++)
+        lcrun_curves_free(&rows[r].c);
     free(rows);
     free(picked);
     bench_lc_free(sets, n_sets);
@@ -304,71 +268,24 @@ out:
 struct asha_row {
     const struct bench_lc_set *set;
     size_t len_med, R;
-    double saved;     /* mean % of checkpoints saved vs all to R */
-    double steps;     /* mean checkpoints trained */
-    double full;      /* mean checkpoints if all were trained to R */
-    double n_full;    /* mean configs trained to R */
-    double rank;      /* mean rank of the config kept (1 = best) */
-    double best_full; /* % of runs whose best config was trained to R */
-    double rank1;     /* % of runs that kept the best */
-    double speedup;   /* mean (all-to-R checkpoints / workers) / ticks */
+    struct lcrun_asha_summary sum; /* means over --repeats runs */
 };
 
-static enum hpod_status
-asha_row_run(const struct hb_opts *o, struct asha_row *row)
+/* ASHA's parameters on a set: R = min(HB_ASHA_RMAX, the median length),
+ * at least the first rung. */
+static struct asha_params
+asha_params_for(size_t len_med)
 {
-    const struct bench_lc_set *set = row->set;
-    size_t n = set->n;
-    struct asha_sim_curve *cv = xmalloc(n * sizeof *cv);
-    enum hpod_status st = HPOD_OK;
-
-    for (size_t i = 0; i < n; i++) {
-        cv[i].ppl = set->curves[i].ppl;
-        cv[i].len = set->curves[i].len;
-        cv[i].optimal = set->curves[i].ppl_optimal;
-    }
-    row->len_med = hb_len_median(set);
-    row->R = row->len_med < HB_ASHA_RMAX ? row->len_med : HB_ASHA_RMAX;
-    if (row->R < HB_ASHA_R0)
-        row->R = HB_ASHA_R0;
-
     struct asha_params prm;
     memset(&prm, 0, sizeof prm);
     prm.r = HB_ASHA_R0;
     prm.u = HB_ASHA_U;
-    prm.R = row->R;
+    prm.R = len_med < HB_ASHA_RMAX ? len_med : HB_ASHA_RMAX;
+    if (prm.R < HB_ASHA_R0)
+        prm.R = HB_ASHA_R0;
     prm.p = HB_ASHA_P;
     prm.keep = HB_ASHA_KEEP;
-    for (size_t k = 0; k < o->repeats; k++) {
-        struct rng r;
-        struct asha_sim_result res;
-        rng_seed(&r, o->seed + k);
-        st = asha_sim_run(cv, n, &prm, HB_ASHA_WORKERS, o->configs, &r, &res);
-        if (st != HPOD_OK)
-            goto out;
-        row->saved +=
-            100.0 * (1.0 - (double)res.steps / (double)res.steps_full);
-        row->steps += (double)res.steps;
-        row->full += (double)res.steps_full;
-        row->n_full += (double)res.n_full;
-        row->rank += (double)res.best_rank;
-        row->best_full += res.best_full ? 100.0 : 0.0;
-        row->rank1 += res.best_rank == 1 ? 100.0 : 0.0;
-        row->speedup += (double)res.steps_full / HB_ASHA_WORKERS /
-                        (double)(res.elapsed ? res.elapsed : 1);
-    }
-    double nr = (double)o->repeats;
-    row->saved /= nr;
-    row->steps /= nr;
-    row->full /= nr;
-    row->n_full /= nr;
-    row->rank /= nr;
-    row->best_full /= nr;
-    row->rank1 /= nr;
-    row->speedup /= nr;
-out:
-    free(cv);
-    return st;
+    return prm;
 }
 
 static json_t *
@@ -379,14 +296,14 @@ asha_row_json(const struct asha_row *w)
     hb_set(j, "curves", hb_int(w->set->n));
     hb_set(j, "len_median", hb_int(w->len_med));
     hb_set(j, "R", hb_int(w->R));
-    hb_set(j, "steps", hb_real(w->steps));
-    hb_set(j, "full", hb_real(w->full));
-    hb_set(j, "saved", hb_real(w->saved));
-    hb_set(j, "n_full", hb_real(w->n_full));
-    hb_set(j, "rank", hb_real(w->rank));
-    hb_set(j, "rank1", hb_real(w->rank1));
-    hb_set(j, "best_full", hb_real(w->best_full));
-    hb_set(j, "speedup", hb_real(w->speedup));
+    hb_set(j, "steps", hb_real(w->sum.steps));
+    hb_set(j, "full", hb_real(w->sum.steps_full));
+    hb_set(j, "saved", hb_real(w->sum.saved));
+    hb_set(j, "n_full", hb_real(w->sum.n_full));
+    hb_set(j, "rank", hb_real(w->sum.best_rank));
+    hb_set(j, "rank1", hb_real(w->sum.kept_best));
+    hb_set(j, "best_full", hb_real(w->sum.best_full));
+    hb_set(j, "speedup", hb_real(w->sum.speedup));
     return j;
 }
 
@@ -412,18 +329,26 @@ hb_asha(const struct hb_opts *o)
         goto out;
     rows = xcalloc(n_rows, sizeof *rows);
     for (size_t r = 0; r < n_rows; r++) {
+        struct lcrun_curves c;
+        struct hpod_err err = {0};
         rows[r].set = picked[r];
-        enum hpod_status st = asha_row_run(o, &rows[r]);
+        lcrun_curves_init(&c, picked[r]);
+        struct asha_params prm = asha_params_for(c.len_med);
+        rows[r].len_med = c.len_med;
+        rows[r].R = prm.R;
+        enum hpod_status st =
+            lcrun_asha(&c, &prm, HB_ASHA_WORKERS, o->configs, o->repeats,
+                       o->seed, NULL, NULL, NULL, &rows[r].sum, &err);
+        lcrun_curves_free(&c);
         if (st != HPOD_OK) {
-            fprintf(stderr, "hpod-bench: ASHA failed on %s (%s)\n",
-                    rows[r].set->name, hpod_status_str(st));
+            fprintf(stderr, "hpod-bench: %s\n", err.msg);
             goto out;
         }
         fprintf(stderr,
                 "bench: %s: R=%zu saved %.1f%%, rank of kept %.2f, best "
                 "trained to R in %.0f%%\n",
-                rows[r].set->name, rows[r].R, rows[r].saved, rows[r].rank,
-                rows[r].best_full);
+                rows[r].set->name, rows[r].R, rows[r].sum.saved,
+                rows[r].sum.best_rank, rows[r].sum.best_full);
     }
     double total_s = hb_now() - t0;
     fprintf(stderr, "bench: ASHA done in %.2f s\n", total_s);

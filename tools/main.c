@@ -139,19 +139,6 @@ out:
     return rc;
 }
 
-size_t
-hb_len_median(const struct bench_lc_set *set)
-{
-    size_t n = set->n;
-    size_t *lens = xmalloc(n * sizeof *lens);
-    for (size_t i = 0; i < n; i++)
-        lens[i] = set->curves[i].len;
-    qsort(lens, n, sizeof *lens, hb_size_cmp);
-    size_t med = lens[n / 2];
-    free(lens);
-    return med;
-}
-
 /* Does set name end with "-<ds>" or equal it, for one of --tables? */
 static int
 lc_selected(const struct hb_opts *o, const char *name)

@@ -1,13 +1,15 @@
 /*
  * tools/mstage.c - hpod-bench --multistage: multi-stage BO replayed on the
  * learning curves (core/mstage_sim.h; every stage decision is
- * core/mstage.c's) beside ASHA on the same draws, so the runs are paired.
+ * core/mstage.c's) beside ASHA (bench/lcrun, as --asha and HTTP simulate
+ * run it) on the same draws, so the runs are paired.
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/lcrun.h"
 #include "bench/tables.h"
 #include "common/mem.h"
 #include "core/asha_sim.h"
@@ -52,7 +54,7 @@ struct ms_set {
     size_t len_med, R, steps[MS_STAGES];
     double nominal; /* checkpoints of the schedule if no curve ends early */
     size_t n_dims;  /* varying hyperparameters */
-    struct asha_sim_curve *cv;
+    struct lcrun_curves c; /* the set's curves (bench/lcrun) */
     double *feat;
     struct space sp;
     struct ms_run *runs[MS_METHODS]; /* o->repeats each */
@@ -134,23 +136,27 @@ ms_space(struct ms_set *s)
     return st;
 }
 
-/* ASHA on run k's draw: its figures, and whether it started the best. */
+/* ASHA on run k's draw (bench/lcrun, one run at seed + k): its figures,
+ * and whether it started the best. */
 static void
-ms_asha_run(const struct hb_opts *o, const struct ms_set *s, struct rng *r,
+ms_asha_run(const struct hb_opts *o, const struct ms_set *s, size_t k,
             struct ms_run *out)
 {
     struct asha_params prm;
     struct asha_sim_result res;
+    struct lcrun_asha_summary sum;
+    struct hpod_err err = {0};
     memset(&prm, 0, sizeof prm);
+    memset(&res, 0, sizeof res);
     prm.r = HB_ASHA_R0;
     prm.u = HB_ASHA_U;
     prm.R = s->R;
     prm.p = HB_ASHA_P;
     prm.keep = HB_ASHA_KEEP;
-    size_t *drawn = xmalloc(o->configs * sizeof *drawn);
-    size_t *trained = xmalloc(o->configs * sizeof *trained);
-    out->st = asha_sim_trace(s->cv, s->set->n, &prm, HB_ASHA_WORKERS,
-                             o->configs, r, &res, drawn, trained);
+    size_t *drawn = xcalloc(o->configs, sizeof *drawn);
+    size_t *trained = xcalloc(o->configs, sizeof *trained);
+    out->st = lcrun_asha(&s->c, &prm, HB_ASHA_WORKERS, o->configs, 1,
+                         o->seed + k, &res, drawn, trained, &sum, &err);
     out->steps = res.steps;
     out->steps_full = res.steps_full;
     out->rank = res.best_rank;
@@ -159,12 +165,12 @@ ms_asha_run(const struct hb_opts *o, const struct ms_set *s, struct rng *r,
     out->best_started = 0;
     double opt = INFINITY;
     for (size_t j = 0; j < o->configs; j++)
-        if (s->cv[drawn[j]].optimal < opt)
-            opt = s->cv[drawn[j]].optimal;
+        if (s->c.as[drawn[j]].optimal < opt)
+            opt = s->c.as[drawn[j]].optimal;
     for (size_t j = 0; j < o->configs && out->st == HPOD_OK; j++)
         if (trained[j] > 0) {
             out->started++;
-            out->best_started |= s->cv[drawn[j]].optimal == opt;
+            out->best_started |= s->c.as[drawn[j]].optimal == opt;
         }
     free(drawn);
     free(trained);
@@ -179,17 +185,17 @@ ms_thread(void *arg)
     for (size_t k = jb->tid; k < o->repeats; k += jb->threads) {
         struct ms_run *out = &s->runs[jb->method][k];
         struct rng r;
-        rng_seed(&r, o->seed + k);
         if (jb->method == 0) {
-            ms_asha_run(o, s, &r, out);
+            ms_asha_run(o, s, k, out);
             continue;
         }
+        rng_seed(&r, o->seed + k);
         struct mstage_params prm = {MS_STAGES, s->steps, ms_trials,
                                     MS_K,      -1,       0};
         struct mstage_sim_base base = {ms_methods[jb->method].kind, o->seed + k,
                                        (int)o->init, KERNEL_MATERN52, 0};
         struct mstage_sim_result res;
-        out->st = mstage_sim_run(s->cv, s->set->n, s->feat, &s->sp, &prm, &base,
+        out->st = mstage_sim_run(s->c.as, s->c.n, s->feat, &s->sp, &prm, &base,
                                  o->configs, &r, &res);
         out->steps = res.steps;
         out->steps_full = res.steps_full;
@@ -275,14 +281,8 @@ ms_schedule(struct ms_set *s, double asha_steps)
 static int
 ms_set_run(const struct hb_opts *o, struct ms_set *s)
 {
-    size_t n = s->set->n;
-    s->cv = xmalloc(n * sizeof *s->cv);
-    for (size_t c = 0; c < n; c++) {
-        s->cv[c].ppl = s->set->curves[c].ppl;
-        s->cv[c].len = s->set->curves[c].len;
-        s->cv[c].optimal = s->set->curves[c].ppl_optimal;
-    }
-    s->len_med = hb_len_median(s->set);
+    lcrun_curves_init(&s->c, s->set);
+    s->len_med = s->c.len_med;
     s->R = s->len_med < HB_ASHA_RMAX ? s->len_med : HB_ASHA_RMAX;
     if (s->R < HB_ASHA_R0)
         s->R = HB_ASHA_R0;
@@ -382,7 +382,7 @@ hb_multistage(const struct hb_opts *o)
     rc = hb_emit(o, rep) == 0 ? 0 : 1;
 out:
     for (size_t i = 0; sets && i < n_sets; i++) {
-        free(sets[i].cv);
+        lcrun_curves_free(&sets[i].c);
         free(sets[i].feat);
         space_cleanup(&sets[i].sp);
         for (size_t m = 0; m < MS_METHODS; m++)
