@@ -122,45 +122,18 @@ add_column(struct space *sp, const double *raw, size_t n, size_t np, size_t j)
 
 #define MAX_COLS 64
 
-enum hpod_status
-bench_table_load(const char *path, const char *name, struct bench_table *t,
-                 struct hpod_err *err)
+/*
+ * The header's columns (fields, n_cols of them): role[c] -1 id, -2
+ * pareto, 0..BENCH_N_PARAMS-1 a parameter, 100+m metric m. Fills t's
+ * names.
+ */
+static enum hpod_status
+tsv_header(struct bench_table *t, char **fields, size_t n_cols, int *role,
+           const char *path, size_t lineno, struct hpod_err *err)
 {
     enum hpod_status st = HPOD_OK;
-    FILE *f = NULL;
-    char *line = NULL;
-    size_t cap_line = 0, lineno = 0, cap_rows = 0, n_cols = 0;
-    char *fields[MAX_COLS + 1];
-    /* Column roles: -1 id, -2 pareto, 0..5 parameter, 100+m metric. */
-    int role[MAX_COLS];
-    double *mrow = NULL; /* metrics, row-major while reading */
     int have_id = 0, have_pareto = 0, have_param[BENCH_N_PARAMS] = {0};
 
-    memset(t, 0, sizeof *t);
-    space_init(&t->space);
-    f = fopen(path, "r");
-    if (!f)
-        return hpod_fail(err, HPOD_ENOTFOUND, "", "%s: could not open: %s",
-                         path, strerror(errno));
-    snprintf(t->name, sizeof t->name, "%s", name);
-
-    /* Header. */
-    while (getline(&line, &cap_line, f) >= 0) {
-        lineno++;
-        if (chomp(line) > 0)
-            break;
-    }
-    if (lineno == 0 || line == NULL || line[0] == '\0') {
-        st = hpod_fail(err, HPOD_EUNPROC, "", "%s:%zu: no header line", path,
-                       lineno);
-        goto out;
-    }
-    n_cols = split_tabs(line, fields, MAX_COLS);
-    if (n_cols > MAX_COLS) {
-        st = hpod_fail(err, HPOD_EUNPROC, "", "%s:%zu: more than %d columns",
-                       path, lineno, MAX_COLS);
-        goto out;
-    }
     t->n_params = BENCH_N_PARAMS;
     t->param_names = xcalloc(BENCH_N_PARAMS, sizeof *t->param_names);
     t->metric_names = xcalloc(n_cols, sizeof *t->metric_names);
@@ -170,13 +143,13 @@ bench_table_load(const char *path, const char *name, struct bench_table *t,
                 st = hpod_fail(err, HPOD_EUNPROC, fields[c],
                                "%s:%zu: duplicate column \"%s\"", path, lineno,
                                fields[c]);
-                goto out;
+                return st;
             }
         if (fields[c][0] == '\0') {
             st = hpod_fail(err, HPOD_EUNPROC, "",
                            "%s:%zu: column %zu has no name", path, lineno,
                            c + 1);
-            goto out;
+            return st;
         }
         if (strcmp(fields[c], "id") == 0) {
             role[c] = -1;
@@ -206,7 +179,7 @@ bench_table_load(const char *path, const char *name, struct bench_table *t,
             st = hpod_fail(err, HPOD_EUNPROC, bench_param_names[k],
                            "%s:%zu: missing column \"%s\"", path, lineno,
                            bench_param_names[k]);
-            goto out;
+            return st;
         }
     }
     if (!have_id || !have_pareto || t->n_metrics == 0) {
@@ -215,8 +188,103 @@ bench_table_load(const char *path, const char *name, struct bench_table *t,
                                           : "(a metric)";
         st = hpod_fail(err, HPOD_EUNPROC, miss, "%s:%zu: missing column \"%s\"",
                        path, lineno, miss);
+        return st;
+    }
+
+    return HPOD_OK;
+}
+
+/* Row i of the table: the n_cols fields of a data line, by role. */
+static enum hpod_status
+tsv_row(struct bench_table *t, char **fields, size_t n_cols, const int *role,
+        double *mrow, const char *path, size_t lineno, struct hpod_err *err)
+{
+    enum hpod_status st = HPOD_OK;
+
+    size_t i = t->n;
+    for (size_t c = 0; c < n_cols; c++) {
+        double v;
+        if (!parse_num(fields[c], &v)) {
+            const char *cn = role[c] == -1   ? "id"
+                             : role[c] == -2 ? "pareto"
+                             : role[c] < 100 ? bench_param_names[role[c]]
+                                             : t->metric_names[role[c] - 100];
+            st = hpod_fail(err, HPOD_EUNPROC, cn,
+                           "%s:%zu: column \"%s\": \"%.32s\" is not a "
+                           "finite number",
+                           path, lineno, cn, fields[c]);
+            return st;
+        }
+        if (role[c] == -1) {
+            if (v != (double)i) {
+                char num[HPOD_DTOA_SIZE];
+                hpod_dtoa(v, num);
+                st = hpod_fail(err, HPOD_EUNPROC, "id",
+                               "%s:%zu: id %s, expected %zu (ids are "
+                               "the 0-based row numbers)",
+                               path, lineno, num, i);
+                return st;
+            }
+        } else if (role[c] == -2) {
+            if (v != 0 && v != 1) {
+                char num[HPOD_DTOA_SIZE];
+                hpod_dtoa(v, num);
+                st = hpod_fail(err, HPOD_EUNPROC, "pareto",
+                               "%s:%zu: pareto must be 0 or 1, not %s", path,
+                               lineno, num);
+                return st;
+            }
+            t->pareto[i] = (unsigned char)v;
+        } else if (role[c] < 100) {
+            t->raw[i * BENCH_N_PARAMS + (size_t)role[c]] = v;
+        } else {
+            mrow[i * t->n_metrics + (size_t)(role[c] - 100)] = v;
+        }
+    }
+    return HPOD_OK;
+}
+
+enum hpod_status
+bench_table_load(const char *path, const char *name, struct bench_table *t,
+                 struct hpod_err *err)
+{
+    enum hpod_status st = HPOD_OK;
+    FILE *f = NULL;
+    char *line = NULL;
+    size_t cap_line = 0, lineno = 0, cap_rows = 0, n_cols = 0;
+    char *fields[MAX_COLS + 1];
+    /* Column roles (tsv_header). */
+    int role[MAX_COLS];
+    double *mrow = NULL; /* metrics, row-major while reading */
+
+    memset(t, 0, sizeof *t);
+    space_init(&t->space);
+    f = fopen(path, "r");
+    if (!f)
+        return hpod_fail(err, HPOD_ENOTFOUND, "", "%s: could not open: %s",
+                         path, strerror(errno));
+    snprintf(t->name, sizeof t->name, "%s", name);
+
+    /* Header. */
+    while (getline(&line, &cap_line, f) >= 0) {
+        lineno++;
+        if (chomp(line) > 0)
+            break;
+    }
+    if (lineno == 0 || line == NULL || line[0] == '\0') {
+        st = hpod_fail(err, HPOD_EUNPROC, "", "%s:%zu: no header line", path,
+                       lineno);
         goto out;
     }
+    n_cols = split_tabs(line, fields, MAX_COLS);
+    if (n_cols > MAX_COLS) {
+        st = hpod_fail(err, HPOD_EUNPROC, "", "%s:%zu: more than %d columns",
+                       path, lineno, MAX_COLS);
+        goto out;
+    }
+    if ((st = tsv_header(t, fields, n_cols, role, path, lineno, err)) !=
+        HPOD_OK)
+        goto out;
 
     /* Rows. */
     while (getline(&line, &cap_line, f) >= 0) {
@@ -237,47 +305,9 @@ bench_table_load(const char *path, const char *name, struct bench_table *t,
             mrow = xrealloc(mrow, cap_rows * t->n_metrics * sizeof *mrow);
             t->pareto = xrealloc(t->pareto, cap_rows);
         }
-        size_t i = t->n;
-        for (size_t c = 0; c < n_cols; c++) {
-            double v;
-            if (!parse_num(fields[c], &v)) {
-                const char *cn = role[c] == -1   ? "id"
-                                 : role[c] == -2 ? "pareto"
-                                 : role[c] < 100
-                                     ? bench_param_names[role[c]]
-                                     : t->metric_names[role[c] - 100];
-                st = hpod_fail(err, HPOD_EUNPROC, cn,
-                               "%s:%zu: column \"%s\": \"%.32s\" is not a "
-                               "finite number",
-                               path, lineno, cn, fields[c]);
-                goto out;
-            }
-            if (role[c] == -1) {
-                if (v != (double)i) {
-                    char num[HPOD_DTOA_SIZE];
-                    hpod_dtoa(v, num);
-                    st = hpod_fail(err, HPOD_EUNPROC, "id",
-                                   "%s:%zu: id %s, expected %zu (ids are "
-                                   "the 0-based row numbers)",
-                                   path, lineno, num, i);
-                    goto out;
-                }
-            } else if (role[c] == -2) {
-                if (v != 0 && v != 1) {
-                    char num[HPOD_DTOA_SIZE];
-                    hpod_dtoa(v, num);
-                    st = hpod_fail(err, HPOD_EUNPROC, "pareto",
-                                   "%s:%zu: pareto must be 0 or 1, not %s",
-                                   path, lineno, num);
-                    goto out;
-                }
-                t->pareto[i] = (unsigned char)v;
-            } else if (role[c] < 100) {
-                t->raw[i * BENCH_N_PARAMS + (size_t)role[c]] = v;
-            } else {
-                mrow[i * t->n_metrics + (size_t)(role[c] - 100)] = v;
-            }
-        }
+        if ((st = tsv_row(t, fields, n_cols, role, mrow, path, lineno, err)) !=
+            HPOD_OK)
+            goto out;
         t->n++;
     }
     if (ferror(f)) {

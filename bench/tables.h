@@ -1,5 +1,6 @@
 /*
- * bench/tables.h - the lookup tables of DESIGN.md §4, loaded from
+ * bench/tables.h - the benchmark lookup tables (the data formats are
+ * described in docs/ARCHITECTURE.md, "Data formats"), loaded from
  * the benchmarks directory (HPOD_BENCHMARKS): the six NMT grids
  * `nmthpo/<ds>.tsv` and the learning curves `nmtlc/scratch.jsonl`.
  *

@@ -78,19 +78,6 @@ enum hpod_status handle_benchmark_simulate(struct req *rq);
 enum hpod_status handle_simulation_list(struct req *rq);
 enum hpod_status handle_simulation_get(struct req *rq);
 
-/*
- * benchmark_expand_study - for a study body naming a "benchmark", returns
- * (*out, a new reference) a copy with the table's space and rows as
- * candidates and default objectives; *out is NULL when the body names no
- * benchmark. 422 for a benchmark that does not exist or cannot back a
- * study, or a space/candidates given beside it.
- */
-enum hpod_status benchmark_expand_study(struct req *rq, json_t *body,
-                                        json_t **out);
-
-/* Frees the per-process cache of imported tables (at shutdown). */
-void benchmark_cache_clear(void);
-
 /* Frees the per-process sampler cache of handle_suggest (at shutdown). */
 void suggest_cache_clear(void);
 

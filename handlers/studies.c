@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/expand.h"
 #include "common/mem.h"
 #include "study/constraints.h"
 #include "handlers/handlers.h"
@@ -58,7 +59,8 @@ handle_study_create(struct req *rq)
 
     /* 1-2. Parse and validate everything before any write. A study backed
      * by a benchmark gets its space and candidates from the table. */
-    if ((st = benchmark_expand_study(rq, rq->body, &expanded)) != HPOD_OK ||
+    if ((st = bench_expand_study(rq->ctx->bench, rq->db, rq->body, &expanded,
+                                 &rq->err)) != HPOD_OK ||
         (st = study_def_from_json(expanded ? expanded : rq->body, &d,
                                   &rq->err)) != HPOD_OK)
         goto out;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "core/linalg.h"
+#include "bench/catalog.h"
 #include "bench/tables.h"
 #include "handlers/handlers.h"
 #include "server/config.h"
@@ -187,7 +188,7 @@ run_serve(const struct config *cfg)
     pthread_cond_destroy(&reaper.cv);
     db_pool_destroy(ctx.pool);
     suggest_cache_clear();
-    benchmark_cache_clear();
+    bench_catalog_clear();
     bench_db_free(&bench);
     hpod_log(HPOD_LOG_INFO, "stopped");
     return 0;

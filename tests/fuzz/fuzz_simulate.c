@@ -2,7 +2,7 @@
  * tests/fuzz/fuzz_simulate.c - POST /v1/benchmarks/{name}/simulate as far
  * as it goes without a table's rows: the body decoded as server/http.c
  * decodes it, then both validators, the lookup-table one
- * (sim_table_parse) and the learning-curve one (sim_curves_parse, for a
+ * (sim_table_parse) and the learning-curve one (bench_sim_curves_parse, for a
  * set of 148 curves like nmtlc/ted-zh-en).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/simcurves.h"
 #include "handlers/benchmarks.h"
 #include "server/http.h"
 #include "tests/fuzz/fuzz.h"
@@ -58,7 +59,7 @@ fuzz_curves(json_t *body)
     snprintf(rq.name, sizeof rq.name, "nmtlc/ted-zh-en");
     snprintf(set.name, sizeof set.name, "nmtlc/ted-zh-en");
     set.n = 148;
-    st = sim_curves_parse(&rq, &set, &cr);
+    st = bench_sim_curves_parse(rq.body, rq.name, &set, &cr, &rq.err);
     if (st != HPOD_OK) {
         FUZZ_CHECK(cr.norm == NULL, "algorithm returned on failure");
         fuzz_check_failure(st, &rq.err);

@@ -1,9 +1,11 @@
 /*
- * tests/unit/test_bench_tables.c - loading the lookup tables and learning
+ * tests/unit/test_tables.c - loading the lookup tables and learning
  * curves: small synthetic files written to a temporary directory (every
  * validation error provoked, with its file:line), then, when the real
  * benchmarks directory exists (HPOD_BENCHMARKS, else ../shared/benchmarks),
- * the real tables against DESIGN.md §4 and the papers' .hyps_scaled files.
+ * the real tables against their documented shape (rows and columns per
+ * table, docs/ARCHITECTURE.md "Data formats") and the papers'
+ * .hyps_scaled files.
  * The real data is never copied into the repository.
  */
 #include "tests/support/check.h"

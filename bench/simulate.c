@@ -1,0 +1,731 @@
+/*
+ * bench/simulate.c - simulations on the benchmarks: the request body
+ * parsed and the repeats run. See bench/simulate.h.
+ */
+#include "bench/simulate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/simrun.h"
+#include "common/err.h"
+#include "common/json.h"
+#include "common/mem.h"
+#include "core/mobo.h"
+#include "core/pareto.h"
+#include "core/simulate.h"
+
+#define SIM_THREADS 2
+
+static json_t *
+stat_json(const struct simulate_stat *s)
+{
+    if (!isfinite(s->mean))
+        return json_pack("{s:n, s:n, s:I}", "mean", "std", "missed",
+                         (json_int_t)s->missed);
+    return json_pack("{s:f, s:f, s:I}", "mean", s->mean, "std",
+                     isfinite(s->std) ? s->std : 0.0, "missed",
+                     (json_int_t)s->missed);
+}
+
+/* The stat of metric id in sum. */
+static const struct simulate_stat *
+sum_stat(const struct simulate_summary *sum, enum metric_id id)
+{
+    switch (id) {
+    case METRIC_FTB:
+        return &sum->ftb;
+    case METRIC_FTC:
+        return &sum->ftc;
+    case METRIC_FB:
+        return &sum->fb;
+    case METRIC_FTO:
+        return &sum->fto;
+    case METRIC_FTA:
+        return &sum->fta;
+    default:
+        return &sum->fbp;
+    }
+}
+
+/*
+ * The metrics spec measures, as the answer's "metrics" object (*metrics)
+ * and "computed_metrics" list (*names), in enum metric_id order.
+ */
+static void
+metrics_json(const struct metric_spec *spec, const struct simulate_summary *sum,
+             json_t **metrics, json_t **names)
+{
+    *metrics = json_object();
+    *names = json_array();
+    for (int m = 0; m < METRIC_COUNT; m++) {
+        if (!metric_spec_measures(spec, (enum metric_id)m))
+            continue;
+        json_object_set_new(*metrics, metric_name((enum metric_id)m),
+                            stat_json(sum_stat(sum, (enum metric_id)m)));
+        json_array_append_new(*names,
+                              json_string(metric_name((enum metric_id)m)));
+    }
+}
+
+/*
+ * Checks the request's "metrics" (asked, from sim_table_parse) against what
+ * this kind of run can compute (allowed): the first name outside it is a
+ * 422 on metrics[i], why saying what does apply.
+ */
+static enum hpod_status
+metrics_check(json_t *body, struct hpod_err *err, unsigned asked,
+              unsigned allowed, const char *why)
+{
+    json_t *ms = json_object_get(body, "metrics");
+    char f[32];
+    if ((asked & ~allowed) == 0)
+        return HPOD_OK;
+    for (size_t i = 0; i < json_array_size(ms); i++) {
+        const char *nm = json_string_value(json_array_get(ms, i));
+        enum metric_id id = metric_from_name(nm);
+        unsigned bit = id != METRIC_COUNT ? METRIC_BIT(id) : SIM_METRIC_GAP;
+        if (bit & allowed)
+            continue;
+        snprintf(f, sizeof f, "metrics[%zu]", i);
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "metric %s does not apply to this simulation: %s", nm,
+                         why);
+    }
+    return hpod_fail(err, HPOD_EUNPROC, "metrics",
+                     "metrics do not apply to this simulation: %s", why);
+}
+
+/*
+ * The ftc tolerance: "tolerance", or the paper's 0.5 BLEU (1.0 on
+ * nmthpo/en-ja).
+ */
+static enum hpod_status
+sim_tolerance(json_t *body, struct hpod_err *err, const struct bench_table *t,
+              double *tol)
+{
+    json_t *v = json_object_get(body, "tolerance");
+    *tol = strcmp(t->name, "nmthpo/en-ja") == 0 ? 1.0 : 0.5;
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_number(v))
+        return hpod_fail(err, HPOD_EINVAL, "tolerance",
+                         "tolerance must be a number");
+    enum hpod_status st = hj_number_field(v, "tolerance", tol, err);
+    if (st != HPOD_OK)
+        return st;
+    if (!(*tol > 0))
+        return hpod_fail(err, HPOD_EUNPROC, "tolerance",
+                         "tolerance must be > 0");
+    return HPOD_OK;
+}
+
+/* See bench/simulate.h. */
+void
+bench_sim_result_set(struct bench_sim_result *res, json_t **summary,
+                     size_t **seqs, size_t **lens, size_t stride, size_t runs,
+                     size_t cap, double seconds)
+{
+    res->summary = *summary;
+    res->seqs = *seqs;
+    res->lens = *lens;
+    *summary = NULL;
+    *seqs = *lens = NULL;
+    res->stride = stride;
+    res->runs = runs;
+    res->cap = cap;
+    res->seconds = seconds;
+}
+
+/* See bench/simulate.h. */
+void
+bench_sim_result_free(struct bench_sim_result *res)
+{
+    json_decref(res->summary);
+    free(res->seqs);
+    free(res->lens);
+    memset(res, 0, sizeof *res);
+}
+
+/* See bench/simulate.h. */
+enum hpod_status
+bench_sim_int(json_t *body, struct hpod_err *err, const char *key, long long lo,
+              long long hi, long long dflt, long long *out)
+{
+    json_t *v = json_object_get(body, key);
+    *out = dflt;
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_integer(v))
+        return hpod_fail(err, HPOD_EINVAL, key, "%s must be an integer", key);
+    *out = json_integer_value(v);
+    if (*out < lo || *out > hi)
+        return hpod_fail(err, HPOD_EUNPROC, key,
+                         "%s must be between %lld and %lld", key, lo, hi);
+    return HPOD_OK;
+}
+
+/* A multi-objective or constrained request, checked against the table. */
+struct mo_req {
+    json_t *objs; /* new reference: "objectives", or the alias wrapped */
+    json_t *cons; /* borrowed: "constraints" or NULL */
+    int alias;    /* objs came from "objective" */
+    size_t m, nc;
+    const double *col[BENCH_SIM_MAX_OBJECTIVES];
+    const double *ccol[BENCH_SIM_MAX_CONSTRAINTS];
+    int sense[BENCH_SIM_MAX_OBJECTIVES], cmax[BENCH_SIM_MAX_CONSTRAINTS];
+    double bound[BENCH_SIM_MAX_CONSTRAINTS];
+};
+
+/* q->objs from "objectives" or its alias "objective" (default bleu). */
+static void
+mo_objs_get(json_t *body, struct mo_req *q)
+{
+    json_t *objs = json_object_get(body, "objectives");
+    if (objs) {
+        q->objs = json_incref(objs);
+        return;
+    }
+    json_t *o1 = json_object_get(body, "objective");
+    if (json_is_null(o1))
+        o1 = NULL; /* as in the single-objective run: the default */
+    q->alias = o1 != NULL;
+    q->objs = json_pack(
+        "[O]",
+        o1 ? o1 : json_pack("{s:s, s:s}", "name", "bleu", "goal", "maximize"));
+    if (!o1)
+        json_decref(json_array_get(q->objs, 0));
+}
+
+/* The objectives: columns of t and senses. */
+static enum hpod_status
+mo_objectives(json_t *body, const struct bench_table *t, struct mo_req *q,
+              struct hpod_err *err)
+{
+    char f[64];
+
+    mo_objs_get(body, q);
+    if (!json_is_array(q->objs) || json_array_size(q->objs) == 0 ||
+        json_array_size(q->objs) > BENCH_SIM_MAX_OBJECTIVES)
+        return hpod_fail(err, HPOD_EINVAL, "objectives",
+                         "objectives must be an array of 1 to %d objects",
+                         BENCH_SIM_MAX_OBJECTIVES);
+    q->m = json_array_size(q->objs);
+    for (size_t j = 0; j < q->m; j++) {
+        json_t *o = json_array_get(q->objs, j);
+        json_t *nm = json_object_get(o, "name"),
+               *g = json_object_get(o, "goal");
+        /* Errors name what the client wrote: objective or objectives[j]. */
+        if (q->alias)
+            snprintf(f, sizeof f, "objective");
+        else
+            snprintf(f, sizeof f, "objectives[%zu]", j);
+        if (!json_is_object(o) || !json_is_string(nm) ||
+            (g && !json_is_string(g)))
+            return hpod_fail(err, HPOD_EINVAL, f,
+                             "%s must be {\"name\": metric, \"goal\": ...}", f);
+        const char *gs = g ? json_string_value(g) : "maximize";
+        size_t fl = strlen(f);
+        if (strcmp(gs, "maximize") && strcmp(gs, "minimize")) {
+            snprintf(f + fl, sizeof f - fl, ".goal");
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "goal must be maximize or minimize");
+        }
+        if (!(q->col[j] = bench_table_metric(t, json_string_value(nm)))) {
+            snprintf(f + fl, sizeof f - fl, ".name");
+            return hpod_fail(err, HPOD_EUNPROC, f, "%s has no metric %s",
+                             t->name, json_string_value(nm));
+        }
+        q->sense[j] = gs[1] == 'a' ? 1 : -1;
+    }
+    return HPOD_OK;
+}
+
+/* The constraints: columns of t, directions and bounds. */
+static enum hpod_status
+mo_constraints(json_t *body, const struct bench_table *t, struct mo_req *q,
+               struct hpod_err *err)
+{
+    json_t *cons = json_object_get(body, "constraints");
+    enum hpod_status st;
+    char f[64];
+
+    q->cons = cons;
+    q->nc = json_is_array(cons) ? json_array_size(cons) : 0;
+    if (cons && (!json_is_array(cons) || q->nc > BENCH_SIM_MAX_CONSTRAINTS))
+        return hpod_fail(err, HPOD_EINVAL, "constraints",
+                         "constraints must be an array of at most %d",
+                         BENCH_SIM_MAX_CONSTRAINTS);
+    for (size_t k = 0; k < q->nc; k++) {
+        json_t *o = json_array_get(cons, k);
+        json_t *mt = json_object_get(o, "metric");
+        json_t *mx = json_object_get(o, "max"), *mn = json_object_get(o, "min");
+        snprintf(f, sizeof f, "constraints[%zu]", k);
+        if (!json_is_object(o) || !json_is_string(mt) ||
+            !json_is_number(mx ? mx : mn) || (mx && mn))
+            return hpod_fail(err, HPOD_EINVAL, f,
+                             "%s must be {\"metric\": m, \"max\"|\"min\": x}",
+                             f);
+        if (!(q->ccol[k] = bench_table_metric(t, json_string_value(mt))))
+            return hpod_fail(err, HPOD_EUNPROC, f, "%s has no metric %s",
+                             t->name, json_string_value(mt));
+        q->cmax[k] = mx != NULL;
+        char fb[96];
+        snprintf(fb, sizeof fb, "%s.%s", f, mx ? "max" : "min");
+        if ((st = hj_number_field(mx ? mx : mn, fb, &q->bound[k], err)) !=
+            HPOD_OK)
+            return st;
+    }
+    if (q->m == 1 && q->nc == 0)
+        return hpod_fail(err, HPOD_EUNPROC, "objectives",
+                         "ehvi needs two or more objectives, or constraints");
+    return HPOD_OK;
+}
+
+/* See bench/simulate.h. */
+void
+bench_mo_setup_init(struct bench_mo_setup *s, const struct bench_table *t,
+                    size_t m, const double *const *col, const int *sense,
+                    size_t nc, const double *const *ccol, const int *cmax,
+                    const double *bound)
+{
+    size_t n = t->n;
+    int ones[BENCH_SIM_MAX_OBJECTIVES];
+
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->m = m;
+    s->nc = nc;
+    s->y = xmalloc(n * m * sizeof *s->y);
+    s->y0 = xmalloc(n * sizeof *s->y0);
+    s->c = xmalloc(n * (nc ? nc : 1) * sizeof *s->c);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < m; j++)
+            s->y[i * m + j] = sense[j] * col[j][i];
+        s->y0[i] = s->y[i * m];
+        for (size_t k = 0; k < nc; k++)
+            s->c[i * nc + k] = cmax[k] ? ccol[k][i] : -ccol[k][i];
+    }
+    for (size_t j = 0; j < m; j++)
+        ones[j] = 1;
+    pareto_reference(s->y, n, m, ones, 0.1, s->ref);
+    for (size_t k = 0; k < nc; k++) {
+        s->cb[k] = cmax[k] ? bound[k] : -bound[k];
+        s->con_log[k] = cmax[k] && bound[k] > 0;
+        for (size_t i = 0; i < n && s->con_log[k]; i++)
+            s->con_log[k] = ccol[k][i] > 0;
+    }
+    /* Pareto rows of the objectives. */
+    s->pareto = xcalloc(n ? n : 1, 1);
+    if (m >= 2) {
+        size_t *front = xmalloc(n * sizeof *front);
+        size_t nf = pareto_front(s->y, n, m, ones, front);
+        for (size_t q = 0; q < nf; q++)
+            s->pareto[front[q]] = 1;
+        free(front);
+    }
+    s->mp = (struct simulate_mo_problem){&t->space,
+                                         t->raw,
+                                         n,
+                                         m,
+                                         s->y,
+                                         s->ref,
+                                         nc,
+                                         nc ? s->c : NULL,
+                                         nc ? s->cb : NULL,
+                                         nc ? s->con_log : NULL};
+}
+
+/* See bench/simulate.h. */
+void
+bench_mo_setup_free(struct bench_mo_setup *s)
+{
+    free(s->y);
+    free(s->y0);
+    free(s->c);
+    free(s->pareto);
+    memset(s, 0, sizeof *s);
+}
+
+static int
+mo_feasible(const struct bench_mo_setup *s, size_t row)
+{
+    int ok = 1;
+    for (size_t q = 0; q < s->nc; q++)
+        ok &= s->c[row * s->nc + q] <= s->cb[q];
+    return ok;
+}
+
+/* See bench/simulate.h. */
+int
+bench_mo_gap(const struct bench_mo_setup *s, const size_t *seqs, size_t stride,
+             const size_t *lens, size_t runs, size_t budget,
+             struct simulate_stat *g)
+{
+    double best = -INFINITY, *gaps;
+    size_t k = 0, none = 0;
+
+    for (size_t i = 0; i < s->n; i++)
+        if (mo_feasible(s, i) && s->y[i] > best)
+            best = s->y[i];
+    if (best == -INFINITY)
+        return 0;
+    gaps = xmalloc((runs ? runs : 1) * sizeof *gaps);
+    for (size_t r = 0; r < runs; r++) {
+        double b = -INFINITY;
+        size_t len = lens[r] < budget ? lens[r] : budget;
+        for (size_t i = 0; i < len; i++) {
+            size_t row = seqs[r * stride + i];
+            if (mo_feasible(s, row) && s->y[row] > b)
+                b = s->y[row];
+        }
+        if (b == -INFINITY)
+            none++;
+        else
+            gaps[k++] = fabs(best - b);
+    }
+    *g = (struct simulate_stat){NAN, NAN, 0, 0};
+    if (k)
+        metric_mean_std(gaps, k, &g->mean, &g->std);
+    g->runs = k;
+    g->missed = none;
+    free(gaps);
+    return 1;
+}
+
+/* The metrics asked of a multi-objective or constrained run, checked. */
+static enum hpod_status
+mo_metrics(json_t *body, const struct mo_req *q, unsigned *asked,
+           struct hpod_err *err)
+{
+    /* Two or more objectives measure fto, fta and fbp (and ftb, ftc, fb of
+     * the first objective when asked); one objective with constraints
+     * measures gap. */
+    unsigned allowed = q->nc == 0  ? METRIC_SINGLE | METRIC_PARETO
+                       : q->m == 1 ? SIM_METRIC_GAP
+                                   : METRIC_PARETO;
+    if (!*asked)
+        *asked = q->m == 1 ? SIM_METRIC_GAP : METRIC_PARETO;
+    return metrics_check(
+        body, err, *asked, allowed,
+        q->nc == 0  ? "gap needs constraints"
+        : q->m == 1 ? "one objective with constraints measures gap"
+                    : "several objectives with constraints measure fto, "
+                      "fta and fbp");
+}
+
+/* The summary of a finished multi-objective or constrained run. */
+static json_t *
+mo_summary(const char *name, const struct bench_sim_table *tr,
+           const struct mo_req *q, long long budget, long long pbudget,
+           json_t *metrics, json_t *names, double tol, int has_tol,
+           double seconds)
+{
+    json_t *summary =
+        json_pack("{s:s, s:O, s:I, s:I, s:I, s:O, s:O, s:I, s:I, "
+                  "s:o, s:f}",
+                  "benchmark", name, "algorithm", tr->norm_algo, "repeats",
+                  (json_int_t)tr->repeats, "init", (json_int_t)tr->init, "seed",
+                  (json_int_t)tr->seed, "objectives", q->objs, "constraints",
+                  q->cons ? q->cons : json_array(), "budget",
+                  (json_int_t)budget, "pareto_budget", (json_int_t)pbudget,
+                  "metrics", metrics, "seconds", seconds);
+    if (!q->cons)
+        json_decref(json_object_get(summary, "constraints"));
+    json_object_set_new(summary, "computed_metrics", names);
+    if (has_tol)
+        json_object_set_new(summary, "tolerance", json_real(tol));
+    return summary;
+}
+
+/*
+ * The multi-objective / constrained simulation (core/simulate_run_mo):
+ * "objectives" with 2+ entries, or "constraints", or ehvi.
+ * Multi-objective runs report fto, fta, fbp against the Pareto rows of
+ * the requested objectives; constrained single-objective runs report the
+ * gap between the table's best feasible value and the best feasible row
+ * found within "budget" evaluations (default 40), and how many runs found
+ * none. The reply is stored like any simulation.
+ */
+static enum hpod_status
+simulate_mo(json_t *body, const char *name, const struct bench_table *t,
+            const struct bench_sim_table *tr, struct bench_sim_result *res,
+            struct hpod_err *err)
+{
+    struct mo_req q = {0};
+    struct bench_mo_setup s = {0};
+    size_t n = t->n, *seqs = NULL, *lens = NULL;
+    long long budget, pbudget;
+    unsigned asked = tr->metrics;
+    double tol = 0;
+    enum hpod_status *status = NULL, st;
+    json_t *summary = NULL, *metrics = NULL, *names = NULL;
+
+    if (!tr->mo_able)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
+                         "greedy has no multi-objective or constrained form");
+    if ((st = mo_objectives(body, t, &q, err)) != HPOD_OK ||
+        (st = mo_constraints(body, t, &q, err)) != HPOD_OK ||
+        (st = mo_metrics(body, &q, &asked, err)) != HPOD_OK ||
+        (st = sim_tolerance(body, err, t, &tol)) != HPOD_OK)
+        goto out;
+    size_t m = q.m;
+    int big = n > 400;
+    if ((st = bench_sim_int(body, err, "budget", 1, 1000000, m == 1 ? 40 : 20,
+                            &budget)) != HPOD_OK ||
+        (st = bench_sim_int(body, err, "pareto_budget", 1, 1000000,
+                            big ? 200 : 50, &pbudget)) != HPOD_OK)
+        goto out;
+    bench_mo_setup_init(&s, t, m, q.col, q.sense, q.nc, q.ccol, q.cmax,
+                        q.bound);
+    /* The ftb, ftc and fb of several objectives are those of the first. */
+    struct metric_spec spec;
+    simrun_spec_init(&spec, s.y0, s.pareto, n, (size_t)tr->init, tol,
+                     (size_t)budget, (size_t)pbudget, m >= 2 ? asked : 0);
+    seqs = xmalloc((size_t)tr->repeats * n * sizeof *seqs);
+    lens = xcalloc((size_t)tr->repeats, sizeof *lens);
+    status = xcalloc((size_t)tr->repeats, sizeof *status);
+    /* Multi-objective runs stop once every metric asked is final;
+     * constrained single-objective runs take exactly `budget` evaluations
+     * (a spec that measures nothing: simrun_simulate). */
+    struct simrun run = {.mo = &s.mp,
+                         .mo_algo = &tr->mo,
+                         .spec = &spec,
+                         .seed0 = (unsigned long long)tr->seed,
+                         .init = (size_t)tr->init,
+                         .runs = (size_t)tr->repeats,
+                         .length = m >= 2 ? 0 : (size_t)budget,
+                         .seqs = seqs,
+                         .lens = lens,
+                         .status = status};
+    simrun_simulate(&run, SIM_THREADS);
+    for (long long r = 0; r < tr->repeats; r++)
+        if (status[r] != HPOD_OK) {
+            st = hpod_fail(err, HPOD_EUNPROC, "algorithm",
+                           "run %lld failed on this table", r);
+            goto out;
+        }
+    if (m >= 2) {
+        metrics_json(&spec, &run.sum, &metrics, &names);
+    } else {
+        struct simulate_stat g;
+        if (!bench_mo_gap(&s, seqs, n, lens, (size_t)tr->repeats,
+                          (size_t)budget, &g)) {
+            st = hpod_fail(err, HPOD_EUNPROC, "constraints",
+                           "no row of %s meets the constraints", t->name);
+            goto out;
+        }
+        metrics = json_pack("{s:o}", "gap", stat_json(&g));
+        names = json_pack("[s]", "gap");
+    }
+    json_object_set_new(tr->norm_algo, "seed", json_integer(tr->seed));
+    summary = mo_summary(name, tr, &q, budget, pbudget, metrics, names, tol,
+                         spec.y != NULL, run.seconds);
+    metrics = names = NULL;
+    bench_sim_result_set(res, &summary, &seqs, &lens, n, (size_t)tr->repeats,
+                         m == 1 ? (size_t)budget : n, run.seconds);
+out:
+    json_decref(q.objs);
+    json_decref(metrics);
+    json_decref(names);
+    bench_mo_setup_free(&s);
+    free(seqs);
+    free(lens);
+    free(status);
+    return st;
+}
+
+/*
+ * The "metrics" list of a simulate request: names from ftb, ftc, fb, fto,
+ * fta, fbp and gap, each at most once. *out gets their bits.
+ */
+enum hpod_status
+bench_sim_metrics_parse(struct hpod_err *err, json_t *ms, unsigned *out)
+{
+    char f[32];
+    *out = 0;
+    if (!json_is_array(ms))
+        return hpod_fail(err, HPOD_EINVAL, "metrics",
+                         "metrics must be an array of metric names");
+    if (json_array_size(ms) == 0)
+        return hpod_fail(err, HPOD_EUNPROC, "metrics",
+                         "metrics must name at least one metric");
+    for (size_t i = 0; i < json_array_size(ms); i++) {
+        json_t *v = json_array_get(ms, i);
+        unsigned bit;
+        snprintf(f, sizeof f, "metrics[%zu]", i);
+        if (!json_is_string(v))
+            return hpod_fail(err, HPOD_EINVAL, f, "%s must be a metric name",
+                             f);
+        const char *nm = json_string_value(v);
+        enum metric_id id = metric_from_name(nm);
+        if (id != METRIC_COUNT)
+            bit = METRIC_BIT(id);
+        else if (strcmp(nm, "gap") == 0)
+            bit = SIM_METRIC_GAP;
+        else
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "unknown metric \"%.64s\": use ftb, ftc, fb, "
+                             "fto, fta, fbp or gap",
+                             nm);
+        if (*out & bit)
+            return hpod_fail(err, HPOD_EUNPROC, f, "metric %s is named twice",
+                             nm);
+        *out |= bit;
+    }
+    return HPOD_OK;
+}
+
+/*
+ * The single objective of a simulate request: "objectives[0]" or its alias
+ * "objective" (bleu, maximized, when absent). *col is the table's column.
+ */
+static enum hpod_status
+single_objective(json_t *body, const struct bench_table *t,
+                 const char **obj_name, const char **goal, const double **col,
+                 struct hpod_err *err)
+{
+    json_t *objs = json_object_get(body, "objectives");
+    json_t *v =
+        objs ? json_array_get(objs, 0) : json_object_get(body, "objective");
+    const char *of = objs ? "objectives[0]" : "objective";
+    char f[64];
+
+    *obj_name = "bleu";
+    *goal = "maximize";
+    if (v && !json_is_null(v)) {
+        json_t *on = json_object_get(v, "name"),
+               *og = json_object_get(v, "goal");
+        if (!json_is_object(v) || !json_is_string(on) ||
+            (og && !json_is_string(og)))
+            return hpod_fail(err, HPOD_EINVAL, of,
+                             "%s must be {\"name\": metric, \"goal\": "
+                             "\"maximize\"|\"minimize\"}",
+                             of);
+        *obj_name = json_string_value(on);
+        *goal = og ? json_string_value(og) : "maximize";
+        if (strcmp(*goal, "maximize") && strcmp(*goal, "minimize")) {
+            snprintf(f, sizeof f, "%s.goal", of);
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "goal must be maximize or minimize");
+        }
+    }
+    if (!(*col = bench_table_metric(t, *obj_name))) {
+        snprintf(f, sizeof f, "%s.name", of);
+        return hpod_fail(err, HPOD_EUNPROC, f, "%s has no metric \"%.64s\"",
+                         t->name, *obj_name);
+    }
+    return HPOD_OK;
+}
+
+/* The single-objective run on a lookup table (core/simulate_run). */
+static enum hpod_status
+simulate_single(json_t *body, const char *name, const struct bench_table *t,
+                const struct bench_sim_table *tr, struct bench_sim_result *res,
+                struct hpod_err *err)
+{
+    const char *obj_name, *goal;
+    const double *col;
+    long long pbudget;
+    double tol, *y = NULL;
+    size_t *seqs = NULL, *lens = NULL;
+    enum hpod_status *status = NULL, st;
+    json_t *summary = NULL;
+
+    if ((st = single_objective(body, t, &obj_name, &goal, &col, err)) !=
+            HPOD_OK ||
+        (st = sim_tolerance(body, err, t, &tol)) != HPOD_OK)
+        return st;
+    int big = strcmp(t->name, "nmthpo/sw-en") == 0 ||
+              strcmp(t->name, "nmthpo/so-en") == 0;
+    if ((st = bench_sim_int(body, err, "pareto_budget", 1, 1000000,
+                            big ? 200 : 50, &pbudget)) != HPOD_OK)
+        return st;
+    /* One objective measures ftb, ftc and fb unless "metrics" says
+     * otherwise; fto, fta and fbp (the table's BLEU / GPU-time front) only
+     * when asked, since they need every Pareto row in each sequence. */
+    int has_pareto =
+        bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
+    unsigned asked = tr->metrics ? tr->metrics : METRIC_SINGLE;
+    if ((st = metrics_check(
+             body, err, asked, METRIC_SINGLE | (has_pareto ? METRIC_PARETO : 0),
+             has_pareto ? "gap needs constraints"
+                        : "fto, fta and fbp need a table with bleu and "
+                          "gpu_time, gap needs constraints")) != HPOD_OK)
+        return st;
+    int sense = goal[1] == 'a' ? 1 : -1;
+    y = xmalloc(t->n * sizeof *y);
+    for (size_t i = 0; i < t->n; i++)
+        y[i] = sense * col[i];
+    struct simulate_problem p = {
+        .space = &t->space, .raw = t->raw, .y = y, .n = t->n};
+    struct metric_spec spec;
+    simrun_spec_init(&spec, y, has_pareto ? t->pareto : NULL, t->n,
+                     (size_t)tr->init, tol, (size_t)tr->budget, (size_t)pbudget,
+                     asked);
+    seqs = xmalloc((size_t)tr->repeats * t->n * sizeof *seqs);
+    lens = xcalloc((size_t)tr->repeats, sizeof *lens);
+    status = xcalloc((size_t)tr->repeats, sizeof *status);
+    /* The loop of `hpod bench`: the same request gives the same sequences
+     * there and here. */
+    struct simrun run = {.p = &p,
+                         .algo = &tr->single,
+                         .spec = &spec,
+                         .seed0 = (unsigned long long)tr->seed,
+                         .init = (size_t)tr->init,
+                         .runs = (size_t)tr->repeats,
+                         .seqs = seqs,
+                         .lens = lens,
+                         .status = status};
+    simrun_simulate(&run, SIM_THREADS);
+    for (long long r = 0; r < tr->repeats; r++)
+        if (status[r] != HPOD_OK) {
+            st = hpod_fail(
+                err, HPOD_EUNPROC, "algorithm",
+                "run %lld failed: %s cannot run on this table", r,
+                json_string_value(json_object_get(tr->norm_algo, "name")));
+            goto out;
+        }
+    json_t *metrics, *names;
+    metrics_json(&spec, &run.sum, &metrics, &names);
+    summary =
+        json_pack("{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
+                  "s:I, s:o, s:o, s:f}",
+                  "benchmark", name, "algorithm", tr->norm_algo, "repeats",
+                  (json_int_t)tr->repeats, "init", (json_int_t)tr->init, "seed",
+                  (json_int_t)tr->seed, "objective", "name", obj_name, "goal",
+                  goal, "tolerance", tol, "budget", (json_int_t)tr->budget,
+                  "pareto_budget", (json_int_t)pbudget, "metrics", metrics,
+                  "computed_metrics", names, "seconds", run.seconds);
+    bench_sim_result_set(res, &summary, &seqs, &lens, t->n, (size_t)tr->repeats,
+                         t->n, run.seconds);
+out:
+    free(seqs);
+    free(lens);
+    free(status);
+    free(y);
+    return st;
+}
+
+/* See bench/simulate.h. */
+enum hpod_status
+bench_simulate_table(json_t *body, const char *name,
+                     const struct bench_table *t,
+                     const struct bench_sim_table *tr,
+                     struct bench_sim_result *res, struct hpod_err *err)
+{
+    json_t *objs = json_object_get(body, "objectives");
+    json_t *cons = json_object_get(body, "constraints");
+
+    memset(res, 0, sizeof *res);
+    /* "objectives" with one entry is the single-objective run, as in a
+     * study definition; "objective" is its older alias. More entries, a
+     * constraint or ehvi make the multi-objective run. */
+    int single = !objs || (json_is_array(objs) && json_array_size(objs) == 1);
+    if (tr->force_mo || cons || !single)
+        return simulate_mo(body, name, t, tr, res, err);
+    return simulate_single(body, name, t, tr, res, err);
+}

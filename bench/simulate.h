@@ -1,0 +1,132 @@
+/*
+ * bench/simulate.h - simulations on the benchmarks, the request body
+ * (borrowed jansson values) parsed and the repeats run, with no HTTP:
+ *   - on a lookup table, a single-objective run (core/simulate_run) or a
+ *     multi-objective / constrained one (core/simulate_run_mo), both
+ *     through bench/simrun as `hpod bench` runs them;
+ *   - on a learning-curve set, see bench/simcurves.h.
+ * The caller stores the result and answers (handlers/benchmarks.c).
+ */
+#ifndef HPOD_BENCH_SIMULATE_H
+#define HPOD_BENCH_SIMULATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "bench/tables.h"
+#include "common/status.h"
+#include "core/metrics.h"
+#include "core/simulate.h"
+
+#define BENCH_SIM_MAX_REPEATS 1000
+/* The limits of a study definition's objectives and constraints. */
+#define BENCH_SIM_MAX_OBJECTIVES 8
+#define BENCH_SIM_MAX_CONSTRAINTS 16
+
+/* The constrained run's metric, beside enum metric_id's. */
+#define SIM_METRIC_GAP (1u << METRIC_COUNT)
+
+/* A finished simulation: what is stored and answered. */
+struct bench_sim_result {
+    json_t *summary; /* new reference */
+    /* Sequence r: the first min(lens[r], cap) row ids at seqs + r·stride
+     * (owned). */
+    size_t *seqs, *lens;
+    size_t stride, runs, cap;
+    double seconds;
+};
+void bench_sim_result_free(struct bench_sim_result *res);
+
+/* bench_sim_result_set - hands *summary, *seqs and *lens over to res (the
+ * pointers become NULL) with the other fields. */
+void bench_sim_result_set(struct bench_sim_result *res, json_t **summary,
+                          size_t **seqs, size_t **lens, size_t stride,
+                          size_t runs, size_t cap, double seconds);
+
+/*
+ * bench_sim_int - the optional integer body[key]: dflt when absent or
+ * null, HPOD_EINVAL when not an integer, HPOD_EUNPROC outside [lo, hi].
+ */
+enum hpod_status bench_sim_int(json_t *body, struct hpod_err *err,
+                               const char *key, long long lo, long long hi,
+                               long long dflt, long long *out);
+
+/*
+ * bench_sim_metrics_parse - the "metrics" list ms of a simulate request:
+ * names from ftb, ftc, fb, fto, fta, fbp and gap, each at most once. *out
+ * gets their bits (METRIC_BIT()s and SIM_METRIC_GAP).
+ */
+enum hpod_status bench_sim_metrics_parse(struct hpod_err *err, json_t *ms,
+                                         unsigned *out);
+
+/*
+ * A simulate request on a lookup table, as far as it is checked without
+ * the table (the caller parses the algorithm; objectives, constraints,
+ * tolerance, budget and pareto_budget are read from the body here).
+ */
+struct bench_sim_table {
+    struct simulate_algo single; /* the sampler of a single-objective run */
+    struct simulate_mo_algo mo;  /* that of a multi-objective run */
+    int mo_able;                 /* 0: no multi-objective form (greedy) */
+    int force_mo;                /* 1: always the multi-objective run (ehvi) */
+    json_t *norm_algo; /* borrowed: the normalized algorithm, stored as is
+                          (its "seed" is set to seed) */
+    long long repeats, init, seed, budget;
+    /* "metrics": METRIC_BIT()s and SIM_METRIC_GAP; 0 when absent (the
+     * defaults of the kind of run). */
+    unsigned metrics;
+};
+
+/*
+ * bench_simulate_table - runs the simulation body asks on table t (named
+ * name). On HPOD_OK res holds the result (bench_sim_result_free);
+ * otherwise err says why (HPOD_EINVAL, HPOD_EUNPROC).
+ */
+enum hpod_status bench_simulate_table(json_t *body, const char *name,
+                                      const struct bench_table *t,
+                                      const struct bench_sim_table *tr,
+                                      struct bench_sim_result *res,
+                                      struct hpod_err *err);
+
+/*
+ * The arrays of a multi-objective or constrained run on a table (owned),
+ * built the same way for HTTP and `hpod bench`.
+ */
+struct bench_mo_setup {
+    size_t n, m, nc;
+    double *y;  /* n × m: objective j times its sense (larger is better) */
+    double *y0; /* n: the first objective of y */
+    double *c;  /* n × nc: constraint values, feasible when c <= cb */
+    double ref[BENCH_SIM_MAX_OBJECTIVES]; /* pareto_reference of y, 10% */
+    double cb[BENCH_SIM_MAX_CONSTRAINTS];
+    unsigned char con_log[BENCH_SIM_MAX_CONSTRAINTS]; /* bound and column
+                                                        positive: a max
+                                                        bound on a log */
+    unsigned char *pareto;         /* n: the rows on y's front (m >= 2) */
+    struct simulate_mo_problem mp; /* the problem, pointing into the above */
+};
+
+/*
+ * bench_mo_setup_init - objectives col[j] (t's columns) with sense[j] (1
+ * maximize, -1 minimize), constraints ccol[k] <= bound[k] (cmax[k]) or
+ * >= bound[k]. m <= BENCH_SIM_MAX_OBJECTIVES, nc <=
+ * BENCH_SIM_MAX_CONSTRAINTS.
+ */
+void bench_mo_setup_init(struct bench_mo_setup *s, const struct bench_table *t,
+                         size_t m, const double *const *col, const int *sense,
+                         size_t nc, const double *const *ccol, const int *cmax,
+                         const double *bound);
+void bench_mo_setup_free(struct bench_mo_setup *s);
+
+/*
+ * bench_mo_gap - the constrained single-objective measure: over runs
+ * sequences (row ids at seqs + r·stride, the first min(lens[r], budget)),
+ * the mean and std of |best feasible y - best feasible y found| and the
+ * runs that found no feasible row (missed). Returns 0 (g untouched) when
+ * no row of the table is feasible.
+ */
+int bench_mo_gap(const struct bench_mo_setup *s, const size_t *seqs,
+                 size_t stride, const size_t *lens, size_t runs, size_t budget,
+                 struct simulate_stat *g);
+
+#endif
