@@ -5,6 +5,9 @@
 #   make test            unit tests (ASan+UBSan) and API tests on a throwaway
 #                        PostgreSQL cluster; last line "N passed, M failed, K skipped"
 #   make bench           speed and benchmark figures (not part of tests)
+#   make bench-docs      rerun the papers' experiments with hpod-bench
+#                        (tools/) and render docs/benchmarks.md from its
+#                        JSON (tools/render_benchmarks.py); minutes
 #   make                 release build -> build/release/hpod
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
 #   make lint fmt        layer check, clang-format, and the OpenAPI spec
@@ -65,6 +68,14 @@ APP_SRC   := $(filter-out server/main.c,\
 CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
 APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o
 ALL_OBJ   := $(CORE_OBJ) $(APP_OBJ)
+# hpod-bench (tools/), the report generator: its own objects, bench/ as an
+# archive (the linker takes only the members it calls: no store/ code),
+# core/ and common/; no libpq or libmicrohttpd.
+TOOLS_SRC := $(wildcard tools/*.c)
+TOOLS_OBJ := $(patsubst %.c,$(B)/%.o,$(TOOLS_SRC))
+BENCH_LIB := $(B)/bench/libbench.a
+TOOLS_LIBS = $(shell pkg-config --libs jansson nlopt lapacke 2>/dev/null) \
+             -llapacke -lopenblas -lm -lpthread
 
 # A unit test named after a core or common module links those objects
 # only, which keeps core/ testable without a database or network.
@@ -86,17 +97,26 @@ FUZZ_JOBS    ?= 1
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
-.PHONY: all hpod unit benches test test-valgrind run bench deps lint fmt \
-        check-layers lint-spec clean fuzz fuzzers
+.PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
+        bench-docs deps lint fmt check-layers lint-spec clean fuzz fuzzers
 
-all: hpod
+all: hpod hpod-bench
 hpod: $(B)/hpod
+hpod-bench: $(B)/hpod-bench
 unit: $(CORE_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
 fuzzers: $(FUZZERS)
 benches: $(BENCHES)
 
 $(B)/hpod: $(ALL_OBJ) $(B)/server/main.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BENCH_LIB): $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/hpod-bench: $(TOOLS_OBJ) $(BENCH_LIB) $(CORE_OBJ) $(B)/common/json.o \
+                 $(B)/common/log.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(TOOLS_LIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -145,11 +165,13 @@ $(BENCHES): $(B)/tests/%: $(B)/tests/%.o $(ALL_OBJ)
 deps:
 	@sh scripts/deps.sh
 
-# make test: everything under ASan/UBSan, then the release binary is not
-# needed. tests/run.sh prints the final "N passed, M failed, K skipped" line.
+# make test: everything under ASan/UBSan; the release build too, since -O2
+# sees warnings (-Werror) that -O1 does not, and make run needs it.
+# tests/run.sh prints the final "N passed, M failed, K skipped" line.
 test: deps
-	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod unit
-	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS)
+	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod hpod-bench unit
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod hpod-bench
+	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS) tools
 	sh tests/run.sh $(O)/asan
 
 test-valgrind: deps
@@ -163,6 +185,25 @@ run: deps
 bench: deps
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod benches
 	sh tests/bench/run.sh $(O)/release
+
+# make bench-docs: the five reports of hpod-bench (defaults: 100 seeded
+# runs per cell, the benchmarks in $$HPOD_BENCHMARKS or ../shared/benchmarks;
+# BENCH_DOCS_ARGS adds options to every report, e.g. --dir DIR), each as
+# JSON under $(O)/bench-docs, then rendered into docs/benchmarks.md.
+BENCH_DOCS_ARGS ?=
+bench-docs: deps
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod-bench
+	@mkdir -p $(O)/bench-docs
+	$(O)/release/hpod-bench $(BENCH_DOCS_ARGS) --out $(O)/bench-docs/table3.json
+	$(O)/release/hpod-bench --sh $(BENCH_DOCS_ARGS) --out $(O)/bench-docs/sh.json
+	$(O)/release/hpod-bench --asha $(BENCH_DOCS_ARGS) --out $(O)/bench-docs/asha.json
+	$(O)/release/hpod-bench --multistage $(BENCH_DOCS_ARGS) \
+	    --out $(O)/bench-docs/multistage.json
+	$(O)/release/hpod-bench --mo $(BENCH_DOCS_ARGS) --out $(O)/bench-docs/mo.json
+	python3 tools/render_benchmarks.py --out docs/benchmarks.md \
+	    $(O)/bench-docs/table3.json $(O)/bench-docs/sh.json \
+	    $(O)/bench-docs/asha.json $(O)/bench-docs/multistage.json \
+	    $(O)/bench-docs/mo.json
 
 # make fuzz: not part of make test (it runs for minutes); exits non-zero
 # if any harness crashed, leaked or tripped a sanitizer.

@@ -329,7 +329,8 @@ enum hpod_status
 bench_import_validate(json_t *body, const char **name_out, json_t **def_out,
                       struct hpod_err *err)
 {
-    json_t *params, *metrics, *rows, *nparams = NULL, *def = NULL;
+    json_t *params = NULL, *metrics = NULL, *rows = NULL, *nparams = NULL;
+    json_t *def = NULL;
     struct import_cols ic;
     enum hpod_status st;
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """scripts/simulate_vs_bench.py - issue #17's timing: 100-repeat
 simulations over HTTP (POST /v1/benchmarks/nmthpo/<t>/simulate on a
-throwaway server) beside `hpod bench` for the same cell, every Table 3
-method on sw-en and so-en, and whether the two gave the same sequences.
+throwaway server) beside `hpod-bench` (tools/) for the same cell, every
+Table 3 method on sw-en and so-en, and whether the two gave the same
+sequences. hpod-bench is looked for next to hpod.
 
 usage (release build, throwaway cluster):
     make && sh tests/api/pg_tmp.sh build/release \
@@ -10,6 +11,7 @@ usage (release build, throwaway cluster):
 """
 import json, os, socket, subprocess, sys, tempfile, time, urllib.request
 hpod, bdir = sys.argv[1], sys.argv[2]
+hpod_bench = os.path.join(os.path.dirname(os.path.abspath(hpod)), "hpod-bench")
 tmp = tempfile.mkdtemp(prefix="simtime.")
 METHODS = [("rs", {"name": "random"}), ("greedy", {"name": "greedy"}),
            ("bo_ei_m", {"name": "gp", "kernel": "matern52", "acquisition": "ei"}),
@@ -42,7 +44,7 @@ try:
             http_wall = time.monotonic() - t0
             seqf = os.path.join(tmp, "%s-%s.jsonl" % (ds, key))
             t0 = time.monotonic()
-            r = subprocess.run([hpod, "bench", "--tables", ds, "--methods", key, "--repeats", "100",
+            r = subprocess.run([hpod_bench, "--tables", ds, "--methods", key, "--repeats", "100",
                                 "--seed", "0", "--out", "/dev/null", "--dir", bdir,
                                 "--sequences", seqf], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, check=True)

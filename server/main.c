@@ -17,7 +17,6 @@
 #include "bench/catalog.h"
 #include "bench/tables.h"
 #include "handlers/handlers.h"
-#include "server/bench_cli.h"
 #include "server/config.h"
 #include "server/http.h"
 #include "store/db.h"
@@ -35,14 +34,12 @@ env_lookup(const char *name)
 static void
 usage(FILE *out)
 {
-    fprintf(out, "usage: hpod serve | hpod migrate | hpod bench [...] | "
-                 "hpod --help\n"
+    fprintf(out, "usage: hpod serve | hpod migrate | hpod --help\n"
                  "  serve    apply migrations, then serve the REST API\n"
                  "  migrate  apply pending migrations and exit "
                  "(idempotent)\n"
-                 "  bench    regenerate the paper's Table 3 on the lookup "
-                 "tables\n"
-                 "           (hpod bench --help for its options)\n");
+                 "(the benchmark reports are a separate program, "
+                 "hpod-bench)\n");
     config_print_help(out);
 }
 
@@ -222,8 +219,6 @@ main(int argc, char **argv)
     linalg_set_threads(1);
     if (strcmp(argv[1], "migrate") == 0)
         return run_migrate(&cfg);
-    if (strcmp(argv[1], "bench") == 0)
-        return bench_cli_main(argc - 1, argv + 1, cfg.benchmarks);
     if (strcmp(argv[1], "serve") == 0)
         return run_serve(&cfg);
     fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);

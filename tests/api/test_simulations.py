@@ -1,5 +1,5 @@
 """tests/api/test_simulations.py - .../simulate and /v1/simulations: random,
-greedy and model samplers on the tables (the same sequences as hpod bench),
+greedy and model samplers on the tables (the same sequences as hpod-bench),
 multi-objective and constrained runs, successive halving and asha on the
 learning curves against a reimplementation, stored simulations and .ss.
 """
@@ -63,18 +63,19 @@ def t_simulate_mo(c):
                  422, "invalid_argument", "constraints")
 
 
-@test("simulate: HTTP and hpod bench run the same code: identical sequences for zh-en BO_EI_M")
+@test("simulate: HTTP and hpod-bench run the same code: identical sequences for zh-en BO_EI_M")
 def t_simulate_same_as_bench(c):
     need_tables()
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "seqs.jsonl")
-        r = subprocess.run([c.args.hpod, "bench", "--tables", "zh-en", "--methods", "bo_ei_m,rs",
-                            "--repeats", "6", "--seed", "4", "--out", os.path.join(d, "b.md"),
+        tool = os.path.join(os.path.dirname(c.args.hpod), "hpod-bench")
+        r = subprocess.run([tool, "--tables", "zh-en", "--methods", "bo_ei_m,rs",
+                            "--repeats", "6", "--seed", "4", "--out", os.path.join(d, "b.json"),
                             "--dir", cfg.bench_dir, "--sequences", out],
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, timeout=300)
-        check(r.returncode == 0, "hpod bench failed: %s" % r.stderr.decode()[-500:])
+        check(r.returncode == 0, "hpod-bench failed: %s" % r.stderr.decode()[-500:])
         with open(out) as f:
             cells = {(x["table"], x["method"]): x for x in map(json.loads, f)}
     check(sorted(cells) == [("zh-en", "bo_ei_m"), ("zh-en", "rs")], "cells %r" % sorted(cells))
@@ -88,7 +89,7 @@ def t_simulate_same_as_bench(c):
         check(sim["computed_metrics"] == ["ftb", "ftc", "fb"] and "fto" not in sim["metrics"],
               "%s: computed %r" % (key, sim["computed_metrics"]))
         for k, (a, b) in enumerate(zip(sim["sequences"], cli["sequences"])):
-            check(a == b, "%s run %d: HTTP %s, hpod bench %s" % (key, k, short(a), short(b)))
+            check(a == b, "%s run %d: HTTP %s, hpod-bench %s" % (key, k, short(a), short(b)))
     # A single objective asked for one metric stops when that one is decided.
     t = tsv_rows("zh-en")
     bleu = [r["bleu"] for r in t]

@@ -1,0 +1,468 @@
+/*
+ * tools/main.c - hpod-bench (hpod_bench.h): options, the JSON output and
+ * what the reports share. The reports themselves are tools/table3.c,
+ * tools/lcurves.c (--sh, --asha), tools/mstage.c (--multistage) and
+ * tools/mo.c (--mo).
+ */
+#include "tools/hpod_bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/tables.h"
+#include "common/mem.h"
+#include "core/kernels.h"
+#include "core/linalg.h"
+
+const struct hb_method hb_methods[HB_N_METHODS] = {
+    {"rs", "RS", {SAMPLER_RANDOM, 0, 0}, 0},
+    {"greedy", "greedy", {SAMPLER_GREEDY, 0, 0}, 0},
+    {"bo_ei_m", "BO_EI_M", {SAMPLER_GP, KERNEL_MATERN52, 0}, 1},
+    {"bo_ei_r", "BO_EI_R", {SAMPLER_GP, KERNEL_RBF, 0}, 1},
+    {"gb_ei_m", "GB_EI_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 0}, 1},
+    {"gb_ei_r", "GB_EI_R", {SAMPLER_GRAPH, KERNEL_RBF, 0}, 1},
+    {"gb_eif_m", "GB_EIF_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 1}, 1},
+    {"gb_eif_r", "GB_EIF_R", {SAMPLER_GRAPH, KERNEL_RBF, 1}, 1},
+};
+
+/* The learning-curve sets of the dissertation's Table 6.1, in its order:
+ * the reports list them first. */
+static const char *const lc_order[] = {
+    "nmtlc/material-sw-en", "nmtlc/material-so-en", "nmtlc/ted-zh-en",
+    "nmtlc/ted-ru-en",      "nmtlc/robust19-ja-en", "nmtlc/robust19-en-ja",
+};
+#define N_LC_ORDER (sizeof lc_order / sizeof lc_order[0])
+
+double
+hb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int
+hb_size_cmp(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return (a > b) - (a < b);
+}
+
+int
+hb_dbl_cmp(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
+json_t *
+hb_real(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *
+hb_int(size_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+json_t *
+hb_stat(const struct simulate_stat *s)
+{
+    json_t *o = json_object();
+    hb_set(o, "mean", hb_real(s->mean));
+    hb_set(o, "std", hb_real(s->std));
+    hb_set(o, "runs", hb_int(s->runs));
+    hb_set(o, "missed", hb_int(s->missed));
+    return o;
+}
+
+void
+hb_set(json_t *obj, const char *key, json_t *v)
+{
+    json_object_set_new(obj, key, v ? v : json_null());
+}
+
+json_t *
+hb_report_new(const struct hb_opts *o, const char *kind)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char date[32];
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    json_t *r = json_object();
+    hb_set(r, "report", json_string(kind));
+    hb_set(r, "command", json_string(o->cmdline));
+    hb_set(r, "date", json_string(date));
+    hb_set(r, "seed", json_integer((json_int_t)o->seed));
+    hb_set(r, "repeats", hb_int(o->repeats));
+    hb_set(r, "init", hb_int(o->init));
+    hb_set(r, "threads", hb_int(o->threads));
+    hb_set(r, "configs", hb_int(o->configs));
+    return r;
+}
+
+int
+hb_emit(const struct hb_opts *o, json_t *report)
+{
+    char *text = hj_dump(report, 0);
+    int rc = -1;
+    FILE *f = NULL;
+    if (!text) {
+        fprintf(stderr, "hpod-bench: could not render the JSON report\n");
+        goto out;
+    }
+    f = strcmp(o->out, "-") == 0 ? stdout : fopen(o->out, "w");
+    if (!f) {
+        fprintf(stderr, "hpod-bench: could not open \"%s\": %s\n", o->out,
+                strerror(errno));
+        goto out;
+    }
+    fputs(text, f);
+    fputc('\n', f);
+    rc = fflush(f) == 0 && !ferror(f) ? 0 : -1;
+    if (f != stdout && fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "hpod-bench: could not write \"%s\"\n", o->out);
+    else if (f != stdout)
+        fprintf(stderr, "bench: wrote %s\n", o->out);
+out:
+    free(text);
+    json_decref(report);
+    return rc;
+}
+
+/* Does set name end with "-<ds>" or equal it, for one of --tables? */
+static int
+lc_selected(const struct hb_opts *o, const char *name)
+{
+    size_t ln = strlen(name);
+    for (size_t k = 0; k < o->n_tables; k++) {
+        const char *t = o->tables[k];
+        size_t lt = strlen(t);
+        if (strcmp(name, t) == 0 ||
+            (ln > lt && strcmp(name + ln - lt, t) == 0 &&
+             name[ln - lt - 1] == '-'))
+            return 1;
+    }
+    return 0;
+}
+
+int
+hb_curve_sets(const struct hb_opts *o, struct bench_lc_set **sets,
+              size_t *n_sets, const struct bench_lc_set ***picked, size_t *n)
+{
+    struct hpod_err err = {0};
+    size_t plen = strlen(o->dir) + sizeof "/nmtlc/scratch.jsonl";
+    char *path = xmalloc(plen);
+    int rc = -1;
+
+    *picked = NULL;
+    *n = 0;
+    snprintf(path, plen, "%s/nmtlc/scratch.jsonl", o->dir);
+    if (bench_lc_load(path, sets, n_sets, &err) != HPOD_OK) {
+        fprintf(stderr, "hpod-bench: %s\n", err.msg);
+        goto out;
+    }
+    *picked = xcalloc(*n_sets ? *n_sets : 1, sizeof **picked);
+    for (size_t k = 0; k < N_LC_ORDER; k++) {
+        const struct bench_lc_set *st =
+            bench_lc_find(*sets, *n_sets, lc_order[k]);
+        if (st && lc_selected(o, st->name))
+            (*picked)[(*n)++] = st;
+    }
+    for (size_t i = 0; i < *n_sets; i++) {
+        int known = 0;
+        for (size_t k = 0; k < N_LC_ORDER; k++)
+            known |= strcmp((*sets)[i].name, lc_order[k]) == 0;
+        if (!known && lc_selected(o, (*sets)[i].name))
+            (*picked)[(*n)++] = &(*sets)[i];
+    }
+    if (*n == 0) {
+        fprintf(stderr, "hpod-bench: no learning-curve set matches --tables\n");
+        goto out;
+    }
+    for (size_t r = 0; r < *n; r++)
+        if ((*picked)[r]->n < o->configs) {
+            fprintf(stderr,
+                    "hpod-bench: %s has %zu curves, fewer than "
+                    "--configs %zu\n",
+                    (*picked)[r]->name, (*picked)[r]->n, o->configs);
+            goto out;
+        }
+    rc = 0;
+out:
+    free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options.                                                            */
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hpod-bench [--tables zh-en,ru-en,...] "
+            "[--methods rs,greedy,...|all]\n"
+            "                  [--repeats 100] [--seed 0] [--init 3] "
+            "[--threads 2]\n"
+            "                  [--out FILE|-] [--dir DIR] [--sequences FILE]\n"
+            "  Table 3 of Zhang & Duh (TACL 2020) by default; every figure "
+            "goes to --out\n"
+            "  as one JSON document (default -: stdout), which\n"
+            "  tools/render_benchmarks.py renders into docs/benchmarks.md\n"
+            "  (make bench-docs runs all five reports and renders them).\n"
+            "  --dir: the benchmarks directory (default $HPOD_BENCHMARKS, "
+            "else\n"
+            "        ../shared/benchmarks if present)\n"
+            "  --sequences: also writes every cell's runs to FILE, one JSON "
+            "line per cell\n"
+            "        {\"table\", \"method\", \"seed\", \"init\", "
+            "\"sequences\": [[row, ...], ...]},\n"
+            "        rows 0-based as in POST /v1/benchmarks/{name}/simulate\n"
+            "       hpod-bench --sh [--tables sw-en,...] [--repeats 100] "
+            "[--seed 0]\n"
+            "                  [--configs 40] [--out FILE|-] [--dir DIR]\n"
+            "  --sh: successive halving on the learning curves "
+            "(dissertation Table 6.1)\n"
+            "  --asha: ASHA (4 workers, r=5 u=2 R=25 p=2 keep=2) on the "
+            "learning curves,\n"
+            "        same options as --sh\n"
+            "  --multistage: multi-stage BO (stages of 20, 8, 3 trials, "
+            "k=3; base random,\n"
+            "        gp, graph) beside ASHA on the same draws, like --asha\n"
+            "  --mo: Table 4 (multi-objective, EHVI against random search) "
+            "and\n"
+            "        constrained runs; at most 10 runs on sw-en and so-en\n"
+            "methods:");
+    for (size_t m = 0; m < HB_N_METHODS; m++)
+        fprintf(f, " %s", hb_methods[m].key);
+    fprintf(f, "\ntables: zh-en ru-en ja-en en-ja sw-en so-en\n");
+}
+
+/* Parses a positive size_t option value; 1 on success. */
+static int
+parse_size(const char *s, size_t lo, size_t hi, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *s == '\0' || *end != '\0' || *s == '-' || v < lo || v > hi)
+        return 0;
+    *out = (size_t)v;
+    return 1;
+}
+
+/* Splits a comma-separated list into o->tables (copies). */
+static int
+parse_tables(struct hb_opts *o, const char *list)
+{
+    char *dup = xstrdup(list), *save = NULL;
+    int ok = 1;
+    for (char *tok = strtok_r(dup, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (strncmp(tok, "nmthpo/", 7) == 0)
+            tok += 7;
+        if (o->n_tables == sizeof o->tables / sizeof o->tables[0] ||
+            *tok == '\0') {
+            ok = 0;
+            break;
+        }
+        o->tables[o->n_tables++] = xstrdup(tok);
+    }
+    free(dup);
+    return ok && o->n_tables > 0;
+}
+
+static int
+parse_methods(struct hb_opts *o, const char *list)
+{
+    char *dup = xstrdup(list), *save = NULL;
+    int ok = 1, any = 0;
+    memset(o->use, 0, sizeof o->use);
+    for (char *tok = strtok_r(dup, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (size_t m = 0; m < HB_N_METHODS; m++)
+            if (strcmp(tok, "all") == 0 ||
+                strcmp(tok, hb_methods[m].key) == 0) {
+                o->use[m] = 1;
+                found = any = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "hpod-bench: unknown method \"%s\"\n", tok);
+            ok = 0;
+        }
+    }
+    free(dup);
+    return ok && any;
+}
+
+static void
+opts_free(struct hb_opts *o)
+{
+    for (size_t k = 0; k < o->n_tables; k++)
+        free(o->tables[k]);
+}
+
+/* The flags without a value; 1 if a is one of them. */
+static int
+parse_flag(struct hb_opts *o, const char *a)
+{
+    int *flag = strcmp(a, "--mo") == 0           ? &o->mo
+                : strcmp(a, "--sh") == 0         ? &o->sh
+                : strcmp(a, "--asha") == 0       ? &o->asha
+                : strcmp(a, "--multistage") == 0 ? &o->multistage
+                                                 : NULL;
+    if (flag)
+        *flag = 1;
+    return flag != NULL;
+}
+
+/* One "--name value"; 1 if the value is good, 0 if not, -1 if unknown. */
+static int
+parse_value(struct hb_opts *o, const char *name, const char *val)
+{
+    if (strcmp(name, "--tables") == 0)
+        return parse_tables(o, val);
+    if (strcmp(name, "--methods") == 0)
+        return parse_methods(o, val);
+    if (strcmp(name, "--repeats") == 0)
+        return parse_size(val, 1, 100000, &o->repeats);
+    if (strcmp(name, "--init") == 0)
+        return parse_size(val, 1, 1000, &o->init);
+    if (strcmp(name, "--threads") == 0)
+        return parse_size(val, 1, 64, &o->threads);
+    if (strcmp(name, "--configs") == 0)
+        return parse_size(val, 1, 100000, &o->configs);
+    if (strcmp(name, "--seed") == 0) {
+        size_t s;
+        int ok = parse_size(val, 0, (size_t)-1, &s);
+        o->seed = s;
+        return ok;
+    }
+    if (strcmp(name, "--out") == 0)
+        return (o->out = val)[0] != '\0';
+    if (strcmp(name, "--dir") == 0)
+        return (o->dir = val)[0] != '\0';
+    if (strcmp(name, "--sequences") == 0)
+        return (o->sequences = val)[0] != '\0';
+    return -1;
+}
+
+/* The benchmarks directory when --dir is not given, as `hpod serve`
+ * finds it: HPOD_BENCHMARKS, else ../shared/benchmarks if present. */
+static const char *
+default_dir(void)
+{
+    const char *env = getenv("HPOD_BENCHMARKS");
+    if (env && env[0])
+        return env;
+    return access("../shared/benchmarks", R_OK) == 0 ? "../shared/benchmarks"
+                                                     : NULL;
+}
+
+/* Appends " a" to o->cmdline. */
+static void
+cmdline_add(struct hb_opts *o, const char *a)
+{
+    size_t used = strlen(o->cmdline);
+    if (used < sizeof o->cmdline)
+        snprintf(o->cmdline + used, sizeof o->cmdline - used, " %s", a);
+}
+
+/* Returns 0 on success, 2 on a usage error, -1 for --help. */
+static int
+parse_opts(int argc, char **argv, struct hb_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t m = 0; m < HB_N_METHODS; m++)
+        o->use[m] = 1;
+    o->repeats = 100;
+    o->init = 3;
+    o->threads = 2;
+    o->out = "-";
+    o->dir = default_dir();
+    o->configs = 40;
+    snprintf(o->cmdline, sizeof o->cmdline, "hpod-bench");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        char name[32];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return -1;
+        if (parse_flag(o, a)) {
+            cmdline_add(o, a);
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) != 0 || (eq && eq - a >= (long)sizeof name)) {
+            fprintf(stderr, "hpod-bench: unexpected argument \"%s\"\n", a);
+            return 2;
+        }
+        if (eq) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+            if (i + 1 >= argc) {
+                fprintf(stderr, "hpod-bench: %s needs a value\n", a);
+                return 2;
+            }
+            val = argv[++i];
+        }
+        int ok = parse_value(o, name, val);
+        if (ok < 0) {
+            fprintf(stderr, "hpod-bench: unknown option \"%s\"\n", name);
+            return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, "hpod-bench: bad value \"%s\" for %s\n", val, name);
+            return 2;
+        }
+        /* The command as the report names it: what makes the figures. */
+        if (strcmp(name, "--out") != 0 && strcmp(name, "--sequences") != 0) {
+            cmdline_add(o, name);
+            cmdline_add(o, val);
+        }
+    }
+    if (!o->dir || !o->dir[0]) {
+        fprintf(stderr, "hpod-bench: no benchmarks directory (set "
+                        "HPOD_BENCHMARKS or pass --dir)\n");
+        return 2;
+    }
+    if (o->n_tables == 0)
+        for (size_t k = 0; k < BENCH_N_DATASETS; k++)
+            o->tables[o->n_tables++] = xstrdup(bench_datasets[k]);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct hb_opts o;
+    int pr = parse_opts(argc, argv, &o);
+    if (pr != 0) {
+        usage(pr < 0 ? stdout : stderr);
+        opts_free(&o);
+        return pr < 0 ? 0 : 2;
+    }
+    /* One BLAS thread per worker: the runs are the parallelism, and one
+     * thread gives reproducible bits. */
+    linalg_set_threads(1);
+    int rc = o.sh           ? hb_sh(&o)
+             : o.asha       ? hb_asha(&o)
+             : o.multistage ? hb_multistage(&o)
+             : o.mo         ? hb_mo(&o)
+                            : hb_table3(&o);
+    opts_free(&o);
+    return rc;
+}

@@ -1,0 +1,249 @@
+/*
+ * tools/mo.c - hpod-bench --mo: Table 4 of Zhang & Duh (TACL 2020), max
+ * BLEU and min GPU time with EHVI (GP and graph surrogates) against
+ * random search, then a constrained single objective (max BLEU with GPU
+ * time <= the table's median). The runs are bench/simrun's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/simrun.h"
+#include "bench/tables.h"
+#include "common/mem.h"
+#include "core/kernels.h"
+#include "core/metrics.h"
+#include "core/mobo.h"
+#include "core/pareto.h"
+#include "tools/hpod_bench.h"
+
+/* Runs on the large tables (sw-en, so-en: EHVI fits at 200-700
+ * observations cost seconds per run), and the constrained budget. */
+#define MO_BIG_REPEATS 10
+#define MO_CON_BUDGET 40
+
+static const struct {
+    const char *label;
+    struct simulate_mo_algo algo;
+} mo_methods[] = {
+    {"RS", {1, 0, KERNEL_MATERN52}},
+    {"BO_M (ehvi/gp/matern52)", {0, MOBO_SURROGATE_GP, KERNEL_MATERN52}},
+    {"BO_R (ehvi/gp/rbf)", {0, MOBO_SURROGATE_GP, KERNEL_RBF}},
+    {"GB_M (ehvi/graph/matern52)", {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52}},
+    {"GB_R (ehvi/graph/rbf)", {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF}},
+};
+#define N_MO_METHODS (sizeof mo_methods / sizeof mo_methods[0])
+
+/* Runs one cell; returns wall seconds, fills seqs/lens, *failed runs. */
+static double
+mo_cell(const struct hb_opts *o, const struct simulate_mo_problem *mp,
+        const struct simulate_mo_algo *ma, const struct metric_spec *spec,
+        size_t runs, size_t length, size_t *seqs, size_t *lens, size_t *failed)
+{
+    enum hpod_status *st = xcalloc(runs, sizeof *st);
+    struct simrun c;
+    memset(&c, 0, sizeof c);
+    c.mo = mp;
+    c.mo_algo = ma;
+    c.spec = spec;
+    c.seed0 = o->seed;
+    c.init = o->init;
+    c.runs = runs;
+    c.seqs = seqs;
+    c.lens = lens;
+    c.status = st;
+    c.length = length;
+    simrun_simulate(&c, o->threads);
+    *failed = c.failed;
+    free(st);
+    return c.seconds;
+}
+
+static size_t
+mo_runs(const struct hb_opts *o, const struct bench_table *tb)
+{
+    return tb->n > 400 && o->repeats > MO_BIG_REPEATS ? MO_BIG_REPEATS
+                                                      : o->repeats;
+}
+
+/* Table 4 on one table (bleu and gpu_time columns): JSON. */
+static json_t *
+mo_table(const struct hb_opts *o, const struct bench_table *tb,
+         const double *bleu, const double *gpu)
+{
+    const char *ds = tb->name + 7;
+    int big = tb->n > 400;
+    size_t runs = mo_runs(o, tb), np_rows = 0;
+    for (size_t i = 0; i < tb->n; i++)
+        np_rows += tb->pareto[i];
+    double *y = xmalloc(2 * tb->n * sizeof *y), ref[2];
+    int sense2[2] = {1, 1};
+    for (size_t i = 0; i < tb->n; i++) {
+        y[2 * i] = bleu[i];
+        y[2 * i + 1] = -gpu[i];
+    }
+    pareto_reference(y, tb->n, 2, sense2, 0.1, ref);
+    struct simulate_mo_problem mp = {&tb->space, tb->raw, tb->n, 2,    y,
+                                     ref,        0,       NULL,  NULL, NULL};
+    struct metric_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.pareto = tb->pareto;
+    spec.n = tb->n;
+    spec.ninit = o->init;
+    spec.fbp_budget = big ? 200 : 50;
+    size_t *seqs = xmalloc(runs * tb->n * sizeof *seqs);
+    size_t *lens = xcalloc(runs, sizeof *lens);
+    json_t *j = json_object(), *ms = json_array();
+    hb_set(j, "name", json_string(ds));
+    hb_set(j, "rows", hb_int(tb->n));
+    hb_set(j, "pareto_rows", hb_int(np_rows));
+    hb_set(j, "fbp_budget", hb_int(spec.fbp_budget));
+    for (size_t m = 0; m < N_MO_METHODS; m++) {
+        size_t failed = 0;
+        double sec = mo_cell(o, &mp, &mo_methods[m].algo, &spec, runs, tb->n,
+                             seqs, lens, &failed);
+        struct simulate_summary sum;
+        simulate_summarize(&spec, seqs, tb->n, lens, runs, &sum);
+        json_t *c = json_object();
+        hb_set(c, "label", json_string(mo_methods[m].label));
+        hb_set(c, "runs", hb_int(runs));
+        hb_set(c, "failed", hb_int(failed));
+        hb_set(c, "fto", hb_stat(&sum.fto));
+        hb_set(c, "fta", hb_stat(&sum.fta));
+        hb_set(c, "fbp", hb_stat(&sum.fbp));
+        hb_set(c, "seconds", hb_real(sec));
+        json_array_append_new(ms, c);
+        fprintf(stderr,
+                "bench: %s %s: %zu runs in %.1f s, fta %.1f, fbp %.2f\n", ds,
+                mo_methods[m].label, runs, sec, sum.fta.mean, sum.fbp.mean);
+    }
+    hb_set(j, "methods", ms);
+    free(seqs);
+    free(lens);
+    free(y);
+    return j;
+}
+
+/* The gaps of a constrained cell's runs: best feasible BLEU of the table
+ * minus the best feasible BLEU a run found; runs without one counted. */
+static json_t *
+con_gaps(const struct bench_table *tb, const double *bleu, const double *gpu,
+         double bound, double best_feas, const size_t *seqs, const size_t *lens,
+         size_t runs)
+{
+    double *gaps = xmalloc(runs * sizeof *gaps);
+    size_t within = 0, none = 0, k = 0;
+    for (size_t r = 0; r < runs; r++) {
+        double b = -INFINITY;
+        size_t len = lens[r] < MO_CON_BUDGET ? lens[r] : MO_CON_BUDGET;
+        for (size_t i = 0; i < len; i++) {
+            size_t row = seqs[r * tb->n + i];
+            if (gpu[row] <= bound && bleu[row] > b)
+                b = bleu[row];
+        }
+        if (b == -INFINITY) {
+            none++;
+            continue;
+        }
+        gaps[k] = best_feas - b;
+        within += gaps[k] <= 0.5;
+        k++;
+    }
+    double mean = 0, sd = 0;
+    metric_mean_std(gaps, k, &mean, &sd);
+    free(gaps);
+    json_t *j = json_object();
+    hb_set(j, "gap_mean", hb_real(mean));
+    hb_set(j, "gap_std", hb_real(sd));
+    hb_set(j, "within", hb_int(within));
+    hb_set(j, "none", hb_int(none));
+    return j;
+}
+
+/* Constrained runs on one table: RS and BO (gp, constrained EI). */
+static json_t *
+con_table(const struct hb_opts *o, const struct bench_table *tb,
+          const double *bleu, const double *gpu)
+{
+    const char *ds = tb->name + 7;
+    size_t runs = mo_runs(o, tb);
+    double *sorted = xmalloc(tb->n * sizeof *sorted);
+    memcpy(sorted, gpu, tb->n * sizeof *sorted);
+    qsort(sorted, tb->n, sizeof *sorted, hb_dbl_cmp);
+    double bound = sorted[(tb->n - 1) / 2], best_feas = -INFINITY;
+    free(sorted);
+    for (size_t i = 0; i < tb->n; i++)
+        if (gpu[i] <= bound && bleu[i] > best_feas)
+            best_feas = bleu[i];
+    double ref[1] = {0};
+    unsigned char con_log[1] = {1};
+    struct simulate_mo_problem mp = {
+        &tb->space, tb->raw, tb->n, 1, bleu, ref, 1, gpu, &bound, con_log};
+    size_t *seqs = xmalloc(runs * tb->n * sizeof *seqs);
+    size_t *lens = xcalloc(runs, sizeof *lens);
+    json_t *j = json_object(), *ms = json_array();
+    hb_set(j, "name", json_string(ds));
+    hb_set(j, "gpu_time_bound", hb_real(bound));
+    hb_set(j, "best_feasible_bleu", hb_real(best_feas));
+    for (int m = 0; m < 2; m++) {
+        struct simulate_mo_algo ma = {m == 0, MOBO_SURROGATE_GP,
+                                      KERNEL_MATERN52};
+        size_t failed = 0;
+        double sec = mo_cell(o, &mp, &ma, NULL, runs, MO_CON_BUDGET, seqs, lens,
+                             &failed);
+        json_t *c = con_gaps(tb, bleu, gpu, bound, best_feas, seqs, lens, runs);
+        hb_set(c, "label", json_string(m == 0 ? "RS" : "BO"));
+        hb_set(c, "runs", hb_int(runs));
+        hb_set(c, "failed", hb_int(failed));
+        hb_set(c, "seconds", hb_real(sec));
+        fprintf(stderr, "bench: %s constrained %s: gap %.2f\n", ds,
+                m == 0 ? "RS" : "BO",
+                json_real_value(json_object_get(c, "gap_mean")));
+        json_array_append_new(ms, c);
+    }
+    hb_set(j, "methods", ms);
+    free(seqs);
+    free(lens);
+    return j;
+}
+
+int
+hb_mo(const struct hb_opts *o)
+{
+    struct hpod_err err = {0};
+    struct bench_table *ts = NULL;
+    size_t n_tables = 0;
+    int rc = 1;
+
+    double t_start = hb_now();
+    if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
+                              o->n_tables, &ts, &n_tables, &err) != HPOD_OK) {
+        fprintf(stderr, "hpod-bench: %s\n", err.msg);
+        goto out;
+    }
+    json_t *rep = hb_report_new(o, "mo"), *mo = json_array();
+    json_t *con = json_array();
+    hb_set(rep, "big_repeats", hb_int(MO_BIG_REPEATS));
+    hb_set(rep, "constrained_budget", hb_int(MO_CON_BUDGET));
+    for (size_t t = 0; t < n_tables; t++) {
+        const double *bleu = bench_table_metric(&ts[t], "bleu");
+        const double *gpu = bench_table_metric(&ts[t], "gpu_time");
+        if (bleu && gpu)
+            json_array_append_new(mo, mo_table(o, &ts[t], bleu, gpu));
+    }
+    /* Constrained single objective: max BLEU with GPU time <= the
+     * table's median, MO_CON_BUDGET evaluations. */
+    for (size_t t = 0; t < n_tables; t++) {
+        const double *bleu = bench_table_metric(&ts[t], "bleu");
+        const double *gpu = bench_table_metric(&ts[t], "gpu_time");
+        if (bleu && gpu)
+            json_array_append_new(con, con_table(o, &ts[t], bleu, gpu));
+    }
+    hb_set(rep, "tables", mo);
+    hb_set(rep, "constrained", con);
+    hb_set(rep, "seconds", hb_real(hb_now() - t_start));
+    rc = hb_emit(o, rep) == 0 ? 0 : 1;
+out:
+    bench_tables_free(ts, n_tables);
+    return rc;
+}
