@@ -2,7 +2,7 @@
  * bench/lcrun.h - successive halving (core/sh) and ASHA (core/asha_sim)
  * repeated on a learning-curve set (bench/tables.h): the one
  * implementation behind POST /v1/benchmarks/{set}/simulate and
- * `hpod bench --sh/--asha`. Plain C: no JSON, no request.
+ * `hpod-bench --sh/--asha`. Plain C: no JSON, no request.
  *
  * Run k of a batch uses rng_seed(seed + k), so both callers agree for
  * the same seeds.

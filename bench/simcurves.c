@@ -190,7 +190,7 @@ lc_run_sh(struct hpod_err *err, const struct lcrun_curves *lc,
                              (json_int_t)per[k].spent, "full",
                              (json_int_t)per[k].full));
     /* saved: checkpoints not trained against training all `configs` to
-     * the end of their curves, 100·(1 - spent/full), as `hpod bench --sh`
+     * the end of their curves, 100·(1 - spent/full), as `hpod-bench --sh`
      * reports it. */
     *metrics = json_pack(
         "{s:f, s:f, s:o, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I}", "acc",
@@ -207,7 +207,7 @@ out:
 
 /*
  * ASHA replayed with `workers` simulated workers (bench/lcrun.h), run k
- * on rng_seed(seed + k) as `hpod bench --asha` does, so both agree for
+ * on rng_seed(seed + k) as `hpod-bench --asha` does, so both agree for
  * the same seeds. draws as for lc_run_sh.
  */
 static enum hpod_status
@@ -242,7 +242,7 @@ lc_run_asha(struct hpod_err *err, const struct lcrun_curves *lc,
                              (json_int_t)res[k].elapsed, "trained", tr));
     }
     /* Means over the runs; saved is the mean of the runs' percentages, as
-     * `hpod bench --asha` reports it. */
+     * `hpod-bench --asha` reports it. */
     *metrics = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "steps",
                          sum.steps, "steps_full", sum.steps_full, "saved",
                          sum.saved, "best_kept", sum.best_full, "best_rank",

@@ -1,6 +1,6 @@
 /*
  * bench/simrun.h - runs the repeats of one simulation on several
- * threads: the one piece shared by `hpod bench` (server/bench_cli.c) and
+ * threads: the one piece shared by `hpod-bench` (tools/) and
  * POST /v1/benchmarks/{name}/simulate. core/simulate stays single-threaded
  * and pure; the threads live here.
  */
@@ -52,7 +52,7 @@ void simrun_run(struct simrun *s, size_t threads);
 
 /*
  * simrun_spec_init - what a simulation measures, built the same way for
- * `hpod bench` and POST /v1/benchmarks/{name}/simulate: the metrics of
+ * `hpod-bench` and POST /v1/benchmarks/{name}/simulate: the metrics of
  * metrics (METRIC_BIT()s) among those y (n values, larger is better, may be
  * NULL) and pareto (n flags, may be NULL) enable. The arrays are borrowed.
  */
@@ -62,7 +62,7 @@ void simrun_spec_init(struct metric_spec *spec, const double *y,
                       unsigned metrics);
 
 /*
- * simrun_simulate - the one simulation loop of hpod bench and of the
+ * simrun_simulate - the one simulation loop of hpod-bench and of the
  * simulate handler: every run of s (simrun_run) with s->spec as the stop
  * rule, so each sequence ends as soon as the metrics s->spec measures are
  * final and its budgets are spent (a spec that measures nothing, or NULL,

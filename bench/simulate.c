@@ -669,7 +669,7 @@ simulate_single(json_t *body, const char *name, const struct bench_table *t,
     seqs = xmalloc((size_t)tr->repeats * t->n * sizeof *seqs);
     lens = xcalloc((size_t)tr->repeats, sizeof *lens);
     status = xcalloc((size_t)tr->repeats, sizeof *status);
-    /* The loop of `hpod bench`: the same request gives the same sequences
+    /* The loop of `hpod-bench`: the same request gives the same sequences
      * there and here. */
     struct simrun run = {.p = &p,
                          .algo = &tr->single,

@@ -3,7 +3,7 @@
  * (borrowed jansson values) parsed and the repeats run, with no HTTP:
  *   - on a lookup table, a single-objective run (core/simulate_run) or a
  *     multi-objective / constrained one (core/simulate_run_mo), both
- *     through bench/simrun as `hpod bench` runs them;
+ *     through bench/simrun as `hpod-bench` runs them;
  *   - on a learning-curve set, see bench/simcurves.h.
  * The caller stores the result and answers (handlers/benchmarks.c).
  */
@@ -90,7 +90,7 @@ enum hpod_status bench_simulate_table(json_t *body, const char *name,
 
 /*
  * The arrays of a multi-objective or constrained run on a table (owned),
- * built the same way for HTTP and `hpod bench`.
+ * built the same way for HTTP and `hpod-bench`.
  */
 struct bench_mo_setup {
     size_t n, m, nc;

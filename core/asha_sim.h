@@ -6,7 +6,7 @@
  *
  * Pure: no I/O, no globals; the rung rule is core/asha.c's, memory comes
  * from xmalloc (common/mem.h) and is freed before returning. Curves are
- * borrowed for the call only. `hpod bench --asha` (server/bench_cli.c)
+ * borrowed for the call only. `hpod-bench --asha` (tools/)
  * prints the table.
  *
  * The replay (the contract of asha_sim_run):

@@ -3,7 +3,7 @@
  * docs/ARCHITECTURE.md, "Algorithms") replayed on recorded learning curves, the
  * way the live server runs `"algorithm": {"name": "multistage", ...}`, so
  * that it can be compared with ASHA (core/asha_sim.h) on the SAME draws
- * (issue 6). `hpod bench --multistage` (server/bench_cli.c) prints the
+ * (issue 6). `hpod-bench --multistage` (tools/) prints the
  * table.
  *
  * Pure: no I/O, no globals; every stage decision is core/mstage.c's, every

@@ -12,8 +12,8 @@
  *
  * Pure: no I/O, no globals; scratch memory comes from xmalloc (common/mem.h)
  * and is freed before returning. Curves are borrowed for the call only.
- * The learning-curve files are read by bench/tables.c; `hpod bench
- * --sh` (server/bench_cli.c) prints the table.
+ * The learning-curve files are read by bench/tables.c; `hpod-bench
+ * --sh` (tools/) prints the table.
  *
  * Definitions (the contract of sh_simulate):
  *

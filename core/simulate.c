@@ -1,7 +1,7 @@
 /*
  * core/simulate.c - seeded simulated runs on a lookup table and their
  * metrics (simulate.h). No I/O and no threads: the table comes from
- * bench/tables.c, threading lives in server/bench_cli.c.
+ * bench/tables.c, threading lives in tools/.
  */
 #include "core/simulate.h"
 

@@ -8,7 +8,7 @@
  *
  * Pure: no I/O, no threads, no globals. Every run is a function of
  * (table, algorithm, seed, init) only, so runs may be spread over threads
- * by the caller (server/bench_cli.c does) and give the same sequences.
+ * by the caller (tools/ does) and give the same sequences.
  * Tables are loaded by bench/tables.c.
  */
 #ifndef HPOD_SIMULATE_H
@@ -81,7 +81,7 @@ enum hpod_status simulate_run(const struct simulate_problem *p,
  * the other (simulate_run each, sharing one sampler state). Run r writes row r
  * of seqs (runs × stride, stride = min(length, n)) and lens[r]. Sequential on
  * purpose: callers that want threads call simulate_run per seed themselves
- * (bench_cli.c). Return: HPOD_OK, or the status of the first failing run (later
+ * (tools/). Return: HPOD_OK, or the status of the first failing run (later
  * runs are not attempted; their lens are 0).
  */
 enum hpod_status

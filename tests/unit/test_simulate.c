@@ -271,7 +271,7 @@ test_many_matches_single_runs(void **state)
 }
 
 /*
- * A sampler state shared from run to run (one per thread in bench_cli.c)
+ * A sampler state shared from run to run (one per thread in tools/)
  * changes nothing: graph runs in any order equal runs with a private
  * state, so figures do not depend on the thread count.
  */
