@@ -146,13 +146,10 @@ enum hpod_status
 sim_store_get(struct db *db, long long id, struct sim_row *out,
               struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_SIM_GET, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_SIM_GET, id, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0)
         st = hpod_fail(err, HPOD_ENOTFOUND, "",

@@ -520,6 +520,16 @@ exec_on(struct db *db, const char *sql, int nparams, const char *const *params,
 }
 
 enum hpod_status
+db_exec_id(struct db *db, const char *sql, long long id, struct db_result **out,
+           struct hpod_err *err)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", id);
+    const char *p[] = {text};
+    return db_exec(db, sql, 1, p, out, err);
+}
+
+enum hpod_status
 db_exec(struct db *db, const char *sql, int nparams, const char *const *params,
         struct db_result **out, struct hpod_err *err)
 {

@@ -77,6 +77,9 @@ struct db_result;
 enum hpod_status db_exec(struct db *db, const char *sql, int nparams,
                          const char *const *params, struct db_result **res,
                          struct hpod_err *err);
+/* db_exec with one parameter, $1 = id (most queries are about one row). */
+enum hpod_status db_exec_id(struct db *db, const char *sql, long long id,
+                            struct db_result **res, struct hpod_err *err);
 /*
  * db_exec_script - runs several statements of our own (a migration file)
  * as one simple query. Never called with client input.

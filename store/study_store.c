@@ -113,14 +113,12 @@ enum hpod_status
 study_store_get(struct db *db, long long id, struct study *out,
                 struct hpod_err *err)
 {
-    char sid[32], sql[2048];
+    char sql[2048];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sid, sizeof sid, "%lld", id);
     snprintf(sql, sizeof sql, "%s WHERE s.id = $1 GROUP BY s.id", SQL_SELECT);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, sql, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, sql, id, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0)
         st =
@@ -134,13 +132,10 @@ study_store_get(struct db *db, long long id, struct study *out,
 enum hpod_status
 study_store_lock(struct db *db, long long id, struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_LOCK, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_LOCK, id, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0)
         st =
@@ -184,13 +179,10 @@ study_store_list(struct db *db, long long limit, long long offset,
 enum hpod_status
 study_store_delete(struct db *db, long long id, struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_DELETE, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_DELETE, id, &r, err)) != HPOD_OK)
         return st;
     if (db_affected(r) == 0)
         st =
@@ -203,15 +195,12 @@ enum hpod_status
 study_store_candidates(struct db *db, long long id, char ***params, size_t *n,
                        struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
     *params = NULL;
     *n = 0;
-    snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_CANDIDATES, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_CANDIDATES, id, &r, err)) != HPOD_OK)
         return st;
     *n = db_rows(r);
     *params = xcalloc(*n ? *n : 1, sizeof **params);

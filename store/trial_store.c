@@ -363,13 +363,10 @@ enum hpod_status
 trial_store_next_seq(struct db *db, long long study_id, int *seq,
                      struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sid, sizeof sid, "%lld", study_id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_NEXT_SEQ, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_NEXT_SEQ, study_id, &r, err)) != HPOD_OK)
         return st;
     *seq = (int)db_get_ll(r, 0, "seq", 0);
     db_result_free(r);
@@ -410,13 +407,10 @@ enum hpod_status
 trial_store_study_of(struct db *db, long long id, long long *study_id,
                      struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(sid, sizeof sid, "%lld", id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_STUDY_OF, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_STUDY_OF, id, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0)
         st =
@@ -489,15 +483,12 @@ enum hpod_status
 trial_store_history(struct db *db, long long study_id, struct trial **out,
                     size_t *n, struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
     *out = NULL;
     *n = 0;
-    snprintf(sid, sizeof sid, "%lld", study_id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_HISTORY, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_HISTORY, study_id, &r, err)) != HPOD_OK)
         return st;
     *n = db_rows(r);
     *out = xcalloc(*n ? *n : 1, sizeof **out);
@@ -513,7 +504,7 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
     }
     db_result_free(r);
     r = NULL;
-    if ((st = db_exec(db, SQL_STUDY_VALUES, 1, p, &r, err)) == HPOD_OK)
+    if ((st = db_exec_id(db, SQL_STUDY_VALUES, study_id, &r, err)) == HPOD_OK)
         st = attach_values(r, *out, *n, err);
     db_result_free(r);
     if (st != HPOD_OK) {
@@ -625,15 +616,12 @@ enum hpod_status
 trial_store_study_steps(struct db *db, long long study_id,
                         struct step_row **out, size_t *n, struct hpod_err *err)
 {
-    char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
     *out = NULL;
     *n = 0;
-    snprintf(sid, sizeof sid, "%lld", study_id);
-    const char *p[] = {sid};
-    if ((st = db_exec(db, SQL_STEPS, 1, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec_id(db, SQL_STEPS, study_id, &r, err)) != HPOD_OK)
         return st;
     *out = xcalloc(db_rows(r) ? db_rows(r) : 1, sizeof **out);
     for (size_t i = 0; i < db_rows(r); i++) {
