@@ -64,7 +64,7 @@ def sources(dirs):
         if not os.path.isdir(d):
             continue
         for name in sorted(os.listdir(d)):
-            if name.endswith((".c", ".h")):
+            if name.endswith((".c", ".h", ".py")):
                 yield d, os.path.join(d, name)
 
 
@@ -155,7 +155,8 @@ def main(dirs):
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
         banned, why = FORBIDDEN.get(layer, (set(), ""))
-        for n, line in enumerate(lines, 1):
+        for n, line in enumerate(lines if path.endswith((".c", ".h")) else [],
+                               1):
             m = INC.match(line)
             if not m:
                 continue
