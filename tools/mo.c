@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench/simrun.h"
+#include "bench/simulate.h"
 #include "bench/tables.h"
 #include "common/mem.h"
 #include "core/kernels.h"
@@ -76,15 +77,12 @@ mo_table(const struct hb_opts *o, const struct bench_table *tb,
     size_t runs = mo_runs(o, tb), np_rows = 0;
     for (size_t i = 0; i < tb->n; i++)
         np_rows += tb->pareto[i];
-    double *y = xmalloc(2 * tb->n * sizeof *y), ref[2];
-    int sense2[2] = {1, 1};
-    for (size_t i = 0; i < tb->n; i++) {
-        y[2 * i] = bleu[i];
-        y[2 * i + 1] = -gpu[i];
-    }
-    pareto_reference(y, tb->n, 2, sense2, 0.1, ref);
-    struct simulate_mo_problem mp = {&tb->space, tb->raw, tb->n, 2,    y,
-                                     ref,        0,       NULL,  NULL, NULL};
+    /* The problem (BLEU up, GPU time down, the hypervolume reference 10%
+     * beyond the worst of each) is built as HTTP simulate builds it. */
+    const double *cols[2] = {bleu, gpu};
+    int sense[2] = {1, -1};
+    struct bench_mo_setup su;
+    bench_mo_setup_init(&su, tb, 2, cols, sense, 0, NULL, NULL, NULL);
     struct metric_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.pareto = tb->pareto;
@@ -100,7 +98,7 @@ mo_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "fbp_budget", hb_int(spec.fbp_budget));
     for (size_t m = 0; m < N_MO_METHODS; m++) {
         size_t failed = 0;
-        double sec = mo_cell(o, &mp, &mo_methods[m].algo, &spec, runs, tb->n,
+        double sec = mo_cell(o, &su.mp, &mo_methods[m].algo, &spec, runs, tb->n,
                              seqs, lens, &failed);
         struct simulate_summary sum;
         simulate_summarize(&spec, seqs, tb->n, lens, runs, &sum);
@@ -120,7 +118,7 @@ mo_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "methods", ms);
     free(seqs);
     free(lens);
-    free(y);
+    bench_mo_setup_free(&su);
     return j;
 }
 
@@ -175,10 +173,10 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
     for (size_t i = 0; i < tb->n; i++)
         if (gpu[i] <= bound && bleu[i] > best_feas)
             best_feas = bleu[i];
-    double ref[1] = {0};
-    unsigned char con_log[1] = {1};
-    struct simulate_mo_problem mp = {
-        &tb->space, tb->raw, tb->n, 1, bleu, ref, 1, gpu, &bound, con_log};
+    const double *cols[1] = {bleu}, *ccols[1] = {gpu};
+    int sense[1] = {1}, cmax[1] = {1};
+    struct bench_mo_setup su;
+    bench_mo_setup_init(&su, tb, 1, cols, sense, 1, ccols, cmax, &bound);
     size_t *seqs = xmalloc(runs * tb->n * sizeof *seqs);
     size_t *lens = xcalloc(runs, sizeof *lens);
     json_t *j = json_object(), *ms = json_array();
@@ -189,8 +187,8 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
         struct simulate_mo_algo ma = {m == 0, MOBO_SURROGATE_GP,
                                       KERNEL_MATERN52};
         size_t failed = 0;
-        double sec = mo_cell(o, &mp, &ma, NULL, runs, MO_CON_BUDGET, seqs, lens,
-                             &failed);
+        double sec = mo_cell(o, &su.mp, &ma, NULL, runs, MO_CON_BUDGET, seqs,
+                             lens, &failed);
         json_t *c = con_gaps(tb, bleu, gpu, bound, best_feas, seqs, lens, runs);
         hb_set(c, "label", json_string(m == 0 ? "RS" : "BO"));
         hb_set(c, "runs", hb_int(runs));
@@ -204,6 +202,7 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "methods", ms);
     free(seqs);
     free(lens);
+    bench_mo_setup_free(&su);
     return j;
 }
 
