@@ -24,6 +24,5 @@ hpod_name_ok_n(const char *s, size_t n, size_t max)
 int
 hpod_name_ok(const char *s, size_t max)
 {
-    return s && hpod_name_ok_n(s, strlen(s), max) &&
-           s[hpod_name_span(s)] == '\0';
+    return s && hpod_name_ok_n(s, strlen(s), max);
 }
