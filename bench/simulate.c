@@ -442,6 +442,36 @@ mo_summary(const char *name, const struct bench_sim_table *tr,
 }
 
 /*
+ * Runs tr's repeats of run (its problem, algorithm, spec and length set by
+ * the caller) over n rows on SIM_THREADS threads: the seed, initial rows
+ * and run count come from tr, *seqs and *lens are allocated here (the
+ * caller frees them). Returns the first run that failed, or -1.
+ */
+static long long
+sim_run_repeats(struct simrun *run, const struct bench_sim_table *tr, size_t n,
+                size_t **seqs, size_t **lens)
+{
+    size_t runs = (size_t)tr->repeats;
+    enum hpod_status *status = xcalloc(runs, sizeof *status);
+    long long failed = -1;
+
+    *seqs = xmalloc(runs * n * sizeof **seqs);
+    *lens = xcalloc(runs, sizeof **lens);
+    run->seed0 = (unsigned long long)tr->seed;
+    run->init = (size_t)tr->init;
+    run->runs = runs;
+    run->seqs = *seqs;
+    run->lens = *lens;
+    run->status = status;
+    simrun_simulate(run, SIM_THREADS);
+    for (size_t r = 0; r < runs && failed < 0; r++)
+        if (status[r] != HPOD_OK)
+            failed = (long long)r;
+    free(status);
+    return failed;
+}
+
+/*
  * The multi-objective / constrained simulation (core/simulate_run_mo):
  * "objectives" with 2+ entries, or "constraints", or ehvi.
  * Multi-objective runs report fto, fta, fbp against the Pareto rows of
@@ -461,7 +491,7 @@ simulate_mo(json_t *body, const char *name, const struct bench_table *t,
     long long budget, pbudget;
     unsigned asked = tr->metrics;
     double tol = 0;
-    enum hpod_status *status = NULL, st;
+    enum hpod_status st;
     json_t *summary = NULL, *metrics = NULL, *names = NULL;
 
     if (!tr->mo_able)
@@ -485,29 +515,19 @@ simulate_mo(json_t *body, const char *name, const struct bench_table *t,
     struct metric_spec spec;
     simrun_spec_init(&spec, s.y0, s.pareto, n, (size_t)tr->init, tol,
                      (size_t)budget, (size_t)pbudget, m >= 2 ? asked : 0);
-    seqs = xmalloc((size_t)tr->repeats * n * sizeof *seqs);
-    lens = xcalloc((size_t)tr->repeats, sizeof *lens);
-    status = xcalloc((size_t)tr->repeats, sizeof *status);
     /* Multi-objective runs stop once every metric asked is final;
      * constrained single-objective runs take exactly `budget` evaluations
      * (a spec that measures nothing: simrun_simulate). */
     struct simrun run = {.mo = &s.mp,
                          .mo_algo = &tr->mo,
                          .spec = &spec,
-                         .seed0 = (unsigned long long)tr->seed,
-                         .init = (size_t)tr->init,
-                         .runs = (size_t)tr->repeats,
-                         .length = m >= 2 ? 0 : (size_t)budget,
-                         .seqs = seqs,
-                         .lens = lens,
-                         .status = status};
-    simrun_simulate(&run, SIM_THREADS);
-    for (long long r = 0; r < tr->repeats; r++)
-        if (status[r] != HPOD_OK) {
-            st = hpod_fail(err, HPOD_EUNPROC, "algorithm",
-                           "run %lld failed on this table", r);
-            goto out;
-        }
+                         .length = m >= 2 ? 0 : (size_t)budget};
+    long long failed = sim_run_repeats(&run, tr, n, &seqs, &lens);
+    if (failed >= 0) {
+        st = hpod_fail(err, HPOD_EUNPROC, "algorithm",
+                       "run %lld failed on this table", failed);
+        goto out;
+    }
     if (m >= 2) {
         metrics_json(&spec, &run.sum, &metrics, &names);
     } else {
@@ -534,7 +554,6 @@ out:
     bench_mo_setup_free(&s);
     free(seqs);
     free(lens);
-    free(status);
     return st;
 }
 
@@ -632,7 +651,7 @@ simulate_single(json_t *body, const char *name, const struct bench_table *t,
     long long pbudget;
     double tol, *y = NULL;
     size_t *seqs = NULL, *lens = NULL;
-    enum hpod_status *status = NULL, st;
+    enum hpod_status st;
     json_t *summary = NULL;
 
     if ((st = single_objective(body, t, &obj_name, &goal, &col, err)) !=
@@ -666,29 +685,17 @@ simulate_single(json_t *body, const char *name, const struct bench_table *t,
     simrun_spec_init(&spec, y, has_pareto ? t->pareto : NULL, t->n,
                      (size_t)tr->init, tol, (size_t)tr->budget, (size_t)pbudget,
                      asked);
-    seqs = xmalloc((size_t)tr->repeats * t->n * sizeof *seqs);
-    lens = xcalloc((size_t)tr->repeats, sizeof *lens);
-    status = xcalloc((size_t)tr->repeats, sizeof *status);
     /* The loop of `hpod-bench`: the same request gives the same sequences
      * there and here. */
-    struct simrun run = {.p = &p,
-                         .algo = &tr->single,
-                         .spec = &spec,
-                         .seed0 = (unsigned long long)tr->seed,
-                         .init = (size_t)tr->init,
-                         .runs = (size_t)tr->repeats,
-                         .seqs = seqs,
-                         .lens = lens,
-                         .status = status};
-    simrun_simulate(&run, SIM_THREADS);
-    for (long long r = 0; r < tr->repeats; r++)
-        if (status[r] != HPOD_OK) {
-            st = hpod_fail(
-                err, HPOD_EUNPROC, "algorithm",
-                "run %lld failed: %s cannot run on this table", r,
-                json_string_value(json_object_get(tr->norm_algo, "name")));
-            goto out;
-        }
+    struct simrun run = {.p = &p, .algo = &tr->single, .spec = &spec};
+    long long failed = sim_run_repeats(&run, tr, t->n, &seqs, &lens);
+    if (failed >= 0) {
+        st = hpod_fail(
+            err, HPOD_EUNPROC, "algorithm",
+            "run %lld failed: %s cannot run on this table", failed,
+            json_string_value(json_object_get(tr->norm_algo, "name")));
+        goto out;
+    }
     json_t *metrics, *names;
     metrics_json(&spec, &run.sum, &metrics, &names);
     summary =
@@ -705,7 +712,6 @@ simulate_single(json_t *body, const char *name, const struct bench_table *t,
 out:
     free(seqs);
     free(lens);
-    free(status);
     free(y);
     return st;
 }
