@@ -27,6 +27,10 @@ hpod_status_str(enum hpod_status st)
         return "unsupported_media_type";
     case HPOD_EMETHOD:
         return "method_not_allowed";
+    case HPOD_EUNAUTH:
+        return "unauthenticated";
+    case HPOD_EDENIED:
+        return "permission_denied";
     case HPOD_ENUMERIC:
         return "numeric_error";
     case HPOD_EDB:

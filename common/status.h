@@ -17,6 +17,8 @@ enum hpod_status {
     HPOD_ETOOLARGE, /* request body over the limit (413) */
     HPOD_EMEDIA,    /* unsupported content type (415) */
     HPOD_EMETHOD,   /* method not allowed on this path (405) */
+    HPOD_EUNAUTH,   /* no valid token where one is required (401) */
+    HPOD_EDENIED,   /* the token's role or lab does not allow it (403) */
     HPOD_ENUMERIC,  /* numeric failure, e.g. matrix not SPD */
     HPOD_EDB,       /* database unreachable or failed (503) */
     HPOD_ENOMEM,    /* out of memory (500) */

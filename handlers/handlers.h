@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "handlers/represent.h" /* *_to_json, query_int for every handler */
 #include "store/db.h"
+#include "study/access.h"
 
 /* Process-wide state the handlers may use (owned by server/main.c). */
 struct bench_db;
@@ -43,6 +44,7 @@ struct req {
     void *conn;    /* opaque, for query() */
     struct db *db; /* borrowed for the request (NULL for routes without DB) */
     struct hpod_ctx *ctx;
+    struct principal who; /* set by server/auth.c before the handler */
     struct hpod_err err;
     /* Output. reply: new reference, stolen by the server. */
     int status;
