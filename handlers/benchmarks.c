@@ -168,6 +168,8 @@ handle_benchmark_list(struct req *rq)
     }
     for (size_t i = 0; i < n_names && st == HPOD_OK; i++) {
         struct bench_ref ref;
+        if (!access_sees_table(&rq->who, names[i]))
+            continue; /* another lab's */
         if ((st = resolve(rq, names[i], &ref)) == HPOD_OK)
             items[k++] = summary_json(names[i], &ref);
         bench_ref_cleanup(&ref);
@@ -212,6 +214,13 @@ handle_benchmark_import(struct req *rq)
     if ((st = bench_import_validate(rq->body, &name, &def, &rq->err)) !=
         HPOD_OK)
         return st;
+    if (!access_sees_table(&rq->who, name)) {
+        json_decref(def);
+        return hpod_fail(&rq->err, HPOD_EDENIED, "name",
+                         "a token of lab \"%s\" imports tables under "
+                         "\"%s/\" only",
+                         rq->who.lab, rq->who.lab);
+    }
     def_text = hj_dump(def, 0);
     rows_text = hj_dump(json_object_get(rq->body, "rows"), 0);
     st = bench_store_insert(rq->db, name, def_text, rows_text, &rq->err);
@@ -324,8 +333,9 @@ reply_simulation(struct req *rq, json_t *summary, const size_t *seqs,
     }
     sum_text = hj_dump(summary, 0);
     seq_text = hj_dump(seqs_json, 0);
-    if ((st = sim_store_insert(rq->db, rq->name, sum_text, seq_text, seconds,
-                               &id, &rq->err)) == HPOD_OK &&
+    if ((st = sim_store_insert(rq->db, rq->name,
+                               rq->who.lab[0] ? rq->who.lab : NULL, sum_text,
+                               seq_text, seconds, &id, &rq->err)) == HPOD_OK &&
         (st = sim_store_get(rq->db, id, &row, &rq->err)) == HPOD_OK) {
         json_t *out = json_deep_copy(summary);
         json_object_set_new(out, "id", json_integer(id));
@@ -499,7 +509,8 @@ handle_simulation_list(struct req *rq)
         (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
                         &offset, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = sim_store_list(rq->db, rq->query(rq, "benchmark"), limit, offset,
+    if ((st = sim_store_list(rq->db, rq->query(rq, "benchmark"),
+                             rq->who.lab[0] ? rq->who.lab : NULL, limit, offset,
                              &rows, &n, &total, &rq->err)) != HPOD_OK)
         return st;
     json_t *arr = json_array();

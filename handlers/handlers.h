@@ -80,5 +80,8 @@ enum hpod_status handle_benchmark_evaluate(struct req *rq);
 enum hpod_status handle_benchmark_simulate(struct req *rq);
 enum hpod_status handle_simulation_list(struct req *rq);
 enum hpod_status handle_simulation_get(struct req *rq);
+enum hpod_status handle_token_create(struct req *rq);
+enum hpod_status handle_token_list(struct req *rq);
+enum hpod_status handle_token_revoke(struct req *rq);
 
 #endif

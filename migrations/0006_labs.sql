@@ -1,10 +1,11 @@
 -- 0006_labs.sql - a shared lab server: labs, tokens, study state and
 -- metadata, enqueued and added trials.
 --
--- A lab is a namespace ("mt"): it owns studies (studies.lab) and the
+-- A lab is a namespace ("mt"): it owns studies (studies.lab), the
 -- tables imported under its name ("mt/x": the part before the slash, so
--- benchmarks and simulations need no column of their own). (lab, name)
--- is unique, so two machines find "their" study by name. Studies created
+-- benchmarks need no column of their own) and the simulations its
+-- members ran (simulations.lab; NULL: run with a token of every lab or on
+-- an open server, seen only by such tokens). (lab, name) is unique, so two machines find "their" study by name. Studies created
 -- before labs existed go to the lab "default"; if two of them had the
 -- same name, every one but the oldest gets " (id N)" appended, because
 -- the unique index cannot be built otherwise (the rename is the only
@@ -45,6 +46,9 @@ ALTER TABLE trials
         CHECK (origin IN ('suggested', 'enqueued', 'added')),
     ADD COLUMN metadata json NOT NULL DEFAULT '{}'::json;
 CREATE INDEX trials_waiting ON trials (study_id, seq) WHERE state = 'waiting';
+
+ALTER TABLE simulations
+    ADD COLUMN lab text CHECK (lab ~ '^[A-Za-z0-9_.-]{1,64}$');
 
 CREATE TABLE tokens (
     id         bigserial PRIMARY KEY,

@@ -52,6 +52,8 @@ static const struct config_var vars[] = {
      "how often expired leases are recovered"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
      "debug, info, warn or error"},
+    {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),
+     "auto (tokens required once one exists), on, or off (open: logged)"},
 };
 
 static void
@@ -109,6 +111,12 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
                          "invalid value \"%s\" for HPOD_LOG_LEVEL: must be "
                          "debug, info, warn or error",
                          c->log_level);
+    if (strcmp(c->auth, "auto") && strcmp(c->auth, "on") &&
+        strcmp(c->auth, "off"))
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_AUTH",
+                         "invalid value \"%s\" for HPOD_AUTH: must be auto, "
+                         "on or off",
+                         c->auth);
     return HPOD_OK;
 }
 

@@ -25,6 +25,7 @@ struct config {
     long db_statement_timeout_ms;
     long reaper_ms;
     char log_level[16];
+    char auth[8];
 };
 
 /*

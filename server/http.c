@@ -25,6 +25,7 @@
 #include "common/mem.h"
 #include "common/name.h"
 #include "study/def.h"
+#include "server/auth.h"
 #include "server/router.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -42,6 +43,7 @@ struct http_req {
     size_t seen; /* bytes received, including those beyond the limit */
     int too_large;
     char id[40];
+    const char *challenge; /* WWW-Authenticate of a 401 (static), or NULL */
 };
 
 /* ---- metrics: counters by (route, method, status), latency by route ---- */
@@ -378,6 +380,19 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
                   rq->method, rq->path);
         goto out;
     }
+    /* Who is asking comes before anything about the request itself: a
+     * client without a valid token learns nothing from our answers. */
+    if (route->needs_db || auth_needs_db(route)) {
+        st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);
+        if (st != HPOD_OK)
+            goto out;
+    }
+    st = auth_request(
+        rq->db, route,
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+        &rq->who, &h->challenge, &rq->err);
+    if (st != HPOD_OK)
+        goto out;
     if ((st = check_query(conn, route, &rq->err)) != HPOD_OK)
         goto out;
     if (h->too_large) {
@@ -399,17 +414,19 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     if ((st = http_parse_body(h->body, h->len, &body, &rq->err)) != HPOD_OK)
         goto out;
     rq->body = body;
-    if (route->needs_db) {
-        st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);
-        if (st != HPOD_OK)
-            goto out;
+    if ((st = auth_check_owner(rq->db, route, &rq->who, rq->id, rq->name,
+                               &rq->err)) != HPOD_OK)
+        goto out;
+    if (!route->needs_db && rq->db) {
+        db_pool_release(s->ctx->pool, rq->db);
+        rq->db = NULL;
     }
     st = route->handler(rq);
+out:
     if (rq->db) {
         db_pool_release(s->ctx->pool, rq->db);
         rq->db = NULL;
     }
-out:
     if (st != HPOD_OK) {
         json_decref(rq->reply);
         free(rq->reply_text);
@@ -521,7 +538,6 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     rq.query = query_lookup;
     rq.conn = conn;
     rq.ctx = s->ctx;
-    rq.who.role = ROLE_ADMIN; /* open server: every lab (server/auth.c) */
     rq.status = 200;
     hpod_log_set_request(h->id); /* every line logged for it carries its id */
     dispatch(s, conn, h, &rq, &route);
@@ -550,6 +566,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 rq.content_type ? rq.content_type
                                                 : "application/json");
     MHD_add_response_header(resp, "X-Request-Id", h->id);
+    if (rq.status == 401 && h->challenge)
+        MHD_add_response_header(resp, "WWW-Authenticate", h->challenge);
     if (rq.status == 405) {
         char allow[64];
         if (router_allow(url, allow, sizeof allow))

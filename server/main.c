@@ -17,8 +17,10 @@
 #include "bench/catalog.h"
 #include "bench/tables.h"
 #include "handlers/handlers.h"
+#include "server/auth.h"
 #include "server/config.h"
 #include "server/http.h"
+#include "server/token_cli.h"
 #include "store/db.h"
 #include "common/log.h"
 #include "store/migrate.h"
@@ -34,10 +36,13 @@ env_lookup(const char *name)
 static void
 usage(FILE *out)
 {
-    fprintf(out, "usage: hpod serve | hpod migrate | hpod --help\n"
+    fprintf(out, "usage: hpod serve | hpod migrate | hpod token ... | "
+                 "hpod --help\n"
                  "  serve    apply migrations, then serve the REST API\n"
                  "  migrate  apply pending migrations and exit "
                  "(idempotent)\n"
+                 "  token    create, list or revoke API tokens "
+                 "(`hpod token` for usage)\n"
                  "(the benchmark reports are a separate program, "
                  "hpod-bench)\n");
     config_print_help(out);
@@ -119,6 +124,21 @@ reaper_main(void *arg)
     return NULL;
 }
 
+/* Tokens before the port opens: see server/auth.h. */
+static int
+serve_auth_check(const struct config *cfg, struct db_pool *pool)
+{
+    struct db *db = NULL;
+    struct hpod_err err = {0};
+    enum hpod_status st = db_pool_acquire(pool, &db, &err);
+    if (st == HPOD_OK)
+        st = auth_startup_check(db, cfg->listen_addr, &err);
+    db_pool_release(pool, db);
+    if (st != HPOD_OK)
+        hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
+    return st == HPOD_OK ? 0 : 1;
+}
+
 static int
 run_serve(const struct config *cfg)
 {
@@ -152,6 +172,11 @@ run_serve(const struct config *cfg)
                  bench.n_tables, bench.n_lc, cfg->benchmarks);
     }
     ctx.bench = &bench;
+    if (serve_auth_check(cfg, ctx.pool) != 0) {
+        db_pool_destroy(ctx.pool);
+        bench_db_free(&bench);
+        return 1;
+    }
 
     /* Block the stop signals in every thread; main waits for them. */
     sigemptyset(&set);
@@ -217,8 +242,15 @@ main(int argc, char **argv)
     /* BLAS threads would fight the HTTP threads for the two cores, and one
      * thread gives reproducible bits (STYLE.md B.7). */
     linalg_set_threads(1);
+    enum auth_mode mode = AUTH_AUTO;
+    auth_mode_parse(cfg.auth, &mode); /* config_load checked the value */
+    auth_set_mode(mode);
     if (strcmp(argv[1], "migrate") == 0)
         return run_migrate(&cfg);
+    if (strcmp(argv[1], "token") == 0) {
+        struct db_opts opts = db_opts_of(&cfg);
+        return token_cli(cfg.database_url, &opts, argc - 2, argv + 2);
+    }
     if (strcmp(argv[1], "serve") == 0)
         return run_serve(&cfg);
     fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);

@@ -9,34 +9,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define R ROLE_READ
+#define W ROLE_WRITE
+#define A ROLE_ADMIN
 static const struct route routes[] = {
-    {"POST", "/v1/studies", handle_study_create, 1, NULL},
-    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset"},
-    {"GET", "/v1/studies/{id}", handle_study_get, 1, NULL},
-    {"DELETE", "/v1/studies/{id}", handle_study_delete, 1, NULL},
-    {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1, NULL},
+    {"POST", "/v1/studies", handle_study_create, 1, NULL, W},
+    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset", R},
+    {"GET", "/v1/studies/{id}", handle_study_get, 1, NULL, R},
+    {"DELETE", "/v1/studies/{id}", handle_study_delete, 1, NULL, A},
+    {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1, NULL, W},
     {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1,
-     "state,limit,offset"},
-    {"GET", "/v1/studies/{id}/best", handle_study_best, 1, NULL},
-    {"GET", "/v1/studies/{id}/pareto", handle_study_pareto, 1, "ranks,history"},
-    {"GET", "/v1/trials/{id}", handle_trial_get, 1, NULL},
-    {"POST", "/v1/trials/{id}/report", handle_trial_report, 1, NULL},
-    {"POST", "/v1/trials/{id}/heartbeat", handle_trial_heartbeat, 1, NULL},
-    {"POST", "/v1/trials/{id}/fail", handle_trial_fail, 1, NULL},
-    {"GET", "/healthz", handle_healthz, 0, NULL},
-    {"GET", "/metrics", handle_metrics, 0, NULL},
-    {"GET", "/openapi.json", handle_openapi, 0, NULL},
-    {"GET", "/v1/benchmarks", handle_benchmark_list, 1, NULL},
-    {"POST", "/v1/benchmarks", handle_benchmark_import, 1, NULL},
-    {"GET", "/v1/benchmarks/{name}", handle_benchmark_get, 1, NULL},
+     "state,limit,offset", R},
+    {"GET", "/v1/studies/{id}/best", handle_study_best, 1, NULL, R},
+    {"GET", "/v1/studies/{id}/pareto", handle_study_pareto, 1, "ranks,history",
+     R},
+    {"GET", "/v1/trials/{id}", handle_trial_get, 1, NULL, R},
+    {"POST", "/v1/trials/{id}/report", handle_trial_report, 1, NULL, W},
+    {"POST", "/v1/trials/{id}/heartbeat", handle_trial_heartbeat, 1, NULL, W},
+    {"POST", "/v1/trials/{id}/fail", handle_trial_fail, 1, NULL, W},
+    {"GET", "/healthz", handle_healthz, 0, NULL, ROLE_NONE},
+    {"GET", "/metrics", handle_metrics, 0, NULL, R},
+    {"GET", "/openapi.json", handle_openapi, 0, NULL, ROLE_NONE},
+    {"GET", "/v1/benchmarks", handle_benchmark_list, 1, NULL, R},
+    {"POST", "/v1/benchmarks", handle_benchmark_import, 1, NULL, W},
+    {"GET", "/v1/benchmarks/{name}", handle_benchmark_get, 1, NULL, R},
     {"POST", "/v1/benchmarks/{name}/evaluate", handle_benchmark_evaluate, 1,
-     NULL},
+     NULL, W},
     {"POST", "/v1/benchmarks/{name}/simulate", handle_benchmark_simulate, 1,
-     NULL},
+     NULL, W},
     {"GET", "/v1/simulations", handle_simulation_list, 1,
-     "benchmark,limit,offset"},
-    {"GET", "/v1/simulations/{id}", handle_simulation_get, 1, "format"},
+     "benchmark,limit,offset", R},
+    {"GET", "/v1/simulations/{id}", handle_simulation_get, 1, "format", R},
+    {"POST", "/v1/tokens", handle_token_create, 1, NULL, A},
+    {"GET", "/v1/tokens", handle_token_list, 1, NULL, A},
+    {"DELETE", "/v1/tokens/{id}", handle_token_revoke, 1, NULL, A},
 };
+#undef R
+#undef W
+#undef A
 
 const struct route *
 router_routes(size_t *n)

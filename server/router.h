@@ -25,6 +25,11 @@ struct route {
      * handler runs, so a typo ("?limt=5") never passes unnoticed. The spec
      * (openapi/openapi.json) lists the same names per operation. */
     const char *query;
+    /* The least role a token needs (server/auth.c): ROLE_NONE for the
+     * routes open to all (/healthz, /openapi.json), ROLE_READ for reads,
+     * ROLE_WRITE for what trainers do, ROLE_ADMIN for deletes and
+     * tokens. */
+    enum access_role role;
 };
 
 /*

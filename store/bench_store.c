@@ -24,8 +24,8 @@ static const char *SQL_GET =
     " FROM benchmarks WHERE name = $1";
 static const char *SQL_NAMES = "SELECT name FROM benchmarks ORDER BY name";
 static const char *SQL_SIM_INSERT =
-    "INSERT INTO simulations (benchmark, summary, sequences, seconds)"
-    " VALUES ($1, $2::json, $3::json, $4) RETURNING id";
+    "INSERT INTO simulations (benchmark, summary, sequences, seconds, lab)"
+    " VALUES ($1, $2::json, $3::json, $4, $5) RETURNING id";
 static const char *SQL_SIM_GET =
     "SELECT id, benchmark, summary::text AS summary,"
     " sequences::text AS sequences, seconds,"
@@ -34,10 +34,11 @@ static const char *SQL_SIM_LIST =
     "SELECT id, benchmark, summary::text AS summary, seconds,"
     " " TS("created_at") " AS created_at FROM simulations"
                          " WHERE ($1::text IS NULL OR benchmark = $1)"
+                         " AND ($4::text IS NULL OR lab = $4)"
                          " ORDER BY id DESC LIMIT $2 OFFSET $3";
-static const char *SQL_SIM_COUNT =
-    "SELECT count(*) AS n FROM simulations"
-    " WHERE ($1::text IS NULL OR benchmark = $1)";
+static const char *SQL_SIM_COUNT = "SELECT count(*) AS n FROM simulations"
+                                   " WHERE ($1::text IS NULL OR benchmark = $1)"
+                                   " AND ($2::text IS NULL OR lab = $2)";
 
 static char *
 dup_or_null(const char *s)
@@ -125,17 +126,17 @@ row_to_sim(const struct db_result *r, size_t i, struct sim_row *s)
 }
 
 enum hpod_status
-sim_store_insert(struct db *db, const char *benchmark, const char *summary,
-                 const char *sequences, double seconds, long long *id,
-                 struct hpod_err *err)
+sim_store_insert(struct db *db, const char *benchmark, const char *lab,
+                 const char *summary, const char *sequences, double seconds,
+                 long long *id, struct hpod_err *err)
 {
     char sec[HPOD_DTOA_SIZE];
     struct db_result *r = NULL;
     enum hpod_status st;
 
     hpod_dtoa(seconds, sec);
-    const char *p[] = {benchmark, summary, sequences, sec};
-    if ((st = db_exec(db, SQL_SIM_INSERT, 4, p, &r, err)) != HPOD_OK)
+    const char *p[] = {benchmark, summary, sequences, sec, lab};
+    if ((st = db_exec(db, SQL_SIM_INSERT, 5, p, &r, err)) != HPOD_OK)
         return st;
     *id = db_get_ll(r, 0, "id", 0);
     db_result_free(r);
@@ -161,9 +162,9 @@ sim_store_get(struct db *db, long long id, struct sim_row *out,
 }
 
 enum hpod_status
-sim_store_list(struct db *db, const char *benchmark, long long limit,
-               long long offset, struct sim_row **out, size_t *n,
-               long long *total, struct hpod_err *err)
+sim_store_list(struct db *db, const char *benchmark, const char *lab,
+               long long limit, long long offset, struct sim_row **out,
+               size_t *n, long long *total, struct hpod_err *err)
 {
     char sl[32], so[32];
     struct db_result *r = NULL;
@@ -173,13 +174,14 @@ sim_store_list(struct db *db, const char *benchmark, long long limit,
     *n = 0;
     snprintf(sl, sizeof sl, "%lld", limit);
     snprintf(so, sizeof so, "%lld", offset);
-    const char *p[] = {benchmark, sl, so};
-    if ((st = db_exec(db, SQL_SIM_COUNT, 1, p, &r, err)) != HPOD_OK)
+    const char *p[] = {benchmark, sl, so, lab};
+    const char *pc[] = {benchmark, lab};
+    if ((st = db_exec(db, SQL_SIM_COUNT, 2, pc, &r, err)) != HPOD_OK)
         return st;
     *total = db_get_ll(r, 0, "n", 0);
     db_result_free(r);
     r = NULL;
-    if ((st = db_exec(db, SQL_SIM_LIST, 3, p, &r, err)) != HPOD_OK)
+    if ((st = db_exec(db, SQL_SIM_LIST, 4, p, &r, err)) != HPOD_OK)
         return st;
     *n = db_rows(r);
     *out = xcalloc(*n ? *n : 1, sizeof **out);

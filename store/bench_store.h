@@ -38,17 +38,21 @@ struct sim_row {
 };
 void sim_row_cleanup(struct sim_row *r);
 
+/* A finished run; lab: the lab that ran it (NULL: a principal of every
+ * lab, whose runs only such principals list). */
 enum hpod_status sim_store_insert(struct db *db, const char *benchmark,
-                                  const char *summary, const char *sequences,
-                                  double seconds, long long *id,
-                                  struct hpod_err *err);
+                                  const char *lab, const char *summary,
+                                  const char *sequences, double seconds,
+                                  long long *id, struct hpod_err *err);
 /* One run with its sequences; HPOD_ENOTFOUND if absent. */
 enum hpod_status sim_store_get(struct db *db, long long id, struct sim_row *out,
                                struct hpod_err *err);
-/* Newest first, without sequences; benchmark NULL: all. */
+/* Newest first, without sequences; benchmark NULL: all; lab NULL: every
+ * lab's, else that lab's only. */
 enum hpod_status sim_store_list(struct db *db, const char *benchmark,
-                                long long limit, long long offset,
-                                struct sim_row **out, size_t *n,
-                                long long *total, struct hpod_err *err);
+                                const char *lab, long long limit,
+                                long long offset, struct sim_row **out,
+                                size_t *n, long long *total,
+                                struct hpod_err *err);
 
 #endif

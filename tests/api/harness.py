@@ -112,14 +112,18 @@ class Resp:
 
 
 def call(port, method, path, body=None, raw=None, ctype="application/json",
-         timeout=REQ_TIMEOUT, validate=True):
+         timeout=REQ_TIMEOUT, validate=True, headers=None, token=None):
     """One request on a fresh connection. body: a JSON value to send;
-    raw: bytes to send as they are. Validates the answer against the spec."""
+    raw: bytes to send as they are; headers: more request headers; token:
+    sent as Authorization: Bearer. Validates the answer against the
+    spec."""
     sent = None
     if body is not None:
         raw = json.dumps(body).encode("utf-8")
         sent = body
-    headers = {}
+    headers = dict(headers or {})
+    if token is not None:
+        headers["Authorization"] = "Bearer " + token
     if raw is not None and ctype is not None:
         headers["Content-Type"] = ctype
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
