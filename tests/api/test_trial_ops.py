@@ -348,3 +348,49 @@ def t_csv(c):
     r = get_csv(c, "/v1/studies/%d/trials" % empty)
     check(r.raw.decode("utf-8") == "number,id,state,origin,params.lr,params.layers,params.opt,"
           "values.bleu,created_at,updated_at\r\n", "empty study CSV %r" % r.raw)
+
+
+@test("trial ops: asha starts a claimed waiting trial at rung 0; racing enqueues of one candidate")
+def t_asha_and_race(c):
+    import threading
+    sid = create(c, {"name": uname("asha enqueue"), "space": X1,
+                     "objectives": [{"name": "ppl", "goal": "minimize"}],
+                     "algorithm": {"name": "asha", "r": 2, "u": 2, "R": 6, "p": 2, "keep": 1,
+                                   "mode": "promotion", "seed": 2}})["id"]
+    # Two new trials reach rung 2 (the better one is paused, promotable);
+    # the enqueued one comes after any promotion and starts from scratch.
+    firsts = suggest(c, sid, "a", count=2)["trials"]
+    for i, t in enumerate(firsts):
+        report(c, t["id"], {"ppl": 10.0 + i}, step=2)
+    w = enqueue(c, sid, {"x": 0.5})
+    got = suggest(c, sid, "b", count=3)["trials"]
+    ids = [t["id"] for t in got]
+    check(w["id"] in ids, "asha suggest %r without the waiting %d" % (short(got), w["id"]))
+    k = ids.index(w["id"])
+    check(all("resume_from_step" in t for t in got[:k])
+          and all("resume_from_step" not in t and t["origin"] == "suggested" for t in got[k + 1:]),
+          "order: resumes, then the waiting trial, then new ones: %r" % short(got))
+    check("resume_from_step" not in got[k] and got[k]["state"] == "pending",
+          "claimed trial %r" % short(got[k]))
+    a = report(c, w["id"], {"ppl": 50.0}, step=2)
+    check(a["action"] in ("continue", "stop") and a["trial"]["origin"] == "enqueued",
+          "rung report %r" % short(a))
+
+    # Finite study: 8 concurrent enqueues of one candidate, exactly one wins.
+    space = [{"name": "k", "type": "int", "values": [1, 2]}]
+    fid = create(c, {"name": uname("enqueue race"), "space": space,
+                     "candidates": [{"k": 1}, {"k": 2}], "objectives": BLEU_MAX})["id"]
+    statuses, lock = [], threading.Lock()
+
+    def one():
+        r = call(c.port, "POST", "/v1/studies/%d/trials" % fid, {"params": {"k": 2}})
+        with lock:
+            statuses.append(r.status)
+    ths = [threading.Thread(target=one) for _ in range(8)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(60)
+    check(sorted(statuses) == [201] + [409] * 7, "racing enqueues answered %r" % statuses)
+    counts = study(c, fid)["trial_counts"]
+    check(counts["waiting"] == 1, "counts after the race %r" % counts)
