@@ -41,7 +41,9 @@ struct req {
     json_t *body;   /* borrowed: parsed body, {} when empty */
     /* Query parameter value (borrowed) or NULL. */
     const char *(*query)(const struct req *rq, const char *name);
-    void *conn;    /* opaque, for query() */
+    /* Request header value (borrowed) or NULL; the hook may be NULL. */
+    const char *(*header)(const struct req *rq, const char *name);
+    void *conn;    /* opaque, for query() and header() */
     struct db *db; /* borrowed for the request (NULL for routes without DB) */
     struct hpod_ctx *ctx;
     struct principal who; /* set by server/auth.c before the handler */
@@ -68,6 +70,8 @@ enum hpod_status handle_trial_heartbeat(struct req *rq);
 enum hpod_status handle_trial_fail(struct req *rq);
 enum hpod_status handle_trial_get(struct req *rq);
 enum hpod_status handle_trial_list(struct req *rq);
+enum hpod_status handle_trial_enqueue(struct req *rq);
+enum hpod_status handle_trial_patch(struct req *rq);
 enum hpod_status handle_study_best(struct req *rq);
 enum hpod_status handle_study_pareto(struct req *rq);
 enum hpod_status handle_healthz(struct req *rq);

@@ -5,9 +5,12 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/json.h"
+#include "common/mem.h"
+#include "study/def.h"
 
 json_t *
 metric_set_to_json(const struct metric_set *m)
@@ -52,6 +55,12 @@ trial_to_json(const struct trial *t)
         json_decref(params);
         return NULL;
     }
+    json_t *meta = t->metadata ? hj_parse(t->metadata) : json_object();
+    if (!json_is_object(meta)) {
+        json_decref(params);
+        json_decref(meta);
+        return NULL;
+    }
     json_t *o = json_object();
     json_t *steps = json_array();
     for (size_t i = 0; i < t->n_steps; i++)
@@ -59,9 +68,12 @@ trial_to_json(const struct trial *t)
             steps, json_pack("{s:i, s:o}", "step", t->steps[i].step, "values",
                              metric_set_to_json(&t->steps[i].values)));
     json_object_set_new(o, "id", json_integer(t->id));
+    json_object_set_new(o, "number", json_integer(t->seq));
     json_object_set_new(o, "study_id", json_integer(t->study_id));
     json_object_set_new(o, "state", json_string(trial_state_name(t->state)));
+    json_object_set_new(o, "origin", json_string(trial_origin_name(t->origin)));
     json_object_set_new(o, "params", params);
+    json_object_set_new(o, "metadata", meta);
     json_object_set_new(o, "values", metric_set_to_json(&t->values));
     json_object_set_new(o, "intermediate", steps);
     json_object_set_new(o, "worker", json_string(t->worker ? t->worker : ""));
@@ -100,4 +112,154 @@ query_int(const char *text, const char *name, long long min, long long max,
                          max);
     *out = v;
     return HPOD_OK;
+}
+
+/* A growing string. */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static void
+sb_put(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = 2 * (b->len + n + 1) + 256;
+        b->s = xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+/* One CSV field: quoted (quotes doubled) when it holds , " CR or LF. */
+static void
+sb_field(struct sbuf *b, int first, const char *s)
+{
+    if (!first)
+        sb_put(b, ",", 1);
+    if (!s || !strpbrk(s, ",\"\r\n")) {
+        if (s)
+            sb_put(b, s, strlen(s));
+        return;
+    }
+    sb_put(b, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            sb_put(b, "\"\"", 2);
+        else
+            sb_put(b, p, 1);
+    }
+    sb_put(b, "\"", 1);
+}
+
+/* A JSON scalar as a CSV field: a string as is, a number as JSON has it. */
+static void
+sb_json(struct sbuf *b, const json_t *v)
+{
+    char *text;
+    if (!v || json_is_null(v)) {
+        sb_field(b, 0, NULL);
+        return;
+    }
+    if (json_is_string(v)) {
+        sb_field(b, 0, json_string_value(v));
+        return;
+    }
+    text = hj_dump(v, 0);
+    sb_field(b, 0, text);
+    free(text);
+}
+
+/* Metric columns: objectives, constrained metrics, then the rest sorted. */
+static size_t
+csv_metrics(const struct study_def *d, const struct trial *rows, size_t n,
+            const char ***out)
+{
+    size_t k = 0, cap = d->n_objectives + d->n_constraints + 8;
+    const char **m = xmalloc(cap * sizeof *m);
+    size_t fixed;
+
+    for (size_t j = 0; j < d->n_objectives; j++)
+        m[k++] = d->obj_names[j];
+    for (size_t c = 0; c < d->n_constraints; c++) {
+        size_t j;
+        for (j = 0; j < k && strcmp(m[j], d->con_metric[c]); j++)
+            ;
+        if (j == k)
+            m[k++] = d->con_metric[c];
+    }
+    fixed = k;
+    for (size_t i = 0; i < n; i++)
+        for (size_t v = 0; v < rows[i].values.n; v++) {
+            const char *name = rows[i].values.v[v].name;
+            size_t j, at;
+            for (j = 0; j < k && strcmp(m[j], name); j++)
+                ;
+            if (j < k)
+                continue;
+            if (k == cap)
+                m = xrealloc(m, (cap *= 2) * sizeof *m);
+            /* Insertion in name order after the study's own metrics. */
+            for (at = k; at > fixed && strcmp(m[at - 1], name) > 0; at--)
+                m[at] = m[at - 1];
+            m[at] = name;
+            k++;
+        }
+    *out = m;
+    return k;
+}
+
+char *
+trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
+{
+    struct sbuf b = {0};
+    const char **metrics = NULL;
+    size_t nm = csv_metrics(d, rows, n, &metrics);
+    char name[128], num[32];
+    int ok = 1;
+
+    sb_put(&b, "number,id,state,origin", strlen("number,id,state,origin"));
+    for (size_t i = 0; i < d->space.n_params; i++) {
+        snprintf(name, sizeof name, "params.%s", d->names[i]);
+        sb_field(&b, 0, name);
+    }
+    for (size_t j = 0; j < nm; j++) {
+        snprintf(name, sizeof name, "values.%s", metrics[j]);
+        sb_field(&b, 0, name);
+    }
+    sb_put(&b, ",created_at,updated_at\r\n", 24);
+    for (size_t i = 0; i < n && ok; i++) {
+        const struct trial *t = &rows[i];
+        json_t *params = hj_parse(t->params);
+        if (!json_is_object(params)) {
+            json_decref(params);
+            ok = 0;
+            break;
+        }
+        snprintf(num, sizeof num, "%d", t->seq);
+        sb_field(&b, 1, num);
+        snprintf(num, sizeof num, "%lld", t->id);
+        sb_field(&b, 0, num);
+        sb_field(&b, 0, trial_state_name(t->state));
+        sb_field(&b, 0, trial_origin_name(t->origin));
+        for (size_t p = 0; p < d->space.n_params; p++)
+            sb_json(&b, json_object_get(params, d->names[p]));
+        json_decref(params);
+        for (size_t j = 0; j < nm; j++) {
+            const double *v = metric_set_find(&t->values, metrics[j]);
+            json_t *r = v ? json_real(*v) : NULL;
+            sb_json(&b, r);
+            json_decref(r);
+        }
+        sb_field(&b, 0, t->created_at ? t->created_at : "");
+        sb_field(&b, 0, t->updated_at ? t->updated_at : "");
+        sb_put(&b, "\r\n", 2);
+    }
+    free(metrics);
+    if (!ok) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
 }

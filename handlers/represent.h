@@ -28,6 +28,20 @@ json_t *study_to_json(const struct study *s);
 json_t *trial_to_json(const struct trial *t);
 
 /*
+ * trials_to_csv - rows of study d as CSV text (new string; NULL when a
+ * stored row cannot be read): the header number,id,state,origin,
+ * params.<p>... (space order), values.<m>... (objectives, constrained
+ * metrics, then any other reported metric, sorted), created_at,
+ * updated_at; one CRLF-ended line per trial. Fields are quoted as RFC 4180
+ * says (a comma, quote, CR or LF: quoted, quotes doubled); numbers are
+ * written exactly as the JSON answer writes them; a missing value is an
+ * empty cell.
+ */
+struct study_def;
+char *trials_to_csv(const struct study_def *d, const struct trial *rows,
+                    size_t n);
+
+/*
  * Query parameters: an integer in [min, max], dflt when absent.
  * HPOD_EINVAL naming the parameter otherwise.
  */

@@ -1,17 +1,23 @@
 /*
  * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail,
- * /v1/trials/{id} and /v1/studies/{id}/trials.
+ * /v1/trials/{id} (GET, PATCH) and /v1/studies/{id}/trials (GET as JSON
+ * or CSV, POST: enqueue or add).
  *
  * HTTP mapping only: parse the body, call study/report.h or
  * study/trials.h (each state change is one transaction, committed before
  * the answer: a report answered 200 is durable), answer with the trial.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/err.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
+#include "study/def.h"
+#include "study/enqueue.h"
 #include "study/report.h"
+#include "study/studies.h"
 #include "study/trials.h"
 
 static enum hpod_status
@@ -120,30 +126,77 @@ handle_trial_get(struct req *rq)
     return st;
 }
 
-/* handle_trial_list - GET /v1/studies/{id}/trials?state=&limit=&offset= */
+/*
+ * 1 when the Accept header's first media range is text/csv: the CSV
+ * answer is asked for first; anything else (or no Accept) gets JSON.
+ */
+static int
+wants_csv(const struct req *rq)
+{
+    const char *a = rq->header ? rq->header(rq, "Accept") : NULL;
+    size_t n = strlen("text/csv");
+    if (!a)
+        return 0;
+    while (*a == ' ' || *a == '\t')
+        a++;
+    return strncasecmp(a, "text/csv", n) == 0 &&
+           (a[n] == '\0' || a[n] == ';' || a[n] == ',' || a[n] == ' ');
+}
+
+/* The CSV answer of a page of study_id's trials. */
+static enum hpod_status
+reply_csv(struct req *rq, const struct trial *rows, size_t n)
+{
+    struct study s = {0};
+    struct study_def d = {0};
+    enum hpod_status st;
+
+    if ((st = study_get(rq->db, rq->id, &s, &rq->err)) == HPOD_OK &&
+        (st = study_def_from_text(s.definition, &d, &rq->err)) == HPOD_OK) {
+        rq->reply_text = trials_to_csv(&d, rows, n);
+        if (!rq->reply_text)
+            st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
+                           "a stored row cannot be read");
+        rq->content_type = "text/csv; charset=utf-8";
+        rq->status = 200;
+    }
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    return st;
+}
+
+/*
+ * handle_trial_list - GET /v1/studies/{id}/trials?state=&limit=&offset=
+ * With Accept: text/csv, the same trials as CSV (every trial unless
+ * limit says otherwise).
+ */
 enum hpod_status
 handle_trial_list(struct req *rq)
 {
     struct trial *rows = NULL;
     size_t n = 0;
     long long limit, offset, total = 0;
-    int state = -1;
+    int state = -1, csv = wants_csv(rq);
     const char *sq = rq->query(rq, "state");
     enum hpod_status st;
     json_t *arr;
 
     if (sq && (state = trial_state_parse(sq)) < 0)
         return hpod_fail(&rq->err, HPOD_EINVAL, "state",
-                         "state must be pending, running, completed, "
-                         "failed, pruned or paused");
-    if ((st = query_int(rq->query(rq, "limit"), "limit", 1, 10000, 1000, &limit,
-                        &rq->err)) != HPOD_OK ||
+                         "state must be waiting, pending, running, "
+                         "completed, failed, pruned or paused");
+    if ((st = query_int(rq->query(rq, "limit"), "limit", 1, 10000,
+                        csv ? -1 : 1000, &limit, &rq->err)) != HPOD_OK ||
         (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
                         &offset, &rq->err)) != HPOD_OK)
         return st;
     if ((st = study_trial_list(rq->db, rq->id, state, limit, offset, &rows, &n,
                                &total, &rq->err)) != HPOD_OK)
         goto out;
+    if (csv) {
+        st = reply_csv(rq, rows, n);
+        goto out;
+    }
     arr = json_array();
     for (size_t i = 0; i < n && st == HPOD_OK; i++)
         st = hj_append_row(arr, trial_to_json(&rows[i]), &rq->err);
@@ -157,5 +210,49 @@ handle_trial_list(struct req *rq)
                               "offset", (json_int_t)offset));
 out:
     trials_free(rows, n);
+    return st;
+}
+
+/*
+ * handle_trial_enqueue - POST /v1/studies/{id}/trials
+ * Body: {"params": {...}, "values"?: {...}, "metadata"?: {...}}: without
+ * values the configuration waits for the next suggest; with them it is a
+ * completed trial that ran elsewhere. 201 with the trial.
+ */
+enum hpod_status
+handle_trial_enqueue(struct req *rq)
+{
+    struct enqueue_input in = {0};
+    struct trial t = {0};
+    enum hpod_status st;
+
+    if ((st = enqueue_from_json(rq->body, &in, &rq->err)) != HPOD_OK)
+        return st;
+    if ((st = study_trial_enqueue(rq->db, rq->id, &in, &t, &rq->err)) ==
+        HPOD_OK)
+        st = reply_json(rq, 201, trial_to_json(&t));
+    trial_cleanup(&t);
+    enqueue_input_cleanup(&in);
+    return st;
+}
+
+/* handle_trial_patch - PATCH /v1/trials/{id} {"metadata": {...}} */
+enum hpod_status
+handle_trial_patch(struct req *rq)
+{
+    struct trial t = {0};
+    json_t *m;
+    enum hpod_status st;
+
+    if ((st = only_keys(rq, "metadata", NULL)) != HPOD_OK)
+        return st;
+    m = json_object_get(rq->body, "metadata");
+    if (!m)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "metadata",
+                         "metadata is required");
+    if ((st = study_trial_set_metadata(rq->db, rq->id, m, &t, &rq->err)) ==
+        HPOD_OK)
+        st = reply_json(rq, 200, trial_to_json(&t));
+    trial_cleanup(&t);
     return st;
 }

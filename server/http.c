@@ -278,6 +278,13 @@ query_lookup(const struct req *rq, const char *name)
                                        MHD_GET_ARGUMENT_KIND, name);
 }
 
+static const char *
+header_lookup(const struct req *rq, const char *name)
+{
+    return MHD_lookup_connection_value((struct MHD_Connection *)rq->conn,
+                                       MHD_HEADER_KIND, name);
+}
+
 static int
 is_json_type(const char *ct)
 {
@@ -536,6 +543,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     rq.method = method;
     rq.path = url;
     rq.query = query_lookup;
+    rq.header = header_lookup;
     rq.conn = conn;
     rq.ctx = s->ctx;
     rq.status = 200;

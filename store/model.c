@@ -12,7 +12,8 @@
 #include "common/name.h"
 
 static const char *state_names[TRIAL_NSTATES] = {
-    "pending", "running", "completed", "failed", "pruned", "paused"};
+    "pending", "running", "completed", "failed", "pruned", "paused", "waiting"};
+static const char *origin_names[ORIGIN_N] = {"suggested", "enqueued", "added"};
 
 const char *
 trial_state_name(enum trial_state s)
@@ -25,6 +26,21 @@ trial_state_parse(const char *s)
 {
     for (int i = 0; s && i < TRIAL_NSTATES; i++)
         if (strcmp(s, state_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *
+trial_origin_name(enum trial_origin o)
+{
+    return (unsigned)o < ORIGIN_N ? origin_names[o] : "unknown";
+}
+
+int
+trial_origin_parse(const char *s)
+{
+    for (int i = 0; s && i < ORIGIN_N; i++)
+        if (strcmp(s, origin_names[i]) == 0)
             return i;
     return -1;
 }
@@ -92,6 +108,7 @@ trial_cleanup(struct trial *t)
     if (!t)
         return;
     free(t->params);
+    free(t->metadata);
     free(t->worker);
     metric_set_cleanup(&t->values);
     for (size_t i = 0; i < t->n_steps; i++)
@@ -120,7 +137,20 @@ study_issued(const struct study *s)
     long long all = 0;
     for (int i = 0; i < TRIAL_NSTATES; i++)
         all += s->counts[i];
-    return all - s->n_expired;
+    return all - s->n_expired - s->n_added;
+}
+
+long long
+study_taken(const struct study *s)
+{
+    return study_issued(s) + s->n_added;
+}
+
+int
+study_exhausted(const struct study *s)
+{
+    return (s->budget >= 0 && study_issued(s) >= s->budget) ||
+           (s->n_candidates >= 0 && study_taken(s) >= s->n_candidates);
 }
 
 long long
@@ -132,8 +162,6 @@ study_live(const struct study *s)
 int
 study_done(const struct study *s)
 {
-    long long issued = study_issued(s);
-    int spent = (s->budget >= 0 && issued >= s->budget) ||
-                (s->n_candidates >= 0 && issued >= s->n_candidates);
-    return spent && study_live(s) == 0 && s->counts[TRIAL_PAUSED] == 0;
+    return study_exhausted(s) && study_live(s) == 0 &&
+           s->counts[TRIAL_PAUSED] == 0 && s->counts[TRIAL_WAITING] == 0;
 }

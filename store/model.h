@@ -20,8 +20,26 @@ enum trial_state {
     TRIAL_FAILED,
     TRIAL_PRUNED,
     TRIAL_PAUSED,
+    TRIAL_WAITING, /* enqueued by a user: no worker, no lease yet; appended
+                      so that the numbers above keep their values */
     TRIAL_NSTATES
 };
+
+/* Who chose a trial's configuration (trials.origin). */
+enum trial_origin {
+    ORIGIN_SUGGESTED = 0, /* hpod, by suggest */
+    ORIGIN_ENQUEUED,      /* a user, run by the next suggest */
+    ORIGIN_ADDED,         /* a user, with values obtained elsewhere: it
+                             enters the model but costs no budget */
+    ORIGIN_N
+};
+
+/* "suggested", ...; trial_origin_parse returns -1 for an unknown name. */
+const char *trial_origin_name(enum trial_origin o);
+int trial_origin_parse(const char *s);
+
+/* Largest trial metadata, as compact JSON text (bytes). */
+#define TRIAL_METADATA_MAX 16384
 
 /* "pending", ...; trial_state_parse returns -1 for an unknown name. */
 const char *trial_state_name(enum trial_state s);
@@ -69,12 +87,15 @@ struct study {
     char *created_at;
     long long counts[TRIAL_NSTATES];
     long long n_expired; /* failed by lease expiry: not in the budget */
+    long long n_added;   /* origin "added": not in the budget */
 };
 
 struct trial {
     long long id, study_id;
-    int seq;
+    int seq; /* the trial's "number": 0-based issue order in its study */
     enum trial_state state;
+    enum trial_origin origin;
+    char *metadata;      /* JSON object text; NULL reads as {} */
     char *params;        /* JSON object text */
     long long candidate; /* -1: none */
     char *worker;
@@ -94,11 +115,17 @@ void study_cleanup(struct study *s);
 void trial_cleanup(struct trial *t);
 void trials_free(struct trial *t, size_t n);
 
-/* Trials issued and still counting against budget/candidates. */
+/* Trials issued and still counting against the budget (waiting ones
+ * included; added ones and lease-expired ones not). */
 long long study_issued(const struct study *s);
+/* Trials holding a finite study's candidate: issued plus added. */
+long long study_taken(const struct study *s);
+/* 1 if no new configuration may start: budget or candidates spent. */
+int study_exhausted(const struct study *s);
 /* Trials pending or running. */
 long long study_live(const struct study *s);
-/* 1 if no trial will ever be issued again and none is live. */
+/* 1 if no trial will ever be issued again and none is live, waiting or
+ * paused. */
 int study_done(const struct study *s);
 
 #endif

@@ -31,8 +31,12 @@ static const char *SQL_SELECT =
                            "n_pruned,"
                            " count(t.id) FILTER (WHERE t.state = 'paused') AS "
                            "n_paused,"
+                           " count(t.id) FILTER (WHERE t.state = 'waiting') AS "
+                           "n_waiting,"
                            " count(t.id) FILTER (WHERE t.lease_expired) AS "
-                           "n_expired"
+                           "n_expired,"
+                           " count(t.id) FILTER (WHERE t.origin = 'added') AS "
+                           "n_added"
                            " FROM studies s LEFT JOIN trials t ON t.study_id = "
                            "s.id";
 
@@ -60,9 +64,9 @@ dup_or_null(const char *s)
 static void
 row_to_study(const struct db_result *r, size_t i, struct study *s)
 {
-    static const char *cols[TRIAL_NSTATES] = {"n_pending",   "n_running",
-                                              "n_completed", "n_failed",
-                                              "n_pruned",    "n_paused"};
+    static const char *cols[TRIAL_NSTATES] = {
+        "n_pending", "n_running", "n_completed", "n_failed",
+        "n_pruned",  "n_paused",  "n_waiting"};
     memset(s, 0, sizeof *s);
     s->id = db_get_ll(r, i, "id", 0);
     s->name = dup_or_null(db_get(r, i, "name"));
@@ -75,6 +79,7 @@ row_to_study(const struct db_result *r, size_t i, struct study *s)
     for (int k = 0; k < TRIAL_NSTATES; k++)
         s->counts[k] = db_get_ll(r, i, cols[k], 0);
     s->n_expired = db_get_ll(r, i, "n_expired", 0);
+    s->n_added = db_get_ll(r, i, "n_added", 0);
 }
 
 enum hpod_status

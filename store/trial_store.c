@@ -19,6 +19,7 @@
 /* clang-format off */
 static const char *SQL_COLS =
     "SELECT t.id, t.study_id, t.seq, t.state, t.params::text AS params,"
+    " t.origin, t.metadata::text AS metadata,"
     " t.candidate, t.worker, t.reason,"
     " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at,"
     " t.resume_from_step, t.train_to,"
@@ -65,6 +66,21 @@ static const char *SQL_INSERT =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
     " lease_expires_at, train_to) VALUES ($1, $2, 'pending', $3::json, $4,"
     " $5, now() + make_interval(secs => $6), $7) RETURNING id";
+/* A trial a user enqueued ($3 'waiting') or added ($3 'completed'). */
+static const char *SQL_INSERT_USER =
+    "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
+    " origin, metadata) VALUES ($1, $2, $3, $4::json, $5, '', $6, $7::json)"
+    " RETURNING id";
+/* The oldest waiting trials of a study, up to $4, handed to worker $2. */
+static const char *SQL_CLAIM =
+    "UPDATE trials SET state = 'pending', worker = $2,"
+    " lease_expires_at = now() + make_interval(secs => $3), updated_at = now()"
+    " WHERE id IN (SELECT id FROM trials WHERE study_id = $1"
+    " AND state = 'waiting' ORDER BY seq LIMIT $4) RETURNING id";
+static const char *SQL_SET_METADATA =
+    "UPDATE trials SET metadata = $2::json, updated_at = now() WHERE id = $1";
+static const char *SQL_LOCK_STUDY =
+    "SELECT state FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_HISTORY =
     "SELECT id, state, candidate, train_to,"
     " CASE WHEN candidate IS NULL THEN params::text END AS params"
@@ -276,6 +292,8 @@ row_to_trial(const struct db_result *r, size_t i, struct trial *t)
     t->seq = (int)db_get_ll(r, i, "seq", 0);
     t->state = (enum trial_state)trial_state_parse(db_get(r, i, "state"));
     t->params = dup_or_null(db_get(r, i, "params"));
+    t->origin = (enum trial_origin)trial_origin_parse(db_get(r, i, "origin"));
+    t->metadata = dup_or_null(db_get(r, i, "metadata"));
     t->candidate = db_get_ll(r, i, "candidate", -1);
     t->worker = dup_or_null(db_get(r, i, "worker"));
     t->reason = dup_or_null(db_get(r, i, "reason"));
@@ -722,4 +740,112 @@ trial_store_step_action(struct db *db, long long id, int step, int *found,
     *action = a && strcmp(a, "stop") == 0 ? "stop" : "continue";
     db_result_free(r);
     return HPOD_OK;
+}
+
+enum hpod_status
+trial_store_lock_study(struct db *db, long long study_id, char *state,
+                       size_t state_size, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    if ((st = db_exec_id(db, SQL_LOCK_STUDY, study_id, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
+                       study_id);
+    else
+        snprintf(state, state_size, "%s",
+                 db_get(r, 0, "state") ? db_get(r, 0, "state") : "");
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+trial_store_insert_user(struct db *db, long long study_id, int seq,
+                        const char *params_json, long long candidate,
+                        const char *metadata_json,
+                        const struct metric_set *values, struct trial *out,
+                        struct hpod_err *err)
+{
+    char sid[32], sq[32], cand[32], tid[32];
+    char *names = NULL, *vals = NULL;
+    struct db_result *r = NULL;
+    enum hpod_status st;
+    long long id;
+
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    snprintf(sq, sizeof sq, "%d", seq);
+    snprintf(cand, sizeof cand, "%lld", candidate);
+    const char *p[] = {
+        sid,
+        sq,
+        values ? "completed" : "waiting",
+        params_json,
+        candidate >= 0 ? cand : NULL,
+        trial_origin_name(values ? ORIGIN_ADDED : ORIGIN_ENQUEUED),
+        metadata_json ? metadata_json : "{}"};
+    if ((st = db_exec(db, SQL_INSERT_USER, 7, p, &r, err)) != HPOD_OK)
+        goto out;
+    id = db_get_ll(r, 0, "id", 0);
+    if (values && values->n > 0) {
+        snprintf(tid, sizeof tid, "%lld", id);
+        array_literals(values, &names, &vals);
+        const char *pv[] = {tid, names, vals};
+        if ((st = exec_affected(db, SQL_ADD_VALUES, 3, pv, NULL, err)) !=
+            HPOD_OK)
+            goto out;
+    }
+    st = trial_store_get(db, id, 0, out, err);
+out:
+    db_result_free(r);
+    free(names);
+    free(vals);
+    return st;
+}
+
+enum hpod_status
+trial_store_claim_waiting(struct db *db, long long study_id, const char *worker,
+                          int lease_seconds, long long limit,
+                          struct trial **out, size_t *n, struct hpod_err *err)
+{
+    char sid[32], ls[32], lim[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+    size_t cap, len = 0;
+    char *ids;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    snprintf(lim, sizeof lim, "%lld", limit);
+    const char *p[] = {sid, worker, ls, lim};
+    if ((st = db_exec(db, SQL_CLAIM, 4, p, &r, err)) != HPOD_OK)
+        return st;
+    cap = 3 + db_rows(r) * 21;
+    ids = xmalloc(cap);
+    len += (size_t)snprintf(ids + len, cap - len, "{");
+    for (size_t i = 0; i < db_rows(r); i++)
+        len += (size_t)snprintf(ids + len, cap - len, "%s%lld", i ? "," : "",
+                                db_get_ll(r, i, "id", 0));
+    snprintf(ids + len, cap - len, "}");
+    db_result_free(r);
+    const char *pq[] = {sid, ids};
+    st = select_trials(db,
+                       "WHERE t.study_id = $1 AND t.id = ANY ($2::bigint[])"
+                       " ORDER BY t.seq",
+                       2, pq, out, n, err);
+    free(ids);
+    return st;
+}
+
+enum hpod_status
+trial_store_set_metadata(struct db *db, long long id, const char *metadata_json,
+                         struct hpod_err *err)
+{
+    char sid[32];
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, metadata_json};
+    return exec_affected(db, SQL_SET_METADATA, 2, p, NULL, err);
 }

@@ -160,4 +160,41 @@ enum hpod_status trial_store_heartbeat(struct db *db, long long id,
 enum hpod_status trial_store_fail(struct db *db, long long id,
                                   const char *reason, struct hpod_err *err);
 
+/*
+ * trial_store_lock_study - locks the study row (FOR UPDATE) and reads its
+ * state ("active", "paused", "finished") into state; HPOD_ENOTFOUND if
+ * the study does not exist. What enqueue decides under.
+ */
+enum hpod_status trial_store_lock_study(struct db *db, long long study_id,
+                                        char *state, size_t state_size,
+                                        struct hpod_err *err);
+
+/*
+ * trial_store_insert_user - a trial a user brings: values NULL: enqueued
+ * (state "waiting", no worker, no lease); else added (state "completed",
+ * origin "added", with those values). candidate < 0: none; metadata_json
+ * NULL: {}. A candidate already held is the unique index's 409. *out is
+ * the trial as stored.
+ */
+enum hpod_status trial_store_insert_user(
+    struct db *db, long long study_id, int seq, const char *params_json,
+    long long candidate, const char *metadata_json,
+    const struct metric_set *values, struct trial *out, struct hpod_err *err);
+
+/*
+ * trial_store_claim_waiting - up to limit of the study's waiting trials,
+ * oldest number first, become pending under worker with a lease; they are
+ * returned in number order (new array). Call with the study locked.
+ */
+enum hpod_status trial_store_claim_waiting(struct db *db, long long study_id,
+                                           const char *worker,
+                                           int lease_seconds, long long limit,
+                                           struct trial **out, size_t *n,
+                                           struct hpod_err *err);
+
+/* Replaces a trial's metadata (JSON object text). */
+enum hpod_status trial_store_set_metadata(struct db *db, long long id,
+                                          const char *metadata_json,
+                                          struct hpod_err *err);
+
 #endif

@@ -150,7 +150,10 @@ history_build(const struct study_def *d, const struct trial *rows,
     raw = xmalloc((np ? np : 1) * sizeof(double));
     for (size_t i = 0; i < n_rows; i++) {
         const struct trial *t = &rows[i];
-        int live = t->state == TRIAL_PENDING || t->state == TRIAL_RUNNING;
+        /* A waiting trial will run soon: pending evidence, like a live
+         * one, so that new choices keep away from it. */
+        int live = t->state == TRIAL_PENDING || t->state == TRIAL_RUNNING ||
+                   t->state == TRIAL_WAITING;
         size_t cand = (size_t)-1;
         if (finite && t->candidate >= 0 && (size_t)t->candidate < n_cand) {
             cand = (size_t)t->candidate;

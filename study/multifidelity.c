@@ -25,9 +25,7 @@ mf_enabled(const struct study_def *d)
 static int
 exhausted(const struct study *s)
 {
-    long long issued = study_issued(s);
-    return (s->budget >= 0 && issued >= s->budget) ||
-           (s->n_candidates >= 0 && issued >= s->n_candidates);
+    return study_exhausted(s);
 }
 
 /* The study's objectives from reported values, NaN where missing. */

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/dtoa.h"
@@ -22,13 +23,40 @@ report_input_cleanup(struct report_input *in)
     if (!in)
         return;
     metric_set_cleanup(&in->values);
+    json_decref(in->metadata);
+    in->metadata = NULL;
     in->step = -1;
+}
+
+enum hpod_status
+trial_metadata_text(const json_t *metadata, const char *field, char **out,
+                    struct hpod_err *err)
+{
+    char *text;
+
+    *out = NULL;
+    if (!json_is_object(metadata))
+        return hpod_fail(err, HPOD_EINVAL, field, "%s must be an object",
+                         field);
+    text = hj_dump(metadata, 0);
+    if (!text)
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s cannot be stored as JSON (nesting too deep)",
+                         field);
+    if (strlen(text) > TRIAL_METADATA_MAX) {
+        free(text);
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s must be at most %d bytes as compact JSON", field,
+                         TRIAL_METADATA_MAX);
+    }
+    *out = text;
+    return HPOD_OK;
 }
 
 enum hpod_status
 report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
 {
-    static const char *const keys[] = {"values", "step", NULL};
+    static const char *const keys[] = {"values", "step", "metadata", NULL};
     enum hpod_status st = HPOD_OK;
     json_t *v, *val;
     const char *key;
@@ -79,6 +107,14 @@ report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
         }
         /* jansson keeps one value per key: no duplicate reaches here. */
         metric_set_add(&out->values, key, json_number_value(val));
+    }
+    v = json_object_get(body, "metadata");
+    if (v && !json_is_null(v)) {
+        char *text = NULL;
+        if ((st = trial_metadata_text(v, "metadata", &text, err)) != HPOD_OK)
+            goto out;
+        free(text);
+        out->metadata = json_incref(v);
     }
     v = json_object_get(body, "step");
     if (v && !json_is_null(v)) {
@@ -228,6 +264,28 @@ report_step(struct db *db, const struct study_def *d, const struct study *s,
     return st;
 }
 
+/* Merges metadata (an object) shallowly into locked trial t's. */
+static enum hpod_status
+merge_metadata(struct db *db, const struct trial *t, json_t *metadata,
+               struct hpod_err *err)
+{
+    json_t *old = t->metadata ? hj_parse(t->metadata) : json_object();
+    char *text = NULL;
+    enum hpod_status st;
+
+    if (!json_is_object(old)) {
+        json_decref(old);
+        return hpod_fail(err, HPOD_EINTERNAL, "",
+                         "stored metadata of trial %lld cannot be read", t->id);
+    }
+    json_object_update(old, metadata);
+    if ((st = trial_metadata_text(old, "metadata", &text, err)) == HPOD_OK)
+        st = trial_store_set_metadata(db, t->id, text, err);
+    free(text);
+    json_decref(old);
+    return st;
+}
+
 /* study_report: contract in report.h. */
 enum hpod_status
 study_report(struct db *db, long long trial_id, const struct report_input *in,
@@ -257,6 +315,8 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
         goto out;
     st = in->step < 0 ? report_final(db, &d, &s, &t, in, err)
                       : report_step(db, &d, &s, &t, in, &action, err);
+    if (st == HPOD_OK && in->metadata)
+        st = merge_metadata(db, &t, in->metadata, err);
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
         goto out;
     /* The trial as stored, read after the commit. */

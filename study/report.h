@@ -18,13 +18,16 @@
 struct report_input {
     struct metric_set values; /* 1 to REPORT_MAX_METRICS, finite */
     long long step;           /* -1: a final report */
+    json_t *metadata;         /* NULL: none; else an object (own reference)
+                                 merged into the trial's metadata */
 };
 #define REPORT_MAX_METRICS 64
 #define REPORT_MAX_STEP 1000000000LL
 
 /*
  * report_from_json - validates a report body (borrowed) on its own:
- * {"values": {metric: number, ...}, "step": k?}; no other field. A metric
+ * {"values": {metric: number, ...}, "step": k?, "metadata": {...}?}; no
+ * other field (metadata: trial_metadata_text's rules). A metric
  * value is a finite number; an integer beyond ±2^53 is refused (422), as
  * a double could not hold it exactly and the value read back would not be
  * the one sent. Fills out (cleanup with report_input_cleanup, also on
@@ -33,6 +36,15 @@ struct report_input {
 enum hpod_status report_from_json(json_t *body, struct report_input *out,
                                   struct hpod_err *err);
 void report_input_cleanup(struct report_input *in);
+
+/*
+ * trial_metadata_text - metadata (borrowed; field names it) as the compact
+ * JSON text to store (new string in *out): HPOD_EINVAL unless an object,
+ * HPOD_EUNPROC beyond TRIAL_METADATA_MAX bytes. The text is hj_dump's, so
+ * every number reads back as the same value.
+ */
+enum hpod_status trial_metadata_text(const json_t *metadata, const char *field,
+                                     char **out, struct hpod_err *err);
 
 /*
  * report_check_metrics - every metric of the report must be one of d's

@@ -258,6 +258,36 @@ suggest_resume(struct suggest_call *c)
     return HPOD_OK;
 }
 
+/*
+ * Configurations users enqueued come before any new choice, oldest number
+ * first: they already count in the budget (counted when enqueued), so
+ * claiming one changes neither the budget nor the candidates. ASHA: a
+ * claimed trial has no steps, so it starts at rung 0 like a new one.
+ */
+static enum hpod_status
+suggest_claim(struct suggest_call *c)
+{
+    struct trial *got = NULL;
+    size_t n_got = 0;
+    long long need = c->count - (long long)c->out->n;
+    enum hpod_status st;
+
+    if (need <= 0 || c->s.counts[TRIAL_WAITING] == 0)
+        return HPOD_OK;
+    if ((st = trial_store_claim_waiting(c->db, c->id, c->worker,
+                                        c->s.lease_seconds, need, &got, &n_got,
+                                        c->err)) != HPOD_OK)
+        goto out;
+    for (size_t i = 0; i < n_got; i++) {
+        if ((st = answer_add(c, &got[i])) != HPOD_OK)
+            goto out;
+        c->out->n_new++;
+    }
+out:
+    trials_free(got, n_got);
+    return st;
+}
+
 /* New configurations this call may start: count, budget and stage. */
 static long long
 suggest_room(const struct suggest_call *c)
@@ -424,7 +454,8 @@ study_suggest(struct db *db, long long study_id, const char *worker,
     memset(out, 0, sizeof *out);
     out->trials = xcalloc(count > 0 ? (size_t)count : 1, sizeof *out->trials);
     if ((st = suggest_begin(&c)) != HPOD_OK ||
-        (st = suggest_resume(&c)) != HPOD_OK)
+        (st = suggest_resume(&c)) != HPOD_OK ||
+        (st = suggest_claim(&c)) != HPOD_OK)
         goto out;
     need = suggest_room(&c);
     if (need > 0 && (st = suggest_new(&c, need)) != HPOD_OK)

@@ -28,7 +28,8 @@ struct suggest_answer {
     struct trial *trials; /* n: held, resumed, then new ones, in order */
     size_t n;
     int done;            /* n == 0 and nothing will ever be issued again */
-    long long n_new;     /* new trials inserted, once committed (else 0) */
+    long long n_new;     /* trials newly issued (inserted, or claimed from
+                            the waiting ones), once committed (else 0) */
     long long n_expired; /* leases found lapsed, once the study and the
                             worker's trials are read; kept even if the call
                             fails later (what the lease metric counts) */

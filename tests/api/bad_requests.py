@@ -283,6 +283,73 @@ def cases(have_tables):
         "conflict", body={"values": {"bleu": 2.0}}, fixture=STUDY)
     add("intermediate report on a completed trial", "POST", "/v1/trials/{D}/report", 409,
         "conflict", body={"values": {"bleu": 2.0}, "step": 3}, fixture=STUDY)
+
+    # POST /v1/studies/{S}/trials (enqueue, add) and PATCH /v1/trials/{id}.
+    Q = "/v1/studies/{S}/trials"
+    ok_params = {"lr": 0.01, "layers": 2, "bpe": 30000, "opt": "adam"}
+
+    def params(**kw):
+        p = dict(ok_params)
+        for k, v in kw.items():
+            if v is KEEP_OUT:
+                p.pop(k, None)
+            else:
+                p[k] = v
+        return p
+    big_meta = {"blob": "x" * 16384}
+    add("enqueue body an array", "POST", Q, 400, IA, raw=b"[]", fixture=STUDY)
+    add("enqueue without params", "POST", Q, 400, IA, "params", body={}, fixture=STUDY)
+    add("enqueue params not an object", "POST", Q, 400, IA, "params",
+        body={"params": [1, 2]}, fixture=STUDY)
+    add("enqueue with an unknown field", "POST", Q, 400, IA, "worker",
+        body={"params": ok_params, "worker": "w"}, fixture=STUDY)
+    add("enqueue with a parameter missing", "POST", Q, 422, IA, "params.opt",
+        body={"params": params(opt=KEEP_OUT)}, fixture=STUDY)
+    add("enqueue with an extra parameter", "POST", Q, 422, IA, "params.dropout",
+        body={"params": params(dropout=0.1)}, fixture=STUDY)
+    add("enqueue with an int out of range", "POST", Q, 422, IA, "params.layers",
+        body={"params": params(layers=7)}, fixture=STUDY)
+    add("enqueue with a float int", "POST", Q, 422, IA, "params.layers",
+        body={"params": params(layers=2.5)}, fixture=STUDY)
+    add("enqueue with a value not in the list", "POST", Q, 422, IA, "params.bpe",
+        body={"params": params(bpe=20000)}, fixture=STUDY)
+    add("enqueue with a log-scale value below low", "POST", Q, 422, IA, "params.lr",
+        body={"params": params(lr=0.00005)}, fixture=STUDY)
+    add("enqueue with an unknown choice", "POST", Q, 422, IA, "params.opt",
+        body={"params": params(opt="rmsprop")}, fixture=STUDY)
+    add("enqueue with a number for a choice", "POST", Q, 422, IA, "params.opt",
+        body={"params": params(opt=1)}, fixture=STUDY)
+    add("enqueue with metadata not an object", "POST", Q, 400, IA, "metadata",
+        body={"params": ok_params, "metadata": [1]}, fixture=STUDY)
+    add("enqueue with metadata over 16 KiB", "POST", Q, 422, IA, "metadata",
+        body={"params": ok_params, "metadata": big_meta}, fixture=STUDY)
+    add("add with empty values", "POST", Q, 422, IA, "values",
+        body={"params": ok_params, "values": {}}, fixture=STUDY)
+    add("add with values not an object", "POST", Q, 400, IA, "values",
+        body={"params": ok_params, "values": 3.5}, fixture=STUDY)
+    add("add with a metric the study does not know", "POST", Q, 422, IA, "values.speed",
+        body={"params": ok_params, "values": {"bleu": 1.0, "speed": 2.0}}, fixture=STUDY)
+    add("add with a string value", "POST", Q, 400, IA, "values.bleu",
+        body={"params": ok_params, "values": {"bleu": "high"}}, fixture=STUDY)
+    add("add with an integer beyond 2^53", "POST", Q, 422, IA, "values.bleu",
+        raw=b'{"params": {"lr": 0.01, "layers": 2, "bpe": 30000, "opt": "adam"},'
+            b' "values": {"bleu": 9007199254740993}}', fixture=STUDY)
+    add("enqueue on an unknown study", "POST", "/v1/studies/987654321/trials", 404, "not_found",
+        body={"params": ok_params})
+    add("PATCH trial without metadata", "PATCH", "/v1/trials/{L}", 400, IA, "metadata",
+        body={}, fixture=STUDY)
+    add("PATCH trial metadata a string", "PATCH", "/v1/trials/{L}", 400, IA, "metadata",
+        body={"metadata": "note"}, fixture=STUDY)
+    add("PATCH trial with an unknown field", "PATCH", "/v1/trials/{L}", 400, IA, "state",
+        body={"metadata": {}, "state": "failed"}, fixture=STUDY)
+    add("PATCH trial metadata over 16 KiB", "PATCH", "/v1/trials/{D}", 422, IA, "metadata",
+        body={"metadata": big_meta}, fixture=STUDY)
+    add("PATCH an unknown trial", "PATCH", "/v1/trials/987654321", 404, "not_found",
+        body={"metadata": {}})
+    add("report with metadata not an object", "POST", R, 400, IA, "metadata",
+        body={"values": {"bleu": 1.0}, "metadata": 7}, fixture=STUDY)
+    add("report with metadata over 16 KiB", "POST", R, 422, IA, "metadata",
+        body={"values": {"bleu": 1.0}, "metadata": big_meta}, fixture=STUDY)
     add("heartbeat on a completed trial", "POST", "/v1/trials/{D}/heartbeat", 409, "conflict",
         body={}, fixture=STUDY)
     add("fail a completed trial", "POST", "/v1/trials/{D}/fail", 409, "conflict",

@@ -37,6 +37,7 @@ from tables import synthetic_table  # noqa: E402,F401  (for tests/fuzz/seed_corp
 MODULES = [
     "test_studies",            # create, read, list, delete; the trainer loop
     "test_trials",             # fail, idempotent reports, lease expiry
+    "test_trial_ops",          # enqueue, add, number, metadata, CSV
     "test_bad_requests",       # the cases of bad_requests.py
     "test_suggest",            # finite studies, budgets, seeds, model samplers
     "test_pareto",             # pareto, best, constraints

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "handlers/represent.h"
+#include "study/def.h"
 
 static void
 test_query_int(void **state)
@@ -80,11 +82,59 @@ test_trial_to_json(void **state)
     o = trial_to_json(&t);
     assert_int_equal(json_integer_value(json_object_get(o, "train_to")), 9);
     json_decref(o);
+    /* number, origin and metadata ({} when none stored). */
+    t.seq = 4;
+    t.origin = ORIGIN_ADDED;
+    o = trial_to_json(&t);
+    assert_int_equal(json_integer_value(json_object_get(o, "number")), 4);
+    assert_string_equal(json_string_value(json_object_get(o, "origin")),
+                        "added");
+    assert_int_equal(json_object_size(json_object_get(o, "metadata")), 0);
+    json_decref(o);
+    t.metadata = strdup("[1]"); /* not an object: unreadable */
+    assert_null(trial_to_json(&t));
     /* Unreadable stored params: NULL, never an empty object. */
     free(t.params);
     t.params = strdup("nope");
     assert_null(trial_to_json(&t));
     trial_cleanup(&t);
+}
+
+static void
+test_trials_to_csv(void **state)
+{
+    (void)state;
+    struct study_def d = {0};
+    struct hpod_err err = {0};
+    struct trial t[2] = {{0}, {0}};
+    json_t *body = hj_parse(
+        "{\"name\":\"c\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
+        "\"low\":0,\"high\":1},{\"name\":\"o\",\"type\":\"categorical\","
+        "\"choices\":[\"a,b\",\"q\\\"q\"]}],\"objectives\":[{\"name\":"
+        "\"bleu\",\"goal\":\"maximize\"}]}");
+    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    t[0].id = 10;
+    t[0].state = TRIAL_COMPLETED;
+    t[0].params = strdup("{\"x\":0.1,\"o\":\"a,b\"}");
+    metric_set_add(&t[0].values, "bleu", 3.0);
+    metric_set_add(&t[0].values, "zeta", 1e300);
+    t[1].id = 11;
+    t[1].seq = 1;
+    t[1].state = TRIAL_WAITING;
+    t[1].origin = ORIGIN_ENQUEUED;
+    t[1].params = strdup("{\"x\":1.0,\"o\":\"q\\\"q\"}");
+    char *csv = trials_to_csv(&d, t, 2);
+    assert_non_null(csv);
+    assert_string_equal(csv,
+                        "number,id,state,origin,params.x,params.o,values.bleu,"
+                        "values.zeta,created_at,updated_at\r\n"
+                        "0,10,completed,suggested,0.1,\"a,b\",3.0,1e+300,,\r\n"
+                        "1,11,waiting,enqueued,1.0,\"q\"\"q\",,,,\r\n");
+    free(csv);
+    trial_cleanup(&t[0]);
+    trial_cleanup(&t[1]);
+    study_def_cleanup(&d);
+    json_decref(body);
 }
 
 int
@@ -94,6 +144,7 @@ main(void)
         cmocka_unit_test(test_query_int),
         cmocka_unit_test(test_study_to_json),
         cmocka_unit_test(test_trial_to_json),
+        cmocka_unit_test(test_trials_to_csv),
     };
     return cmocka_run_group_tests_name("represent", tests, NULL, NULL);
 }
