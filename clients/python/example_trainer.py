@@ -1,8 +1,9 @@
+#!/usr/bin/env python3
 """example_trainer - N parallel fake trainers driving an hpod study.
 
 Usage (with a server running, e.g. `make run`):
 
-    python3 clients/python/example_trainer.py [--url URL] [--workers N]
+    clients/python/example_trainer.py [--url URL] [--workers N]
         [--budget B] [--algorithm random|gp]
 
 Creates a study on a synthetic function of three parameters (the Branin
@@ -21,8 +22,11 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpod_client import HpodClient, HpodError  # noqa: E402
+try:
+    from hpod import HpodClient, HpodError
+except ImportError:  # not installed: the package beside this script
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
+    from hpod import HpodClient, HpodError
 
 PENALTY = {"plain": 0.0, "noisy": 2.0, "tilted": 5.0}
 
@@ -53,7 +57,11 @@ def worker(client, study_id, name, log):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--url", default=os.environ.get("HPOD_URL", "http://127.0.0.1:8080"))
+    ap.add_argument("--url", default=None,
+                    help="the server (default $HPOD_URL, else http://127.0.0.1:8080); "
+                         "$HPOD_TOKEN is sent as a Bearer token")
+    ap.add_argument("--name", default=None,
+                    help="the study's name, unique in its lab (default: one with the time)")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--budget", type=int, default=40)
     ap.add_argument("--algorithm", default="random")
@@ -62,7 +70,8 @@ def main(argv=None):
 
     client = HpodClient(args.url)
     study = client.create_study({
-        "name": "example branin (%d workers)" % args.workers,
+        "name": args.name or "example branin (%d workers), %s" % (
+            args.workers, time.strftime("%Y-%m-%d %H:%M:%S")),
         "space": [
             {"name": "x1", "type": "float", "low": -5.0, "high": 10.0},
             {"name": "x2", "type": "float", "low": 0.0, "high": 15.0},

@@ -38,7 +38,8 @@ The objective is the server's default for nmthpo tables (bleu, maximize)
 unless --objective is given (required for imported tables). Exit status:
 0 when the study finished, 1 on an error answer from hpod.
 
-Python 3 standard library only.
+Uses the hpod package (clients/python: pip install ./clients/python,
+or run from the source tree); Python 3 standard library only.
 """
 
 import argparse
@@ -48,8 +49,11 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpod_client import HpodClient, HpodError  # noqa: E402
+try:
+    from hpod import HpodClient, HpodError
+except ImportError:  # not installed: the package beside this script
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
+    from hpod import HpodClient, HpodError
 
 ALGORITHMS = ("random", "gp", "graph", "greedy")
 
@@ -138,7 +142,11 @@ def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--url", default=os.environ.get("HPOD_URL", "http://127.0.0.1:8080"))
+    ap.add_argument("--url", default=None,
+                    help="the server (default $HPOD_URL, else http://127.0.0.1:8080); "
+                         "$HPOD_TOKEN is sent as a Bearer token")
+    ap.add_argument("--name", default=None,
+                    help="the study's name, unique in its lab (default: one with the time)")
     ap.add_argument("--benchmark", required=True, help="table name, e.g. nmthpo/zh-en")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--algorithm", choices=ALGORITHMS, default="random")
@@ -170,8 +178,9 @@ def main(argv=None):
     table = client.get_benchmark(args.benchmark)
     curves = table.get("kind") == "curves"
     body = {
-        "name": "fake trainer: %s, %s, %d workers" % (args.benchmark, algorithm.get("name"),
-                                                      args.workers),
+        "name": args.name or "fake trainer: %s, %s, %d workers, %s" % (
+            args.benchmark, algorithm.get("name"), args.workers,
+            time.strftime("%Y-%m-%d %H:%M:%S")),
         "benchmark": args.benchmark,
         "algorithm": algorithm,
     }
