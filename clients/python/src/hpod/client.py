@@ -13,6 +13,7 @@ an answer were lost, so for them only errors where nothing reached the
 server (connection refused) and 503 (the server wrote nothing) are retried.
 """
 
+import http.client
 import json
 import os
 import time
@@ -104,7 +105,7 @@ class HpodClient:
                     delay = min(delay * 2, 8.0)
                     continue
                 raise _error_from(e.code, raw) from None
-            except (urllib.error.URLError, OSError) as e:
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
                 reason = getattr(e, "reason", e)
                 unsent = isinstance(reason, ConnectionRefusedError)
                 if last or not (idempotent or unsent):
@@ -113,6 +114,23 @@ class HpodClient:
                 time.sleep(delay)
                 delay = min(delay * 2, 8.0)
         raise AssertionError("unreachable")
+
+    def _json(self, method: str, path: str, body: Optional[Any] = None,
+              query: Optional[Mapping[str, Any]] = None, idempotent: bool = True) -> JSON:
+        """request() for the calls that answer a JSON object."""
+        r = self.request(method, path, body, query, idempotent=idempotent)
+        if not isinstance(r, dict):
+            raise HpodError(0, "bad_answer", "%s %s answered %s, not a JSON object"
+                            % (method, path, type(r).__name__))
+        return r
+
+    def _text(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None,
+              accept: str = "text/plain") -> str:
+        """request() for the calls that answer text."""
+        r = self.request(method, path, query=query, accept=accept)
+        if not isinstance(r, str):
+            raise HpodError(0, "bad_answer", "%s %s answered no text" % (method, path))
+        return r
 
     # -- studies -----------------------------------------------------------
 
@@ -129,18 +147,18 @@ class HpodClient:
             body["load_if_exists"] = True
         if metadata is not None:
             body["metadata"] = dict(metadata)
-        return self.request("POST", "/v1/studies", body, idempotent=load_if_exists)
+        return self._json("POST", "/v1/studies", body, idempotent=load_if_exists)
 
     def get_study(self, study_id: int) -> JSON:
-        return self.request("GET", "/v1/studies/%d" % study_id)
+        return self._json("GET", "/v1/studies/%d" % study_id)
 
     def list_studies(self, name: Optional[str] = None, lab: Optional[str] = None,
                      limit: Optional[int] = None, offset: Optional[int] = None) -> JSON:
         """One page of studies, newest first: {"studies", "total", "limit",
         "offset"}, filtered by name and lab when given."""
-        return self.request("GET", "/v1/studies",
-                            query={"name": name, "lab": lab, "limit": limit,
-                                   "offset": offset})
+        return self._json("GET", "/v1/studies",
+                          query={"name": name, "lab": lab, "limit": limit,
+                                 "offset": offset})
 
     def patch_study(self, study_id: int, state: Optional[str] = None,
                     metadata: Optional[Mapping[str, Any]] = None) -> JSON:
@@ -151,7 +169,7 @@ class HpodClient:
             body["state"] = state
         if metadata is not None:
             body["metadata"] = dict(metadata)
-        return self.request("PATCH", "/v1/studies/%d" % study_id, body)
+        return self._json("PATCH", "/v1/studies/%d" % study_id, body)
 
     def delete_study(self, study_id: int) -> None:
         self.request("DELETE", "/v1/studies/%d" % study_id)
@@ -161,8 +179,8 @@ class HpodClient:
     def suggest(self, study_id: int, worker: str, count: int = 1) -> JSON:
         """{"trials": [...], "done": bool, "retry_after"?: seconds}. A worker
         asking again gets its live trials back first (idempotent)."""
-        return self.request("POST", "/v1/studies/%d/suggest" % study_id,
-                            {"worker": worker, "count": count})
+        return self._json("POST", "/v1/studies/%d/suggest" % study_id,
+                          {"worker": worker, "count": count})
 
     def next_trials(self, study_id: int, worker: str, count: int = 1,
                     max_wait: Optional[float] = None) -> Optional[List[JSON]]:
@@ -191,25 +209,25 @@ class HpodClient:
             body["step"] = step
         if metadata is not None:
             body["metadata"] = dict(metadata)
-        return self.request("POST", "/v1/trials/%d/report" % trial_id, body)
+        return self._json("POST", "/v1/trials/%d/report" % trial_id, body)
 
     def heartbeat(self, trial_id: int) -> JSON:
         """Renews a live trial's lease."""
-        return self.request("POST", "/v1/trials/%d/heartbeat" % trial_id, {})
+        return self._json("POST", "/v1/trials/%d/heartbeat" % trial_id, {})
 
     def fail(self, trial_id: int, reason: Optional[str] = None) -> JSON:
         body = {} if reason is None else {"reason": reason}
-        return self.request("POST", "/v1/trials/%d/fail" % trial_id, body)
+        return self._json("POST", "/v1/trials/%d/fail" % trial_id, body)
 
     def get_trial(self, trial_id: int) -> JSON:
-        return self.request("GET", "/v1/trials/%d" % trial_id)
+        return self._json("GET", "/v1/trials/%d" % trial_id)
 
     def trials_page(self, study_id: int, state: Optional[str] = None,
                     limit: Optional[int] = None, offset: Optional[int] = None) -> JSON:
         """One page of a study's trials in id order: {"trials", "total",
         "limit", "offset"}."""
-        return self.request("GET", "/v1/studies/%d/trials" % study_id,
-                            query={"state": state, "limit": limit, "offset": offset})
+        return self._json("GET", "/v1/studies/%d/trials" % study_id,
+                          query={"state": state, "limit": limit, "offset": offset})
 
     def list_trials(self, study_id: int, state: Optional[str] = None,
                     page_size: int = 1000) -> List[JSON]:
@@ -225,8 +243,8 @@ class HpodClient:
     def trials_csv(self, study_id: int, state: Optional[str] = None) -> str:
         """The study's trials as CSV text (Accept: text/csv): one row per
         trial, one column per parameter and metric."""
-        return self.request("GET", "/v1/studies/%d/trials" % study_id,
-                            query={"state": state}, accept="text/csv")
+        return self._text("GET", "/v1/studies/%d/trials" % study_id,
+                          query={"state": state}, accept="text/csv")
 
     def enqueue_trial(self, study_id: int, params: Mapping[str, Any],
                       metadata: Optional[Mapping[str, Any]] = None) -> JSON:
@@ -235,8 +253,8 @@ class HpodClient:
         body: JSON = {"params": dict(params)}
         if metadata is not None:
             body["metadata"] = dict(metadata)
-        return self.request("POST", "/v1/studies/%d/trials" % study_id, body,
-                            idempotent=False)
+        return self._json("POST", "/v1/studies/%d/trials" % study_id, body,
+                          idempotent=False)
 
     def add_trial(self, study_id: int, params: Mapping[str, Any],
                   values: Mapping[str, Number],
@@ -246,32 +264,32 @@ class HpodClient:
         body: JSON = {"params": dict(params), "values": dict(values)}
         if metadata is not None:
             body["metadata"] = dict(metadata)
-        return self.request("POST", "/v1/studies/%d/trials" % study_id, body,
-                            idempotent=False)
+        return self._json("POST", "/v1/studies/%d/trials" % study_id, body,
+                          idempotent=False)
 
     def best(self, study_id: int) -> JSON:
         """{"trial": the best completed trial (single objective) or None}."""
-        return self.request("GET", "/v1/studies/%d/best" % study_id)
+        return self._json("GET", "/v1/studies/%d/best" % study_id)
 
     def pareto(self, study_id: int) -> JSON:
         """{"front": [...], "hypervolume": x, "reference": {...}}."""
-        return self.request("GET", "/v1/studies/%d/pareto" % study_id)
+        return self._json("GET", "/v1/studies/%d/pareto" % study_id)
 
     # -- benchmarks (lookup tables) and simulations -------------------------
 
     def list_benchmarks(self) -> JSON:
         """{"benchmarks": [summary, ...]} sorted by name."""
-        return self.request("GET", "/v1/benchmarks")
+        return self._json("GET", "/v1/benchmarks")
 
     def get_benchmark(self, name: str) -> JSON:
         """One table ("nmthpo/zh-en"): parameters and their values, oracle
         extremes per metric, Pareto rows."""
-        return self.request("GET", "/v1/benchmarks/" + _bench_path(name))
+        return self._json("GET", "/v1/benchmarks/" + _bench_path(name))
 
     def import_benchmark(self, table: Mapping[str, Any]) -> JSON:
         """POST /v1/benchmarks {"name", "params", "metrics", "rows"}: the
         stored table (201)."""
-        return self.request("POST", "/v1/benchmarks", dict(table), idempotent=False)
+        return self._json("POST", "/v1/benchmarks", dict(table), idempotent=False)
 
     def evaluate(self, name: str, params: Mapping[str, Any], step: Optional[int] = None) -> JSON:
         """What the table says for one configuration: {"values": {...},
@@ -279,29 +297,29 @@ class HpodClient:
         body: JSON = {"params": dict(params)}
         if step is not None:
             body["step"] = step
-        return self.request("POST", "/v1/benchmarks/%s/evaluate" % _bench_path(name), body)
+        return self._json("POST", "/v1/benchmarks/%s/evaluate" % _bench_path(name), body)
 
     def simulate(self, name: str, **options: Any) -> JSON:
         """Seeded simulated studies on a table: options are the request's
         fields (algorithm, repeats, init, seed, objectives, budget, ...).
         Returns the stored simulation."""
-        return self.request("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
-                            options, idempotent=False)
+        return self._json("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
+                          options, idempotent=False)
 
     def list_simulations(self, benchmark: Optional[str] = None, limit: Optional[int] = None,
                          offset: Optional[int] = None) -> JSON:
         """{"simulations": [...], "total": n}, newest first, without sequences."""
-        return self.request("GET", "/v1/simulations",
-                            query={"benchmark": benchmark, "limit": limit, "offset": offset})
+        return self._json("GET", "/v1/simulations",
+                          query={"benchmark": benchmark, "limit": limit, "offset": offset})
 
     def get_simulation(self, sim_id: int) -> JSON:
-        return self.request("GET", "/v1/simulations/%d" % sim_id)
+        return self._json("GET", "/v1/simulations/%d" % sim_id)
 
     def get_simulation_ss(self, sim_id: int) -> str:
         """The sequences in the public .ss format (one line per run,
         space-separated 0-based row ids)."""
-        return self.request("GET", "/v1/simulations/%d" % sim_id,
-                            query={"format": "ss"}, accept="text/plain")
+        return self._text("GET", "/v1/simulations/%d" % sim_id,
+                          query={"format": "ss"}, accept="text/plain")
 
     # -- tokens (admin) -------------------------------------------------------
 
@@ -314,11 +332,11 @@ class HpodClient:
             body["lab"] = lab
         if expires_in is not None:
             body["expires_in"] = expires_in
-        return self.request("POST", "/v1/tokens", body, idempotent=False)
+        return self._json("POST", "/v1/tokens", body, idempotent=False)
 
     def list_tokens(self) -> JSON:
         """GET /v1/tokens: the tokens, without their secrets."""
-        return self.request("GET", "/v1/tokens")
+        return self._json("GET", "/v1/tokens")
 
     def revoke_token(self, token_id: int) -> None:
         """DELETE /v1/tokens/{id}."""
