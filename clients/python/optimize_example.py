@@ -22,6 +22,7 @@ import argparse
 import os
 import sys
 import time
+from typing import List, Optional
 
 try:
     import hpod
@@ -36,7 +37,7 @@ def objective(trial: "hpod.Trial") -> float:
     return (x - 1.0) ** 2 + (y + 2.0) ** 2
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--url", default=None,
                     help="the server (default $HPOD_URL, else http://127.0.0.1:8080)")
