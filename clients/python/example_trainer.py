@@ -21,6 +21,7 @@ import os
 import sys
 import threading
 import time
+from typing import List, Optional, Tuple
 
 try:
     from hpod import HpodClient, HpodError
@@ -31,7 +32,7 @@ except ImportError:  # not installed: the package beside this script
 PENALTY = {"plain": 0.0, "noisy": 2.0, "tilted": 5.0}
 
 
-def branin(x1, x2, variant):
+def branin(x1: float, x2: float, variant: str) -> float:
     """Branin-Hoo on [-5, 10] x [0, 15] plus a per-variant penalty."""
     a, b, c = 1.0, 5.1 / (4 * math.pi ** 2), 5.0 / math.pi
     r, s, t = 6.0, 10.0, 1.0 / (8 * math.pi)
@@ -39,7 +40,7 @@ def branin(x1, x2, variant):
     return y + PENALTY[variant]
 
 
-def worker(client, study_id, name, log):
+def worker(client: HpodClient, study_id: int, name: str, log: List[Tuple[str, int]]) -> None:
     n = 0
     while True:
         trials = client.next_trials(study_id, name)
@@ -55,7 +56,7 @@ def worker(client, study_id, name, log):
     log.append((name, n))
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--url", default=None,
                     help="the server (default $HPOD_URL, else http://127.0.0.1:8080); "
@@ -85,7 +86,7 @@ def main(argv=None):
     print("study %d: %s, budget %d, %d workers" % (sid, study["algorithm"]["name"],
                                                    args.budget, args.workers))
     t0 = time.monotonic()
-    log = []
+    log: List[Tuple[str, int]] = []
     threads = [threading.Thread(target=worker, args=(client, sid, "worker-%d" % i, log))
                for i in range(args.workers)]
     for th in threads:

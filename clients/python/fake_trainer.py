@@ -48,6 +48,7 @@ import os
 import sys
 import threading
 import time
+from typing import Any, Collection, Dict, List, Optional, Tuple
 
 try:
     from hpod import HpodClient, HpodError
@@ -58,7 +59,7 @@ except ImportError:  # not installed: the package beside this script
 ALGORITHMS = ("random", "gp", "graph", "greedy")
 
 
-def parse_objective(text):
+def parse_objective(text: str) -> Dict[str, str]:
     name, _, goal = text.partition(":")
     goal = goal or "maximize"
     if not name or goal not in ("maximize", "minimize"):
@@ -69,16 +70,17 @@ def parse_objective(text):
 class Run:
     """What the workers share: the row each trial evaluated, and errors."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.rows = {}  # trial id -> (row id, values)
-        self.errors = []
+        self.rows: Dict[int, Tuple[Any, Dict[str, float]]] = {}  # trial id -> (row id, values)
+        self.errors: List[str] = []
         self.steps = 0  # checkpoints trained (learning curves)
         self.stops = 0
-        self.curve_len = {}  # trial id -> checkpoints its curve has
+        self.curve_len: Dict[int, int] = {}  # trial id -> checkpoints its curve has
 
 
-def train_curve(client, benchmark, t, run, horizon):
+def train_curve(client: HpodClient, benchmark: str, t: Dict[str, Any], run: Run,
+                horizon: Optional[int]) -> None:
     """One trial on a learning-curve set, checkpoint by checkpoint."""
     start = t.get("resume_from_step") or 0
     target = t.get("train_to") or horizon
@@ -111,8 +113,9 @@ def train_curve(client, benchmark, t, run, horizon):
         run.rows[t["id"]] = (row, {"ppl": best})
 
 
-def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
-           horizon=None, metrics=()):
+def worker(client: HpodClient, benchmark: str, study_id: int, name: str, run: Run,
+           max_sleep: float, curves: bool = False, horizon: Optional[int] = None,
+           metrics: Collection[str] = ()) -> None:
     try:
         while True:
             r = client.suggest(study_id, name)
@@ -140,7 +143,7 @@ def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
             run.errors.append("%s: %s" % (name, e))
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--url", default=None,
                     help="the server (default $HPOD_URL, else http://127.0.0.1:8080); "
@@ -211,8 +214,8 @@ def main(argv=None):
     for th in threads:
         th.join()
     if run.errors:
-        for e in run.errors:
-            print("fake_trainer: %s" % e, file=sys.stderr)
+        for msg in run.errors:
+            print("fake_trainer: %s" % msg, file=sys.stderr)
         return 1
     print("%d evaluations in %.1f s" % (len(run.rows), time.monotonic() - t0), flush=True)
     if curves:

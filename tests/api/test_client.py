@@ -119,8 +119,8 @@ def t_client_install(c):
     if run([v["python"], "-m", "mypy", "--version"], timeout=60)[0] == 0:
         rc, out = run([v["python"], "-m", "mypy", "--strict", "--python-version", "3.9",
                        "--cache-dir", os.path.join(v["dir"], "mypy-cache"),
-                       os.path.join(PKG, "src", "hpod"),
-                       os.path.join(PKG, "optimize_example.py")], timeout=300)
+                       os.path.join(PKG, "src", "hpod")] + sorted(glob.glob(os.path.join(PKG, "*.py"))),
+                      timeout=300)
         check(rc == 0, "mypy --strict:\n%s" % out[-3000:])
     else:
         print("# client: no mypy here, type check not run", flush=True)
@@ -196,7 +196,7 @@ def t_client_config(c):
     check(out["unreachable"] == [0, "unavailable"], "unreachable %r" % out.get("unreachable"))
 
 
-@test("client: optimize_example.py with the venv's python: 20 trials by 2 workers, all completed, the best it prints is the server's")
+@test("client: optimize_example.py with the venv's python: 20 trials by 2 workers, all completed, the best it prints is the server's; load_study finds the study by name")
 def t_client_optimize_example(c):
     v = c.fixture("client_venv")
     rc, out = run([v["python"], os.path.join(PKG, "optimize_example.py"),
@@ -226,6 +226,26 @@ def t_client_optimize_example(c):
     check(m and int(m.group(1)) == best["id"]
           and abs(float(m.group(2)) - best["values"]["loss"]) <= 1e-5 * (1 + best["values"]["loss"]),
           "printed best %r, the server's %r" % (m and m.groups(), short(best)))
+    # load_study finds it by name (through ?name= once the server filters;
+    # until then by paging through every study), and says 404 for none.
+    out = venv_script(c, v, "load", LOAD)
+    check(out["id"] == sid and out["n"] == 20 and out["best"] == best["id"],
+          "load_study: %r, expected study %d" % (out, sid))
+    check(out["missing"][:2] == [404, "not_found"], "load_study of no study: %r" % out["missing"])
+
+
+LOAD = r'''
+import json
+import hpod
+
+s = hpod.load_study("client optimize example")
+out = {"id": s.id, "n": len(s.trials("completed")), "best": s.best_trial()["id"]}
+try:
+    hpod.load_study("client no such study")
+except hpod.HpodError as e:
+    out["missing"] = [e.status, e.code, e.field]
+print(json.dumps(out))
+'''
 
 
 SLOW = r'''
