@@ -287,7 +287,7 @@ study = hpod.create_study({
     "objectives": [{"name": "loss", "goal": "minimize"}],
     "algorithm": {"name": "asha", "r": 1, "u": 1, "R": R, "p": 2, "keep": 1, "seed": 5}})
 lock = threading.Lock()
-seen = {"pruned": [], "resumed": [], "steps": []}
+seen = {"pruned": [], "resumed": [], "steps": [], "asked": []}
 
 def fn(trial):
     x = trial.params["x"]
@@ -295,12 +295,18 @@ def fn(trial):
         with lock:
             seen["resumed"].append([trial.id, trial.resume_from_step])
     for step in range(trial.resume_from_step + 1, R + 1):
-        try:
-            trial.report(step, x + 1.0 / step)
-        except hpod.TrialPruned:
+        if x % 2:  # both styles: report raises, or should_prune() asks
+            try:
+                trial.report(step, x + 1.0 / step)
+            except hpod.TrialPruned:
+                with lock:
+                    seen["pruned"].append([trial.id, step])
+                raise
+        elif trial.report(step, x + 1.0 / step, prune=False) != "continue" or trial.should_prune():
             with lock:
                 seen["pruned"].append([trial.id, step])
-            raise
+                seen["asked"].append(trial.id)
+            raise hpod.TrialPruned()
         with lock:
             seen["steps"].append([trial.id, step])
     return x + 1.0 / R
@@ -334,6 +340,10 @@ def t_client_asha(c):
         t["values"] == {"loss": t["params"]["x"] + 0.25} for t in done),
         "completed trials %r, summary %r" % ([short(t, 120) for t in done], summary))
     check(not [t for t in trials.values() if t["state"] == "failed"], "failed trials")
+    asked = set(out["seen"]["asked"])
+    check(asked and len(asked) < len(last_stop),
+          "stops seen through should_prune() %r, through TrialPruned %r"
+          % (sorted(asked), sorted(set(last_stop) - asked)))
 
 
 FAIL = r'''
@@ -379,3 +389,38 @@ def t_client_fail(c):
     check(1 <= len(tb) <= 2 and all(t["state"] == "failed" and
                                    t["reason"] == "RuntimeError: broken trainer" for t in tb),
           "study b: %r" % short(tb, 1200))
+
+
+BOUNDED = r'''
+import json, threading, time
+import hpod
+
+study = hpod.create_study({"name": "client n_trials", "budget": 10,
+                           "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                           "objectives": [{"name": "loss", "goal": "minimize"}]})
+calls = []
+lock = threading.Lock()
+def fn(trial):
+    with lock:
+        calls.append(trial.id)
+    time.sleep(0.2)
+    return {"loss": trial.params["x"]}
+s = study.optimize(fn, n_trials=3, n_workers=2, worker="bounded")
+print(json.dumps({"study": study.id, "summary": s.as_dict(), "calls": calls, "ids": s.trial_ids}))
+'''
+
+
+@test("client: optimize(n_trials=3, n_workers=2) calls fn 3 times in all and leaves the rest of the budget; a dict result is reported as is")
+def t_client_n_trials(c):
+    v = c.fixture("client_venv")
+    out = venv_script(c, v, "bounded", BOUNDED)
+    check(out["summary"] == {"completed": 3, "pruned": 0, "failed": 0} and len(out["calls"]) == 3
+          and sorted(out["calls"]) == sorted(out["ids"]), "run %r" % out)
+    trials = all_trials(c, out["study"])["trials"]
+    check(sorted(t["id"] for t in trials) == sorted(out["calls"])
+          and all(t["state"] == "completed" and t["values"] == {"loss": t["params"]["x"]}
+                  for t in trials), "trials %r" % short(trials, 1000))
+    check({t["worker"] for t in trials} <= {"bounded-0", "bounded-1"},
+          "workers %r" % sorted({t["worker"] for t in trials}))
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % out["study"]), 200)
+    check(st["state"] == "active", "study %r after 3 of 10 trials" % st["state"])
