@@ -13,7 +13,8 @@ PKGS="build-essential pkg-config make
 libmicrohttpd-dev libjansson-dev libpq-dev
 libopenblas-dev liblapacke-dev libnlopt-dev
 libcmocka-dev libcurl4-openssl-dev curl
-postgresql postgresql-contrib python3 util-linux"
+postgresql postgresql-contrib python3 util-linux
+python3-venv python3-pip python3-setuptools python3-wheel python3-mypy"
 
 missing=""
 for p in $PKGS; do

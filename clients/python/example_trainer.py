@@ -1,8 +1,9 @@
+#!/usr/bin/env python3
 """example_trainer - N parallel fake trainers driving an hpod study.
 
 Usage (with a server running, e.g. `make run`):
 
-    python3 clients/python/example_trainer.py [--url URL] [--workers N]
+    clients/python/example_trainer.py [--url URL] [--workers N]
         [--budget B] [--algorithm random|gp]
 
 Creates a study on a synthetic function of three parameters (the Branin
@@ -20,14 +21,18 @@ import os
 import sys
 import threading
 import time
+from typing import List, Optional, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpod_client import HpodClient, HpodError  # noqa: E402
+try:
+    from hpod import HpodClient, HpodError
+except ImportError:  # not installed: the package beside this script
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
+    from hpod import HpodClient, HpodError
 
 PENALTY = {"plain": 0.0, "noisy": 2.0, "tilted": 5.0}
 
 
-def branin(x1, x2, variant):
+def branin(x1: float, x2: float, variant: str) -> float:
     """Branin-Hoo on [-5, 10] x [0, 15] plus a per-variant penalty."""
     a, b, c = 1.0, 5.1 / (4 * math.pi ** 2), 5.0 / math.pi
     r, s, t = 6.0, 10.0, 1.0 / (8 * math.pi)
@@ -35,7 +40,7 @@ def branin(x1, x2, variant):
     return y + PENALTY[variant]
 
 
-def worker(client, study_id, name, log):
+def worker(client: HpodClient, study_id: int, name: str, log: List[Tuple[str, int]]) -> None:
     n = 0
     while True:
         trials = client.next_trials(study_id, name)
@@ -51,9 +56,13 @@ def worker(client, study_id, name, log):
     log.append((name, n))
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--url", default=os.environ.get("HPOD_URL", "http://127.0.0.1:8080"))
+    ap.add_argument("--url", default=None,
+                    help="the server (default $HPOD_URL, else http://127.0.0.1:8080); "
+                         "$HPOD_TOKEN is sent as a Bearer token")
+    ap.add_argument("--name", default=None,
+                    help="the study's name, unique in its lab (default: one with the time)")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--budget", type=int, default=40)
     ap.add_argument("--algorithm", default="random")
@@ -62,7 +71,8 @@ def main(argv=None):
 
     client = HpodClient(args.url)
     study = client.create_study({
-        "name": "example branin (%d workers)" % args.workers,
+        "name": args.name or "example branin (%d workers), %s" % (
+            args.workers, time.strftime("%Y-%m-%d %H:%M:%S")),
         "space": [
             {"name": "x1", "type": "float", "low": -5.0, "high": 10.0},
             {"name": "x2", "type": "float", "low": 0.0, "high": 15.0},
@@ -76,7 +86,7 @@ def main(argv=None):
     print("study %d: %s, budget %d, %d workers" % (sid, study["algorithm"]["name"],
                                                    args.budget, args.workers))
     t0 = time.monotonic()
-    log = []
+    log: List[Tuple[str, int]] = []
     threads = [threading.Thread(target=worker, args=(client, sid, "worker-%d" % i, log))
                for i in range(args.workers)]
     for th in threads:

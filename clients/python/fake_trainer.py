@@ -38,7 +38,8 @@ The objective is the server's default for nmthpo tables (bleu, maximize)
 unless --objective is given (required for imported tables). Exit status:
 0 when the study finished, 1 on an error answer from hpod.
 
-Python 3 standard library only.
+Uses the hpod package (clients/python: pip install ./clients/python,
+or run from the source tree); Python 3 standard library only.
 """
 
 import argparse
@@ -47,14 +48,18 @@ import os
 import sys
 import threading
 import time
+from typing import Any, Collection, Dict, List, Optional, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpod_client import HpodClient, HpodError  # noqa: E402
+try:
+    from hpod import HpodClient, HpodError
+except ImportError:  # not installed: the package beside this script
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
+    from hpod import HpodClient, HpodError
 
 ALGORITHMS = ("random", "gp", "graph", "greedy")
 
 
-def parse_objective(text):
+def parse_objective(text: str) -> Dict[str, str]:
     name, _, goal = text.partition(":")
     goal = goal or "maximize"
     if not name or goal not in ("maximize", "minimize"):
@@ -65,16 +70,17 @@ def parse_objective(text):
 class Run:
     """What the workers share: the row each trial evaluated, and errors."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.rows = {}  # trial id -> (row id, values)
-        self.errors = []
+        self.rows: Dict[int, Tuple[Any, Dict[str, float]]] = {}  # trial id -> (row id, values)
+        self.errors: List[str] = []
         self.steps = 0  # checkpoints trained (learning curves)
         self.stops = 0
-        self.curve_len = {}  # trial id -> checkpoints its curve has
+        self.curve_len: Dict[int, int] = {}  # trial id -> checkpoints its curve has
 
 
-def train_curve(client, benchmark, t, run, horizon):
+def train_curve(client: HpodClient, benchmark: str, t: Dict[str, Any], run: Run,
+                horizon: Optional[int]) -> None:
     """One trial on a learning-curve set, checkpoint by checkpoint."""
     start = t.get("resume_from_step") or 0
     target = t.get("train_to") or horizon
@@ -107,8 +113,9 @@ def train_curve(client, benchmark, t, run, horizon):
         run.rows[t["id"]] = (row, {"ppl": best})
 
 
-def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
-           horizon=None, metrics=()):
+def worker(client: HpodClient, benchmark: str, study_id: int, name: str, run: Run,
+           max_sleep: float, curves: bool = False, horizon: Optional[int] = None,
+           metrics: Collection[str] = ()) -> None:
     try:
         while True:
             r = client.suggest(study_id, name)
@@ -136,9 +143,13 @@ def worker(client, benchmark, study_id, name, run, max_sleep, curves=False,
             run.errors.append("%s: %s" % (name, e))
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--url", default=os.environ.get("HPOD_URL", "http://127.0.0.1:8080"))
+    ap.add_argument("--url", default=None,
+                    help="the server (default $HPOD_URL, else http://127.0.0.1:8080); "
+                         "$HPOD_TOKEN is sent as a Bearer token")
+    ap.add_argument("--name", default=None,
+                    help="the study's name, unique in its lab (default: one with the time)")
     ap.add_argument("--benchmark", required=True, help="table name, e.g. nmthpo/zh-en")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--algorithm", choices=ALGORITHMS, default="random")
@@ -170,8 +181,9 @@ def main(argv=None):
     table = client.get_benchmark(args.benchmark)
     curves = table.get("kind") == "curves"
     body = {
-        "name": "fake trainer: %s, %s, %d workers" % (args.benchmark, algorithm.get("name"),
-                                                      args.workers),
+        "name": args.name or "fake trainer: %s, %s, %d workers, %s" % (
+            args.benchmark, algorithm.get("name"), args.workers,
+            time.strftime("%Y-%m-%d %H:%M:%S")),
         "benchmark": args.benchmark,
         "algorithm": algorithm,
     }
@@ -202,8 +214,8 @@ def main(argv=None):
     for th in threads:
         th.join()
     if run.errors:
-        for e in run.errors:
-            print("fake_trainer: %s" % e, file=sys.stderr)
+        for msg in run.errors:
+            print("fake_trainer: %s" % msg, file=sys.stderr)
         return 1
     print("%d evaluations in %.1f s" % (len(run.rows), time.monotonic() - t0), flush=True)
     if curves:

@@ -46,6 +46,7 @@ MODULES = [
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate
     "test_benchmark_studies",  # studies backed by a table, the fake trainer
     "test_simulations",        # simulate and stored simulations
+    "test_client",             # clients/python: pip install in a venv, optimize
     "test_numbers",            # the double range, typed values, migrations
     "test_operations",         # healthz, metrics, logs, start-up, database down
     "test_contract",           # 404 first, objectives, 405 Allow, query, MHD's answers
