@@ -11,8 +11,9 @@
 
 static const struct route routes[] = {
     {"POST", "/v1/studies", handle_study_create, 1, NULL},
-    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset"},
+    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset,name,lab"},
     {"GET", "/v1/studies/{id}", handle_study_get, 1, NULL},
+    {"PATCH", "/v1/studies/{id}", handle_study_patch, 1, NULL},
     {"DELETE", "/v1/studies/{id}", handle_study_delete, 1, NULL},
     {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1, NULL},
     {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1,
