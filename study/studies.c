@@ -134,7 +134,8 @@ create_existing(struct db *db, const struct study_def *d,
                          in->lab);
     if ((st = study_store_get(db, id, &s, err)) != HPOD_OK)
         goto out;
-    if (!json_is_object(old = hj_parse(s.definition))) {
+    old = hj_parse(s.definition); /* json_is_object evaluates it twice */
+    if (!json_is_object(old)) {
         st = hpod_fail(err, HPOD_EINTERNAL, "", "stored data cannot be read");
         goto out;
     }
