@@ -63,6 +63,7 @@ enum hpod_status reply_json(struct req *rq, int status, json_t *body);
 enum hpod_status handle_study_create(struct req *rq);
 enum hpod_status handle_study_list(struct req *rq);
 enum hpod_status handle_study_get(struct req *rq);
+enum hpod_status handle_study_patch(struct req *rq);
 enum hpod_status handle_study_delete(struct req *rq);
 enum hpod_status handle_suggest(struct req *rq);
 enum hpod_status handle_trial_report(struct req *rq);

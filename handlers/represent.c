@@ -39,8 +39,21 @@ study_to_json(const struct study *s)
     json_object_set_new(o, "n_candidates",
                         s->n_candidates >= 0 ? json_integer(s->n_candidates)
                                              : json_null());
-    json_object_set_new(o, "state",
-                        json_string(study_done(s) ? "done" : "active"));
+    /* The state users set; "done" for an active study that will never
+     * issue a trial again. */
+    const char *state = s->state ? s->state : "active";
+    if (strcmp(state, "active") == 0 && study_done(s))
+        state = "done";
+    json_t *meta = hj_parse(s->metadata ? s->metadata : "{}");
+    if (!json_is_object(meta)) {
+        json_decref(meta);
+        json_decref(o);
+        json_decref(counts);
+        return NULL;
+    }
+    json_object_set_new(o, "lab", json_string(s->lab ? s->lab : ""));
+    json_object_set_new(o, "state", json_string(state));
+    json_object_set_new(o, "metadata", meta);
     json_object_set_new(o, "trial_counts", counts);
     json_object_set_new(o, "created_at",
                         json_string(s->created_at ? s->created_at : ""));

@@ -1,13 +1,16 @@
 /*
- * handlers/studies.c - /v1/studies: create, list, get, delete, best.
+ * handlers/studies.c - /v1/studies: create, list, get, patch, delete, best.
  *
  * HTTP mapping only: parse the request, call study/studies.h, answer with
  * the representation of handlers/represent.h.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/expand.h"
 #include "common/err.h"
+#include "common/json.h"
+#include "common/name.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
 #include "study/def.h"
@@ -40,38 +43,160 @@ reply_study(struct req *rq, long long id, int status)
 }
 
 /*
+ * The metadata object v as JSON text (*out, a new string): HPOD_EINVAL if
+ * it is not an object, HPOD_EUNPROC beyond STUDY_METADATA_MAX bytes.
+ */
+static enum hpod_status
+metadata_text(json_t *v, char **out, struct hpod_err *err)
+{
+    *out = NULL;
+    if (!json_is_object(v))
+        return hpod_fail(err, HPOD_EINVAL, "metadata",
+                         "metadata must be a JSON object");
+    *out = hj_dump(v, 0);
+    if (!*out)
+        return hpod_fail(err, HPOD_EUNPROC, "metadata",
+                         "metadata cannot be stored as JSON");
+    if (strlen(*out) > STUDY_METADATA_MAX) {
+        free(*out);
+        *out = NULL;
+        return hpod_fail(err, HPOD_EUNPROC, "metadata",
+                         "metadata is more than %d bytes as JSON",
+                         STUDY_METADATA_MAX);
+    }
+    return HPOD_OK;
+}
+
+/*
+ * A lab the caller names (query or body): 1 to 64 name characters, not
+ * a built-in table namespace, and the caller's own lab when its token is
+ * scoped to one. bad: the status of a malformed name.
+ */
+static enum hpod_status
+lab_check(const struct req *rq, const char *lab, enum hpod_status bad,
+          struct hpod_err *err)
+{
+    if (!hpod_name_ok(lab, ACCESS_LAB_MAX))
+        return hpod_fail(err, bad, "lab",
+                         "lab must be 1 to %d characters of [A-Za-z0-9_.-]",
+                         ACCESS_LAB_MAX);
+    if (strcmp(lab, "nmthpo") == 0 || strcmp(lab, "nmtlc") == 0)
+        return hpod_fail(err, bad, "lab",
+                         "%s is the namespace of the built-in tables", lab);
+    if (rq->who.lab[0] && strcmp(rq->who.lab, lab) != 0)
+        return hpod_fail(err, HPOD_EDENIED, "lab",
+                         "this token may only use the lab %s", rq->who.lab);
+    return HPOD_OK;
+}
+
+/*
+ * The create body's fields that are not part of the definition ("lab",
+ * "load_if_exists", "metadata") into in and *meta (a new string), and the
+ * body without them into *def_body (a new reference): the stored
+ * definition never sees them.
+ */
+static enum hpod_status
+create_opts(struct req *rq, json_t **def_body, struct study_create_in *in,
+            char **meta, struct hpod_err *err)
+{
+    json_t *v;
+    enum hpod_status st;
+
+    *def_body = json_copy(rq->body);
+    *meta = NULL;
+    in->lab = rq->who.lab[0] ? rq->who.lab : ACCESS_DEFAULT_LAB;
+    if ((v = json_object_get(rq->body, "lab")) && !json_is_null(v)) {
+        if (!json_is_string(v))
+            return hpod_fail(err, HPOD_EINVAL, "lab", "lab must be a string");
+        if ((st = lab_check(rq, json_string_value(v), HPOD_EUNPROC, err)) !=
+            HPOD_OK)
+            return st;
+        in->lab = json_string_value(v);
+    }
+    if ((v = json_object_get(rq->body, "load_if_exists")) && !json_is_null(v)) {
+        if (!json_is_boolean(v))
+            return hpod_fail(err, HPOD_EINVAL, "load_if_exists",
+                             "load_if_exists must be true or false");
+        in->load_if_exists = json_is_true(v);
+    }
+    if ((v = json_object_get(rq->body, "metadata")) && !json_is_null(v) &&
+        (st = metadata_text(v, meta, err)) != HPOD_OK)
+        return st;
+    in->metadata = *meta;
+    json_object_del(*def_body, "lab");
+    json_object_del(*def_body, "load_if_exists");
+    json_object_del(*def_body, "metadata");
+    return HPOD_OK;
+}
+
+/* 1 when the definition body names algorithm.seed. */
+static int
+seed_given(const json_t *body)
+{
+    json_t *a = json_object_get(body, "algorithm");
+    json_t *seed = json_is_object(a) ? json_object_get(a, "seed") : NULL;
+    return seed && !json_is_null(seed);
+}
+
+/*
  * handle_study_create - POST /v1/studies
- * Body: the study definition (openapi/openapi.json). Replies 201 with the
- * study; 400/422 for bad input (nothing is written).
+ * Body: the study definition (openapi/openapi.json) with "lab",
+ * "load_if_exists" and "metadata" beside it. Replies 201 with the new
+ * study, or 200 with the existing one (load_if_exists, same definition);
+ * 400/403/409/422 for bad input (nothing is written).
  */
 enum hpod_status
 handle_study_create(struct req *rq)
 {
     struct study_def d = {0};
-    json_t *expanded = NULL;
+    struct study_create_in in = {0};
+    json_t *body = NULL, *expanded = NULL;
+    char *meta = NULL;
     long long id = 0;
+    int existed = 0;
     enum hpod_status st;
 
-    /* A study backed by a benchmark gets its space and candidates from the
-     * table; everything is validated before any write. */
-    if ((st = bench_expand_study(rq->ctx->bench, rq->db, rq->body, &expanded,
-                                 &rq->err)) != HPOD_OK ||
-        (st = study_def_from_json(expanded ? expanded : rq->body, &d,
-                                  &rq->err)) != HPOD_OK ||
-        (st = study_create(rq->db, &d, &id, &rq->err)) != HPOD_OK)
+    if ((st = create_opts(rq, &body, &in, &meta, &rq->err)) != HPOD_OK)
         goto out;
-    st = reply_study(rq, id, 201);
+    /* A study backed by a benchmark gets its space and candidates from the
+     * table; everything is validated before any write. Another lab's
+     * table is unknown here, as it is everywhere else. */
+    json_t *bn = json_object_get(body, "benchmark");
+    if (json_is_string(bn) &&
+        !access_sees_table(&rq->who, json_string_value(bn))) {
+        st = hpod_fail(&rq->err, HPOD_EUNPROC, "benchmark",
+                       "unknown benchmark \"%.100s\"", json_string_value(bn));
+        goto out;
+    }
+    if ((st = bench_expand_study(rq->ctx->bench, rq->db, body, &expanded,
+                                 &rq->err)) != HPOD_OK ||
+        (st = study_def_from_json(expanded ? expanded : body, &d, &rq->err)) !=
+            HPOD_OK)
+        goto out;
+    in.seed_given = seed_given(expanded ? expanded : body);
+    if ((st = study_create(rq->db, &d, &in, &id, &existed, &rq->err)) !=
+        HPOD_OK)
+        goto out;
+    st = reply_study(rq, id, existed ? 200 : 201);
 out:
+    json_decref(body);
     json_decref(expanded);
+    free(meta);
     study_def_cleanup(&d);
     return st;
 }
 
-/* handle_study_list - GET /v1/studies?limit=&offset= (newest first). */
+/*
+ * handle_study_list - GET /v1/studies?name=&lab=&limit=&offset= (newest
+ * first; name and lab match exactly). A token scoped to a lab lists that
+ * lab only.
+ */
 enum hpod_status
 handle_study_list(struct req *rq)
 {
     struct study *rows = NULL;
+    struct study_filter f = {.lab = rq->query(rq, "lab"),
+                             .name = rq->query(rq, "name")};
     size_t n = 0;
     long long limit, offset, total = 0;
     enum hpod_status st;
@@ -82,8 +207,12 @@ handle_study_list(struct req *rq)
         (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
                         &offset, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = study_list(rq->db, limit, offset, &rows, &n, &total, &rq->err)) !=
-        HPOD_OK)
+    if (f.lab && (st = lab_check(rq, f.lab, HPOD_EINVAL, &rq->err)) != HPOD_OK)
+        return st;
+    if (!f.lab && rq->who.lab[0])
+        f.lab = rq->who.lab;
+    if ((st = study_list(rq->db, &f, limit, offset, &rows, &n, &total,
+                         &rq->err)) != HPOD_OK)
         return st;
     arr = json_array();
     for (size_t i = 0; i < n; i++) {
@@ -107,6 +236,45 @@ enum hpod_status
 handle_study_get(struct req *rq)
 {
     return reply_study(rq, rq->id, 200);
+}
+
+/*
+ * handle_study_patch - PATCH /v1/studies/{id}: {"state": "active" |
+ * "paused" | "finished"} and/or {"metadata": {...}} (replaces the whole
+ * object). 200 with the study.
+ */
+enum hpod_status
+handle_study_patch(struct req *rq)
+{
+    static const char *const keys[] = {"state", "metadata", NULL};
+    const char *state = NULL;
+    char *meta = NULL;
+    json_t *v;
+    enum hpod_status st;
+
+    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
+        return st;
+    if (json_object_size(rq->body) == 0)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "",
+                         "give state and/or metadata");
+    if ((v = json_object_get(rq->body, "state"))) {
+        if (!json_is_string(v))
+            return hpod_fail(&rq->err, HPOD_EINVAL, "state",
+                             "state must be a string");
+        state = json_string_value(v);
+        if (!study_state_ok(state))
+            return hpod_fail(&rq->err, HPOD_EUNPROC, "state",
+                             "state must be active, paused or finished");
+    }
+    if ((v = json_object_get(rq->body, "metadata")) &&
+        (st = metadata_text(v, &meta, &rq->err)) != HPOD_OK)
+        goto out;
+    if ((st = study_update(rq->db, rq->id, state, meta, &rq->err)) != HPOD_OK)
+        goto out;
+    st = reply_study(rq, rq->id, 200);
+out:
+    free(meta);
+    return st;
 }
 
 /* handle_study_delete - DELETE /v1/studies/{id}: 204, trials go too. */

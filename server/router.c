@@ -14,8 +14,9 @@
 #define A ROLE_ADMIN
 static const struct route routes[] = {
     {"POST", "/v1/studies", handle_study_create, 1, NULL, W},
-    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset", R},
+    {"GET", "/v1/studies", handle_study_list, 1, "limit,offset,name,lab", R},
     {"GET", "/v1/studies/{id}", handle_study_get, 1, NULL, R},
+    {"PATCH", "/v1/studies/{id}", handle_study_patch, 1, NULL, W},
     {"DELETE", "/v1/studies/{id}", handle_study_delete, 1, NULL, A},
     {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1, NULL, W},
     {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1,

@@ -54,6 +54,9 @@ study_cleanup(struct study *s)
     free(s->definition);
     free(s->benchmark);
     free(s->created_at);
+    free(s->lab);
+    free(s->state);
+    free(s->metadata);
     memset(s, 0, sizeof *s);
 }
 

@@ -88,6 +88,9 @@ struct study {
     long long counts[TRIAL_NSTATES];
     long long n_expired; /* failed by lease expiry: not in the budget */
     long long n_added;   /* origin "added": not in the budget */
+    char *lab;           /* the lab that owns it ("default") */
+    char *state;         /* "active", "paused" or "finished" (set by users) */
+    char *metadata;      /* JSON object text, free-form */
 };
 
 struct trial {

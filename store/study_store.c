@@ -18,6 +18,7 @@
 static const char *SQL_SELECT =
     "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
+    " s.lab, s.state, s.metadata::text AS metadata,"
     " " TS("s.created_at") " AS created_at,"
                            " count(t.id) FILTER (WHERE t.state = 'pending') AS "
                            "n_pending,"
@@ -40,17 +41,30 @@ static const char *SQL_SELECT =
                            " FROM studies s LEFT JOIN trials t ON t.study_id = "
                            "s.id";
 
+/* (lab, name) is unique: a taken name inserts nothing and returns no row,
+ * never a unique violation (a concurrent insert of the same name waits
+ * for the other transaction and then does nothing). */
 static const char *SQL_INSERT =
     "INSERT INTO studies (name, definition, budget, lease_seconds,"
-    " n_candidates, benchmark) VALUES ($1, $2::json, $3, $4, $5, $6)"
-    " RETURNING id";
+    " n_candidates, benchmark, lab, metadata)"
+    " VALUES ($1, $2::json, $3, $4, $5, $6, $7, $8::json)"
+    " ON CONFLICT (lab, name) DO NOTHING RETURNING id";
+static const char *SQL_FIND =
+    "SELECT id FROM studies WHERE lab = $1 AND name = $2";
+static const char *SQL_UPDATE =
+    "UPDATE studies SET state = coalesce($2, state),"
+    " metadata = coalesce($3::json, metadata) WHERE id = $1";
+/* The list filters: NULL matches every lab or name. */
+#define SQL_FILTER                                                             \
+    " WHERE ($1::text IS NULL OR s.lab = $1)"                                  \
+    " AND ($2::text IS NULL OR s.name = $2)"
 static const char *SQL_INSERT_CANDIDATES =
     "INSERT INTO candidates (study_id, idx, params)"
     " SELECT $1, (c.ord - 1)::integer, c.value"
     " FROM json_array_elements($2::json) WITH ORDINALITY AS c(value, ord)";
 static const char *SQL_LOCK = "SELECT id FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_DELETE = "DELETE FROM studies WHERE id = $1";
-static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies";
+static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies s" SQL_FILTER;
 static const char *SQL_CANDIDATES =
     "SELECT c.idx, c.params::text AS params"
     " FROM candidates c WHERE c.study_id = $1 ORDER BY c.idx";
@@ -80,36 +94,78 @@ row_to_study(const struct db_result *r, size_t i, struct study *s)
         s->counts[k] = db_get_ll(r, i, cols[k], 0);
     s->n_expired = db_get_ll(r, i, "n_expired", 0);
     s->n_added = db_get_ll(r, i, "n_added", 0);
+    s->lab = dup_or_null(db_get(r, i, "lab"));
+    s->state = dup_or_null(db_get(r, i, "state"));
+    s->metadata = dup_or_null(db_get(r, i, "metadata"));
 }
 
 enum hpod_status
-study_store_insert(struct db *db, const char *name, const char *definition,
-                   long long budget, int lease_seconds,
-                   const char *candidates_json, long long n_candidates,
-                   const char *benchmark, long long *id, struct hpod_err *err)
+study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
+                   struct hpod_err *err)
 {
     char b[32], l[32], nc[32], sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    snprintf(b, sizeof b, "%lld", budget);
-    snprintf(l, sizeof l, "%d", lease_seconds);
-    snprintf(nc, sizeof nc, "%lld", n_candidates);
-    const char *p[] = {name,
-                       definition,
-                       budget >= 0 ? b : NULL,
+    *id = 0;
+    snprintf(b, sizeof b, "%lld", in->budget);
+    snprintf(l, sizeof l, "%d", in->lease_seconds);
+    snprintf(nc, sizeof nc, "%lld", in->n_candidates);
+    const char *p[] = {in->name,
+                       in->definition,
+                       in->budget >= 0 ? b : NULL,
                        l,
-                       n_candidates >= 0 ? nc : NULL,
-                       benchmark};
-    if ((st = db_exec(db, SQL_INSERT, 6, p, &r, err)) != HPOD_OK)
+                       in->n_candidates >= 0 ? nc : NULL,
+                       in->benchmark,
+                       in->lab,
+                       in->metadata ? in->metadata : "{}"};
+    if ((st = db_exec(db, SQL_INSERT, 8, p, &r, err)) != HPOD_OK)
         goto out;
+    if (db_rows(r) == 0)
+        goto out; /* (lab, name) taken: *id stays 0 */
     *id = db_get_ll(r, 0, "id", 0);
-    if (candidates_json) {
+    if (in->candidates_json) {
         snprintf(sid, sizeof sid, "%lld", *id);
-        const char *pc[] = {sid, candidates_json};
+        const char *pc[] = {sid, in->candidates_json};
         st = db_exec(db, SQL_INSERT_CANDIDATES, 2, pc, NULL, err);
     }
 out:
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_find(struct db *db, const char *lab, const char *name,
+                 long long *id, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    const char *p[] = {lab, name};
+    enum hpod_status st;
+
+    *id = 0;
+    if ((st = db_exec(db, SQL_FIND, 2, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) > 0)
+        *id = db_get_ll(r, 0, "id", 0);
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+study_store_update(struct db *db, long long id, const char *state,
+                   const char *metadata, struct hpod_err *err)
+{
+    char sid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, state, metadata};
+    if ((st = db_exec(db, SQL_UPDATE, 3, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_affected(r) == 0)
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
     db_result_free(r);
     return st;
 }
@@ -150,9 +206,9 @@ study_store_lock(struct db *db, long long id, struct hpod_err *err)
 }
 
 enum hpod_status
-study_store_list(struct db *db, long long limit, long long offset,
-                 struct study **out, size_t *n, long long *total,
-                 struct hpod_err *err)
+study_store_list(struct db *db, const struct study_filter *f, long long limit,
+                 long long offset, struct study **out, size_t *n,
+                 long long *total, struct hpod_err *err)
 {
     char sl[32], so[32], sql[2048];
     struct db_result *r = NULL;
@@ -160,7 +216,8 @@ study_store_list(struct db *db, long long limit, long long offset,
 
     *out = NULL;
     *n = 0;
-    if ((st = db_exec(db, SQL_COUNT, 0, NULL, &r, err)) != HPOD_OK)
+    const char *pf[] = {f ? f->lab : NULL, f ? f->name : NULL};
+    if ((st = db_exec(db, SQL_COUNT, 2, pf, &r, err)) != HPOD_OK)
         return st;
     *total = db_get_ll(r, 0, "n", 0);
     db_result_free(r);
@@ -168,10 +225,11 @@ study_store_list(struct db *db, long long limit, long long offset,
     snprintf(sl, sizeof sl, "%lld", limit);
     snprintf(so, sizeof so, "%lld", offset);
     snprintf(sql, sizeof sql,
-             "%s GROUP BY s.id ORDER BY s.id DESC LIMIT $1 OFFSET $2",
+             "%s" SQL_FILTER
+             " GROUP BY s.id ORDER BY s.id DESC LIMIT $3 OFFSET $4",
              SQL_SELECT);
-    const char *p[] = {sl, so};
-    if ((st = db_exec(db, sql, 2, p, &r, err)) != HPOD_OK)
+    const char *p[] = {pf[0], pf[1], sl, so};
+    if ((st = db_exec(db, sql, 4, p, &r, err)) != HPOD_OK)
         return st;
     *n = db_rows(r);
     *out = xcalloc(*n ? *n : 1, sizeof **out);

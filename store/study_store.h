@@ -10,17 +10,40 @@
 #include "store/db.h"
 #include "store/model.h"
 
+/* A new study row: what study_store_insert writes. */
+struct study_row_in {
+    const char *lab, *name;
+    const char *definition;      /* JSON text */
+    const char *metadata;        /* JSON object text, NULL: {} */
+    long long budget;            /* < 0: none */
+    int lease_seconds;           /* */
+    const char *candidates_json; /* JSON array of parameter objects, NULL */
+    long long n_candidates;      /* < 0: infinite space */
+    const char *benchmark;       /* NULL: none */
+};
+
 /*
- * study_store_insert - inserts a study and (candidates_json != NULL, a JSON
- * array of parameter objects) its candidates; call it inside a transaction
- * (the caller begins and commits it).
- * budget < 0: none. benchmark may be NULL. *id receives the new id.
+ * study_store_insert - inserts a study and its candidates; call it inside
+ * a transaction (the caller begins and commits it). *id receives the new
+ * id, or 0 when (lab, name) is taken (nothing is written then, and no
+ * error: the unique index is not an error here).
  */
-enum hpod_status
-study_store_insert(struct db *db, const char *name, const char *definition,
-                   long long budget, int lease_seconds,
-                   const char *candidates_json, long long n_candidates,
-                   const char *benchmark, long long *id, struct hpod_err *err);
+enum hpod_status study_store_insert(struct db *db,
+                                    const struct study_row_in *in,
+                                    long long *id, struct hpod_err *err);
+
+/* study_store_find - *id of the study (lab, name), 0 if there is none. */
+enum hpod_status study_store_find(struct db *db, const char *lab,
+                                  const char *name, long long *id,
+                                  struct hpod_err *err);
+
+/*
+ * study_store_update - sets the study's state and/or metadata (JSON object
+ * text); NULL leaves the column as it is. HPOD_ENOTFOUND if none.
+ */
+enum hpod_status study_store_update(struct db *db, long long id,
+                                    const char *state, const char *metadata,
+                                    struct hpod_err *err);
 
 /* Fills *out (new strings); HPOD_ENOTFOUND if there is no such study. */
 enum hpod_status study_store_get(struct db *db, long long id, struct study *out,
@@ -34,11 +57,19 @@ enum hpod_status study_store_get(struct db *db, long long id, struct study *out,
 enum hpod_status study_store_lock(struct db *db, long long id,
                                   struct hpod_err *err);
 
-/* Newest first. *out is a new array of *n studies (free each + array). */
-enum hpod_status study_store_list(struct db *db, long long limit,
-                                  long long offset, struct study **out,
-                                  size_t *n, long long *total,
-                                  struct hpod_err *err);
+/* Exact-match filters of a list; NULL matches everything. */
+struct study_filter {
+    const char *lab, *name;
+};
+
+/*
+ * Newest first, filtered by f (NULL: none); *total counts the filtered
+ * set. *out is a new array of *n studies (free each + array).
+ */
+enum hpod_status study_store_list(struct db *db, const struct study_filter *f,
+                                  long long limit, long long offset,
+                                  struct study **out, size_t *n,
+                                  long long *total, struct hpod_err *err);
 
 enum hpod_status study_store_delete(struct db *db, long long id,
                                     struct hpod_err *err);

@@ -79,8 +79,6 @@ static const char *SQL_CLAIM =
     " AND state = 'waiting' ORDER BY seq LIMIT $4) RETURNING id";
 static const char *SQL_SET_METADATA =
     "UPDATE trials SET metadata = $2::json, updated_at = now() WHERE id = $1";
-static const char *SQL_LOCK_STUDY =
-    "SELECT state FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_HISTORY =
     "SELECT id, state, candidate, train_to,"
     " CASE WHEN candidate IS NULL THEN params::text END AS params"
@@ -740,25 +738,6 @@ trial_store_step_action(struct db *db, long long id, int step, int *found,
     *action = a && strcmp(a, "stop") == 0 ? "stop" : "continue";
     db_result_free(r);
     return HPOD_OK;
-}
-
-enum hpod_status
-trial_store_lock_study(struct db *db, long long study_id, char *state,
-                       size_t state_size, struct hpod_err *err)
-{
-    struct db_result *r = NULL;
-    enum hpod_status st;
-
-    if ((st = db_exec_id(db, SQL_LOCK_STUDY, study_id, &r, err)) != HPOD_OK)
-        return st;
-    if (db_rows(r) == 0)
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist",
-                       study_id);
-    else
-        snprintf(state, state_size, "%s",
-                 db_get(r, 0, "state") ? db_get(r, 0, "state") : "");
-    db_result_free(r);
-    return st;
 }
 
 enum hpod_status

@@ -161,15 +161,6 @@ enum hpod_status trial_store_fail(struct db *db, long long id,
                                   const char *reason, struct hpod_err *err);
 
 /*
- * trial_store_lock_study - locks the study row (FOR UPDATE) and reads its
- * state ("active", "paused", "finished") into state; HPOD_ENOTFOUND if
- * the study does not exist. What enqueue decides under.
- */
-enum hpod_status trial_store_lock_study(struct db *db, long long study_id,
-                                        char *state, size_t state_size,
-                                        struct hpod_err *err);
-
-/*
  * trial_store_insert_user - a trial a user brings: values NULL: enqueued
  * (state "waiting", no worker, no lease); else added (state "completed",
  * origin "added", with those values). candidate < 0: none; metadata_json

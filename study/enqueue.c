@@ -125,13 +125,13 @@ match_candidate(struct db *db, long long study_id, const struct study_def *d,
 
 /* The study's rules for in, decided under its lock (s, d as read then). */
 static enum hpod_status
-enqueue_check(struct db *db, const char *state, const struct study *s,
-              const struct study_def *d, const struct enqueue_input *in,
-              double *raw, long long *cand, struct hpod_err *err)
+enqueue_check(struct db *db, const struct study *s, const struct study_def *d,
+              const struct enqueue_input *in, double *raw, long long *cand,
+              struct hpod_err *err)
 {
     enum hpod_status st;
 
-    if (strcmp(state, "finished") == 0)
+    if (s->state && strcmp(s->state, "finished") == 0)
         return hpod_fail(err, HPOD_ECONFLICT, "",
                          "study %lld is finished: it takes no new trial",
                          s->id);
@@ -163,7 +163,6 @@ study_trial_enqueue(struct db *db, long long study_id,
 {
     struct study s = {0};
     struct study_def d = {0};
-    char state[32] = "";
     double *raw = NULL;
     char *ptext = NULL;
     long long cand = -1;
@@ -172,14 +171,12 @@ study_trial_enqueue(struct db *db, long long study_id,
 
     memset(out, 0, sizeof *out);
     if ((st = db_begin(db, err)) != HPOD_OK ||
-        (st = trial_store_lock_study(db, study_id, state, sizeof state, err)) !=
-            HPOD_OK ||
+        (st = study_store_lock(db, study_id, err)) != HPOD_OK ||
         (st = study_store_get(db, study_id, &s, err)) != HPOD_OK ||
         (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK)
         goto out;
     raw = xmalloc((d.space.n_params ? d.space.n_params : 1) * sizeof *raw);
-    if ((st = enqueue_check(db, state, &s, &d, in, raw, &cand, err)) !=
-            HPOD_OK ||
+    if ((st = enqueue_check(db, &s, &d, in, raw, &cand, err)) != HPOD_OK ||
         (st = trial_store_next_seq(db, study_id, &seq, err)) != HPOD_OK)
         goto out;
     /* Stored as suggest stores a configuration: the space's own form. */

@@ -5,6 +5,7 @@
 #include "study/studies.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,13 +31,140 @@ study_check_rules(const struct study_def *d, struct hpod_err *err)
     return HPOD_OK;
 }
 
+/* 1 when a and b have the same JSON text (keys sorted); NULLs are equal. */
+static int
+json_same(const json_t *a, const json_t *b)
+{
+    char *ta = a ? hj_dump(a, JSON_SORT_KEYS) : NULL;
+    char *tb = b ? hj_dump(b, JSON_SORT_KEYS) : NULL;
+    int same = (!ta && !tb) || (ta && tb && strcmp(ta, tb) == 0);
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/*
+ * The first top-level key of the definitions that differs (old: stored,
+ * def: new) into what, "" when they are the same. Without seed_given the
+ * new seed was drawn afresh, so the stored one stands for it.
+ */
+static void
+def_diff(const json_t *old, const json_t *def, int seed_given, char *what,
+         size_t size)
+{
+    json_t *nd = json_deep_copy(def);
+    json_t *oa = json_object_get(old, "algorithm");
+    json_t *na = json_object_get(nd, "algorithm");
+    const char *key;
+    json_t *v;
+
+    what[0] = '\0';
+    if (!seed_given && json_is_object(oa) && json_is_object(na) &&
+        json_object_get(oa, "seed"))
+        json_object_set(na, "seed", json_object_get(oa, "seed"));
+    json_object_foreach(nd, key, v)
+    {
+        if (!json_same(v, json_object_get(old, key))) {
+            snprintf(what, size, "%s", key);
+            goto out;
+        }
+    }
+    json_object_foreach((json_t *)old, key, v)
+    {
+        if (!json_object_get(nd, key)) {
+            snprintf(what, size, "%s", key);
+            goto out;
+        }
+    }
+out:
+    json_decref(nd);
+}
+
+/* The first difference of d's candidates from study id's (see def_diff). */
+static enum hpod_status
+cand_diff(struct db *db, const struct study *s, const struct study_def *d,
+          char *what, size_t size, struct hpod_err *err)
+{
+    long long n_new =
+        d->candidates ? (long long)json_array_size(d->candidates) : -1;
+    char **params = NULL;
+    size_t n = 0;
+    enum hpod_status st = HPOD_OK;
+
+    if (n_new != s->n_candidates) {
+        snprintf(what, size, "candidates");
+        return HPOD_OK;
+    }
+    if (n_new < 0 ||
+        (st = study_store_candidates(db, s->id, &params, &n, err)) != HPOD_OK)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = hj_parse(params[i]);
+        int same = json_same(c, json_array_get(d->candidates, i));
+        json_decref(c);
+        if (!same) {
+            snprintf(what, size, "candidates");
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(params[i]);
+    free(params);
+    return st;
+}
+
+/*
+ * (lab, name) is taken by study *id: the answer of a create. With
+ * load_if_exists and the same definition: HPOD_OK (the existing study);
+ * otherwise HPOD_ECONFLICT saying why.
+ */
+static enum hpod_status
+create_existing(struct db *db, const struct study_def *d,
+                const struct study_create_in *in, long long id,
+                struct hpod_err *err)
+{
+    struct study s = {0};
+    json_t *old = NULL;
+    char what[128] = "";
+    enum hpod_status st;
+
+    if (!in->load_if_exists)
+        return hpod_fail(err, HPOD_ECONFLICT, "name",
+                         "study %lld of lab %s already has this name", id,
+                         in->lab);
+    if ((st = study_store_get(db, id, &s, err)) != HPOD_OK)
+        goto out;
+    old = hj_parse(s.definition); /* json_is_object evaluates it twice */
+    if (!json_is_object(old)) {
+        st = hpod_fail(err, HPOD_EINTERNAL, "", "stored data cannot be read");
+        goto out;
+    }
+    def_diff(old, d->def, in->seed_given, what, sizeof what);
+    if (!what[0] &&
+        (st = cand_diff(db, &s, d, what, sizeof what, err)) != HPOD_OK)
+        goto out;
+    if (what[0])
+        st = hpod_fail(err, HPOD_ECONFLICT, what,
+                       "study %lld of lab %s has this name and a different "
+                       "definition (%s differs)",
+                       id, in->lab, what);
+out:
+    json_decref(old);
+    study_cleanup(&s);
+    return st;
+}
+
 enum hpod_status
-study_create(struct db *db, const struct study_def *d, long long *id,
+study_create(struct db *db, const struct study_def *d,
+             const struct study_create_in *in, long long *id, int *existed,
              struct hpod_err *err)
 {
     char *def_text = NULL, *cand_text = NULL;
+    struct study_row_in row = {0};
     enum hpod_status st;
 
+    *id = 0;
+    *existed = 0;
     if ((st = study_check_rules(d, err)) != HPOD_OK)
         return st;
     def_text = hj_dump(d->def, 0);
@@ -46,18 +174,72 @@ study_create(struct db *db, const struct study_def *d, long long *id,
         st = hpod_fail(err, HPOD_ENOMEM, "", "could not encode study");
         goto out;
     }
-    /* The study and its candidates in one transaction. */
+    row.lab = in->lab;
+    row.name = d->name;
+    row.definition = def_text;
+    row.metadata = in->metadata;
+    row.budget = d->budget;
+    row.lease_seconds = d->lease_seconds;
+    row.candidates_json = cand_text;
+    row.n_candidates =
+        d->candidates ? (long long)json_array_size(d->candidates) : -1;
+    row.benchmark = d->benchmark;
+    /* The study and its candidates in one transaction; a taken (lab,
+     * name) inserts nothing, and the study that has it is then read in
+     * the same transaction (a new snapshot: it has committed). */
     if ((st = db_begin(db, err)) != HPOD_OK)
         goto out;
-    if ((st = study_store_insert(
-             db, d->name, def_text, d->budget, d->lease_seconds, cand_text,
-             d->candidates ? (long long)json_array_size(d->candidates) : -1,
-             d->benchmark, id, err)) != HPOD_OK ||
-        (st = db_commit(db, err)) != HPOD_OK)
-        db_rollback(db);
+    if ((st = study_store_insert(db, &row, id, err)) != HPOD_OK)
+        goto fail;
+    if (*id == 0) {
+        long long old = 0;
+        if ((st = study_store_find(db, in->lab, d->name, &old, err)) != HPOD_OK)
+            goto fail;
+        if (old == 0) {
+            /* Deleted in between: the caller may simply retry. */
+            st = hpod_fail(err, HPOD_ECONFLICT, "name",
+                           "a concurrent request changed this name; retry");
+            goto fail;
+        }
+        if ((st = create_existing(db, d, in, old, err)) != HPOD_OK)
+            goto fail;
+        *id = old;
+        *existed = 1;
+    }
+    if ((st = db_commit(db, err)) == HPOD_OK)
+        goto out;
+fail:
+    db_rollback(db);
+    if (!*existed)
+        *id = 0;
 out:
     free(def_text);
     free(cand_text);
+    return st;
+}
+
+int
+study_state_ok(const char *s)
+{
+    return s && (strcmp(s, "active") == 0 || strcmp(s, "paused") == 0 ||
+                 strcmp(s, "finished") == 0);
+}
+
+enum hpod_status
+study_update(struct db *db, long long id, const char *state,
+             const char *metadata, struct hpod_err *err)
+{
+    enum hpod_status st;
+
+    if (state && !study_state_ok(state))
+        return hpod_fail(err, HPOD_EUNPROC, "state",
+                         "state must be active, paused or finished");
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        return st;
+    if ((st = study_store_lock(db, id, err)) != HPOD_OK ||
+        (st = study_store_update(db, id, state, metadata, err)) != HPOD_OK ||
+        (st = db_commit(db, err)) != HPOD_OK)
+        db_rollback(db);
     return st;
 }
 
@@ -68,11 +250,11 @@ study_get(struct db *db, long long id, struct study *out, struct hpod_err *err)
 }
 
 enum hpod_status
-study_list(struct db *db, long long limit, long long offset,
-           struct study **rows, size_t *n, long long *total,
+study_list(struct db *db, const struct study_filter *f, long long limit,
+           long long offset, struct study **rows, size_t *n, long long *total,
            struct hpod_err *err)
 {
-    return study_store_list(db, limit, offset, rows, n, total, err);
+    return study_store_list(db, f, limit, offset, rows, n, total, err);
 }
 
 enum hpod_status

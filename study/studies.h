@@ -11,6 +11,7 @@
 #include "common/status.h"
 #include "store/db.h"
 #include "store/model.h"
+#include "store/study_store.h"
 #include "study/def.h"
 
 /*
@@ -22,20 +23,55 @@
 enum hpod_status study_check_rules(const struct study_def *d,
                                    struct hpod_err *err);
 
+/* Largest metadata object (a study's or a trial's), serialized. */
+#define STUDY_METADATA_MAX 16384
+
+/* What a create needs besides the definition. */
+struct study_create_in {
+    const char *lab;      /* the owning lab, already checked (non-NULL) */
+    const char *metadata; /* JSON object text, NULL: {} */
+    int load_if_exists;   /* an equal study (lab, name) is the answer */
+    int seed_given;       /* the body named algorithm.seed: it must match */
+};
+
 /*
  * study_create - checks d (study_check_rules) and stores it with its
- * candidates in one transaction; *id is the new study's. Nothing is
- * written on failure.
+ * candidates in one transaction; *id is the new study's and *existed 0.
+ * (lab, name) is unique: when it is taken, HPOD_ECONFLICT naming the
+ * existing study, unless in->load_if_exists and the existing study has
+ * the same normalized definition and candidates (the algorithm's seed is
+ * compared only when in->seed_given: an omitted seed is drawn afresh):
+ * then *id is the existing study's and *existed 1. A different definition
+ * is HPOD_ECONFLICT naming the first top-level key that differs. Nothing
+ * is written on failure. Race-free: of concurrent creates of one (lab,
+ * name), one inserts and the others wait for it, then find its study.
  */
 enum hpod_status study_create(struct db *db, const struct study_def *d,
-                              long long *id, struct hpod_err *err);
+                              const struct study_create_in *in, long long *id,
+                              int *existed, struct hpod_err *err);
+
+/*
+ * study_update - sets the study's state ("active", "paused" or
+ * "finished"; NULL: unchanged) and/or metadata (JSON object text; NULL:
+ * unchanged) in one transaction under the study row lock.
+ * HPOD_ENOTFOUND if the study does not exist.
+ */
+enum hpod_status study_update(struct db *db, long long id, const char *state,
+                              const char *metadata, struct hpod_err *err);
+
+/* 1 if s names a study state a client may set. */
+int study_state_ok(const char *s);
 
 /* study_get - the study id (study_cleanup), HPOD_ENOTFOUND if none. */
 enum hpod_status study_get(struct db *db, long long id, struct study *out,
                            struct hpod_err *err);
 
-/* study_list - a page of studies, newest first (free each, then *rows). */
-enum hpod_status study_list(struct db *db, long long limit, long long offset,
+/*
+ * study_list - a page of studies, newest first (free each, then *rows),
+ * filtered by f (NULL: all); *total counts the filtered studies.
+ */
+enum hpod_status study_list(struct db *db, const struct study_filter *f,
+                            long long limit, long long offset,
                             struct study **rows, size_t *n, long long *total,
                             struct hpod_err *err);
 

@@ -231,6 +231,17 @@ out:
 }
 
 /*
+ * 1 when the study issues trials: a paused or finished study (its state,
+ * set by users) only hands a worker back the trials it holds, so that no
+ * work is lost; reports on them keep working.
+ */
+static int
+suggest_open(const struct suggest_call *c)
+{
+    return !c->s.state || strcmp(c->s.state, "active") == 0;
+}
+
+/*
  * Multi-fidelity: resuming a paused trial (ASHA: at its next rung;
  * multistage: a seed of the stage) comes before starting a new
  * configuration, and costs no budget (same trial).
@@ -240,6 +251,8 @@ suggest_resume(struct suggest_call *c)
 {
     enum hpod_status st;
 
+    if (!suggest_open(c))
+        return HPOD_OK;
     if ((st = mf_prepare(c->db, &c->d, &c->s, &c->work, c->err)) != HPOD_OK)
         return st;
     while (mf_enabled(&c->d) && (long long)c->out->n < c->count) {
@@ -272,7 +285,7 @@ suggest_claim(struct suggest_call *c)
     long long need = c->count - (long long)c->out->n;
     enum hpod_status st;
 
-    if (need <= 0 || c->s.counts[TRIAL_WAITING] == 0)
+    if (need <= 0 || c->s.counts[TRIAL_WAITING] == 0 || !suggest_open(c))
         return HPOD_OK;
     if ((st = trial_store_claim_waiting(c->db, c->id, c->worker,
                                         c->s.lease_seconds, need, &got, &n_got,
@@ -292,7 +305,7 @@ out:
 static long long
 suggest_room(const struct suggest_call *c)
 {
-    long long need = c->count - (long long)c->out->n;
+    long long need = suggest_open(c) ? c->count - (long long)c->out->n : 0;
     long long room =
         c->s.budget >= 0 ? c->s.budget - study_issued(&c->s) : need;
     if (need > room)
@@ -431,6 +444,11 @@ suggest_done(struct suggest_call *c)
     study_cleanup(&c->s);
     if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
         return st;
+    /* finished: done for good (until reopened); paused: ask again. */
+    if (c->s.state && strcmp(c->s.state, "active") != 0) {
+        c->out->done = strcmp(c->s.state, "finished") == 0;
+        return HPOD_OK;
+    }
     c->out->done =
         study_done(&c->s) || (c->work.finished && study_live(&c->s) == 0 &&
                               c->s.counts[TRIAL_PAUSED] == 0);
@@ -461,7 +479,7 @@ study_suggest(struct db *db, long long study_id, const char *worker,
     if (need > 0 && (st = suggest_new(&c, need)) != HPOD_OK)
         goto out;
     /* ASHA with nothing left to resume or start: prune the paused. */
-    if (mf_prune_paused(&c.d, &c.s, out->n) &&
+    if (suggest_open(&c) && mf_prune_paused(&c.d, &c.s, out->n) &&
         (st = trial_store_prune_paused(db, study_id, err)) != HPOD_OK)
         goto out;
     if ((st = db_commit(db, err)) != HPOD_OK)

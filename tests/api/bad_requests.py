@@ -605,6 +605,40 @@ def cases(have_tables):
     add("query: empty name", "GET", "/v1/studies?=1", 400, IA, "")
     add("query: flag without a value", "GET", "/v1/benchmarks?all", 400, IA, "all")
 
+    # Labs, load_if_exists and metadata beside a definition (the shared lab
+    # server); PATCH of a study's state and metadata.
+    add("lab of the wrong type", "POST", P, 400, IA, "lab", body=study(lab=["mt"]))
+    add("lab with a slash", "POST", P, 422, IA, "lab", body=study(lab="mt/x"))
+    add("lab empty", "POST", P, 422, IA, "lab", body=study(lab=""))
+    add("lab of 65 characters", "POST", P, 422, IA, "lab", body=study(lab="l" * 65))
+    add("lab nmthpo (built-in tables)", "POST", P, 422, IA, "lab", body=study(lab="nmthpo"))
+    add("lab nmtlc (built-in tables)", "POST", P, 422, IA, "lab", body=study(lab="nmtlc"))
+    add("load_if_exists not a boolean", "POST", P, 400, IA, "load_if_exists",
+        body=study(load_if_exists="true"))
+    add("study metadata not an object", "POST", P, 400, IA, "metadata",
+        body=study(metadata=[1, 2]))
+    add("study metadata over 16 KiB", "POST", P, 422, IA, "metadata",
+        body=study(metadata={"x": "y" * 16400}))
+    add("a bad definition beside load_if_exists", "POST", P, 400, IA, "colour",
+        body=study(load_if_exists=True, colour="red"))
+    add("?lab= with a space", "GET", "/v1/studies?lab=a%20b", 400, IA, "lab")
+    add("?lab= of 65 characters", "GET", "/v1/studies?lab=" + "l" * 65, 400, IA, "lab")
+    SP = "/v1/studies/{S}"
+    add("PATCH study: empty body", "PATCH", SP, 400, IA, "", body={}, fixture=STUDY)
+    add("PATCH study: unknown field", "PATCH", SP, 400, IA, "name", body={"name": "x"},
+        fixture=STUDY)
+    add("PATCH study: state done", "PATCH", SP, 422, IA, "state", body={"state": "done"},
+        fixture=STUDY)
+    add("PATCH study: state not a string", "PATCH", SP, 400, IA, "state",
+        body={"state": True}, fixture=STUDY)
+    add("PATCH study: metadata an array", "PATCH", SP, 400, IA, "metadata",
+        body={"metadata": []}, fixture=STUDY)
+    add("PATCH study: metadata over 16 KiB", "PATCH", SP, 422, IA, "metadata",
+        body={"state": "paused", "metadata": {"x": "y" * 16400}}, fixture=STUDY)
+    add("PATCH study: unknown study", "PATCH", "/v1/studies/987654321", 404, "not_found",
+        body={"state": "paused"})
+    add("PATCH study: not JSON", "PATCH", SP, 400, IA, raw=b"{state", fixture=STUDY)
+
     def bstudy(**kw):
         b = {"name": "bad bench study", "benchmark": "lab/fixture", "objectives": BLEU_MAX}
         for k, v in kw.items():

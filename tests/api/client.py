@@ -1,11 +1,21 @@
 """tests/api/client.py - the API calls and study shapes most tests share:
-create, suggest, report, get_trial, all_trials (each checks its status and
+uname (a unique study name), create, suggest, report, get_trial, all_trials (each checks its status and
 returns the body), SPACE4 and BLEU_MAX, and the checks of a new trial.
 """
 
+import itertools
 import json
+import os
 
 from harness import call, check, expect, is_int, is_num
+
+_names = itertools.count(1)
+
+
+def uname(prefix):
+    """A study name no other call of this run gives: (lab, name) is unique,
+    so tests whose study names do not matter must not repeat one."""
+    return "%s %d-%d" % (prefix, os.getpid(), next(_names))
 
 
 def create(c, body, port=None):

@@ -36,6 +36,7 @@ from tables import synthetic_table  # noqa: E402,F401  (for tests/fuzz/seed_corp
 # The suite, in the order it runs: one module per resource or topic.
 MODULES = [
     "test_studies",            # create, read, list, delete; the trainer loop
+    "test_study_ops",          # labs, unique names, load_if_exists, filters, PATCH
     "test_trials",             # fail, idempotent reports, lease expiry
     "test_trial_ops",          # enqueue, add, number, metadata, CSV
     "test_bad_requests",       # the cases of bad_requests.py

@@ -132,6 +132,9 @@ def requests(L):
         ("get", "/v1/studies/{id}/best"): lambda: ("/v1/studies/%d/best" % s, None),
         ("get", "/v1/studies/{id}/pareto"): lambda: ("/v1/studies/%d/pareto" % L.mo_study, None),
         ("get", "/v1/trials/{id}"): lambda: ("/v1/trials/%d" % t, None),
+        ("patch", "/v1/trials/{id}"): lambda: ("/v1/trials/%d" % t, {"metadata": {"k": 1}}),
+        ("post", "/v1/studies/{id}/trials"): lambda: ("/v1/studies/%d/trials" % s, {
+            "params": {"lr": 0.01, "layers": 2, "bpe": 30000, "opt": "adam"}}),
         ("post", "/v1/trials/{id}/report"): lambda: (
             "/v1/trials/%d/report" % L.live_trial(s), {"values": {"bleu": 1.5}}),
         ("post", "/v1/trials/{id}/heartbeat"): lambda: (

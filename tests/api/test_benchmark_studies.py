@@ -11,7 +11,7 @@ import sys
 import time
 
 from harness import TOP, call, check, expect, short, test
-from client import BLEU_MAX, all_trials, canon, create, report, suggest
+from client import BLEU_MAX, all_trials, canon, create, report, suggest, uname
 from tables import NMTHPO_PARAMS, curve_models, evaluate, need_tables, study_metrics, tsv_rows
 
 
@@ -174,7 +174,7 @@ def t_ehvi(c):
         runs = []
         for seed in range(3):
             _, seen = drive_benchmark_study(
-                c, "zh-en", {"name": "ehvi " + label, "objectives": objs,
+                c, "zh-en", {"name": uname("ehvi " + label), "objectives": objs,
                              "algorithm": dict(algo, seed=seed)}, len(rows),
                 stop=lambda sn: front <= {r for r, _ in sn})
             runs.append(len(seen))
@@ -198,7 +198,8 @@ def t_constrained(c):
     gaps = []
     for seed in range(3):
         s, seen = drive_benchmark_study(
-            c, "ja-en", {"name": "constrained", "objectives": [{"name": "bleu", "goal": "maximize"}],
+            c, "ja-en", {"name": uname("constrained"),
+                         "objectives": [{"name": "bleu", "goal": "maximize"}],
                          "constraints": [{"metric": "gpu_time", "max": bound}],
                          "algorithm": {"name": "gp", "seed": seed}}, 40)
         b = expect(call(c.port, "GET", "/v1/studies/%d/best" % s["id"]), 200)["trial"]

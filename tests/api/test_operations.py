@@ -15,7 +15,7 @@ import urllib.parse
 
 from harness import (Fail, READY_TIMEOUT, REQ_TIMEOUT, SPEC_FILE, Server, TOP, call, cfg, check,
                      expect, expect_error, is_num, short, test)
-from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest
+from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest, uname
 
 
 @test("healthz, metrics, openapi.json")
@@ -196,7 +196,7 @@ def t_db_hung(c):
     after = get_trial(c, tid, port=s.port)
     check(after == before, "trial changed across the hang:\n  before %r\n  after  %r"
           % (before, after))
-    create(c, body, port=s.port)
+    create(c, dict(body, name=uname("db hung")), port=s.port)  # (lab, name) is unique
     # Every server sharing the cluster must be back too (they had default
     # timeouts, and their connections were stopped as well).
     for other in c.servers:

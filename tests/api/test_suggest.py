@@ -5,7 +5,7 @@ budgets, seeded reproducibility, model samplers against random.
 import math
 
 from harness import call, check, expect, is_int, short, test
-from client import BLEU_MAX, SPACE4, canon, check_new_trial, create, report, suggest
+from client import BLEU_MAX, SPACE4, canon, check_new_trial, create, report, suggest, uname
 
 
 @test("finite study: 5 candidates, 5 distinct trials, retry_after while live, then done")
@@ -87,7 +87,7 @@ def t_reproducible(c):
              {"name": "k", "type": "categorical", "choices": ["a", "b", "c", "d"]}]
 
     def run(seed):
-        s = create(c, {"name": "seed %d" % seed, "space": space, "objectives": BLEU_MAX,
+        s = create(c, {"name": uname("seed %d" % seed), "space": space, "objectives": BLEU_MAX,
                        "algorithm": {"name": "random", "seed": seed}})
         check(s["algorithm"].get("seed") == seed, "seed echoed as %r" % s["algorithm"])
         seq = []
@@ -122,7 +122,7 @@ def t_models_beat_random(c):
         algo = dict(algo, seed=seed)
         if algo["name"] != "random":
             algo["init"] = 3
-        s = create(c, {"name": "models %s" % algo["name"], "space": space,
+        s = create(c, {"name": uname("models %s" % algo["name"]), "space": space,
                        "candidates": cands, "objectives": [{"name": "v", "goal": "maximize"}],
                        "algorithm": algo})
         for n in range(1, len(cands) + 1):

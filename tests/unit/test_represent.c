@@ -34,6 +34,7 @@ test_study_to_json(void **state)
     s.id = 7;
     s.definition = "{\"name\":\"s\",\"budget\":null}";
     s.n_candidates = -1;
+    s.budget = -1;
     s.counts[TRIAL_COMPLETED] = 2;
     json_t *o = study_to_json(&s);
     assert_non_null(o);
@@ -46,7 +47,34 @@ test_study_to_json(void **state)
     assert_string_equal(json_string_value(json_object_get(o, "name")), "s");
     assert_string_equal(json_string_value(json_object_get(o, "created_at")),
                         "");
+    /* No state stored (a zeroed row): active; metadata {} and lab "". */
+    assert_string_equal(json_string_value(json_object_get(o, "state")),
+                        "active");
+    assert_int_equal(json_object_size(json_object_get(o, "metadata")), 0);
     json_decref(o);
+    /* The state users set, and the metadata object as stored. */
+    s.state = "paused";
+    s.lab = "mt";
+    s.metadata = "{\"a\":[1,0.1]}";
+    o = study_to_json(&s);
+    assert_non_null(o);
+    assert_string_equal(json_string_value(json_object_get(o, "state")),
+                        "paused");
+    assert_string_equal(json_string_value(json_object_get(o, "lab")), "mt");
+    assert_int_equal(
+        json_array_size(json_object_get(json_object_get(o, "metadata"), "a")),
+        2);
+    json_decref(o);
+    /* An active study that will never issue a trial again reads done. */
+    s.state = "active";
+    s.budget = 2;
+    o = study_to_json(&s);
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "done");
+    json_decref(o);
+    s.budget = -1;
+    s.metadata = "[1]"; /* metadata that is not an object: unreadable */
+    assert_null(study_to_json(&s));
+    s.metadata = NULL;
     /* A stored definition that cannot be read is no study at all. */
     s.definition = "[1]";
     assert_null(study_to_json(&s));

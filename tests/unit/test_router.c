@@ -101,8 +101,8 @@ test_allow(void **state)
 {
     (void)state;
     char buf[64];
-    assert_int_equal(router_allow("/v1/studies/3", buf, sizeof buf), 2);
-    assert_string_equal(buf, "GET, DELETE");
+    assert_int_equal(router_allow("/v1/studies/3", buf, sizeof buf), 3);
+    assert_string_equal(buf, "GET, PATCH, DELETE");
     assert_int_equal(router_allow("/v1/studies", buf, sizeof buf), 2);
     assert_string_equal(buf, "POST, GET");
     assert_int_equal(
