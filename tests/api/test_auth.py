@@ -97,10 +97,12 @@ class Lab:
         self.n += 1
         return "%s-%d" % (prefix, self.n)
 
-    def new_study(self, token, objectives=BLEU_MAX):
-        return expect(self.call("POST", "/v1/studies", {
-            "name": self.name("auth"), "space": SPACE4, "objectives": objectives,
-            "algorithm": {"name": "random", "seed": 1}}, token=token), 201)["id"]
+    def new_study(self, token, objectives=BLEU_MAX, lab=None):
+        body = {"name": self.name("auth"), "space": SPACE4, "objectives": objectives,
+                "algorithm": {"name": "random", "seed": 1}}
+        if lab:
+            body["lab"] = lab
+        return expect(self.call("POST", "/v1/studies", body, token=token), 201)["id"]
 
     def live_trial(self, study, token=None):
         a = expect(self.call("POST", "/v1/studies/%d/suggest" % study,
@@ -124,8 +126,9 @@ def requests(L):
         ("post", "/v1/studies"): lambda: ("/v1/studies", {
             "name": L.name("m"), "space": SPACE4, "objectives": BLEU_MAX}),
         ("get", "/v1/studies/{id}"): lambda: ("/v1/studies/%d" % s, None),
+        ("patch", "/v1/studies/{id}"): lambda: ("/v1/studies/%d" % s, {"metadata": {"k": 1}}),
         ("delete", "/v1/studies/{id}"): lambda: (
-            "/v1/studies/%d" % L.new_study(L.root), None),
+            "/v1/studies/%d" % L.new_study(L.root, lab="mt"), None),
         ("post", "/v1/studies/{id}/suggest"): lambda: (
             "/v1/studies/%d/suggest" % s, {"worker": L.name("w")}),
         ("get", "/v1/studies/{id}/trials"): lambda: ("/v1/studies/%d/trials" % s, None),
@@ -237,13 +240,19 @@ def t_unauthenticated(c):
 def t_other_lab(c):
     L = c.fixture("lab")
     reqs = requests(L)
+    roles = {(m, p): role for m, p, role in operations()}
     for (m, p), fn in sorted(reqs.items()):
         if "{" not in p:
             continue
         path, body = fn()
-        for tok in (L.tok[("admin", "nlp")], L.tok[("read", "nlp")]):
-            r = L.call(m.upper(), path, body, token=tok)
-            expect_error(r, 404, "not_found")
+        # The role is checked first (403 says nothing about the id), then
+        # the lab: 404 as for an id that does not exist.
+        for have in ("read", "admin"):
+            r = L.call(m.upper(), path, body, token=L.tok[(have, "nlp")])
+            if RANK[have] >= RANK[roles[(m, p)]]:
+                expect_error(r, 404, "not_found")
+            else:
+                expect_error(r, 403, "permission_denied")
         # The admin of every lab sees it.
         path, body = fn()
         r = L.call(m.upper(), path, body, token=L.root)
@@ -258,6 +267,24 @@ def t_other_lab(c):
     check(sims["total"] == 0 and sims["simulations"] == [], "nlp sees simulations %r" % sims)
     sims = expect(L.call("GET", "/v1/simulations", token=L.tok[("read", "mt")]), 200)
     check(L.sim in [s["id"] for s in sims["simulations"]], "mt does not see its simulation")
+    studies = expect(L.call("GET", "/v1/studies?limit=1000", token=nlp), 200)
+    check([x["lab"] for x in studies["studies"]] == ["nlp"] * studies["total"] and
+          L.nlp_study in [x["id"] for x in studies["studies"]],
+          "nlp lists %r" % [(x["id"], x["lab"]) for x in studies["studies"]])
+    expect_error(L.call("GET", "/v1/studies?lab=mt", token=nlp), 403, "permission_denied")
+    everything = expect(L.call("GET", "/v1/studies?limit=1000", token=L.root), 200)
+    check({x["lab"] for x in everything["studies"]} == {"mt", "nlp"}, "root lists %r"
+          % {x["lab"] for x in everything["studies"]})
+    expect_error(L.call("POST", "/v1/studies", {"name": "x", "lab": "mt", "space": SPACE4,
+                                               "objectives": BLEU_MAX}, token=nlp),
+                 403, "permission_denied", "lab")
+    expect_error(L.call("POST", "/v1/studies", {"name": "x", "benchmark": L.table,
+                                               "objectives": BLEU_MAX}, token=nlp),
+                 422, "invalid_argument", "benchmark")
+    made = expect(L.call("POST", "/v1/studies", {"name": "x", "benchmark": L.table,
+                                                "objectives": BLEU_MAX},
+                         token=L.tok[("write", "mt")]), 201)
+    check(made["lab"] == "mt", "study lab %r" % made["lab"])
     toks = expect(L.call("GET", "/v1/tokens", token=nlp), 200)["tokens"]
     check(toks and all(t["lab"] == "nlp" for t in toks), "nlp admin lists %r" % toks)
     # Naming another lab is a 403 (nothing about ids leaks from it).
@@ -383,3 +410,74 @@ def t_token_bad(c):
                      "invalid_argument", field)
     expect_error(L.call("DELETE", "/v1/tokens/999999", token=L.root), 404, "not_found")
     check(psql(L.url, "SELECT count(*) FROM tokens") == before, "a bad request wrote a token")
+
+
+CLIENT_SCRIPT = r'''
+import json, os, hpod
+from hpod import HpodClient, HpodError
+
+c = HpodClient()  # HPOD_URL and HPOD_TOKEN from the environment
+space = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0},
+         {"name": "k", "type": "categorical", "choices": ["a", "b,c", "d\"e"]}]
+definition = {"name": "client-lab", "space": space,
+              "objectives": [{"name": "score", "goal": "maximize"}],
+              "algorithm": {"name": "random", "seed": 3}, "budget": 6}
+s = hpod.create_study(definition, load_if_exists=True, metadata={"owner": "me"})
+again = hpod.create_study(definition, load_if_exists=True)
+first = c.enqueue_trial(s.id, {"x": 0.25, "k": "b,c"}, metadata={"why": "a hunch"})
+added = c.add_trial(s.id, {"x": 0.75, "k": "a"}, {"score": 0.5})
+seen = []
+def fn(trial):
+    seen.append(trial.params)
+    return trial.params["x"]
+summary = s.optimize(fn, n_trials=3, n_workers=1)
+csv = c.trials_csv(s.id)
+loaded = hpod.load_study("client-lab")
+finished = c.patch_study(s.id, state="finished")
+after = c.suggest(s.id, "late")
+try:
+    HpodClient(token="hpod_" + "0" * 64).list_studies()
+    status = None
+except HpodError as e:
+    status = (e.status, e.code)
+print(json.dumps({"id": s.id, "again": again.id, "lab": s.lab, "first": first,
+                  "added": added, "seen": seen, "summary": summary.as_dict(),
+                  "csv": csv, "loaded": loaded.id, "finished": finished["state"],
+                  "after": after, "bad": status}))
+'''
+
+
+@test("auth: the Python client on a lab server: HPOD_TOKEN, load_if_exists, enqueue, add, optimize, CSV, load_study, finish")
+def t_client_lab(c):
+    import csv
+    import io
+    import json
+    L = c.fixture("lab")
+    v = c.fixture("client_venv")
+    path = os.path.join(v["dir"], "lab_client.py")
+    with open(path, "w") as f:
+        f.write(CLIENT_SCRIPT)
+    r = subprocess.run([v["python"], path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL, timeout=300,
+                       env=dict(os.environ, PYTHONPATH="", HPOD_URL="http://127.0.0.1:%d" % L.port,
+                                HPOD_TOKEN=L.tok[("write", "mt")]))
+    out = r.stdout.decode()
+    check(r.returncode == 0, "client script exited %d:\n%s" % (r.returncode, out[-3000:]))
+    got = json.loads(out.strip().splitlines()[-1])
+    check(got["again"] == got["id"] == got["loaded"] and got["lab"] == "mt", "ids %r" % got)
+    check(got["first"]["state"] == "waiting" and got["first"]["origin"] == "enqueued",
+          "enqueued %r" % got["first"])
+    check(got["added"]["state"] == "completed" and got["added"]["origin"] == "added",
+          "added %r" % got["added"])
+    check(got["seen"][0] == {"x": 0.25, "k": "b,c"}, "the enqueued trial came not first: %r"
+          % got["seen"])
+    check(got["summary"]["completed"] == 3, "summary %r" % got["summary"])
+    rows = list(csv.DictReader(io.StringIO(got["csv"])))
+    check(len(rows) == 4 and {r_["params.k"] for r_ in rows} >= {"b,c", "a"},
+          "csv rows %r" % rows)
+    check(got["finished"] == "finished" and got["after"]["done"] is True
+          and got["after"]["trials"] == [], "after finish %r" % got["after"])
+    check(got["bad"] == [401, "unauthenticated"], "bad token %r" % got["bad"])
+    # The other lab does not find it by name.
+    page = expect(L.call("GET", "/v1/studies?name=client-lab", token=L.tok[("read", "nlp")]), 200)
+    check(page["total"] == 0, "nlp finds mt's study by name: %r" % page)

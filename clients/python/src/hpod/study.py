@@ -373,16 +373,7 @@ def load_study(name: str, lab: Optional[str] = None, url: Optional[str] = None,
     when there is none, 409 when the name is in several labs and no lab was
     given."""
     c = client or HpodClient(url, token)
-    found: List[JSON] = []
-    try:
-        page = c.list_studies(name=name, lab=lab, limit=1000)
-        found = [s for s in page["studies"] if s["name"] == name]
-    except HpodError as e:
-        if e.status != 400 or e.field not in ("name", "lab"):
-            raise
-        found = _scan_studies(c, name)  # a server without the filters
-    if lab is not None:
-        found = [s for s in found if s.get("lab", lab) == lab]
+    found: List[JSON] = c.list_studies(name=name, lab=lab, limit=1000)["studies"]
     if not found:
         raise HpodError(404, "not_found", "no study named %r%s" % (
             name, " in lab %r" % lab if lab is not None else ""), "name")
@@ -390,15 +381,3 @@ def load_study(name: str, lab: Optional[str] = None, url: Optional[str] = None,
         raise HpodError(409, "conflict", "%d studies are named %r: give the lab"
                         % (len(found), name), "lab")
     return Study(c, found[0])
-
-
-def _scan_studies(c: HpodClient, name: str) -> List[JSON]:
-    out: List[JSON] = []
-    offset = 0
-    while True:
-        page = c.list_studies(limit=1000, offset=offset)
-        out += [s for s in page["studies"] if s["name"] == name]
-        offset += len(page["studies"])
-        if not page["studies"] or offset >= page["total"]:
-            return out
-
