@@ -48,6 +48,7 @@ MODULES = [
     "test_numbers",            # the double range, typed values, migrations
     "test_operations",         # healthz, metrics, logs, start-up, database down
     "test_contract",           # 404 first, objectives, 405 Allow, query, MHD's answers
+    "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
 ]
 
 # For tests/fuzz/seed_corpus.py, which sets HAVE_TABLES itself.
