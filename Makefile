@@ -10,10 +10,12 @@
 #                        JSON (tools/render_benchmarks.py); minutes
 #   make                 release build -> build/release/hpod
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
-#   make lint fmt        layer check, clang-format, and the OpenAPI spec
-#                        through redocly and swagger-cli (npm, pinned,
-#                        installed under $(O)/npm; skipped with a notice
-#                        when npm or its registry is unreachable)
+#   make lint fmt        layer check, clang-format, the OpenAPI spec
+#                        through redocly and swagger-cli, and docker/
+#                        through shellcheck, dclint and dockerfilelint
+#                        (npm, pinned, installed under $(O)/npm and
+#                        $(O)/npm-docker; skipped with a notice when npm
+#                        or its registry is unreachable)
 #   make fuzz            libFuzzer harnesses (clang) over the request parsers,
 #                        FUZZ_SECONDS each (default 60), FUZZ_TARGETS (default
 #                        all), FUZZ_JOBS parallel processes per target
@@ -98,7 +100,7 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
-        bench-docs deps lint fmt check-layers lint-spec clean fuzz fuzzers
+        bench-docs deps lint fmt check-layers lint-spec lint-docker clean fuzz fuzzers
 
 all: hpod hpod-bench
 hpod: $(B)/hpod
@@ -220,13 +222,17 @@ check-layers:
 FMT_FILES = $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) tests/unit/*.c \
               tests/fuzz/*.[ch] tests/bench/*.c)
 
-lint: check-layers lint-spec
+lint: check-layers lint-spec lint-docker
 	@sh scripts/deps.sh lint
 	clang-format --dry-run --Werror $(FMT_FILES)
 
 # Not a prerequisite of test: make test never needs node or npm.
 lint-spec:
 	@sh scripts/lint_spec.sh $(O)/npm
+
+# docker/: shellcheck, dclint, dockerfilelint, COPY vs .dockerignore.
+lint-docker:
+	@sh scripts/lint_docker.sh $(O)/npm-docker
 
 fmt:
 	clang-format -i $(FMT_FILES)

@@ -3,10 +3,10 @@
 # test, if any is missing. Idempotent: does nothing when all are present.
 # Runs apt-get as root (or through sudo when not root).
 #   scripts/deps.sh        what build, run and test need (make test)
-#   scripts/deps.sh lint   also clang-format, and nodejs and npm for the
-#                          spec linters of `make lint` unless an npm is
-#                          already on PATH (e.g. from a nodejs package that
-#                          bundles it)
+#   scripts/deps.sh lint   also clang-format, shellcheck, and nodejs and
+#                          npm for the spec and docker linters of `make
+#                          lint` unless an npm is already on PATH (e.g.
+#                          from a nodejs package that bundles it)
 set -eu
 
 PKGS="build-essential pkg-config make
@@ -23,9 +23,11 @@ for p in $PKGS; do
     fi
 done
 if [ "${1:-}" = lint ]; then
-    if ! dpkg-query -W -f='${Status}' clang-format 2>/dev/null | grep -q 'install ok installed'; then
-        missing="$missing clang-format"
-    fi
+    for p in clang-format shellcheck; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+            missing="$missing $p"
+        fi
+    done
     if ! command -v npm >/dev/null 2>&1; then
         missing="$missing nodejs npm"
     fi

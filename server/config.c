@@ -44,6 +44,9 @@ static const struct config_var vars[] = {
     {"HPOD_DB_CONNECT_TIMEOUT_MS", CV_INT, "5000", 100, 600000,
      INT(db_connect_timeout_ms),
      "give up opening a database connection after this long (503)"},
+    {"HPOD_DB_WAIT_SECONDS", CV_INT, "60", 0, 3600, INT(db_wait_seconds),
+     "serve/migrate: while the database accepts no connections yet, retry "
+     "the first one with backoff for this long (0: no retry)"},
     {"HPOD_DB_STATEMENT_TIMEOUT_MS", CV_INT, "30000", 100, 86400000,
      INT(db_statement_timeout_ms),
      "server-side statement_timeout; a server that does not answer at all "

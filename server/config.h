@@ -22,6 +22,7 @@ struct config {
     long threads;
     long db_pool;
     long db_connect_timeout_ms;
+    long db_wait_seconds;
     long db_statement_timeout_ms;
     long reaper_ms;
     char log_level[16];

@@ -1,5 +1,6 @@
 /*
- * server/main.c - the hpod binary: `hpod serve`, `hpod migrate`.
+ * server/main.c - the hpod binary: `hpod serve`, `hpod migrate`,
+ * `hpod healthcheck`.
  *
  * serve: read the configuration, apply migrations (under an advisory lock,
  * so several processes may start at once), open the connection pool, start
@@ -19,6 +20,7 @@
 #include "handlers/handlers.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/healthcheck.h"
 #include "server/http.h"
 #include "server/token_cli.h"
 #include "store/db.h"
@@ -37,12 +39,14 @@ static void
 usage(FILE *out)
 {
     fprintf(out, "usage: hpod serve | hpod migrate | hpod token ... | "
-                 "hpod --help\n"
-                 "  serve    apply migrations, then serve the REST API\n"
-                 "  migrate  apply pending migrations and exit "
+                 "hpod healthcheck | hpod --help\n"
+                 "  serve        apply migrations, then serve the REST API\n"
+                 "  migrate      apply pending migrations and exit "
                  "(idempotent)\n"
-                 "  token    create, list or revoke API tokens "
+                 "  token        create, list or revoke API tokens "
                  "(`hpod token` for usage)\n"
+                 "  healthcheck  exit 0 if the local `hpod serve` answers "
+                 "GET /healthz with status ok, else 1\n"
                  "(the benchmark reports are a separate program, "
                  "hpod-bench)\n");
     config_print_help(out);
@@ -56,6 +60,86 @@ db_opts_of(const struct config *cfg)
     return o;
 }
 
+static long long
+mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * open_db_waiting - the first connection of `serve` and `migrate`.
+ * Containers start together, so PostgreSQL may not accept connections yet.
+ * What is retried: every failed db_open (libpq says CONNECTION_BAD for all
+ * of them) for as long as db_server_down says nothing answers at the URL
+ * (refused, no socket, unknown host, no answer) or the server rejects
+ * connections for now (starting up), with backoff 0.1 s doubling to 5 s,
+ * for at most HPOD_DB_WAIT_SECONDS, one warning per attempt. What is not:
+ * a server that answers but will not let us in (password, user, database
+ * name), tried twice in case it has just come up, and a bad URL; those
+ * fail at once as before. Returns 0 with *db open, or 1 (logged).
+ */
+static int
+open_db_waiting(const struct config *cfg, struct db **db)
+{
+    struct db_opts opts = db_opts_of(cfg);
+    struct hpod_err err = {0};
+    long long start = mono_ms();
+    long long deadline = start + cfg->db_wait_seconds * 1000;
+    long delay = 100;
+    int attempt = 1, answered = 0;
+
+    for (;; attempt++) {
+        memset(&err, 0, sizeof err);
+        if (db_open(cfg->database_url, &opts, db, &err) == HPOD_OK)
+            break;
+        if (cfg->db_wait_seconds == 0)
+            goto fail;
+        if (!db_server_down(cfg->database_url, opts.connect_timeout_ms)) {
+            if (answered++)
+                goto fail;
+            continue;
+        }
+        answered = 0;
+        long long now = mono_ms();
+        if (now >= deadline)
+            goto fail;
+        if (now + delay > deadline)
+            delay = (long)(deadline - now);
+        hpod_log(HPOD_LOG_WARN,
+                 "database not accepting connections yet (attempt %d, "
+                 "%.1f s of HPOD_DB_WAIT_SECONDS=%ld), retrying in %.1f s: %s",
+                 attempt, (double)(now - start) / 1000, cfg->db_wait_seconds,
+                 (double)delay / 1000, err.msg);
+        struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        delay = delay * 2 > 5000 ? 5000 : delay * 2;
+    }
+    if (attempt > 1)
+        hpod_log(HPOD_LOG_INFO,
+                 "database accepting connections after %d attempts in %.1f s",
+                 attempt, (double)(mono_ms() - start) / 1000);
+    return 0;
+fail:
+    if (attempt == 1)
+        hpod_log(HPOD_LOG_ERROR, "could not connect to %s: %s",
+                 cfg->database_url, err.msg);
+    else if (answered)
+        hpod_log(HPOD_LOG_ERROR,
+                 "could not connect to %s: %s (the server answers but "
+                 "refuses the connection: check the user, password and "
+                 "database name; not retried)",
+                 cfg->database_url, err.msg);
+    else
+        hpod_log(HPOD_LOG_ERROR,
+                 "could not connect to %s: %s (gave up after %d attempts in "
+                 "%.1f s: HPOD_DB_WAIT_SECONDS=%ld)",
+                 cfg->database_url, err.msg, attempt,
+                 (double)(mono_ms() - start) / 1000, cfg->db_wait_seconds);
+    return 1;
+}
+
 /* Applies pending migrations; `hpod serve` calls it once, before the pool
  * and the HTTP threads exist. hpod_log redacts the URL's password. */
 static int
@@ -63,13 +147,9 @@ run_migrate(const struct config *cfg)
 {
     struct hpod_err err = {0};
     struct db *db = NULL;
-    struct db_opts opts = db_opts_of(cfg);
     int applied = 0;
-    if (db_open(cfg->database_url, &opts, &db, &err) != HPOD_OK) {
-        hpod_log(HPOD_LOG_ERROR, "could not connect to %s: %s",
-                 cfg->database_url, err.msg);
+    if (open_db_waiting(cfg, &db) != 0)
         return 1;
-    }
     enum hpod_status st = migrate_apply(db, cfg->migrations, &applied, &err);
     db_close(db);
     if (st != HPOD_OK) {
@@ -233,7 +313,8 @@ main(int argc, char **argv)
     }
     if (config_load(&cfg, env_lookup, &err) != HPOD_OK) {
         fprintf(stderr, "hpod: %s\n", err.msg);
-        return 2;
+        /* Docker reserves a health check's exit status 2. */
+        return strcmp(argv[1], "healthcheck") == 0 ? 1 : 2;
     }
     hpod_log_set_level(strcmp(cfg.log_level, "debug") == 0   ? HPOD_LOG_DEBUG
                        : strcmp(cfg.log_level, "warn") == 0  ? HPOD_LOG_WARN
@@ -253,6 +334,8 @@ main(int argc, char **argv)
     }
     if (strcmp(argv[1], "serve") == 0)
         return run_serve(&cfg);
+    if (strcmp(argv[1], "healthcheck") == 0)
+        return healthcheck_run(&cfg);
     fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);
     usage(stderr);
     return 2;

@@ -441,6 +441,25 @@ db_close(struct db *db)
     free(db);
 }
 
+int
+db_server_down(const char *url, long timeout_ms)
+{
+    /* connect_timeout after dbname overrides the URL's own (libpq keeps
+     * the last value of a repeated keyword); libpq's minimum is 2 s. */
+    const char *const keys[] = {"dbname", "connect_timeout", NULL};
+    char secs[32];
+    const char *vals[] = {url, secs, NULL};
+    long s = (timeout_ms + 999) / 1000;
+    snprintf(secs, sizeof secs, "%ld", s < 2 ? 2 : s);
+    switch (PQpingParams(keys, vals, 1)) {
+    case PQPING_NO_RESPONSE: /* refused, no socket, unknown host, timeout */
+    case PQPING_REJECT:      /* starting up, shutting down, recovering */
+        return 1;
+    default: /* PQPING_OK: it answers; PQPING_NO_ATTEMPT: a bad URL */
+        return 0;
+    }
+}
+
 /* ---- queries ---- */
 
 /* Connection failures: class 08, and the server going down (57P01 admin

@@ -57,6 +57,16 @@ enum hpod_status db_open(const char *url, const struct db_opts *opts,
                          struct db **out, struct hpod_err *err);
 void db_close(struct db *db);
 
+/*
+ * db_server_down - nonzero when nothing at url accepts connections yet: no
+ * answer at all (connection refused, no socket, unknown host, no answer
+ * within timeout_ms) or a server that rejects every connection for now
+ * (starting up, shutting down). Zero when a server answers, so a failed
+ * db_open was about the user, password, database name or session setup,
+ * and when url cannot be parsed. Uses PQping: it connects, never logs in.
+ */
+int db_server_down(const char *url, long timeout_ms);
+
 enum hpod_status db_begin(struct db *db, struct hpod_err *err);
 enum hpod_status db_commit(struct db *db, struct hpod_err *err);
 /* Rolls back if a transaction is open; never fails (errors are logged). */

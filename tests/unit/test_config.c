@@ -98,6 +98,30 @@ test_db_timeouts(void **state)
     assert_non_null(strstr(buf, "HPOD_DB_STATEMENT_TIMEOUT_MS"));
 }
 
+/* The start-up wait for the database: 60 s, 0 turns it off, bounded. */
+static void
+test_db_wait(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    fake_env = NULL;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.db_wait_seconds, 60);
+    const char *off[] = {"HPOD_DB_WAIT_SECONDS", "0", NULL};
+    fake_env = off;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.db_wait_seconds, 0);
+    const char *neg[] = {"HPOD_DB_WAIT_SECONDS", "-1", NULL};
+    fake_env = neg;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_DB_WAIT_SECONDS");
+    const char *big[] = {"HPOD_DB_WAIT_SECONDS", "3601", NULL};
+    fake_env = big;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_DB_WAIT_SECONDS");
+}
+
 int
 main(void)
 {
@@ -105,6 +129,7 @@ main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_overrides_and_bounds),
         cmocka_unit_test(test_db_timeouts),
+        cmocka_unit_test(test_db_wait),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
