@@ -323,3 +323,28 @@ hj_append_row(json_t *arr, json_t *row, struct hpod_err *err)
     json_array_append_new(arr, row);
     return HPOD_OK;
 }
+
+enum hpod_status
+hj_object_text(const json_t *v, const char *field, size_t max, char **out,
+               struct hpod_err *err)
+{
+    char *text;
+
+    *out = NULL;
+    if (!json_is_object(v))
+        return hpod_fail(err, HPOD_EINVAL, field, "%s must be an object",
+                         field);
+    text = hj_dump(v, 0);
+    if (!text)
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s cannot be stored as JSON (nesting too deep)",
+                         field);
+    if (strlen(text) > max) {
+        free(text);
+        return hpod_fail(err, HPOD_EUNPROC, field,
+                         "%s must be at most %zu bytes as compact JSON", field,
+                         max);
+    }
+    *out = text;
+    return HPOD_OK;
+}

@@ -61,6 +61,15 @@ enum hpod_status hj_int_field(const json_t *v, const char *field, double *out,
                               struct hpod_err *err);
 
 /*
+ * hj_object_text - v (borrowed; field names it) as the compact JSON text to
+ * store (new string in *out): HPOD_EINVAL unless an object, HPOD_EUNPROC
+ * beyond max bytes. The text is hj_dump's, so every number reads back as
+ * the same value (free-form metadata of studies and trials).
+ */
+enum hpod_status hj_object_text(const json_t *v, const char *field, size_t max,
+                                char **out, struct hpod_err *err);
+
+/*
  * hj_check_keys - every key of the object obj must be in allowed (a
  * NULL-terminated list); else HPOD_EINVAL naming path.key.
  */

@@ -43,31 +43,6 @@ reply_study(struct req *rq, long long id, int status)
 }
 
 /*
- * The metadata object v as JSON text (*out, a new string): HPOD_EINVAL if
- * it is not an object, HPOD_EUNPROC beyond STUDY_METADATA_MAX bytes.
- */
-static enum hpod_status
-metadata_text(json_t *v, char **out, struct hpod_err *err)
-{
-    *out = NULL;
-    if (!json_is_object(v))
-        return hpod_fail(err, HPOD_EINVAL, "metadata",
-                         "metadata must be a JSON object");
-    *out = hj_dump(v, 0);
-    if (!*out)
-        return hpod_fail(err, HPOD_EUNPROC, "metadata",
-                         "metadata cannot be stored as JSON");
-    if (strlen(*out) > STUDY_METADATA_MAX) {
-        free(*out);
-        *out = NULL;
-        return hpod_fail(err, HPOD_EUNPROC, "metadata",
-                         "metadata is more than %d bytes as JSON",
-                         STUDY_METADATA_MAX);
-    }
-    return HPOD_OK;
-}
-
-/*
  * A lab the caller names (query or body): 1 to 64 name characters, not
  * a built-in table namespace, and the caller's own lab when its token is
  * scoped to one. bad: the status of a malformed name.
@@ -76,14 +51,12 @@ static enum hpod_status
 lab_check(const struct req *rq, const char *lab, enum hpod_status bad,
           struct hpod_err *err)
 {
-    if (!hpod_name_ok(lab, ACCESS_LAB_MAX))
+    if (!access_lab_name_ok(lab))
         return hpod_fail(err, bad, "lab",
-                         "lab must be 1 to %d characters of [A-Za-z0-9_.-]",
+                         "lab must be 1 to %d characters of [A-Za-z0-9_.-], "
+                         "and not nmthpo or nmtlc (the built-in tables)",
                          ACCESS_LAB_MAX);
-    if (strcmp(lab, "nmthpo") == 0 || strcmp(lab, "nmtlc") == 0)
-        return hpod_fail(err, bad, "lab",
-                         "%s is the namespace of the built-in tables", lab);
-    if (rq->who.lab[0] && strcmp(rq->who.lab, lab) != 0)
+    if (!access_sees_lab(&rq->who, lab))
         return hpod_fail(err, HPOD_EDENIED, "lab",
                          "this token may only use the lab %s", rq->who.lab);
     return HPOD_OK;
@@ -120,7 +93,8 @@ create_opts(struct req *rq, json_t **def_body, struct study_create_in *in,
         in->load_if_exists = json_is_true(v);
     }
     if ((v = json_object_get(rq->body, "metadata")) && !json_is_null(v) &&
-        (st = metadata_text(v, meta, err)) != HPOD_OK)
+        (st = hj_object_text(v, "metadata", METADATA_MAX, meta, err)) !=
+            HPOD_OK)
         return st;
     in->metadata = *meta;
     json_object_del(*def_body, "lab");
@@ -267,7 +241,8 @@ handle_study_patch(struct req *rq)
                              "state must be active, paused or finished");
     }
     if ((v = json_object_get(rq->body, "metadata")) &&
-        (st = metadata_text(v, &meta, &rq->err)) != HPOD_OK)
+        (st = hj_object_text(v, "metadata", METADATA_MAX, &meta, &rq->err)) !=
+            HPOD_OK)
         goto out;
     if ((st = study_update(rq->db, rq->id, state, meta, &rq->err)) != HPOD_OK)
         goto out;

@@ -85,9 +85,9 @@ token_body(json_t *body, enum access_role *role, const char **lab,
 enum hpod_status
 handle_token_create(struct req *rq)
 {
-    enum access_role role;
-    const char *lab, *note;
-    long long expires_in;
+    enum access_role role = ROLE_NONE;
+    const char *lab = NULL, *note = "";
+    long long expires_in = 0;
     struct access_new_token t;
     int created = 0;
     enum hpod_status st;

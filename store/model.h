@@ -38,8 +38,9 @@ enum trial_origin {
 const char *trial_origin_name(enum trial_origin o);
 int trial_origin_parse(const char *s);
 
-/* Largest trial metadata, as compact JSON text (bytes). */
-#define TRIAL_METADATA_MAX 16384
+/* Largest metadata object of a study or a trial, as compact JSON text
+ * (bytes). */
+#define METADATA_MAX 16384
 
 /* "pending", ...; trial_state_parse returns -1 for an unknown name. */
 const char *trial_state_name(enum trial_state s);

@@ -48,8 +48,8 @@ enqueue_from_json(json_t *body, struct enqueue_input *out, struct hpod_err *err)
     out->params = json_incref(v);
     v = json_object_get(body, "metadata");
     if (v && !json_is_null(v) &&
-        (st = trial_metadata_text(v, "metadata", &out->metadata, err)) !=
-            HPOD_OK)
+        (st = hj_object_text(v, "metadata", METADATA_MAX, &out->metadata,
+                             err)) != HPOD_OK)
         goto out;
     v = json_object_get(body, "values");
     if (v && !json_is_null(v)) {
@@ -209,7 +209,7 @@ study_trial_set_metadata(struct db *db, long long id, const json_t *metadata,
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
-    if ((st = trial_metadata_text(metadata, "metadata", &text, err)) !=
+    if ((st = hj_object_text(metadata, "metadata", METADATA_MAX, &text, err)) !=
             HPOD_OK ||
         (st = db_begin(db, err)) != HPOD_OK)
         goto out;

@@ -27,7 +27,7 @@ struct enqueue_input {
 /*
  * enqueue_from_json - {"params": {...}, "values"?: {metric: number},
  * "metadata"?: {...}} (borrowed); no other field. values follow a report's
- * rules (report_from_json), metadata trial_metadata_text's. HPOD_EINVAL
+ * rules (report_from_json), metadata hj_object_text's. HPOD_EINVAL
  * for shape, HPOD_EUNPROC for rules. Cleanup with enqueue_input_cleanup,
  * also on error.
  */
@@ -52,7 +52,7 @@ enum hpod_status study_trial_enqueue(struct db *db, long long study_id,
 
 /*
  * study_trial_set_metadata - replaces trial id's metadata with metadata
- * (an object, trial_metadata_text's rules), in any state; *out is the
+ * (an object, hj_object_text's rules, METADATA_MAX), in any state; *out is the
  * trial as committed. 404 for no such trial.
  */
 enum hpod_status study_trial_set_metadata(struct db *db, long long id,

@@ -29,31 +29,6 @@ report_input_cleanup(struct report_input *in)
 }
 
 enum hpod_status
-trial_metadata_text(const json_t *metadata, const char *field, char **out,
-                    struct hpod_err *err)
-{
-    char *text;
-
-    *out = NULL;
-    if (!json_is_object(metadata))
-        return hpod_fail(err, HPOD_EINVAL, field, "%s must be an object",
-                         field);
-    text = hj_dump(metadata, 0);
-    if (!text)
-        return hpod_fail(err, HPOD_EUNPROC, field,
-                         "%s cannot be stored as JSON (nesting too deep)",
-                         field);
-    if (strlen(text) > TRIAL_METADATA_MAX) {
-        free(text);
-        return hpod_fail(err, HPOD_EUNPROC, field,
-                         "%s must be at most %d bytes as compact JSON", field,
-                         TRIAL_METADATA_MAX);
-    }
-    *out = text;
-    return HPOD_OK;
-}
-
-enum hpod_status
 report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
 {
     static const char *const keys[] = {"values", "step", "metadata", NULL};
@@ -111,7 +86,8 @@ report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
     v = json_object_get(body, "metadata");
     if (v && !json_is_null(v)) {
         char *text = NULL;
-        if ((st = trial_metadata_text(v, "metadata", &text, err)) != HPOD_OK)
+        if ((st = hj_object_text(v, "metadata", METADATA_MAX, &text, err)) !=
+            HPOD_OK)
             goto out;
         free(text);
         out->metadata = json_incref(v);
@@ -279,7 +255,8 @@ merge_metadata(struct db *db, const struct trial *t, json_t *metadata,
                          "stored metadata of trial %lld cannot be read", t->id);
     }
     json_object_update(old, metadata);
-    if ((st = trial_metadata_text(old, "metadata", &text, err)) == HPOD_OK)
+    if ((st = hj_object_text(old, "metadata", METADATA_MAX, &text, err)) ==
+        HPOD_OK)
         st = trial_store_set_metadata(db, t->id, text, err);
     free(text);
     json_decref(old);

@@ -27,7 +27,7 @@ struct report_input {
 /*
  * report_from_json - validates a report body (borrowed) on its own:
  * {"values": {metric: number, ...}, "step": k?, "metadata": {...}?}; no
- * other field (metadata: trial_metadata_text's rules). A metric
+ * other field (metadata: hj_object_text with METADATA_MAX). A metric
  * value is a finite number; an integer beyond ±2^53 is refused (422), as
  * a double could not hold it exactly and the value read back would not be
  * the one sent. Fills out (cleanup with report_input_cleanup, also on
@@ -36,15 +36,6 @@ struct report_input {
 enum hpod_status report_from_json(json_t *body, struct report_input *out,
                                   struct hpod_err *err);
 void report_input_cleanup(struct report_input *in);
-
-/*
- * trial_metadata_text - metadata (borrowed; field names it) as the compact
- * JSON text to store (new string in *out): HPOD_EINVAL unless an object,
- * HPOD_EUNPROC beyond TRIAL_METADATA_MAX bytes. The text is hj_dump's, so
- * every number reads back as the same value.
- */
-enum hpod_status trial_metadata_text(const json_t *metadata, const char *field,
-                                     char **out, struct hpod_err *err);
 
 /*
  * report_check_metrics - every metric of the report must be one of d's

@@ -23,9 +23,6 @@
 enum hpod_status study_check_rules(const struct study_def *d,
                                    struct hpod_err *err);
 
-/* Largest metadata object (a study's or a trial's), serialized. */
-#define STUDY_METADATA_MAX 16384
-
 /* What a create needs besides the definition. */
 struct study_create_in {
     const char *lab;      /* the owning lab, already checked (non-NULL) */
