@@ -4,6 +4,7 @@
  * bench/simcurves.h.
  */
 #include "bench/simcurves.h"
+#include "common/clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,14 +16,6 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
-
-static double
-now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 #define LC_MAX_WORKERS 64
 
@@ -333,14 +326,14 @@ bench_simulate_curves(json_t *body, const char *name,
         lens[k] = (size_t)configs;
     struct lcrun_curves lc;
     lcrun_curves_init(&lc, set);
-    double t0 = now_s();
+    double t0 = hpod_now_s();
     st = la.is_asha
              ? lc_run_asha(err, &lc, &la.asha, (size_t)workers, (size_t)configs,
                            (size_t)repeats, (uint64_t)seed, draws, &metrics,
                            &runs)
              : lc_run_sh(err, &lc, &la.sh, (size_t)configs, (size_t)repeats,
                          (uint64_t)seed, draws, &metrics, &runs);
-    double seconds = now_s() - t0;
+    double seconds = hpod_now_s() - t0;
     lcrun_curves_free(&lc);
     if (st != HPOD_OK)
         goto out;

@@ -2,6 +2,7 @@
  * bench/simrun.c - parallel repeats of a simulation; see simrun.h.
  */
 #include "bench/simrun.h"
+#include "common/clock.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -80,14 +81,6 @@ simrun_spec_init(struct metric_spec *spec, const double *y,
     spec->skip = ~metrics & (METRIC_SINGLE | METRIC_PARETO);
 }
 
-static double
-now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 void
 simrun_simulate(struct simrun *s, size_t threads)
 {
@@ -97,9 +90,9 @@ simrun_simulate(struct simrun *s, size_t threads)
         measures |= metric_spec_measures(spec, (enum metric_id)m);
     /* A spec that measures nothing would stop every run after init. */
     s->spec = measures ? spec : NULL;
-    double t0 = now_s();
+    double t0 = hpod_now_s();
     simrun_run(s, threads);
-    s->seconds = now_s() - t0;
+    s->seconds = hpod_now_s() - t0;
     s->spec = spec;
     s->failed = 0;
     s->first_error = HPOD_OK;

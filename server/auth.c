@@ -2,6 +2,7 @@
  * server/auth.c - per-request authentication; contract in auth.h.
  */
 #include "server/auth.h"
+#include "common/clock.h"
 
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -32,14 +33,6 @@ static long long exist_until_ms;
 static const char CHALLENGE_MISSING[] = "Bearer realm=\"hpod\"";
 static const char CHALLENGE_INVALID[] =
     "Bearer realm=\"hpod\", error=\"invalid_token\"";
-
-static long long
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 auth_mode_parse(const char *s, enum auth_mode *out)
@@ -73,7 +66,7 @@ auth_needs_db(const struct route *r)
 static enum hpod_status
 auth_required(struct db *db, int *required, struct hpod_err *err)
 {
-    long long t = now_ms();
+    long long t = hpod_now_ms();
     int exist = 0;
     enum hpod_status st;
 
@@ -122,7 +115,7 @@ principal_of(struct db *db, const char *secret, struct principal *who,
              struct hpod_err *err)
 {
     uint8_t h[SHA256_LEN];
-    long long t = now_ms();
+    long long t = hpod_now_ms();
     struct cache_slot *s;
     enum hpod_status st;
 

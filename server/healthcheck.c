@@ -2,6 +2,7 @@
  * server/healthcheck.c - `hpod healthcheck`; see healthcheck.h.
  */
 #include "server/healthcheck.h"
+#include "common/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,21 +19,13 @@
 /* /healthz answers a few dozen bytes; more than this is not hpod. */
 #define ANSWER_MAX 16384
 
-static long long
-now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Waits for events on fd until deadline: 1 ready, 0 timeout, -1 error. */
 static int
 wait_fd(int fd, short events, long long deadline)
 {
     struct pollfd p = {fd, events, 0};
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - hpod_now_ms();
         if (left <= 0)
             return 0;
         int n = poll(&p, 1, (int)left);
@@ -151,7 +144,7 @@ healthcheck_run(const struct config *cfg)
     struct sockaddr_in sa;
     char where[160], req[256];
     static char ans[ANSWER_MAX];
-    long long deadline = now_ms() + HEALTHCHECK_TIMEOUT_MS;
+    long long deadline = hpod_now_ms() + HEALTHCHECK_TIMEOUT_MS;
     /* 0.0.0.0 listens on every interface, loopback included. */
     const char *addr = strcmp(cfg->listen_addr, "0.0.0.0") == 0
                            ? "127.0.0.1"

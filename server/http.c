@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 #include "common/name.h"
 #include "study/def.h"
@@ -37,7 +38,7 @@ struct http_server {
 };
 
 struct http_req {
-    struct timespec start;
+    double start; /* hpod_now_s() */
     char *body;
     size_t len;
     size_t seen; /* bytes received, including those beyond the limit */
@@ -513,7 +514,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
         const char *rid =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
         h = xcalloc(1, sizeof *h);
-        clock_gettime(CLOCK_MONOTONIC, &h->start);
+        h->start = hpod_now_s();
         if (hpod_name_ok(rid, sizeof h->id - 1))
             snprintf(h->id, sizeof h->id, "%s", rid);
         else
@@ -584,10 +585,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     ret = MHD_queue_response(conn, (unsigned)rq.status, resp);
     MHD_destroy_response(resp);
 
-    struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    double sec = (double)(end.tv_sec - h->start.tv_sec) +
-                 (double)(end.tv_nsec - h->start.tv_nsec) * 1e-9;
+    double sec = hpod_now_s() - h->start;
     metrics_record(route ? route->pattern : "unmatched", method, rq.status,
                    sec);
     log_access(conn, method, url, rq.status, sec * 1000.0);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "core/linalg.h"
+#include "common/clock.h"
 #include "bench/catalog.h"
 #include "bench/tables.h"
 #include "handlers/handlers.h"
@@ -60,14 +61,6 @@ db_opts_of(const struct config *cfg)
     return o;
 }
 
-static long long
-mono_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /*
  * open_db_waiting - the first connection of `serve` and `migrate`.
  * Containers start together, so PostgreSQL may not accept connections yet.
@@ -85,7 +78,7 @@ open_db_waiting(const struct config *cfg, struct db **db)
 {
     struct db_opts opts = db_opts_of(cfg);
     struct hpod_err err = {0};
-    long long start = mono_ms();
+    long long start = hpod_now_ms();
     long long deadline = start + cfg->db_wait_seconds * 1000;
     long delay = 100;
     int attempt = 1, answered = 0;
@@ -102,7 +95,7 @@ open_db_waiting(const struct config *cfg, struct db **db)
             continue;
         }
         answered = 0;
-        long long now = mono_ms();
+        long long now = hpod_now_ms();
         if (now >= deadline)
             goto fail;
         if (now + delay > deadline)
@@ -119,7 +112,7 @@ open_db_waiting(const struct config *cfg, struct db **db)
     if (attempt > 1)
         hpod_log(HPOD_LOG_INFO,
                  "database accepting connections after %d attempts in %.1f s",
-                 attempt, (double)(mono_ms() - start) / 1000);
+                 attempt, (double)(hpod_now_ms() - start) / 1000);
     return 0;
 fail:
     if (attempt == 1)
@@ -136,7 +129,7 @@ fail:
                  "could not connect to %s: %s (gave up after %d attempts in "
                  "%.1f s: HPOD_DB_WAIT_SECONDS=%ld)",
                  cfg->database_url, err.msg, attempt,
-                 (double)(mono_ms() - start) / 1000, cfg->db_wait_seconds);
+                 (double)(hpod_now_ms() - start) / 1000, cfg->db_wait_seconds);
     return 1;
 }
 

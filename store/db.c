@@ -22,6 +22,7 @@
  * when it goes away and one line when it is back, not one per request.
  */
 #include "store/db.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <libpq-fe.h>
@@ -68,14 +69,6 @@ struct db_result {
 static const struct db_opts default_opts = {DB_CONNECT_TIMEOUT_MS_DEFAULT,
                                             DB_STATEMENT_TIMEOUT_MS_DEFAULT};
 
-static long long
-now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Copies a libpq message onto one line: white space runs become one
  * space, none at either end. */
 static void
@@ -96,7 +89,7 @@ one_line(char *out, size_t cap, const char *msg)
 
 /*
  * Waits until c's socket is ready for what events asks, or the deadline
- * (now_ms() time) passes. Returns 1 when ready, 0 on timeout, -1 on error.
+ * (hpod_now_ms() time) passes. Returns 1 when ready, 0 on timeout, -1 on error.
  */
 static int
 wait_socket(PGconn *c, short events, long long deadline)
@@ -107,7 +100,7 @@ wait_socket(PGconn *c, short events, long long deadline)
     if (pfd.fd < 0)
         return -1;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - hpod_now_ms();
         if (left <= 0)
             return 0;
         pfd.revents = 0;
@@ -149,7 +142,7 @@ run(PGconn *c, long timeout_ms, const char *sql, int nparams,
     const char *const *params, int script, PGresult **out, char *why,
     size_t whycap)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = hpod_now_ms() + timeout_ms;
     PGresult *keep = NULL, *r;
     int f, w;
 
@@ -216,7 +209,7 @@ static enum hpod_status
 connect_db(const char *url, const struct db_opts *o, PGconn **out, char *why,
            size_t whycap)
 {
-    long long deadline = now_ms() + o->connect_timeout_ms;
+    long long deadline = hpod_now_ms() + o->connect_timeout_ms;
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
     PGconn *c = PQconnectStart(url);
     PGresult *r = NULL;

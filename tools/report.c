@@ -5,6 +5,7 @@
  * so that the reports call down into it and never into main.
  */
 #include "tools/hpod_bench.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,9 +40,7 @@ static const char *const lc_order[] = {
 double
 hb_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return hpod_now_s();
 }
 
 int

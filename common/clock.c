@@ -1,0 +1,22 @@
+/*
+ * common/clock.c - see clock.h.
+ */
+#include "common/clock.h"
+
+#include <time.h>
+
+double
+hpod_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+long long
+hpod_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
