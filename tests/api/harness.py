@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 import traceback
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -267,6 +268,26 @@ def psql(dburl, sql):
     if r.returncode != 0:
         raise Fail("psql failed: %s" % r.stderr.decode("utf-8", "replace").strip())
     return r.stdout.decode("utf-8")
+
+
+def pg_socket_dir(dburl):
+    """The socket directory of the suite's cluster (pg_tmp.sh's URL)."""
+    q = urllib.parse.parse_qs(urllib.parse.urlsplit(dburl).query)
+    check("host" in q and q["host"][0].startswith("/"),
+          "HPOD_DATABASE_URL has no socket directory (not from pg_tmp.sh?)")
+    return q["host"][0]
+
+
+def fresh_database(dburl, name):
+    """A new, empty database name in the suite's cluster (dropped first if
+    a previous run left it); returns its URL. For tests that must not
+    share the main database: once a token exists there, every request to
+    it needs one."""
+    url = re.sub(r"^(postgresql://[^/]*/)[^?]*", r"\g<1>" + name, dburl)
+    check(url != dburl, "cannot derive a second database's URL from %r" % dburl)
+    psql(dburl, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+    psql(dburl, "CREATE DATABASE %s" % name)
+    return url
 
 
 def db_snapshot(dburl):

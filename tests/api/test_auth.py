@@ -13,7 +13,7 @@ import re
 import subprocess
 import time
 
-from harness import (Fail, Server, call, cfg, check, expect, expect_error, psql,
+from harness import (Server, call, cfg, check, expect, expect_error, fresh_database, psql,
                      test, fixture)
 from client import BLEU_MAX, SPACE4
 from tables import bench_path, synthetic_table
@@ -21,11 +21,6 @@ from tables import bench_path, synthetic_table
 RANK = {"none": 0, "read": 1, "write": 2, "admin": 3}
 SECRET = re.compile(r"^hpod_[0-9a-f]{64}$")
 CACHE_S = 0.5  # AUTH_CACHE_MS (server/auth.h)
-
-
-def db_url(base, name):
-    """The suite's URL with another database name."""
-    return re.sub(r"^(postgresql://[^/]*/)[^?]*", r"\g<1>" + name, base)
 
 
 def hpod(c, url, *args, env=None, check_rc=True):
@@ -41,9 +36,7 @@ def hpod(c, url, *args, env=None, check_rc=True):
 
 
 def new_database(c, name):
-    psql(c.dburl, "DROP DATABASE IF EXISTS %s" % name)
-    psql(c.dburl, "CREATE DATABASE %s" % name)
-    url = db_url(c.dburl, name)
+    url = fresh_database(c.dburl, name)
     hpod(c, url, "migrate")
     return url
 

@@ -17,9 +17,9 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.parse
 
-from harness import READY_TIMEOUT, TOP, call, cfg, check, free_port, psql, test
+from harness import (READY_TIMEOUT, TOP, call, cfg, check, free_port, fresh_database,
+                     pg_socket_dir, psql, test)
 
 ENTRYPOINT = os.path.join(TOP, "docker", "entrypoint.sh")
 
@@ -31,21 +31,9 @@ def base_env(c, **kw):
     return env
 
 
-def socket_dir(c):
-    q = urllib.parse.parse_qs(urllib.parse.urlsplit(c.dburl).query)
-    check("host" in q and q["host"][0].startswith("/"),
-          "HPOD_DATABASE_URL has no socket directory (not from pg_tmp.sh?)")
-    return q["host"][0]
-
-
 def fresh_db(c, tag):
     """A new empty database in the test cluster; returns its URL."""
-    db = "hpod_docker_%s_%d" % (tag, os.getpid())
-    url = c.dburl.replace("/hpod?", "/%s?" % db, 1)
-    check(url != c.dburl, "cannot derive a second database's URL from %r" % c.dburl)
-    psql(c.dburl, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % db)
-    psql(c.dburl, "CREATE DATABASE %s" % db)
-    return url
+    return fresh_database(c.dburl, "hpod_docker_%s_%d" % (tag, os.getpid()))
 
 
 def healthcheck(c, port, **kw):
@@ -339,7 +327,7 @@ class LateProxy:
 @test("start-up: a database that appears within HPOD_DB_WAIT_SECONDS is waited for")
 def t_wait_succeeds(c):
     port = free_port()
-    proxy = LateProxy(port, os.path.join(socket_dir(c), ".s.PGSQL.5432"), 1.5)
+    proxy = LateProxy(port, os.path.join(pg_socket_dir(c.dburl), ".s.PGSQL.5432"), 1.5)
     url = "postgresql://postgres@127.0.0.1:%d/hpod" % port
     s, hport = serve_on(c, "wait-succeeds", url, 30)
     try:

@@ -13,7 +13,7 @@ import subprocess
 import time
 import urllib.parse
 
-from harness import (Fail, READY_TIMEOUT, REQ_TIMEOUT, SPEC_FILE, Server, TOP, call, cfg, check,
+from harness import (Fail, READY_TIMEOUT, pg_socket_dir, REQ_TIMEOUT, SPEC_FILE, Server, TOP, call, cfg, check,
                      expect, expect_error, is_num, short, test)
 from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest, uname
 
@@ -39,10 +39,7 @@ def t_ops(c):
 
 @test("database down: 503 unavailable, then the server recovers")
 def t_db_down(c):
-    q = urllib.parse.parse_qs(urllib.parse.urlsplit(c.dburl).query)
-    check("host" in q and q["host"][0].startswith("/"),
-          "HPOD_DATABASE_URL has no socket directory (not from pg_tmp.sh?)")
-    pgdir = q["host"][0]
+    pgdir = pg_socket_dir(c.dburl)
     pg = os.path.join(TOP, "scripts", "pg.sh")
     body = {"name": "db down", "space": SPACE4[:1], "objectives": BLEU_MAX}
     subprocess.run(["sh", pg, "stop", pgdir], check=True, timeout=60,
@@ -87,18 +84,11 @@ def log_lines(path):
     return out
 
 
-def pg_socket_dir(c):
-    q = urllib.parse.parse_qs(urllib.parse.urlsplit(c.dburl).query)
-    check("host" in q and q["host"][0].startswith("/"),
-          "HPOD_DATABASE_URL has no socket directory (not from pg_tmp.sh?)")
-    return q["host"][0]
-
-
 def url_with_password(c):
     """The test cluster's URL with user and password in its authority
     (postgresql://postgres:SECRET@/hpod?host=DIR)."""
     return "postgresql://postgres:%s@/hpod?host=%s" % (
-        SECRET, urllib.parse.quote(pg_socket_dir(c), safe="/"))
+        SECRET, urllib.parse.quote(pg_socket_dir(c.dburl), safe="/"))
 
 
 def postgres_pids(pgdir):
@@ -154,9 +144,9 @@ def t_db_hung(c):
     before = get_trial(c, tid, port=s.port)
     check(before["state"] == "completed", "trial before the hang: %r" % before)
 
-    pids = postgres_pids(pg_socket_dir(c))
+    pids = postgres_pids(pg_socket_dir(c.dburl))
     os.kill(pids[0], signal.SIGSTOP)  # first: no new backend forks after
-    pids = [pids[0]] + postgres_pids(pg_socket_dir(c))[1:]
+    pids = [pids[0]] + postgres_pids(pg_socket_dir(c.dburl))[1:]
     stopped = [pids[0]]
     took = []
     try:
