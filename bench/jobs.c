@@ -4,9 +4,12 @@
 #include "bench/jobs.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "common/json.h"
@@ -15,6 +18,10 @@
 #include "store/bench_store.h"
 
 #define JOBS_MAX_WORKERS 16
+/* Workers (and the simrun threads they start, which inherit it on Linux)
+ * run at this nice value, so that a suggest or a report of a trainer gets
+ * the CPU first when simulations keep every core busy. */
+#define JOBS_NICE 10
 
 /* A job in flight on one worker (id 0: none). */
 struct slot {
@@ -199,6 +206,10 @@ worker_loop(void *arg)
     struct bench_jobs *j = wa->j;
     struct slot *s = &j->slots[wa->k];
     free(wa);
+    /* Per thread on Linux (the nice value is per task); best effort. */
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JOBS_NICE) != 0)
+        hpod_log(HPOD_LOG_DEBUG, "simulation worker: nice %d refused",
+                 JOBS_NICE);
     for (;;) {
         struct db *db = NULL;
         struct hpod_err err = {0};

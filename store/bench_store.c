@@ -42,6 +42,7 @@ static const char *SQL_SIM_COUNT = "SELECT count(*) AS n FROM simulations"
 /* The partial index simulations_pending serves the inner SELECT. */
 static const char *SQL_SIM_CLAIM =
     "UPDATE simulations SET state = 'running', attempt = attempt + 1,"
+    " runs_done = 0,"
     " lease_expires_at = now() + $1 * interval '1 millisecond'"
     " WHERE id = (SELECT id FROM simulations"
     "  WHERE state = 'queued'"
