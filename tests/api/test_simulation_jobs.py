@@ -10,7 +10,7 @@ import os
 import time
 
 from harness import (Server, call, check, db_snapshot, expect, expect_error, fresh_database,
-                     test)
+                     psql, test)
 from client import BLEU_MAX, SPACE4
 from tables import bench_path, need_tables
 from test_auth import hpod
@@ -217,3 +217,28 @@ def t_suggest_under_simulations(c):
         final, _ = poll(s.port, j)
         check(final["state"] == "done", "load job %r" % final["state"])
     check(s.stop() == 0, "server exit status")
+
+
+@test("simulation jobs: SIGTERM while a job runs exits 0 and puts the job back in the queue; the next server finishes it")
+def t_sigterm_requeues(c):
+    need_tables()
+    url = fresh_database(c.dburl, "hpod_simterm")
+    hpod(c, url, "migrate")
+    a = job_server(c, url, 1, lease_ms=60000)
+    job = post_async(a.port, "nmthpo/zh-en", SLOW)
+    end = time.monotonic() + 120
+    while expect(call(a.port, "GET", "/v1/simulations/%d" % job["id"]), 200)["state"] != "running":
+        check(time.monotonic() < end, "job never ran")
+        time.sleep(0.05)
+    t0 = time.monotonic()
+    check(a.stop() == 0, "exit status after SIGTERM with a job in flight")
+    stopped = time.monotonic() - t0
+    state = psql(url, "SELECT state || ' ' || (lease_expires_at IS NULL)::text"
+                      " FROM simulations WHERE id = %d" % job["id"]).strip()
+    check(state == "queued true", "job after SIGTERM: %r" % state)
+    # The lease is 60 s: only the release lets the next server start at once.
+    b = job_server(c, url, 1, lease_ms=60000)
+    final, _ = poll(b.port, job["id"], timeout=60)
+    check(final["state"] == "done" and final["progress"]["done"] == 60, "final %r" % final)
+    print("# SIGTERM with a job in flight: stopped in %.1f s" % stopped)
+    check(b.stop() == 0, "second server exit status")
