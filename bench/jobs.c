@@ -111,8 +111,11 @@ settle(struct bench_jobs *j, const struct sim_claim *c, int cancelled,
 
     if (db_pool_acquire(j->o.pool, &db, &err) != HPOD_OK)
         goto out; /* the lease lapses; another worker takes the job */
+    pthread_mutex_lock(&j->mu);
+    int stopping = j->stop;
+    pthread_mutex_unlock(&j->mu);
     if (cancelled) {
-        if (j->stop)
+        if (stopping)
             sim_store_release(db, c->id, c->attempt, &err);
     } else if (st == HPOD_OK) {
         sum = hj_dump(res->summary, 0);
