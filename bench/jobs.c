@@ -246,14 +246,15 @@ worker_loop(void *arg)
     return NULL;
 }
 
-/* The keeper: every third of a lease (at most every second), renews the
- * lease of each job in flight and writes its progress; a lease taken
- * over cancels the job. */
+/* The keeper: every third of a lease, at most every KEEPER_MS (one short
+ * UPDATE per job in flight), renews the lease of each job in flight and
+ * writes its progress; a lease taken over cancels the job. */
+#define KEEPER_MS 250
 static void *
 keeper_main(void *arg)
 {
     struct bench_jobs *j = arg;
-    long period = j->o.lease_ms / 3 < 1000 ? j->o.lease_ms / 3 : 1000;
+    long period = j->o.lease_ms / 3 < KEEPER_MS ? j->o.lease_ms / 3 : KEEPER_MS;
     pthread_mutex_lock(&j->mu);
     while (!j->stop) {
         struct timespec until = deadline_in(period);

@@ -57,15 +57,19 @@ def t_async_same_as_sync(c):
     need_tables()
     job = post_async(c.port, "nmthpo/zh-en", SLOW)
     check(job["progress"]["total"] == 60, "total %r" % job["progress"])
+    t0 = time.monotonic()
     final, seen = poll(c.port, job["id"])
+    took = time.monotonic() - t0
     check(final["state"] == "done", "job %r" % final)
     dones = [d for _, d in seen]
     check(dones == sorted(dones), "progress went back: %r" % seen)
     check(final["progress"] == {"done": 60, "total": 60}, "final progress %r" % final["progress"])
     mid = [d for s, d in seen if s == "running" and 0 < d < 60]
-    print("# async gp zh-en, 60 runs: %d polls, progress seen %s" % (
-        len(seen), sorted(set(dones))))
-    check(mid, "no progress between 0 and 60 seen while running: %r" % seen[-10:])
+    print("# async gp zh-en, 60 runs: %.1f s, %d polls, progress seen %s" % (
+        took, len(seen), sorted(set(dones))))
+    # Progress is written every 250 ms (bench/jobs.c KEEPER_MS).
+    check(mid or took < 1.0, "no progress between 0 and 60 seen in %.1f s: %r"
+          % (took, seen[-10:]))
     sync = expect(call(c.port, "POST", bench_path("nmthpo/zh-en", "/simulate"), SLOW), 201)
     check(sync["state"] == "done" and sync["id"] != final["id"], "sync %r" % sync.get("state"))
     check(result_fields(sync) == result_fields(final),
