@@ -22,6 +22,10 @@ work(struct simrun *s, int caller)
         size_t r = atomic_fetch_add(&s->next, 1);
         if (r >= s->runs)
             break;
+        if (s->cancel && atomic_load(s->cancel)) {
+            s->status[r] = HPOD_EINTERNAL;
+            continue;
+        }
         size_t n = s->mo ? s->mo->n : s->p->n;
         size_t len = s->length && s->length < n ? s->length : n;
         if (s->mo)

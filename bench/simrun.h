@@ -39,6 +39,9 @@ struct simrun {
     /* Optional: called from the calling thread now and then. */
     void (*progress)(void *arg, size_t done, size_t runs);
     void *progress_arg;
+    /* Optional: once *cancel is nonzero, runs not yet started are skipped
+     * with status HPOD_EINTERNAL (the caller discards the result). */
+    const atomic_int *cancel;
     /* Private. */
     atomic_size_t next, done;
 };

@@ -463,12 +463,25 @@ sim_run_repeats(struct simrun *run, const struct bench_sim_table *tr, size_t n,
     run->seqs = *seqs;
     run->lens = *lens;
     run->status = status;
+    run->progress = tr->progress;
+    run->progress_arg = tr->progress_arg;
+    run->cancel = tr->cancel;
     simrun_simulate(run, SIM_THREADS);
     for (size_t r = 0; r < runs && failed < 0; r++)
         if (status[r] != HPOD_OK)
             failed = (long long)r;
     free(status);
     return failed;
+}
+
+/* Whether any row of s meets its constraints (checked before the runs). */
+static int
+mo_any_feasible(const struct bench_mo_setup *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (mo_feasible(s, i))
+            return 1;
+    return 0;
 }
 
 /*
@@ -511,6 +524,13 @@ simulate_mo(json_t *body, const char *name, const struct bench_table *t,
         goto out;
     bench_mo_setup_init(&s, t, m, q.col, q.sense, q.nc, q.ccol, q.cmax,
                         q.bound);
+    if (m == 1 && !mo_any_feasible(&s)) {
+        st = hpod_fail(err, HPOD_EUNPROC, "constraints",
+                       "no row of %s meets the constraints", t->name);
+        goto out;
+    }
+    if (tr->validate_only)
+        goto out;
     /* The ftb, ftc and fb of several objectives are those of the first. */
     struct metric_spec spec;
     simrun_spec_init(&spec, s.y0, s.pareto, n, (size_t)tr->init, tol,
@@ -675,6 +695,8 @@ simulate_single(json_t *body, const char *name, const struct bench_table *t,
                         : "fto, fta and fbp need a table with bleu and "
                           "gpu_time, gap needs constraints")) != HPOD_OK)
         return st;
+    if (tr->validate_only)
+        return HPOD_OK;
     int sense = goal[1] == 'a' ? 1 : -1;
     y = xmalloc(t->n * sizeof *y);
     for (size_t i = 0; i < t->n; i++)

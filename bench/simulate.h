@@ -11,6 +11,7 @@
 #define HPOD_BENCH_SIMULATE_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "bench/tables.h"
@@ -75,6 +76,13 @@ struct bench_sim_table {
     /* "metrics": METRIC_BIT()s and SIM_METRIC_GAP; 0 when absent (the
      * defaults of the kind of run). */
     unsigned metrics;
+    /* 1: check everything the table decides, then return HPOD_OK with res
+     * empty, before any run (a job is validated before it is queued). */
+    int validate_only;
+    /* Optional, handed to bench/simrun (struct simrun). */
+    void (*progress)(void *arg, size_t done, size_t runs);
+    void *progress_arg;
+    const atomic_int *cancel;
 };
 
 /*

@@ -9,14 +9,17 @@
  * bench/simcurves (learning curves). Benchmark-backed studies are expanded
  * by bench/expand, called from handlers/studies.c.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench/catalog.h"
 #include "bench/evaluate.h"
 #include "bench/import.h"
+#include "bench/jobs.h"
 #include "bench/simcurves.h"
 #include "bench/simulate.h"
 #include "bench/tables.h"
@@ -307,49 +310,6 @@ out:
 
 /* ---- POST /v1/benchmarks/{name}/simulate and /v1/simulations ---- */
 
-/*
- * reply_simulation - stores a finished simulation and answers 201 with it:
- * summary (borrowed) plus id, created_at and the sequences (row r: the
- * first min(lens[r], cap) ids of seqs + r·stride).
- */
-static enum hpod_status
-reply_simulation(struct req *rq, json_t *summary, const size_t *seqs,
-                 const size_t *lens, size_t stride, size_t runs, size_t cap,
-                 double seconds)
-{
-    json_t *seqs_json = json_array();
-    char *sum_text = NULL, *seq_text = NULL;
-    struct sim_row row = {0};
-    long long id = 0;
-    enum hpod_status st;
-
-    for (size_t r = 0; r < runs; r++) {
-        json_t *sq = json_array();
-        size_t len = lens[r] < cap ? lens[r] : cap;
-        for (size_t i = 0; i < len; i++)
-            json_array_append_new(
-                sq, json_integer((json_int_t)seqs[r * stride + i]));
-        json_array_append_new(seqs_json, sq);
-    }
-    sum_text = hj_dump(summary, 0);
-    seq_text = hj_dump(seqs_json, 0);
-    if ((st = sim_store_insert(rq->db, rq->name,
-                               rq->who.lab[0] ? rq->who.lab : NULL, sum_text,
-                               seq_text, seconds, &id, &rq->err)) == HPOD_OK &&
-        (st = sim_store_get(rq->db, id, &row, &rq->err)) == HPOD_OK) {
-        json_t *out = json_deep_copy(summary);
-        json_object_set_new(out, "id", json_integer(id));
-        json_object_set_new(out, "created_at", json_string(row.created_at));
-        json_object_set(out, "sequences", seqs_json);
-        st = reply_json(rq, 201, out);
-    }
-    sim_row_cleanup(&row);
-    free(sum_text);
-    free(seq_text);
-    json_decref(seqs_json);
-    return st;
-}
-
 /* See benchmarks.h. */
 enum hpod_status
 sim_table_parse(struct req *rq, struct sim_table_req *out)
@@ -450,31 +410,166 @@ _Static_assert(BENCH_SIM_MAX_OBJECTIVES == MODEL_MAX_OBJECTIVES &&
                    BENCH_SIM_MAX_CONSTRAINTS == MODEL_MAX_CONSTRAINTS,
                "a simulation takes the objectives a study takes");
 
+/* A synchronous simulate waits this long for its job, then answers 503
+ * (the job stays queued; GET /v1/simulations/{id} shows it). */
+#define SIM_WAIT_MS (10L * 60 * 1000)
+
+/* Whether the Prefer header (RFC 7240) asks for respond-async. */
+static int
+prefers_async(struct req *rq)
+{
+    const char *p = rq->header ? rq->header(rq, "Prefer") : NULL;
+    static const char tok[] = "respond-async";
+    for (; p && *p; p++) {
+        if (strncasecmp(p, tok, sizeof tok - 1) == 0 &&
+            (p[sizeof tok - 1] == '\0' || p[sizeof tok - 1] == ',' ||
+             p[sizeof tok - 1] == ';' ||
+             isspace((unsigned char)p[sizeof tok - 1])))
+            return 1;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        while (p[1] == ' ' || p[1] == '\t')
+            p++;
+    }
+    return 0;
+}
+
+/*
+ * sim_validate - everything a simulate request can be told before it
+ * runs: *repeats gets its runs. The same parse runs again in the job
+ * (simulation_job_run).
+ */
+static enum hpod_status
+sim_validate(struct req *rq, const struct bench_ref *ref, long long *repeats)
+{
+    struct sim_table_req tr = {0};
+    struct sim_curves_req cr;
+    struct bench_sim_table run;
+    struct bench_sim_result res = {0};
+    enum hpod_status st;
+
+    if (ref->curves) {
+        st = bench_sim_curves_parse(rq->body, rq->name, ref->curves, &cr,
+                                    &rq->err);
+        *repeats = cr.repeats;
+        json_decref(cr.norm);
+        return st;
+    }
+    if ((st = sim_table_parse(rq, &tr)) != HPOD_OK)
+        return st;
+    sim_table_run(&tr, &run);
+    run.validate_only = 1;
+    st = bench_simulate_table(rq->body, rq->name, ref->table, &run, &res,
+                              &rq->err);
+    *repeats = tr.repeats;
+    bench_sim_result_free(&res);
+    json_decref(tr.norm_algo);
+    return st;
+}
+
+/* See benchmarks.h. */
+enum hpod_status
+simulation_job_run(void *arg, const struct bench_job *job,
+                   struct bench_sim_result *res, struct hpod_err *err)
+{
+    struct req rq;
+    struct sim_table_req tr = {0};
+    struct bench_sim_table run;
+    enum hpod_status st;
+
+    (void)arg;
+    memset(res, 0, sizeof *res);
+    if (job->ref->curves)
+        return bench_simulate_curves(job->request, job->benchmark,
+                                     job->ref->curves, res, err);
+    memset(&rq, 0, sizeof rq);
+    rq.body = job->request;
+    if ((st = sim_table_parse(&rq, &tr)) == HPOD_OK) {
+        sim_table_run(&tr, &run);
+        run.progress = job->progress;
+        run.progress_arg = job->progress_arg;
+        run.cancel = job->cancel;
+        st = bench_simulate_table(job->request, job->benchmark, job->ref->table,
+                                  &run, res, &rq.err);
+    }
+    *err = rq.err;
+    json_decref(tr.norm_algo);
+    return st;
+}
+
+static json_t *sim_json(const struct sim_row *r);
+
+/*
+ * sim_wait_reply - the synchronous simulate: waits for job id without a
+ * pooled connection, then answers 201 with the stored result (as GET
+ * /v1/simulations/{id}), the job's error, or 503 when it is not done in
+ * SIM_WAIT_MS.
+ */
+static enum hpod_status
+sim_wait_reply(struct req *rq, long long id)
+{
+    struct sim_row row = {0};
+    char state[12] = "";
+    enum hpod_status st;
+
+    db_pool_release(rq->ctx->pool, rq->db);
+    rq->db = NULL;
+    st = bench_jobs_wait(rq->ctx->jobs, id, SIM_WAIT_MS, state, &rq->err);
+    if (st != HPOD_OK)
+        return st;
+    if (strcmp(state, "done") && strcmp(state, "failed"))
+        return hpod_fail(&rq->err, HPOD_EDB, "",
+                         "simulation %lld is still %s after %ld s: GET "
+                         "/v1/simulations/%lld",
+                         id, state[0] ? state : "missing", SIM_WAIT_MS / 1000,
+                         id);
+    if ((st = db_pool_acquire(rq->ctx->pool, &rq->db, &rq->err)) != HPOD_OK ||
+        (st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
+        return st;
+    if (strcmp(row.state, "failed") == 0)
+        st = hpod_fail(&rq->err, HPOD_EUNPROC,
+                       row.error_field ? row.error_field : "", "%s",
+                       row.error ? row.error : "the simulation failed");
+    else
+        st = reply_json(rq, 201, sim_json(&row));
+    sim_row_cleanup(&row);
+    return st;
+}
+
 enum hpod_status
 handle_benchmark_simulate(struct req *rq)
 {
     struct bench_ref ref;
-    struct bench_sim_result res = {0};
-    struct sim_table_req tr = {0};
-    struct bench_sim_table run;
+    struct sim_row row = {0};
+    long long repeats = 0, id = 0;
+    char *request = NULL;
     enum hpod_status st;
 
     /* A table that does not exist is a 404 before anything else. */
     if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
         return st;
-    if (ref.curves) {
-        st = bench_simulate_curves(rq->body, rq->name, ref.curves, &res,
-                                   &rq->err);
-    } else if ((st = sim_table_parse(rq, &tr)) == HPOD_OK) {
-        sim_table_run(&tr, &run);
-        st = bench_simulate_table(rq->body, rq->name, ref.table, &run, &res,
-                                  &rq->err);
+    /* Every check before the job row is written: bad input writes
+     * nothing. */
+    if ((st = sim_validate(rq, &ref, &repeats)) != HPOD_OK)
+        goto out;
+    request = hj_dump(rq->body, 0);
+    if ((st = sim_store_enqueue(rq->db, rq->name,
+                                rq->who.lab[0] ? rq->who.lab : NULL, request,
+                                repeats, &id, &rq->err)) != HPOD_OK)
+        goto out;
+    bench_jobs_notify(rq->ctx->jobs);
+    if (!prefers_async(rq)) {
+        st = sim_wait_reply(rq, id);
+        goto out;
     }
-    if (st == HPOD_OK)
-        st = reply_simulation(rq, res.summary, res.seqs, res.lens, res.stride,
-                              res.runs, res.cap, res.seconds);
-    json_decref(tr.norm_algo);
-    bench_sim_result_free(&res);
+    if ((st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
+        goto out;
+    snprintf(rq->location, sizeof rq->location, "/v1/simulations/%lld", id);
+    st = reply_json(rq, 202, sim_json(&row));
+out:
+    sim_row_cleanup(&row);
+    free(request);
     bench_ref_cleanup(&ref);
     return st;
 }
@@ -482,13 +577,24 @@ handle_benchmark_simulate(struct req *rq)
 static json_t *
 sim_json(const struct sim_row *r)
 {
-    json_t *o = hj_parse(r->summary);
+    json_t *o = r->summary ? hj_parse(r->summary) : NULL;
     if (!o)
         o = json_object();
     json_object_set_new(o, "id", json_integer(r->id));
     json_object_set_new(o, "benchmark", json_string(r->benchmark));
-    json_object_set_new(o, "seconds", json_real(r->seconds));
+    if (r->summary)
+        json_object_set_new(o, "seconds", json_real(r->seconds));
     json_object_set_new(o, "created_at", json_string(r->created_at));
+    json_object_set_new(o, "state", json_string(r->state));
+    json_object_set_new(o, "progress",
+                        json_pack("{s:I, s:I}", "done",
+                                  (json_int_t)r->runs_done, "total",
+                                  (json_int_t)r->runs_total));
+    if (r->error)
+        json_object_set_new(o, "error",
+                            json_pack("{s:s, s:s}", "message", r->error,
+                                      "field",
+                                      r->error_field ? r->error_field : ""));
     if (r->sequences) {
         json_t *s = hj_parse(r->sequences);
         json_object_set_new(o, "sequences", s ? s : json_array());
@@ -540,7 +646,11 @@ handle_simulation_get(struct req *rq)
                          "format must be json or ss");
     if ((st = sim_store_get(rq->db, rq->id, &row, &rq->err)) != HPOD_OK)
         return st;
-    if (format && strcmp(format, "ss") == 0) {
+    if (format && strcmp(format, "ss") == 0 && !row.sequences) {
+        st = hpod_fail(&rq->err, HPOD_ECONFLICT, "format",
+                       "simulation %lld is %s: it has no sequences yet", row.id,
+                       row.state);
+    } else if (format && strcmp(format, "ss") == 0) {
         /* The public .ss format: one run per line, ids space-separated. */
         json_t *seqs = hj_parse(row.sequences);
         size_t cap = 1024, len = 0;

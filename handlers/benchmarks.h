@@ -35,4 +35,14 @@ struct sim_table_req {
  */
 enum hpod_status sim_table_parse(struct req *rq, struct sim_table_req *out);
 
+/*
+ * simulation_job_run - the bench_job_run_fn (bench/jobs.h) of `hpod serve`:
+ * runs a stored simulate request, parsed as POST .../simulate parsed it
+ * before it queued the job. arg: the struct hpod_ctx (unused).
+ */
+struct bench_job;
+enum hpod_status simulation_job_run(void *arg, const struct bench_job *job,
+                                    struct bench_sim_result *res,
+                                    struct hpod_err *err);
+
 #endif

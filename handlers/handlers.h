@@ -21,12 +21,14 @@
 
 /* Process-wide state the handlers may use (owned by server/main.c). */
 struct bench_db;
+struct bench_jobs;
 
 struct hpod_ctx {
     struct db_pool *pool;
     const char *benchmarks_dir;
     const struct bench_db *bench; /* tables loaded at start-up (may be
                                      empty, never NULL) */
+    struct bench_jobs *jobs;      /* the simulation workers (bench/jobs.h) */
     atomic_llong suggestions_total;
     atomic_llong leases_expired_total;
     /* Prometheus text of the HTTP metrics, built by server/ (new string). */
@@ -53,6 +55,7 @@ struct req {
     json_t *reply;
     char *reply_text; /* non-JSON reply (malloc'd), e.g. /metrics */
     const char *content_type;
+    char location[96]; /* a Location header, or "" */
 };
 
 typedef enum hpod_status (*handler_fn)(struct req *rq);

@@ -53,6 +53,12 @@ static const struct config_var vars[] = {
      "is given up 1 s later (503)"},
     {"HPOD_REAPER_MS", CV_INT, "1000", 50, 3600000, INT(reaper_ms),
      "how often expired leases are recovered"},
+    {"HPOD_SIM_WORKERS", CV_INT, "1", 0, 16, INT(sim_workers),
+     "simulation worker threads (0: this process runs no simulation jobs, "
+     "other replicas do)"},
+    {"HPOD_SIM_LEASE_MS", CV_INT, "30000", 300, 3600000, INT(sim_lease_ms),
+     "lease of a running simulation job, renewed while it computes; a job "
+     "whose process died is taken again once it lapses"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),

@@ -25,6 +25,8 @@ struct config {
     long db_wait_seconds;
     long db_statement_timeout_ms;
     long reaper_ms;
+    long sim_workers;
+    long sim_lease_ms;
     char log_level[16];
     char auth[8];
 };

@@ -575,6 +575,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                 rq.content_type ? rq.content_type
                                                 : "application/json");
     MHD_add_response_header(resp, "X-Request-Id", h->id);
+    if (rq.location[0])
+        MHD_add_response_header(resp, "Location", rq.location);
     if (rq.status == 401 && h->challenge)
         MHD_add_response_header(resp, "WWW-Authenticate", h->challenge);
     if (rq.status == 405) {

@@ -17,8 +17,10 @@
 #include "core/linalg.h"
 #include "common/clock.h"
 #include "bench/catalog.h"
+#include "bench/jobs.h"
 #include "bench/tables.h"
 #include "handlers/handlers.h"
+#include "handlers/benchmarks.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/healthcheck.h"
@@ -197,6 +199,22 @@ reaper_main(void *arg)
     return NULL;
 }
 
+/* The simulation workers (bench/jobs.h), started before the port opens
+ * so that a synchronous simulate always has a pool to wait on. */
+static void
+sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
+{
+    struct bench_jobs_opts o = {.pool = ctx->pool,
+                                .bench = ctx->bench,
+                                .workers = (size_t)cfg->sim_workers,
+                                .lease_ms = cfg->sim_lease_ms,
+                                .run = simulation_job_run,
+                                .run_arg = ctx};
+    ctx->jobs = bench_jobs_start(&o);
+    hpod_log(HPOD_LOG_INFO, "%ld simulation workers, lease %ld ms",
+             cfg->sim_workers, cfg->sim_lease_ms);
+}
+
 /* Tokens before the port opens: see server/auth.h. */
 static int
 serve_auth_check(const struct config *cfg, struct db_pool *pool)
@@ -227,10 +245,12 @@ run_serve(const struct config *cfg)
     if (run_migrate(cfg) != 0)
         return 1;
     memset(&ctx, 0, sizeof ctx);
-    /* One connection per HTTP thread plus one for the reaper. */
+    /* One connection per HTTP thread plus one for the reaper and one the
+     * simulation workers share for their short statements. */
     opts = db_opts_of(cfg);
-    ctx.pool =
-        db_pool_create(cfg->database_url, (size_t)cfg->db_pool + 1, &opts);
+    ctx.pool = db_pool_create(cfg->database_url,
+                              (size_t)cfg->db_pool + 1 + (cfg->sim_workers > 0),
+                              &opts);
     ctx.benchmarks_dir = cfg->benchmarks;
     ctx.http_metrics_text = http_metrics_text;
     /* Lookup tables from files; users' own tables live in PostgreSQL. */
@@ -258,8 +278,11 @@ run_serve(const struct config *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
+        bench_jobs_stop(ctx.jobs);
+        bench_jobs_free(ctx.jobs);
         db_pool_destroy(ctx.pool);
         bench_db_free(&bench);
         return 1;
@@ -277,7 +300,11 @@ run_serve(const struct config *cfg)
     sigwait(&set, &sig);
     hpod_log(HPOD_LOG_INFO, "received signal %d, shutting down", sig);
 
+    /* Jobs in flight go back to the queue and synchronous waiters answer
+     * 503 before the HTTP server waits for its requests. */
+    bench_jobs_stop(ctx.jobs);
     http_stop(http);
+    bench_jobs_free(ctx.jobs);
     pthread_mutex_lock(&reaper.mu);
     reaper.stop = 1;
     pthread_cond_signal(&reaper.cv);

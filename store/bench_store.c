@@ -23,22 +23,50 @@ static const char *SQL_GET =
     "SELECT definition::text AS definition, rows::text AS rows"
     " FROM benchmarks WHERE name = $1";
 static const char *SQL_NAMES = "SELECT name FROM benchmarks ORDER BY name";
-static const char *SQL_SIM_INSERT =
-    "INSERT INTO simulations (benchmark, summary, sequences, seconds, lab)"
-    " VALUES ($1, $2::json, $3::json, $4, $5) RETURNING id";
+#define SIM_COLS                                                               \
+    "id, benchmark, summary::text AS summary, seconds, state, runs_done,"      \
+    " runs_total, error, error_field, " TS("created_at") " AS created_at"
+static const char *SQL_SIM_ENQUEUE =
+    "INSERT INTO simulations (benchmark, request, runs_total, lab, state)"
+    " VALUES ($1, $2::json, $3, $4, 'queued') RETURNING id";
 static const char *SQL_SIM_GET =
-    "SELECT id, benchmark, summary::text AS summary,"
-    " sequences::text AS sequences, seconds,"
-    " " TS("created_at") " AS created_at FROM simulations WHERE id = $1";
-static const char *SQL_SIM_LIST =
-    "SELECT id, benchmark, summary::text AS summary, seconds,"
-    " " TS("created_at") " AS created_at FROM simulations"
-                         " WHERE ($1::text IS NULL OR benchmark = $1)"
-                         " AND ($4::text IS NULL OR lab = $4)"
-                         " ORDER BY id DESC LIMIT $2 OFFSET $3";
+    "SELECT " SIM_COLS ", sequences::text AS sequences"
+    " FROM simulations WHERE id = $1";
+static const char *SQL_SIM_LIST = "SELECT " SIM_COLS " FROM simulations"
+                                  " WHERE ($1::text IS NULL OR benchmark = $1)"
+                                  " AND ($4::text IS NULL OR lab = $4)"
+                                  " ORDER BY id DESC LIMIT $2 OFFSET $3";
 static const char *SQL_SIM_COUNT = "SELECT count(*) AS n FROM simulations"
                                    " WHERE ($1::text IS NULL OR benchmark = $1)"
                                    " AND ($2::text IS NULL OR lab = $2)";
+/* The partial index simulations_pending serves the inner SELECT. */
+static const char *SQL_SIM_CLAIM =
+    "UPDATE simulations SET state = 'running', attempt = attempt + 1,"
+    " runs_done = 0,"
+    " lease_expires_at = now() + $1 * interval '1 millisecond'"
+    " WHERE id = (SELECT id FROM simulations"
+    "  WHERE state = 'queued'"
+    "  OR (state = 'running' AND lease_expires_at < now())"
+    "  ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+    " RETURNING id, attempt, runs_total, benchmark, request::text AS request";
+static const char *SQL_SIM_PROGRESS =
+    "UPDATE simulations SET runs_done = $3,"
+    " lease_expires_at = now() + $4 * interval '1 millisecond'"
+    " WHERE id = $1 AND attempt = $2 AND state = 'running'";
+static const char *SQL_SIM_FINISH =
+    "UPDATE simulations SET state = 'done', summary = $3::json,"
+    " sequences = $4::json, seconds = $5, runs_done = runs_total,"
+    " lease_expires_at = NULL"
+    " WHERE id = $1 AND attempt = $2 AND state = 'running'";
+static const char *SQL_SIM_FAIL =
+    "UPDATE simulations SET state = 'failed', error = $3, error_field = $4,"
+    " lease_expires_at = NULL"
+    " WHERE id = $1 AND attempt = $2 AND state = 'running'";
+static const char *SQL_SIM_RELEASE =
+    "UPDATE simulations SET state = 'queued', lease_expires_at = NULL"
+    " WHERE id = $1 AND attempt = $2 AND state = 'running'";
+static const char *SQL_SIM_STATE =
+    "SELECT state FROM simulations WHERE id = $1";
 
 static char *
 dup_or_null(const char *s)
@@ -109,6 +137,8 @@ sim_row_cleanup(struct sim_row *r)
     free(r->summary);
     free(r->sequences);
     free(r->created_at);
+    free(r->error);
+    free(r->error_field);
     memset(r, 0, sizeof *r);
 }
 
@@ -123,22 +153,140 @@ row_to_sim(const struct db_result *r, size_t i, struct sim_row *s)
     s->sequences = dup_or_null(db_get(r, i, "sequences"));
     s->seconds = sec ? strtod(sec, NULL) : 0.0;
     s->created_at = dup_or_null(db_get(r, i, "created_at"));
+    snprintf(s->state, sizeof s->state, "%s",
+             db_get(r, i, "state") ? db_get(r, i, "state") : "");
+    s->runs_done = db_get_ll(r, i, "runs_done", 0);
+    s->runs_total = db_get_ll(r, i, "runs_total", 0);
+    s->error = dup_or_null(db_get(r, i, "error"));
+    s->error_field = dup_or_null(db_get(r, i, "error_field"));
 }
 
 enum hpod_status
-sim_store_insert(struct db *db, const char *benchmark, const char *lab,
-                 const char *summary, const char *sequences, double seconds,
-                 long long *id, struct hpod_err *err)
+sim_store_enqueue(struct db *db, const char *benchmark, const char *lab,
+                  const char *request, long long runs_total, long long *id,
+                  struct hpod_err *err)
 {
-    char sec[HPOD_DTOA_SIZE];
+    char tot[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
-    hpod_dtoa(seconds, sec);
-    const char *p[] = {benchmark, summary, sequences, sec, lab};
-    if ((st = db_exec(db, SQL_SIM_INSERT, 5, p, &r, err)) != HPOD_OK)
+    snprintf(tot, sizeof tot, "%lld", runs_total);
+    const char *p[] = {benchmark, request, tot, lab};
+    if ((st = db_exec(db, SQL_SIM_ENQUEUE, 4, p, &r, err)) != HPOD_OK)
         return st;
     *id = db_get_ll(r, 0, "id", 0);
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+void
+sim_claim_cleanup(struct sim_claim *c)
+{
+    if (!c)
+        return;
+    free(c->benchmark);
+    free(c->request);
+    memset(c, 0, sizeof *c);
+}
+
+enum hpod_status
+sim_store_claim(struct db *db, long lease_ms, struct sim_claim *out, int *got,
+                struct hpod_err *err)
+{
+    char ms[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    *got = 0;
+    snprintf(ms, sizeof ms, "%ld", lease_ms);
+    const char *p[] = {ms};
+    if ((st = db_exec(db, SQL_SIM_CLAIM, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 1) {
+        *got = 1;
+        out->id = db_get_ll(r, 0, "id", 0);
+        out->attempt = db_get_ll(r, 0, "attempt", 0);
+        out->runs_total = db_get_ll(r, 0, "runs_total", 0);
+        out->benchmark = dup_or_null(db_get(r, 0, "benchmark"));
+        out->request = dup_or_null(db_get(r, 0, "request"));
+    }
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+/* Runs one of the fenced updates ($1 id, $2 attempt, then more); *owned
+ * (may be NULL) says whether a row matched. */
+static enum hpod_status
+sim_fenced(struct db *db, const char *sql, long long id, long long attempt,
+           int nmore, const char *const *more, int *owned, struct hpod_err *err)
+{
+    char sid[32], sat[32];
+    const char *p[8] = {sid, sat};
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    snprintf(sid, sizeof sid, "%lld", id);
+    snprintf(sat, sizeof sat, "%lld", attempt);
+    for (int i = 0; i < nmore && i < 6; i++)
+        p[2 + i] = more[i];
+    if ((st = db_exec(db, sql, 2 + nmore, p, &r, err)) != HPOD_OK)
+        return st;
+    if (owned)
+        *owned = db_affected(r) > 0;
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+sim_store_progress(struct db *db, long long id, long long attempt,
+                   long long done, long lease_ms, int *owned,
+                   struct hpod_err *err)
+{
+    char d[32], ms[32];
+    snprintf(d, sizeof d, "%lld", done);
+    snprintf(ms, sizeof ms, "%ld", lease_ms);
+    const char *more[] = {d, ms};
+    return sim_fenced(db, SQL_SIM_PROGRESS, id, attempt, 2, more, owned, err);
+}
+
+enum hpod_status
+sim_store_finish(struct db *db, long long id, long long attempt,
+                 const char *summary, const char *sequences, double seconds,
+                 int *owned, struct hpod_err *err)
+{
+    char sec[HPOD_DTOA_SIZE];
+    hpod_dtoa(seconds, sec);
+    const char *more[] = {summary, sequences, sec};
+    return sim_fenced(db, SQL_SIM_FINISH, id, attempt, 3, more, owned, err);
+}
+
+enum hpod_status
+sim_store_fail(struct db *db, long long id, long long attempt,
+               const char *message, const char *field, struct hpod_err *err)
+{
+    const char *more[] = {message, field};
+    return sim_fenced(db, SQL_SIM_FAIL, id, attempt, 2, more, NULL, err);
+}
+
+enum hpod_status
+sim_store_release(struct db *db, long long id, long long attempt,
+                  struct hpod_err *err)
+{
+    return sim_fenced(db, SQL_SIM_RELEASE, id, attempt, 0, NULL, NULL, err);
+}
+
+enum hpod_status
+sim_store_state(struct db *db, long long id, char *state, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    state[0] = '\0';
+    if ((st = db_exec_id(db, SQL_SIM_STATE, id, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 1)
+        snprintf(state, 12, "%s", db_get(r, 0, "state"));
     db_result_free(r);
     return HPOD_OK;
 }

@@ -27,23 +27,72 @@ enum hpod_status bench_store_get(struct db *db, const char *name,
 enum hpod_status bench_store_names(struct db *db, char ***names, size_t *n,
                                    struct hpod_err *err);
 
-/* A stored simulation. Strings are new; sequences NULL when not asked. */
+/*
+ * A stored simulation (a job, migration 0007). Strings are new; summary,
+ * sequences and seconds exist once state is "done" (sequences NULL when
+ * not asked); error and error_field once it is "failed".
+ */
 struct sim_row {
     long long id;
     char *benchmark;
-    char *summary;   /* JSON object text */
+    char *summary;   /* JSON object text, or NULL */
     char *sequences; /* JSON array text, or NULL */
     double seconds;
     char *created_at;
+    char state[12]; /* queued, running, done, failed */
+    long long runs_done, runs_total;
+    char *error, *error_field; /* NULL unless failed */
 };
 void sim_row_cleanup(struct sim_row *r);
 
-/* A finished run; lab: the lab that ran it (NULL: a principal of every
- * lab, whose runs only such principals list). */
-enum hpod_status sim_store_insert(struct db *db, const char *benchmark,
-                                  const char *lab, const char *summary,
+/*
+ * sim_store_enqueue - a queued job: request is the validated request body
+ * (JSON text) that a worker runs again, runs_total its repeats; lab: the
+ * lab that asked (NULL: a principal of every lab, whose jobs only such
+ * principals list).
+ */
+enum hpod_status sim_store_enqueue(struct db *db, const char *benchmark,
+                                   const char *lab, const char *request,
+                                   long long runs_total, long long *id,
+                                   struct hpod_err *err);
+
+/* A claimed job (strings new). */
+struct sim_claim {
+    long long id, attempt, runs_total;
+    char *benchmark, *request;
+};
+void sim_claim_cleanup(struct sim_claim *c);
+/*
+ * sim_store_claim - takes the oldest queued job, or a running one whose
+ * lease lapsed (FOR UPDATE SKIP LOCKED, one statement): state running,
+ * attempt + 1, lease lease_ms from now. *got is 0 when there is none.
+ */
+enum hpod_status sim_store_claim(struct db *db, long lease_ms,
+                                 struct sim_claim *out, int *got,
+                                 struct hpod_err *err);
+/*
+ * sim_store_progress - runs_done and a lease renewed to lease_ms from now,
+ * if (id, attempt) still owns the job; *owned 0 when it does not.
+ */
+enum hpod_status sim_store_progress(struct db *db, long long id,
+                                    long long attempt, long long done,
+                                    long lease_ms, int *owned,
+                                    struct hpod_err *err);
+/* sim_store_finish - the result (state done) if (id, attempt) owns it. */
+enum hpod_status sim_store_finish(struct db *db, long long id,
+                                  long long attempt, const char *summary,
                                   const char *sequences, double seconds,
-                                  long long *id, struct hpod_err *err);
+                                  int *owned, struct hpod_err *err);
+/* sim_store_fail - state failed with the client's error. */
+enum hpod_status sim_store_fail(struct db *db, long long id, long long attempt,
+                                const char *message, const char *field,
+                                struct hpod_err *err);
+/* sim_store_release - back to queued (shutdown, database trouble). */
+enum hpod_status sim_store_release(struct db *db, long long id,
+                                   long long attempt, struct hpod_err *err);
+/* sim_store_state - a job's state ("" when absent; state has 12 bytes). */
+enum hpod_status sim_store_state(struct db *db, long long id, char *state,
+                                 struct hpod_err *err);
 /* One run with its sequences; HPOD_ENOTFOUND if absent. */
 enum hpod_status sim_store_get(struct db *db, long long id, struct sim_row *out,
                                struct hpod_err *err);

@@ -47,6 +47,7 @@ MODULES = [
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate
     "test_benchmark_studies",  # studies backed by a table, the fake trainer
     "test_simulations",        # simulate and stored simulations
+    "test_simulation_jobs",    # 202 and polling, takeover after kill -9, labs, load
     "test_client",             # clients/python: pip install in a venv, optimize
     "test_numbers",            # the double range, typed values, migrations
     "test_operations",         # healthz, metrics, logs, start-up, database down

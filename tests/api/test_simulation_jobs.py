@@ -1,0 +1,248 @@
+"""tests/api/test_simulation_jobs.py - simulations as jobs (issue 14): 202
+with `Prefer: respond-async` and polling, the same result as the
+synchronous answer, progress, bad requests answered at once with nothing
+written, a job taken over after kill -9 of the server computing it, lab
+scoping, and suggest latency while simulations run (printed, not
+asserted).
+"""
+
+import os
+import time
+
+from harness import (Server, call, check, db_snapshot, expect, expect_error, fresh_database,
+                     psql, test)
+from client import BLEU_MAX, SPACE4
+from tables import bench_path, need_tables
+from test_auth import hpod
+
+ASYNC = {"Prefer": "respond-async"}
+# Long enough under AddressSanitizer for progress to be seen (seconds).
+SLOW = {"algorithm": {"name": "gp"}, "objectives": BLEU_MAX, "repeats": 60, "seed": 11,
+        "budget": 20}
+
+
+def post_async(port, name, body, token=None):
+    r = call(port, "POST", bench_path(name, "/simulate"), body, headers=ASYNC, token=token)
+    job = expect(r, 202)
+    check(job["state"] == "queued" and job["progress"] == {"done": 0, "total": job["progress"]
+                                                           ["total"]},
+          "202 body %r" % job)
+    check(r.headers.get("location") == "/v1/simulations/%d" % job["id"],
+          "Location %r for job %d" % (r.headers.get("location"), job["id"]))
+    check("sequences" not in job and "metrics" not in job, "a queued job has a result: %r" % job)
+    return job
+
+
+def poll(port, sid, timeout=300, token=None):
+    """Polls until done or failed; returns (final body, [(state, done)])."""
+    seen = []
+    end = time.monotonic() + timeout
+    while True:
+        j = expect(call(port, "GET", "/v1/simulations/%d" % sid, token=token), 200)
+        seen.append((j["state"], j["progress"]["done"]))
+        if j["state"] in ("done", "failed"):
+            return j, seen
+        check(time.monotonic() < end, "simulation %d not done after %d s: %r"
+              % (sid, timeout, seen[-5:]))
+        time.sleep(0.1)
+
+
+def result_fields(j):
+    """What must be identical between two runs of the same request."""
+    return {k: v for k, v in j.items() if k not in ("id", "created_at", "seconds")}
+
+
+@test("simulation jobs: 202 with Prefer: respond-async, progress grows, the result equals the synchronous run's")
+def t_async_same_as_sync(c):
+    need_tables()
+    job = post_async(c.port, "nmthpo/zh-en", SLOW)
+    check(job["progress"]["total"] == 60, "total %r" % job["progress"])
+    t0 = time.monotonic()
+    final, seen = poll(c.port, job["id"])
+    took = time.monotonic() - t0
+    check(final["state"] == "done", "job %r" % final)
+    dones = [d for _, d in seen]
+    check(dones == sorted(dones), "progress went back: %r" % seen)
+    check(final["progress"] == {"done": 60, "total": 60}, "final progress %r" % final["progress"])
+    mid = [d for s, d in seen if s == "running" and 0 < d < 60]
+    print("# async gp zh-en, 60 runs: %.1f s, %d polls, progress seen %s" % (
+        took, len(seen), sorted(set(dones))))
+    # Progress is written every 250 ms (bench/jobs.c KEEPER_MS).
+    check(mid or took < 1.0, "no progress between 0 and 60 seen in %.1f s: %r"
+          % (took, seen[-10:]))
+    sync = expect(call(c.port, "POST", bench_path("nmthpo/zh-en", "/simulate"), SLOW), 201)
+    check(sync["state"] == "done" and sync["id"] != final["id"], "sync %r" % sync.get("state"))
+    check(result_fields(sync) == result_fields(final),
+          "async and sync results differ: %r" % [k for k in result_fields(sync)
+                                                  if sync.get(k) != final.get(k)])
+    check(len(final["sequences"]) == 60, "sequences %d" % len(final["sequences"]))
+    listed = expect(call(c.port, "GET", "/v1/simulations?benchmark=nmthpo/zh-en"), 200)
+    mine = [s for s in listed["simulations"] if s["id"] == final["id"]]
+    check(len(mine) == 1 and mine[0]["state"] == "done" and "sequences" not in mine[0],
+          "listed %r" % mine)
+    ss = call(c.port, "GET", "/v1/simulations/%d?format=ss" % final["id"])
+    check(ss.status == 200 and len(ss.raw.decode().splitlines()) == 60, "ss %r" % ss)
+
+
+@test("simulation jobs: bad requests answer 4xx at once, with or without Prefer, and write nothing")
+def t_bad_requests_write_nothing(c):
+    need_tables()
+    cases = [
+        ({"repeats": 0}, 422, "repeats"),
+        ({"algorithm": {"name": "random"}, "bogus": 1}, 400, "bogus"),
+        # Decided by the table's rows, before any run: no row meets it.
+        ({"algorithm": {"name": "gp"}, "objectives": BLEU_MAX,
+          "constraints": [{"metric": "gpu_time", "max": 1e-9}]}, 422, "constraints"),
+        ({"algorithm": {"name": "random"}, "objective": {"name": "nope"}}, 422,
+         "objective.name"),
+        ({"algorithm": {"name": "sh", "p": 2, "c": 10}}, 422, "algorithm.name"),
+    ]
+    before = db_snapshot(c.dburl)
+    for body, status, field in cases:
+        for hdr in (None, ASYNC):
+            t0 = time.monotonic()
+            r = call(c.port, "POST", bench_path("nmthpo/zh-en", "/simulate"), body, headers=hdr)
+            expect_error(r, status, "invalid_argument", field)
+            check(time.monotonic() - t0 < 5, "%r took %.1f s" % (body, time.monotonic() - t0))
+    r = call(c.port, "POST", bench_path("nmtlc/ted-zh-en", "/simulate"),
+             {"algorithm": {"name": "sh", "p": 2, "c": 10}, "configs": 10 ** 6}, headers=ASYNC)
+    expect_error(r, 422, "invalid_argument", "configs")
+    check(db_snapshot(c.dburl) == before, "a bad simulate request wrote to the database")
+    r = call(c.port, "GET", "/v1/simulations/999999999?format=ss")
+    expect_error(r, 404, "not_found")
+
+
+def job_server(c, url, workers, lease_ms=1500):
+    s = Server(c.args.hpod, c.logdir, url)
+    s.extra_env = {"HPOD_SIM_WORKERS": str(workers), "HPOD_SIM_LEASE_MS": str(lease_ms)}
+    c.servers.append(s)
+    return s.start()
+
+
+@test("simulation jobs: kill -9 of the server computing a job; another server takes it over and finishes it with the same result")
+def t_takeover(c):
+    need_tables()
+    url = fresh_database(c.dburl, "hpod_simjobs")
+    hpod(c, url, "migrate")
+    a = job_server(c, url, 1)
+    job = post_async(a.port, "nmthpo/zh-en", SLOW)
+    end = time.monotonic() + 120
+    while True:
+        j = expect(call(a.port, "GET", "/v1/simulations/%d" % job["id"]), 200)
+        if j["state"] == "running" and j["progress"]["done"] > 0:
+            break
+        check(j["state"] in ("queued", "running"), "job ended before the kill: %r" % j["state"])
+        check(time.monotonic() < end, "job never ran on the first server")
+        time.sleep(0.05)
+    b = job_server(c, url, 1)
+    a.kill9()
+    t0 = time.monotonic()
+    final, seen = poll(b.port, job["id"])
+    check(final["state"] == "done", "after the takeover: %r" % final)
+    print("# takeover: done %.1f s after kill -9 (lease 1.5 s), progress seen %s"
+          % (time.monotonic() - t0, sorted(set(d for _, d in seen))))
+    with open(b.logpath, encoding="utf-8", errors="replace") as f:
+        log = f.read()
+    check('simulation %d: attempt 2' % job["id"] in log,
+          "the second server did not claim the job a second time")
+    ref = expect(call(b.port, "POST", bench_path("nmthpo/zh-en", "/simulate"), SLOW), 201)
+    check(result_fields(ref) == result_fields(final), "the taken-over job's result differs")
+    check(b.stop() == 0, "second server exit status")
+
+
+@test("simulation jobs: a lab-scoped token sees only its lab's jobs")
+def t_lab_jobs(c):
+    L = c.fixture("lab")
+    w, nlp = L.tok[("write", "mt")], L.tok[("read", "nlp")]
+    job = post_async(L.port, L.table, {"algorithm": {"name": "random"},
+                                       "objectives": BLEU_MAX, "repeats": 3}, token=w)
+    final, _ = poll(L.port, job["id"], token=w)
+    check(final["state"] == "done" and final["progress"] == {"done": 3, "total": 3},
+          "lab job %r" % final)
+    expect_error(L.call("GET", "/v1/simulations/%d" % job["id"], token=nlp), 404, "not_found")
+    sims = expect(L.call("GET", "/v1/simulations", token=nlp), 200)
+    check(job["id"] not in [s["id"] for s in sims["simulations"]], "nlp lists mt's job")
+    sims = expect(L.call("GET", "/v1/simulations", token=L.tok[("read", "mt")]), 200)
+    mine = [s for s in sims["simulations"] if s["id"] == job["id"]]
+    check(len(mine) == 1 and mine[0]["state"] == "done", "mt's list: %r" % mine)
+
+
+def p99(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.99 * (len(xs) - 1))))]
+
+
+def suggest_latencies(port, sid, n, until=None):
+    """n suggest+report cycles (fewer if until() turns true: asked every
+    10 cycles); the suggest latencies."""
+    out = []
+    for i in range(n):
+        t0 = time.monotonic()
+        a = expect(call(port, "POST", "/v1/studies/%d/suggest" % sid, {"worker": "w%d" % i}), 200)
+        out.append(time.monotonic() - t0)
+        tid = a["trials"][0]["id"]
+        expect(call(port, "POST", "/v1/trials/%d/report" % tid, {"values": {"bleu": i % 7}}), 200)
+        if until is not None and i % 10 == 9 and until():
+            break
+    return out
+
+
+@test("simulation jobs: suggest p99 on a plain study, idle vs 4 async simulations of 100 repeats (printed)")
+def t_suggest_under_simulations(c):
+    need_tables()
+    url = fresh_database(c.dburl, "hpod_simload")
+    hpod(c, url, "migrate")
+    s = job_server(c, url, 4, lease_ms=30000)
+    sid = expect(call(s.port, "POST", "/v1/studies", {
+        "name": "load", "space": SPACE4, "objectives": BLEU_MAX,
+        "algorithm": {"name": "random", "seed": 1}}), 201)["id"]
+    suggest_latencies(s.port, sid, 20)  # warm up
+    idle = suggest_latencies(s.port, sid, 200)
+    # gp: seconds of CPU per simulation, so that they run during the whole
+    # measurement (4 workers, 2 threads each).
+    jobs = [post_async(s.port, "nmthpo/zh-en", dict(SLOW, repeats=100, seed=k))["id"]
+            for k in range(4)]
+
+    def all_done():
+        return all(expect(call(s.port, "GET", "/v1/simulations/%d" % j), 200)["state"] == "done"
+                   for j in jobs)
+
+    t0 = time.monotonic()
+    busy = suggest_latencies(s.port, sid, 5000, until=all_done)
+    took = time.monotonic() - t0
+    load = os.getloadavg()
+    print("# suggest p99 idle %.1f ms (n=%d); while 4 gp simulations of 100 repeats ran "
+          "(%.1f s, HPOD_SIM_WORKERS=4) %.1f ms (n=%d); p50 %.1f / %.1f ms; "
+          "loadavg %.2f %.2f %.2f"
+          % (p99(idle) * 1e3, len(idle), took, p99(busy) * 1e3, len(busy),
+             sorted(idle)[len(idle) // 2] * 1e3, sorted(busy)[len(busy) // 2] * 1e3,
+             load[0], load[1], load[2]))
+    for j in jobs:
+        final, _ = poll(s.port, j)
+        check(final["state"] == "done", "load job %r" % final["state"])
+    check(s.stop() == 0, "server exit status")
+
+
+@test("simulation jobs: SIGTERM while a job runs exits 0 and puts the job back in the queue; the next server finishes it")
+def t_sigterm_requeues(c):
+    need_tables()
+    url = fresh_database(c.dburl, "hpod_simterm")
+    hpod(c, url, "migrate")
+    a = job_server(c, url, 1, lease_ms=60000)
+    job = post_async(a.port, "nmthpo/zh-en", SLOW)
+    end = time.monotonic() + 120
+    while expect(call(a.port, "GET", "/v1/simulations/%d" % job["id"]), 200)["state"] != "running":
+        check(time.monotonic() < end, "job never ran")
+        time.sleep(0.05)
+    t0 = time.monotonic()
+    check(a.stop() == 0, "exit status after SIGTERM with a job in flight")
+    stopped = time.monotonic() - t0
+    state = psql(url, "SELECT state || ' ' || (lease_expires_at IS NULL)::text"
+                      " FROM simulations WHERE id = %d" % job["id"]).strip()
+    check(state == "queued true", "job after SIGTERM: %r" % state)
+    # The lease is 60 s: only the release lets the next server start at once.
+    b = job_server(c, url, 1, lease_ms=60000)
+    final, _ = poll(b.port, job["id"], timeout=60)
+    check(final["state"] == "done" and final["progress"]["done"] == 60, "final %r" % final)
+    print("# SIGTERM with a job in flight: stopped in %.1f s" % stopped)
+    check(b.stop() == 0, "second server exit status")
