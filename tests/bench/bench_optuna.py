@@ -133,7 +133,8 @@ def rdb(url, seconds, workers_list):
         tells = sorted(x for r in rows for x in r[3])
         errs = [r[4] for r in rows if r[4]]
         wall = last - (t0.value + WARMUP_S) if last > 0 else seconds
-        rate = n / wall if wall > 0 else 0.0
+        # No measured trial (a window shorter than one ask): no figure.
+        rate = n / wall if n > 0 and wall > 0 else float("nan")
         print("optuna-rdb workers=%-3d trials/s=%-8.1f ask p50=%.2f ms "
               "p99=%.2f ms  tell p50=%.2f ms p99=%.2f ms  trials=%d  "
               "errors=%d" % (w, rate, percentile(asks, 50),

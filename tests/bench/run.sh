@@ -23,7 +23,8 @@
 #      marked met / not met.
 # Servers and the cluster are stopped and removed on every exit path.
 # Environment: BENCH_SECONDS (default 10) per measured run, BENCH_CLIENTS
-# (default "1 4 16 64"), BENCH_REPLICAS (default 3), BENCH_PEER=0 skips
+# (default "1 4 16 64"), BENCH_REPLICAS (default 3), BENCH_FINITE (the
+# finite study's candidates, default 3000), BENCH_PEER=0 skips
 # the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
 # Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run.
 set -u
@@ -33,6 +34,13 @@ B=$(cd "$B" && pwd)
 seconds=${BENCH_SECONDS:-10}
 clients_list=${BENCH_CLIENTS:-1 4 16 64}
 replicas=${BENCH_REPLICAS:-3}
+finite_n=${BENCH_FINITE:-3000}
+# The peer runs the same worker counts, and always 64 (the replica runs'
+# counterpart).
+case " $clients_list " in
+*" 64 "*) peer_list=$clients_list ;;
+*) peer_list="$clients_list 64" ;;
+esac
 peer_python=${BENCH_PEER_PYTHON:-/usr/bin/python3}
 export OPENBLAS_NUM_THREADS=1 BENCH_REPLICAS="$replicas"
 
@@ -195,23 +203,25 @@ echo
 echo "== HTTP, $replicas replicas on one database: 64 clients round-robin" \
     "over the servers, one study"
 finite="$pgdir/finite.json"
-python3 - >"$finite" <<'PY'
-import json
-# bench_http's default space; 3,000 distinct candidates inside it.
+python3 - "$finite_n" >"$finite" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+# bench_http's default space; n distinct candidates inside it.
 space = [{"name": "lr", "type": "float", "low": 1e-5, "high": 0.1, "log": True},
          {"name": "layers", "type": "int", "low": 1, "high": 12},
          {"name": "batch", "type": "int", "values": [16, 32, 64, 128]},
          {"name": "opt", "type": "categorical", "choices": ["adam", "adamw", "sgd"]}]
-cands = [{"lr": 10 ** (-5 + 4 * (i + 0.5) / 3000), "layers": 1 + i % 12,
+cands = [{"lr": 10 ** (-5 + 4 * (i + 0.5) / n), "layers": 1 + i % 12,
           "batch": [16, 32, 64, 128][(i // 12) % 4],
-          "opt": ["adam", "adamw", "sgd"][(i // 48) % 3]} for i in range(3000)]
-print(json.dumps({"name": "bench_http finite 3000", "space": space,
+          "opt": ["adam", "adamw", "sgd"][(i // 48) % 3]} for i in range(n)]
+print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
                   "candidates": cands,
                   "objectives": [{"name": "loss", "goal": "minimize"}],
                   "algorithm": {"name": "random", "seed": 1}}))
 PY
 start_servers "$replicas"
-echo "-- finite study of 3,000 candidates (suggests answer empty once all are taken)"
+echo "-- finite study of $finite_n candidates (suggests answer empty once" \
+    "all are taken; the rate then counts until the last report)"
 run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \
     "$seconds" "$finite" || fail "bench_http over $replicas replicas (finite) reported errors"
 echo "-- open study (continuous space, no budget)"
@@ -238,7 +248,7 @@ c.cursor().execute("CREATE DATABASE optuna")' "$pgdir" ||
     # shellcheck disable=SC2086 # the client counts are words
     run_tagged "" "$peer_python" "$root/tests/bench/bench_optuna.py" rdb \
         "postgresql+psycopg2://postgres@/optuna?host=$pgdir" "$seconds" \
-        $clients_list || fail "bench_optuna.py rdb failed"
+        $peer_list || fail "bench_optuna.py rdb failed"
     echo
     echo "== peer: Optuna TPE ask latency (tests/bench/bench_optuna.py)"
     run_tagged "" "$peer_python" "$root/tests/bench/bench_optuna.py" tpe ||

@@ -42,8 +42,8 @@ def fmt(v, unit):
 
 
 def ratio(hpod, peer, higher_is_better):
-    if hpod is None or peer is None or hpod <= 0 or peer <= 0:
-        return "n/a"
+    if hpod is None or peer is None or not (hpod > 0 and peer > 0):
+        return "n/a"  # also NaN: a run with no measured call
     x = hpod / peer if higher_is_better else peer / hpod
     return "%.1fx" % x if x >= 1 else "%.2fx" % x
 
@@ -75,7 +75,8 @@ def main(argv):
         row("  report p99 vs tell p99", g(hp + "report_p99_ms"), "ms",
             "Optuna tell p99", g(opt + "tell_p99_ms"), "ms", False)
     opt = "optuna_rdb_w64_"
-    for kind, what in (("finite", "finite 3,000"), ("open", "open study")):
+    finite = "finite %s" % os.environ.get("BENCH_FINITE", "3000")
+    for kind, what in (("finite", finite), ("open", "open study")):
         hp = "http_%dr_%s_" % (replicas, kind)
         row("64 workers / %d replicas, %s" % (replicas, what),
             g(hp + "cycles_per_s"), "cycles/s", "Optuna RDB 64 workers",
@@ -121,7 +122,7 @@ def main(argv):
         goal(name + ": cycles/s", g(hp + "cycles_per_s"), "cycles/s", 1300,
              True)
         rate = g(hp + "cycles_per_s")
-        x = rate / peer64 if rate and peer64 else None
+        x = rate / peer64 if rate and peer64 and peer64 > 0 else None
         goal(name + ": vs Optuna RDB", x, "x", 20, True)
         goal(name + ": suggest p99", g(hp + "suggest_p99_ms"), "ms", 50,
              False)
