@@ -545,14 +545,6 @@ main(int argc, char **argv)
                         "[STUDY_JSON_FILE]\n");
         return 2;
     }
-    if (split_urls(&b, argv[1]) != 0) {
-        fprintf(stderr,
-                "bench_http: URL must be 1..%d comma-separated "
-                "non-empty URLs\n",
-                BENCH_MAX_URLS);
-        return 2;
-    }
-    b.url = b.urls[0];
     clients = strtol(argv[2], &end, 10);
     if (*end || clients < 1 || clients > BENCH_MAX_CLIENTS) {
         fprintf(stderr, "bench_http: CLIENTS must be 1..%d\n",
@@ -564,6 +556,17 @@ main(int argc, char **argv)
         fprintf(stderr, "bench_http: SECONDS must be > 0\n");
         return 2;
     }
+    /* Last of the checks: the URL copies are freed on this path only. */
+    if (split_urls(&b, argv[1]) != 0) {
+        fprintf(stderr,
+                "bench_http: URL must be 1..%d comma-separated "
+                "non-empty URLs\n",
+                BENCH_MAX_URLS);
+        for (size_t i = 0; i < b.n_urls; i++)
+            free(b.urls[i]);
+        return 2;
+    }
+    b.url = b.urls[0];
     if (argc == 5)
         study_body = read_file(argv[4]);
 
