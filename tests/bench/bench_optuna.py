@@ -29,9 +29,11 @@ exit status is 1 when a worker raised.
 """
 import math
 import multiprocessing
+import queue
 import random
 import statistics
 import sys
+import threading
 import time
 import warnings
 
@@ -41,6 +43,7 @@ from optuna.distributions import (CategoricalDistribution, FloatDistribution,
 from optuna.trial import TrialState, create_trial
 
 WARMUP_S = 1.0
+START_TIMEOUT_S = 300  # a worker that never reaches the start breaks it
 TPE_REPS = 9
 
 SPACE = {
@@ -75,8 +78,12 @@ def rdb_worker(url, study_name, ready, go, t0, seconds, out):
         study = optuna.load_study(study_name=study_name, storage=storage)
     except Exception as e:  # reported by the parent
         err = "load_study: %r" % (e,)
-    ready.wait()
-    go.wait()
+    try:
+        ready.wait(START_TIMEOUT_S)
+        go.wait(START_TIMEOUT_S)
+    except threading.BrokenBarrierError:
+        out.put((0, 0.0, [], [], err or "the start barrier broke"))
+        return
     warm_end = t0.value + WARMUP_S
     end = warm_end + seconds
     while err is None:
@@ -121,10 +128,20 @@ def rdb(url, seconds, workers_list):
                  for _ in range(w)]
         for p in procs:
             p.start()
-        ready.wait()  # every worker has loaded the study
-        t0.value = time.monotonic()
-        go.wait()
-        rows = [out.get() for _ in procs]
+        try:
+            ready.wait(START_TIMEOUT_S)  # every worker has loaded the study
+            t0.value = time.monotonic()
+            go.wait(START_TIMEOUT_S)
+            rows = [out.get(timeout=START_TIMEOUT_S + seconds + 60)
+                    for _ in procs]
+        except (threading.BrokenBarrierError, queue.Empty):
+            print("bench_optuna: %d workers did not start or finish; "
+                  "stopped" % w, file=sys.stderr)
+            for p in procs:
+                p.terminate()
+                p.join()
+            status = 1
+            continue
         for p in procs:
             p.join()
         n = sum(r[0] for r in rows)
