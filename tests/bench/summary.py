@@ -75,12 +75,23 @@ def main(argv):
         row("  report p99 vs tell p99", g(hp + "report_p99_ms"), "ms",
             "Optuna tell p99", g(opt + "tell_p99_ms"), "ms", False)
     opt = "optuna_rdb_w64_"
+    # The peer's best rate over its worker counts: 64 Python processes on a
+    # small machine measure mostly the processes, so "20x Optuna RDB" is
+    # judged against the peer at its best, not at its 64-worker collapse.
+    best_w, best = None, None
+    for k, v in r.items():
+        if (k.startswith("optuna_rdb_w") and k.endswith("_trials_per_s")
+                and v > 0 and (best is None or v > best)):
+            best_w, best = int(k[len("optuna_rdb_w"):-len("_trials_per_s")]), v
+    best_label = "Optuna RDB best (%s w)" % (best_w if best_w else "?")
     finite = "finite %s" % os.environ.get("BENCH_FINITE", "3000")
     for kind, what in (("finite", finite), ("open", "open study")):
         hp = "http_%dr_%s_" % (replicas, kind)
         row("64 workers / %d replicas, %s" % (replicas, what),
             g(hp + "cycles_per_s"), "cycles/s", "Optuna RDB 64 workers",
             g(opt + "trials_per_s"), "trials/s", True)
+        row("  the same vs the peer at its best", g(hp + "cycles_per_s"),
+            "cycles/s", best_label, best, "trials/s", True)
         row("  suggest p99 vs ask p99", g(hp + "suggest_p99_ms"), "ms",
             "Optuna ask p99", g(opt + "ask_p99_ms"), "ms", False)
         row("  report p99 vs tell p99", g(hp + "report_p99_ms"), "ms",
@@ -110,23 +121,26 @@ def main(argv):
         else:
             verdict = "not met"
         want = ("≥ " if at_least else "≤ ") + fmt(limit, unit)
-        print("%-46s %-16s %-14s %s" % (label, want, fmt(v, unit), verdict))
+        print("%-52s %-16s %-14s %s" % (label, want, fmt(v, unit), verdict))
 
     print()
     print("== issue 14 goals (printed, never asserted)")
-    print("%-46s %-16s %-14s %s" % ("goal", "target", "measured", "verdict"))
-    peer64 = g(opt + "trials_per_s")
+    print("%-52s %-16s %-14s %s" % ("goal", "target", "measured", "verdict"))
     for kind in ("finite", "open"):
         hp = "http_%dr_%s_" % (replicas, kind)
         name = "64 workers / %d replicas, %s" % (replicas, kind)
         goal(name + ": cycles/s", g(hp + "cycles_per_s"), "cycles/s", 1300,
              True)
         rate = g(hp + "cycles_per_s")
-        x = rate / peer64 if rate and peer64 and peer64 > 0 else None
-        goal(name + ": vs Optuna RDB", x, "x", 20, True)
+        x = rate / best if rate and best else None
+        goal(name + ": vs Optuna RDB best", x, "x", 20, True)
         goal(name + ": suggest p99", g(hp + "suggest_p99_ms"), "ms", 50,
              False)
         goal(name + ": report p99", g(hp + "report_p99_ms"), "ms", 20, False)
+    if best:
+        print("(Optuna RDB best: %.1f trials/s with %d workers; with 64 "
+              "workers: %s)" % (best, best_w,
+                                fmt(g(opt + "trials_per_s"), "trials/s")))
     goal("GP-EI @500 over HTTP (warm)", g("http_gp_ei_500_warm_ms"), "ms", 15,
          False)
     goal("GP-EI @500 in the core (cold refit)", g("core_gp_ei_500_ms"), "ms",
