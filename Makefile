@@ -184,7 +184,10 @@ run: deps
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod
 	sh scripts/run.sh $(O)/release/hpod
 
+# make bench also installs the peer (Optuna, scripts/deps.sh bench); make test
+# does not.
 bench: deps
+	@sh scripts/deps.sh bench
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod benches
 	sh tests/bench/run.sh $(O)/release
 

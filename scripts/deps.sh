@@ -7,6 +7,10 @@
 #                          npm for the spec and docker linters of `make
 #                          lint` unless an npm is already on PATH (e.g.
 #                          from a nodejs package that bundles it)
+#   scripts/deps.sh bench  also the peer of `make bench`: Debian's Optuna
+#                          with SQLAlchemy and psycopg2 for its RDB storage
+#                          on the benchmark's PostgreSQL (make test never
+#                          installs these)
 set -eu
 
 PKGS="build-essential pkg-config make
@@ -31,6 +35,13 @@ if [ "${1:-}" = lint ]; then
     if ! command -v npm >/dev/null 2>&1; then
         missing="$missing nodejs npm"
     fi
+fi
+if [ "${1:-}" = bench ]; then
+    for p in python3-optuna python3-sqlalchemy python3-psycopg2; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+            missing="$missing $p"
+        fi
+    done
 fi
 [ -z "$missing" ] && exit 0
 

@@ -1,12 +1,15 @@
 /*
  * tests/bench/bench_http.c - HTTP load generator for a running hpod server.
  *
- *   bench_http URL CLIENTS SECONDS [STUDY_JSON_FILE]
+ *   bench_http URL[,URL...] CLIENTS SECONDS [STUDY_JSON_FILE]
  *
- * Creates one study (default: the random sampler on a 4-parameter mixed
- * space, objective "loss" minimized; or the StudyCreate body in
- * STUDY_JSON_FILE), then runs CLIENTS threads, each with its own libcurl
- * easy handle (so its own keep-alive connection), looping
+ * URL may list several servers (replicas on one database), separated by
+ * commas: client i then talks to URL number i mod n for its whole run
+ * (round-robin per client, one keep-alive connection each), and the study
+ * is created and counted through the first. Creates one study (default: the
+ * random sampler on a 4-parameter mixed space, objective "loss" minimized; or
+ * the StudyCreate body in STUDY_JSON_FILE), then runs CLIENTS threads, each
+ * with its own libcurl easy handle (so its own keep-alive connection), looping
  *   POST /v1/studies/{id}/suggest {"worker": "bench-<i>"}
  *   POST /v1/trials/{trial}/report {"values": {<every objective>: synthetic}}
  * for 1 s of warm-up plus SECONDS of measurement. Every call's latency is
@@ -23,8 +26,11 @@
  * included: there must be none); then the connections libcurl opened
  * (equal to CLIENTS when keep-alive works), and the median latencies of the
  * first and last fifth of the window with the study's final trial count (a
- * cost that grows with the study shows up there). Non-2xx answers and transport
- * errors are printed to stderr and make the exit status 1.
+ * cost that grows with the study shows up there). Last, the figures again as
+ * "result KEY VALUE" lines (cycles_per_s, suggest_p50_ms, suggest_p99_ms,
+ * report_p50_ms, report_p99_ms, empty_suggests) for run.sh to collect.
+ * Non-2xx answers and transport errors are printed to stderr and make the
+ * exit status 1.
  * Not a test: nothing about speed is asserted.
  */
 #include <curl/curl.h>
@@ -37,14 +43,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BENCH_WARMUP_S 1.0
 #define BENCH_MAX_CLIENTS 1024
 #define BENCH_MAX_METRICS 8
 #define BENCH_PRINT_ERRORS 5 /* per thread and call type */
+#define BENCH_MAX_URLS 16
 
+/* A printf format: %s is the study's name ((lab, name) is unique). */
 static const char default_study[] =
-    "{\"name\": \"bench_http\","
+    "{\"name\": \"%s\","
     " \"space\": ["
     "  {\"name\": \"lr\", \"type\": \"float\", \"low\": 1e-5, \"high\": 0.1,"
     "   \"log\": true},"
@@ -69,7 +78,9 @@ struct samples {
 
 /* What every thread shares; read-only once the threads run. */
 struct bench {
-    const char *url;
+    const char *url; /* the first server: creates and counts the study */
+    char *urls[BENCH_MAX_URLS];
+    size_t n_urls;
     long long study_id;
     char metrics[BENCH_MAX_METRICS][65];
     size_t n_metrics;
@@ -253,6 +264,8 @@ client_run(void *arg)
     char suggest_path[128], suggest_body[128], path[128];
     char report_body[64 + BENCH_MAX_METRICS * 96];
 
+    const char *base = b->urls[(size_t)c->index % b->n_urls];
+
     snprintf(suggest_path, sizeof suggest_path, "/v1/studies/%lld/suggest",
              b->study_id);
     snprintf(suggest_body, sizeof suggest_body,
@@ -268,8 +281,7 @@ client_run(void *arg)
 
         if (ta >= b->end)
             break;
-        status =
-            post(h, b->url, suggest_path, suggest_body, &resp, &c->connects);
+        status = post(h, base, suggest_path, suggest_body, &resp, &c->connects);
         tb = now_s();
         if (measured)
             samples_push(&c->suggest_ms, (tb - ta) * 1e3, ta);
@@ -307,7 +319,7 @@ client_run(void *arg)
                                     b->metrics[m], synthetic_value(trial, m));
         snprintf(report_body + off, sizeof report_body - off, "}}");
         snprintf(path, sizeof path, "/v1/trials/%lld/report", trial);
-        status = post(h, b->url, path, report_body, &resp, &c->connects);
+        status = post(h, base, path, report_body, &resp, &c->connects);
         tc = now_s();
         if (measured)
             samples_push(&c->report_ms, (tc - tb) * 1e3, tb);
@@ -477,6 +489,30 @@ count_trials(const struct bench *b)
     return total;
 }
 
+/*
+ * Splits the comma-separated list into b->urls (copies the caller owns
+ * through b). Returns 0, or -1 for an empty entry or too many.
+ */
+static int
+split_urls(struct bench *b, const char *list)
+{
+    const char *p = list;
+
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0 || b->n_urls == BENCH_MAX_URLS)
+            return -1;
+        b->urls[b->n_urls] = strndup(p, len);
+        if (b->urls[b->n_urls] == NULL)
+            return -1;
+        b->n_urls++;
+        if (comma == NULL)
+            return 0;
+        p = comma + 1;
+    }
+}
+
 static void
 print_line(const char *what, int clients, double rate, struct samples *s,
            long long non2xx)
@@ -501,14 +537,14 @@ main(int argc, char **argv)
     double drift_a, drift_b, drift_ra, drift_rb;
     int drift_s, drift_r;
     char *study_body = NULL, *end = NULL;
+    char default_body[sizeof default_study + 64], name[64];
     long clients;
 
     if (argc < 4 || argc > 5) {
-        fprintf(stderr,
-                "usage: bench_http URL CLIENTS SECONDS [STUDY_JSON_FILE]\n");
+        fprintf(stderr, "usage: bench_http URL[,URL...] CLIENTS SECONDS "
+                        "[STUDY_JSON_FILE]\n");
         return 2;
     }
-    b.url = argv[1];
     clients = strtol(argv[2], &end, 10);
     if (*end || clients < 1 || clients > BENCH_MAX_CLIENTS) {
         fprintf(stderr, "bench_http: CLIENTS must be 1..%d\n",
@@ -520,11 +556,28 @@ main(int argc, char **argv)
         fprintf(stderr, "bench_http: SECONDS must be > 0\n");
         return 2;
     }
+    /* Last of the checks: the URL copies are freed on this path only. */
+    if (split_urls(&b, argv[1]) != 0) {
+        fprintf(stderr,
+                "bench_http: URL must be 1..%d comma-separated "
+                "non-empty URLs\n",
+                BENCH_MAX_URLS);
+        for (size_t i = 0; i < b.n_urls; i++)
+            free(b.urls[i]);
+        return 2;
+    }
+    b.url = b.urls[0];
     if (argc == 5)
         study_body = read_file(argv[4]);
 
     curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread starts */
-    create_study(&b, study_body ? study_body : default_study);
+    if (study_body == NULL) {
+        /* One name per run: several runs may share a database. */
+        snprintf(name, sizeof name, "bench_http %ld clients %lld.%ld", clients,
+                 (long long)time(NULL), (long)getpid());
+        snprintf(default_body, sizeof default_body, default_study, name);
+    }
+    create_study(&b, study_body ? study_body : default_body);
 
     cs = calloc((size_t)clients, sizeof *cs);
     tids = calloc((size_t)clients, sizeof *tids);
@@ -571,14 +624,22 @@ main(int argc, char **argv)
     wall = last > b.warm_end ? last - b.warm_end : seconds;
     rate = (double)pairs / wall;
 
-    printf("bench_http: %s study %lld, %ld client%s, %.1f s measured after "
-           "%.1f s warm-up (warm-up excluded from rates and latencies)\n",
-           b.url, b.study_id, clients, clients == 1 ? "" : "s", wall,
+    printf("bench_http: %s%s study %lld, %ld client%s over %zu server%s, "
+           "%.1f s measured after %.1f s warm-up (warm-up excluded from "
+           "rates and latencies)\n",
+           b.url, b.n_urls > 1 ? ",..." : "", b.study_id, clients,
+           clients == 1 ? "" : "s", b.n_urls, b.n_urls == 1 ? "" : "s", wall,
            BENCH_WARMUP_S);
     drift_s = drift(&sug, b.warm_end, b.end, &drift_a, &drift_b);
     drift_r = drift(&rep, b.warm_end, b.end, &drift_ra, &drift_rb);
     print_line("suggest", (int)clients, rate, &sug, sug_bad);
     print_line("report", (int)clients, rate, &rep, rep_bad);
+    /* print_line sorted both sample arrays. */
+    printf("result cycles_per_s %.6g\nresult suggest_p50_ms %.6g\n"
+           "result suggest_p99_ms %.6g\nresult report_p50_ms %.6g\n"
+           "result report_p99_ms %.6g\nresult empty_suggests %lld\n",
+           rate, percentile(sug.v, sug.n, 50), percentile(sug.v, sug.n, 99),
+           percentile(rep.v, rep.n, 50), percentile(rep.v, rep.n, 99), empty);
     printf("bench_http: %lld round trips (suggest+report pairs) measured; "
            "%lld connection%s opened for %ld client%s (keep-alive); "
            "%lld empty suggest%s; %lld transport error%s; non2xx counts "
@@ -601,6 +662,8 @@ main(int argc, char **argv)
     free(cs);
     free(tids);
     free(study_body);
+    for (size_t i = 0; i < b.n_urls; i++)
+        free(b.urls[i]);
     curl_global_cleanup();
     return (sug_bad || rep_bad || terr) ? 1 : 0;
 }

@@ -8,7 +8,9 @@ first N suggestions are random (cheap); each is reported with the row's
 real bleu. Then it times 8 model-based suggest calls (each followed by its
 report): the first is cold for the process (graph built, factor computed),
 the rest warm (the per-process cache downdates the factor). Prints median
-ms. Standard library only.
+ms, and every warm median as a line "result http_<algo>_<N>_warm_ms V"
+(algo gp_ei, graph_ei, graph_eif) for run.sh's summary: the warm figure is
+the one the issue's goals speak of. Standard library only.
 """
 import json
 import os
@@ -49,6 +51,8 @@ def main():
         vals = sorted({c[p] for c in cands})
         space.append({"name": p, "type": "float" if p == "init_lr" else "int",
                       "values": vals, "log": p != "num_layers"})
+    key_of = {"graph/eif": "graph_eif", "graph/ei": "graph_ei",
+              "gp/ei (refit)": "gp_ei"}
     print("HTTP suggest latency on %s (%d rows), median ms" % (TSV, len(rows)))
     print("%-14s %5s %10s %10s" % ("algorithm", "obs", "cold", "warm"))
     for label, algo in [("graph/eif", {"name": "graph", "acquisition": "eif"}),
@@ -70,7 +74,10 @@ def main():
                 call("POST", "/v1/trials/%d/report" % t["id"], {"values": {"bleu": bleu[key]}})
                 if i >= n_obs:
                     times.append(dt)
-            print("%-14s %5d %10.2f %10.2f" % (label, n_obs, times[0], statistics.median(times[1:])))
+            warm = statistics.median(times[1:])
+            print("%-14s %5d %10.2f %10.2f" % (label, n_obs, times[0], warm))
+            print("result http_%s_%d_warm_ms %.6g" % (key_of[label], n_obs, warm),
+                  flush=True)
             call("DELETE", "/v1/studies/%d" % s["id"])
     return 0
 

@@ -1,41 +1,75 @@
 #!/bin/sh
 # tests/bench/run.sh BUILD - what `make bench` runs after building: speed
-# figures for the server and the numeric core. Not a test (nothing about
-# speed is asserted), but it fails when a benchmark reports an error.
+# figures for the server and the numeric core, each beside the figure of a
+# peer (Optuna) measured in the same invocation, with their ratio. Not a
+# test (nothing about speed is asserted), but it fails when a benchmark
+# reports an error.
 #   BUILD   a release build directory holding hpod and tests/bench_* (e.g.
 #           build/release)
 # Steps: a throwaway PostgreSQL cluster under BUILD (mktemp -d
-# BUILD/benchpg.XXXXXX), `hpod migrate`, `hpod serve` on a free port with
-# OPENBLAS_NUM_THREADS=1, bench_http with 1, 4 and 16 clients (10 s each,
-# after 1 s of warm-up), BUILD/tests/bench_gp and bench_graph when built,
-# then tests/bench/cold_run.sh (a cold `make run` from a clean clone).
-# The server and the cluster are stopped and removed on every exit path.
-# Environment: BENCH_SECONDS (default 10), BENCH_CLIENTS (default "1 4 16"),
-# BENCH_COLD=0 skips the cold run.
+# BUILD/benchpg.XXXXXX) with the databases "hpod" and "optuna", `hpod
+# migrate`; then, all with OPENBLAS_NUM_THREADS=1:
+#   1. one `hpod serve`: bench_http with 1, 4, 16, 64 clients on an open
+#      study, then bench_models.py (GP-EI and graph suggest latency);
+#   2. three `hpod serve` replicas on the same database: bench_http with 64
+#      clients spread round-robin over them, on a finite study of 3,000
+#      candidates and on an open study;
+#   3. the peer, tests/bench/bench_optuna.py under Debian's python3: Optuna
+#      RDB storage on the "optuna" database with the same worker counts
+#      (processes), and TPE ask latency at 50/200/500 trials;
+#   4. BUILD/tests/bench_sampler, bench_gp and bench_graph when built;
+#   5. tests/bench/cold_run.sh (a cold `make run` from a clean clone);
+#   6. tests/bench/summary.py: hpod vs peer with ratios, the issue's goals
+#      marked met / not met.
+# Servers and the cluster are stopped and removed on every exit path.
+# Environment: BENCH_SECONDS (default 10) per measured run, BENCH_CLIENTS
+# (default "1 4 16 64"), BENCH_REPLICAS (default 3), BENCH_FINITE (the
+# finite study's candidates, default 3000), BENCH_PEER=0 skips
+# the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
+# Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run.
 set -u
 B=${1:?usage: tests/bench/run.sh BUILD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(cd "$B" && pwd)
 seconds=${BENCH_SECONDS:-10}
-clients_list=${BENCH_CLIENTS:-1 4 16}
-export OPENBLAS_NUM_THREADS=1
+clients_list=${BENCH_CLIENTS:-1 4 16 64}
+replicas=${BENCH_REPLICAS:-3}
+finite_n=${BENCH_FINITE:-3000}
+# The peer runs the same worker counts, and always 64 (the replica runs'
+# counterpart).
+case " $clients_list " in
+*" 64 "*) peer_list=$clients_list ;;
+*) peer_list="$clients_list 64" ;;
+esac
+peer_python=${BENCH_PEER_PYTHON:-/usr/bin/python3}
+export OPENBLAS_NUM_THREADS=1 BENCH_REPLICAS="$replicas"
 
 pgdir=""
-pid=""
+pids="" # the running hpod serve processes
+urls="" # their base URLs, comma-separated
 status=0
+results=$(mktemp "${TMPDIR:-/tmp}/hpod-bench-results.XXXXXX") || exit 1
+
+stop_servers() {
+    for p in $pids; do
+        kill -TERM "$p" 2>/dev/null
+    done
+    for p in $pids; do
+        wait "$p" 2>/dev/null
+    done
+    pids=""
+    urls=""
+}
 
 cleanup() {
     trap - EXIT INT TERM HUP
-    if [ -n "$pid" ]; then
-        kill -TERM "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-        pid=""
-    fi
+    stop_servers
     if [ -n "$pgdir" ]; then
         sh "$root/scripts/pg.sh" stop "$pgdir" 2>/dev/null
         rm -rf "$pgdir"
         pgdir=""
     fi
+    rm -f "$results"
 }
 trap cleanup EXIT
 trap 'echo "bench: interrupted" >&2; exit 130' INT TERM HUP
@@ -53,6 +87,66 @@ fail() {
     status=1
 }
 
+# start_servers N: N `hpod serve` on free ports, one database; sets pids and
+# urls; exits when one does not answer /healthz within 30 s.
+start_servers() {
+    k=0
+    while [ "$k" -lt "$1" ]; do
+        port=$(free_port)
+        (cd "$root" && HPOD_PORT="$port" exec "$B/hpod" serve) \
+            >>"$pgdir/hpod-$k.log" 2>&1 &
+        pids="$pids $!"
+        u="http://127.0.0.1:$port"
+        urls="${urls:+$urls,}$u"
+        i=0
+        until curl -fsS -o /dev/null "$u/healthz" 2>/dev/null; do
+            i=$((i + 1))
+            if [ "$i" -gt 300 ] || ! kill -0 "$!" 2>/dev/null; then
+                tail -20 "$pgdir/hpod-$k.log" >&2
+                echo "bench: hpod serve did not answer /healthz within 30 s" >&2
+                exit 1
+            fi
+            sleep 0.1
+        done
+        k=$((k + 1))
+    done
+}
+
+# stop_servers_checked: SIGTERM, and each must exit 0 (a clean shutdown
+# after the load).
+stop_servers_checked() {
+    for p in $pids; do
+        kill -TERM "$p" 2>/dev/null
+    done
+    n=0
+    bad=0
+    for p in $pids; do
+        wait "$p" || bad=$((bad + 1))
+        n=$((n + 1))
+    done
+    pids=""
+    urls=""
+    if [ "$bad" -eq 0 ]; then
+        echo "server: $n clean shutdown(s) after the load (exit 0)"
+    else
+        fail "$bad of $n hpod serve exited non-zero on SIGTERM; logs in $pgdir"
+        tail -20 "$pgdir"/hpod-*.log >&2
+    fi
+}
+
+# run_tagged TAG CMD...: runs CMD, prints its output, and keeps its
+# "result KEY VALUE" lines as "result TAG_KEY VALUE" for summary.py.
+run_tagged() {
+    tag=$1
+    shift
+    out="$pgdir/out.txt"
+    "$@" >"$out"
+    rc=$?
+    cat "$out"
+    sed -n "s/^result /result ${tag}/p" "$out" >>"$results"
+    return "$rc"
+}
+
 # --- header: enough to reproduce the figures ------------------------------
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
@@ -68,12 +162,13 @@ echo "server:  HPOD_THREADS=${HPOD_THREADS:-8 (default)}" \
         "$d/postgres" --version; done' 2>/dev/null |
         sed -n 's/.*(PostgreSQL) \([0-9.]*\).*/\1/p' | sort -V | tail -1)" \
     "on a unix socket (fsync on), client and server on this machine"
+echo "runs:    BENCH_SECONDS=$seconds per run after 1 s of warm-up," \
+    "clients \"$clients_list\", $replicas replicas"
 
 [ -x "$B/hpod" ] || { echo "bench: $B/hpod not built" >&2; exit 1; }
+[ -x "$B/tests/bench_http" ] || { echo "bench: $B/tests/bench_http not built" >&2; exit 1; }
 
-# --- server on a throwaway cluster ----------------------------------------
-echo
-echo "== HTTP: suggest -> report round trips (tests/bench/bench_http.c)"
+# --- the throwaway cluster --------------------------------------------------
 pgdir=$(mktemp -d "$B/benchpg.XXXXXX")
 if ! sh "$root/scripts/pg.sh" init "$pgdir" ||
     ! sh "$root/scripts/pg.sh" start "$pgdir"; then
@@ -82,69 +177,110 @@ if ! sh "$root/scripts/pg.sh" init "$pgdir" ||
 fi
 HPOD_DATABASE_URL=$(sh "$root/scripts/pg.sh" url "$pgdir")
 export HPOD_DATABASE_URL
-port=$(free_port)
-export HPOD_PORT="$port"
-log="$pgdir/hpod.log"
-(cd "$root" && "$B/hpod" migrate) >"$log" 2>&1 ||
-    { tail -20 "$log" >&2; echo "bench: hpod migrate failed" >&2; exit 1; }
-(cd "$root" && exec "$B/hpod" serve) >>"$log" 2>&1 &
-pid=$!
-url="http://127.0.0.1:$port"
-i=0
-until curl -fsS -o /dev/null "$url/healthz" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then
-        tail -20 "$log" >&2
-        echo "bench: hpod serve did not answer /healthz within 30 s" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
+(cd "$root" && "$B/hpod" migrate) >"$pgdir/migrate.log" 2>&1 ||
+    { tail -20 "$pgdir/migrate.log" >&2; echo "bench: hpod migrate failed" >&2; exit 1; }
 
-if [ -x "$B/tests/bench_http" ]; then
-    for c in $clients_list; do
-        "$B/tests/bench_http" "$url" "$c" "$seconds" ||
-            fail "bench_http with $c clients reported errors"
-    done
-else
-    fail "$B/tests/bench_http not built"
-fi
+# --- 1. one server ----------------------------------------------------------
+echo
+echo "== HTTP, one server: suggest -> report round trips on an open study" \
+    "(tests/bench/bench_http.c)"
+start_servers 1
+for c in $clients_list; do
+    run_tagged "http_1s_w${c}_" "$B/tests/bench_http" "$urls" "$c" "$seconds" ||
+        fail "bench_http with $c clients reported errors"
+done
 
 if [ -f "$root/tests/bench/bench_models.py" ]; then
     echo
     echo "== HTTP: model samplers on a real table (tests/bench/bench_models.py)"
-    python3 "$root/tests/bench/bench_models.py" "$url" ||
+    run_tagged "" python3 "$root/tests/bench/bench_models.py" "$urls" ||
         fail "bench_models.py failed"
 fi
+stop_servers_checked
 
-kill -TERM "$pid" 2>/dev/null
-if wait "$pid"; then
-    echo "server: clean shutdown after the load (exit 0)"
+# --- 2. replicas ------------------------------------------------------------
+echo
+echo "== HTTP, $replicas replicas on one database: 64 clients round-robin" \
+    "over the servers, one study"
+finite="$pgdir/finite.json"
+python3 - "$finite_n" >"$finite" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+# bench_http's default space; n distinct candidates inside it.
+space = [{"name": "lr", "type": "float", "low": 1e-5, "high": 0.1, "log": True},
+         {"name": "layers", "type": "int", "low": 1, "high": 12},
+         {"name": "batch", "type": "int", "values": [16, 32, 64, 128]},
+         {"name": "opt", "type": "categorical", "choices": ["adam", "adamw", "sgd"]}]
+cands = [{"lr": 10 ** (-5 + 4 * (i + 0.5) / n), "layers": 1 + i % 12,
+          "batch": [16, 32, 64, 128][(i // 12) % 4],
+          "opt": ["adam", "adamw", "sgd"][(i // 48) % 3]} for i in range(n)]
+print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
+                  "candidates": cands,
+                  "objectives": [{"name": "loss", "goal": "minimize"}],
+                  "algorithm": {"name": "random", "seed": 1}}))
+PY
+start_servers "$replicas"
+echo "-- finite study of $finite_n candidates (suggests answer empty once" \
+    "all are taken; the rate then counts until the last report)"
+run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \
+    "$seconds" "$finite" || fail "bench_http over $replicas replicas (finite) reported errors"
+echo "-- open study (continuous space, no budget)"
+run_tagged "http_${replicas}r_open_" "$B/tests/bench_http" "$urls" 64 \
+    "$seconds" || fail "bench_http over $replicas replicas (open) reported errors"
+stop_servers_checked
+
+# --- 3. the peer: Optuna ------------------------------------------------------
+echo
+if [ "${BENCH_PEER:-1}" = 0 ]; then
+    echo "== peer (Optuna): skipped (BENCH_PEER=0)"
+elif ! "$peer_python" -c 'import optuna, sqlalchemy, psycopg2' 2>/dev/null; then
+    echo "== peer (Optuna): $peer_python cannot import optuna, sqlalchemy and" \
+        "psycopg2 (sh scripts/deps.sh bench installs them); skipped"
 else
-    fail "hpod serve exited with status $? on SIGTERM; log: $log"
-    tail -20 "$log" >&2
+    echo "== peer: Optuna RDB storage on the same cluster, database \"optuna\"" \
+        "(tests/bench/bench_optuna.py)"
+    # The cluster trusts local connections; this works as root and not.
+    "$peer_python" -c 'import sys, psycopg2
+c = psycopg2.connect(host=sys.argv[1], user="postgres", dbname="hpod")
+c.autocommit = True
+c.cursor().execute("CREATE DATABASE optuna")' "$pgdir" ||
+        fail "could not create database optuna"
+    # shellcheck disable=SC2086 # the client counts are words
+    run_tagged "" "$peer_python" "$root/tests/bench/bench_optuna.py" rdb \
+        "postgresql+psycopg2://postgres@/optuna?host=$pgdir" "$seconds" \
+        $peer_list || fail "bench_optuna.py rdb failed"
+    echo
+    echo "== peer: Optuna TPE ask latency (tests/bench/bench_optuna.py)"
+    run_tagged "" "$peer_python" "$root/tests/bench/bench_optuna.py" tpe ||
+        fail "bench_optuna.py tpe failed"
 fi
-pid=""
+
 grep -E 'ERROR|FATAL|PANIC' "$pgdir/postgres.log" 2>/dev/null | head -5 |
     sed 's/^/postgres: /'
 sh "$root/scripts/pg.sh" stop "$pgdir"
-rm -rf "$pgdir"
-pgdir=""
-unset HPOD_DATABASE_URL HPOD_PORT
+unset HPOD_DATABASE_URL
 
-# --- numeric core -----------------------------------------------------------
+# --- 4. numeric core --------------------------------------------------------
 for name in bench_sampler bench_gp bench_graph; do
+    echo
     if [ -x "$B/tests/$name" ]; then
-        echo
         echo "== core: $name (tests/bench/$name.c)"
-        "$B/tests/$name" || fail "$name exited with status $?"
+        "$B/tests/$name" >"$pgdir/out.txt" || fail "$name exited with status $?"
+        cat "$pgdir/out.txt"
+        if [ "$name" = bench_gp ]; then
+            # One GP suggestion from scratch (create, full refit, predict
+            # on 767 candidates, EI): the cold figure.
+            sed -n 's/^bench_gp n=\([0-9]*\) .* median_ms=\([0-9.]*\) .*/result core_gp_ei_\1_ms \2/p' \
+                "$pgdir/out.txt" >>"$results"
+        fi
     else
-        echo
         echo "== core: $name not built (tests/bench/$name.c absent); skipped"
     fi
 done
+rm -rf "$pgdir"
+pgdir=""
 
-# --- cold start -------------------------------------------------------------
+# --- 5. cold start ----------------------------------------------------------
 echo
 if [ "${BENCH_COLD:-1}" = 0 ]; then
     echo "== cold make run: skipped (BENCH_COLD=0)"
@@ -152,6 +288,12 @@ else
     echo "== cold make run (tests/bench/cold_run.sh)"
     sh "$root/tests/bench/cold_run.sh" "$root" || fail "cold run failed"
 fi
+
+# --- 6. side by side ----------------------------------------------------------
+echo
+# shellcheck disable=SC2086 # the client counts are words
+python3 "$root/tests/bench/summary.py" "$results" $clients_list ||
+    fail "summary.py failed"
 
 echo
 if [ "$status" -eq 0 ]; then
