@@ -46,6 +46,11 @@ static const char *SQL_STUDY_VALUES =
     " WHERE t.study_id = $1 AND NOT t.lease_expired"
     " ORDER BY v.trial_id, v.metric";
 
+/* The predicate of trials_candidate_once, so the index answers alone. */
+static const char *SQL_TAKEN =
+    "SELECT candidate FROM trials WHERE study_id = $1"
+    " AND candidate IS NOT NULL AND NOT lease_expired";
+
 static const char *SQL_EXPIRE_ONE =
     "UPDATE trials SET state = 'failed', reason = 'lease expired',"
     " lease_expired = true, lease_expires_at = NULL, updated_at = now()"
@@ -529,6 +534,25 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
         *n = 0;
     }
     return st;
+}
+
+enum hpod_status
+trial_store_taken(struct db *db, long long study_id, long long **out, size_t *n,
+                  struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    if ((st = db_exec_id(db, SQL_TAKEN, study_id, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xmalloc((*n ? *n : 1) * sizeof **out);
+    for (size_t i = 0; i < *n; i++)
+        (*out)[i] = db_get_ll(r, i, "candidate", -1);
+    db_result_free(r);
+    return HPOD_OK;
 }
 
 enum hpod_status
