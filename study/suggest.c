@@ -183,6 +183,12 @@ struct suggest_call {
     struct study_def d;
     struct mf_work work;
     struct suggest_answer *out;
+    int next_seq; /* the study's next issue number */
+    /* What suggest_new read, kept current as it inserts, for the next
+     * call of a group (it holds the lock, so nothing else changes it). */
+    struct study_cache *entry;
+    struct history h;
+    int h_loaded;
 };
 
 /*
@@ -375,37 +381,58 @@ choose_one(const struct study_def *d, const struct history *h,
     return st;
 }
 
+/*
+ * What choosing needs, read once per transaction: the candidates (cached
+ * per process), the history and the next issue number. The lock is held
+ * and only suggest_new inserts trials, so what it read stays right for
+ * the next call of a group as suggest_new keeps it current.
+ */
+static enum hpod_status
+suggest_read(struct suggest_call *c)
+{
+    const struct study_def *d = &c->d;
+    struct study_cache *e;
+    enum hpod_status st;
+
+    /* The stored definition holds no candidates (they have their own
+     * table): the study row says whether the space is finite. */
+    if (c->s.n_candidates >= 0) {
+        c->entry = e = cache_take(c->id);
+        if (!e->cand_raw &&
+            (st = history_candidates(c->db, c->id, d, &e->cand_raw, &e->n_cand,
+                                     c->err)) != HPOD_OK)
+            return st;
+    }
+    e = c->entry;
+    if ((st = history_load(c->db, c->id, d, e ? e->cand_raw : NULL,
+                           e ? e->n_cand : 0, e != NULL, &c->work, &c->h,
+                           c->err)) != HPOD_OK ||
+        (st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
+            HPOD_OK)
+        return st;
+    c->h_loaded = 1;
+    return HPOD_OK;
+}
+
 /* Chooses and inserts up to need new trials. */
 static enum hpod_status
 suggest_new(struct suggest_call *c, long long need)
 {
     const struct study_def *d = &c->d;
     size_t np = d->space.n_params;
-    struct study_cache *entry = NULL;
-    struct history h = {0};
+    struct history *h = &c->h;
     double *raw = NULL;
     int seq = 0;
-    enum hpod_status st;
+    enum hpod_status st = HPOD_OK;
 
-    /* The stored definition holds no candidates (they have their own
-     * table): the study row says whether the space is finite. */
-    if (c->s.n_candidates >= 0) {
-        entry = cache_take(c->id);
-        if (!entry->cand_raw &&
-            (st = history_candidates(c->db, c->id, d, &entry->cand_raw,
-                                     &entry->n_cand, c->err)) != HPOD_OK)
-            goto out;
-    }
-    if ((st = history_load(c->db, c->id, d, entry ? entry->cand_raw : NULL,
-                           entry ? entry->n_cand : 0, entry != NULL, &c->work,
-                           &h, c->err)) != HPOD_OK ||
-        (st = trial_store_next_seq(c->db, c->id, &seq, c->err)) != HPOD_OK)
-        goto out;
+    if (!c->h_loaded && (st = suggest_read(c)) != HPOD_OK)
+        return st;
+    seq = c->next_seq;
     raw = xmalloc(np * sizeof *raw);
     for (long long k = 0; k < need; k++) {
         size_t cand;
         struct trial t = {0};
-        st = choose_one(d, &h, entry, seq, raw, &cand);
+        st = choose_one(d, h, c->entry, seq, raw, &cand);
         if (st == HPOD_ENOTFOUND) {
             st = HPOD_OK; /* finite study used up */
             break;
@@ -428,17 +455,14 @@ suggest_new(struct suggest_call *c, long long need)
         if (st != HPOD_OK)
             goto out;
         if (cand != (size_t)-1)
-            h.cand_used[cand] = 1;
-        history_add_pending(&h, np, raw, cand);
-        seq++;
+            h->cand_used[cand] = 1;
+        history_add_pending(h, np, raw, cand);
+        c->next_seq = ++seq;
         c->out->n_new++;
         c->s.counts[TRIAL_PENDING]++;
     }
 out:
-    if (entry)
-        cache_put(entry);
     free(raw);
-    history_cleanup(&h);
     return st;
 }
 
@@ -590,6 +614,9 @@ out:
             m[i]->out->n_new = 0;
         }
     }
+    history_cleanup(&c.h);
+    if (c.entry)
+        cache_put(c.entry);
     mf_work_cleanup(&c.work);
     study_def_cleanup(&c.d);
     study_cleanup(&c.s);
