@@ -221,9 +221,17 @@ suggest_begin(struct suggest_call *c)
         (st = trial_store_expire(c->db, c->id, &expired, c->err)) != HPOD_OK)
         return st;
     c->out->n_expired = expired;
-    if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
+    /* What issuing reads, from indexes; the multi-fidelity rules read the
+     * full counts, a scan of the study's trials. suggest_done reads the
+     * full counts again after the commit. */
+    if ((st = study_store_get_issue(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
         (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK)
         return st;
+    if (mf_enabled(&c->d)) {
+        study_cleanup(&c->s);
+        if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
+            return st;
+    }
     return HPOD_OK;
 }
 
