@@ -13,3 +13,9 @@
 
 CREATE INDEX trials_expired ON trials (study_id) WHERE lease_expired;
 CREATE INDEX trials_added ON trials (study_id) WHERE origin = 'added';
+
+-- The trials a worker holds, which every suggest hands back (and renews)
+-- under the lock: found among the study's live trials by worker, not by a
+-- walk over every live trial of the study.
+CREATE INDEX trials_worker_live ON trials (study_id, worker)
+    WHERE state IN ('pending', 'running');
