@@ -62,6 +62,28 @@ static const char *SQL_INSERT_CANDIDATES =
     "INSERT INTO candidates (study_id, idx, params)"
     " SELECT $1, (c.ord - 1)::integer, c.value"
     " FROM json_array_elements($2::json) WITH ORDINALITY AS c(value, ord)";
+static const char *SQL_ROW =
+    "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
+    " s.lease_seconds, s.n_candidates, s.benchmark,"
+    " s.lab, s.state, s.metadata::text AS metadata,"
+    " " TS("s.created_at") " AS created_at FROM studies s WHERE s.id = $1";
+static const char *SQL_ISSUE =
+    "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
+    " s.lease_seconds, s.n_candidates, s.benchmark,"
+    " s.lab, s.state, s.metadata::text AS metadata,"
+    " " TS("s.created_at") " AS created_at,"
+                           " (SELECT coalesce(max(t.seq) + 1, 0) FROM trials t"
+                           "   WHERE t.study_id = s.id) AS n_all,"
+                           " (SELECT count(*) FROM trials t WHERE t.study_id = "
+                           "s.id"
+                           "   AND t.state = 'waiting') AS n_waiting,"
+                           " (SELECT count(*) FROM trials t WHERE t.study_id = "
+                           "s.id"
+                           "   AND t.lease_expired) AS n_expired,"
+                           " (SELECT count(*) FROM trials t WHERE t.study_id = "
+                           "s.id"
+                           "   AND t.origin = 'added') AS n_added"
+                           " FROM studies s WHERE s.id = $1";
 static const char *SQL_LOCK = "SELECT id FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_DELETE = "DELETE FROM studies WHERE id = $1";
 static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies s" SQL_FILTER;
@@ -186,6 +208,45 @@ study_store_get(struct db *db, long long id, struct study *out,
             hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
     else
         row_to_study(r, 0, out);
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_get_row(struct db *db, long long id, struct study *out,
+                    struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    if ((st = db_exec_id(db, SQL_ROW, id, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
+    else
+        row_to_study(r, 0, out); /* absent count columns read as 0 */
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_get_issue(struct db *db, long long id, struct study *out,
+                      struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    if ((st = db_exec_id(db, SQL_ISSUE, id, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0) {
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
+    } else {
+        row_to_study(r, 0, out);
+        out->counts[TRIAL_PENDING] =
+            db_get_ll(r, 0, "n_all", 0) - out->counts[TRIAL_WAITING];
+    }
     db_result_free(r);
     return st;
 }

@@ -50,6 +50,26 @@ enum hpod_status study_store_get(struct db *db, long long id, struct study *out,
                                  struct hpod_err *err);
 
 /*
+ * study_store_get_row - the study row alone: every count, n_expired and
+ * n_added are 0. study_store_get counts the study's trials, a scan that
+ * grows with the study: callers that read no count (a report on a study
+ * without multi-fidelity rules) use this one.
+ */
+enum hpod_status study_store_get_row(struct db *db, long long id,
+                                     struct study *out, struct hpod_err *err);
+
+/*
+ * study_store_get_issue - the study row with what issuing reads, from
+ * indexes only (migration 0008): counts[TRIAL_WAITING], n_expired and
+ * n_added exact, and every other trial counted in counts[TRIAL_PENDING],
+ * so study_issued and study_taken are exact; the split between live,
+ * finished and paused trials is not read (study_live, study_done and the
+ * multi-fidelity rules need study_store_get). Call with the study locked.
+ */
+enum hpod_status study_store_get_issue(struct db *db, long long id,
+                                       struct study *out, struct hpod_err *err);
+
+/*
  * study_store_lock - inside a transaction, locks the study row (FOR
  * UPDATE): every per-study decision (issuing trials, promotions) holds it.
  * HPOD_ENOTFOUND if the study does not exist.

@@ -17,34 +17,40 @@
 
 /* One clause per line reads better than clang-format's packing. */
 /* clang-format off */
-static const char *SQL_COLS =
-    "SELECT t.id, t.study_id, t.seq, t.state, t.params::text AS params,"
-    " t.origin, t.metadata::text AS metadata,"
-    " t.candidate, t.worker, t.reason,"
-    " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at,"
-    " t.resume_from_step, t.train_to,"
-    " " TS("t.created_at") " AS created_at,"
+#define TRIAL_COLS \
+    " t.id, t.study_id, t.seq, t.state, t.params::text AS params," \
+    " t.origin, t.metadata::text AS metadata," \
+    " t.candidate, t.worker, t.reason," \
+    " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at," \
+    " t.resume_from_step, t.train_to," \
+    " " TS("t.created_at") " AS created_at," \
     " " TS("t.updated_at") " AS updated_at"
-    " FROM trials t";
+static const char *SQL_COLS = "SELECT" TRIAL_COLS " FROM trials t";
 /* clang-format on */
 
-/* Values of the trials whose ids are in $1 (a bigint[] literal). */
-static const char *SQL_VALUES_OF =
-    "SELECT trial_id, metric, value FROM trial_values"
-    " WHERE trial_id = ANY ($1::bigint[]) ORDER BY trial_id, metric";
-/* Steps of those trials; metric NULL for a step that carried none. */
-static const char *SQL_STEPS_OF =
-    "SELECT i.trial_id, i.step, s.metric, s.value"
+/* Values (step NULL) and steps of the trials whose ids are in $1 (a
+ * bigint[] literal), in one round trip; metric NULL for a step that
+ * carried none. */
+static const char *SQL_VALUES_STEPS_OF =
+    "SELECT trial_id, NULL::integer AS step, metric, value FROM trial_values"
+    " WHERE trial_id = ANY ($1::bigint[])"
+    " UNION ALL"
+    " SELECT i.trial_id, i.step, s.metric, s.value"
     " FROM intermediate_values i LEFT JOIN step_values s"
     " ON s.trial_id = i.trial_id AND s.step = i.step"
     " WHERE i.trial_id = ANY ($1::bigint[])"
-    " ORDER BY i.trial_id, i.step, s.metric";
+    " ORDER BY 1, 2 NULLS FIRST, 3";
 /* Values of a study's history (trial_store_history). */
 static const char *SQL_STUDY_VALUES =
     "SELECT v.trial_id, v.metric, v.value"
     " FROM trial_values v JOIN trials t ON t.id = v.trial_id"
     " WHERE t.study_id = $1 AND NOT t.lease_expired"
     " ORDER BY v.trial_id, v.metric";
+
+/* The predicate of trials_candidate_once, so the index answers alone. */
+static const char *SQL_TAKEN =
+    "SELECT candidate FROM trials WHERE study_id = $1"
+    " AND candidate IS NOT NULL AND NOT lease_expired";
 
 static const char *SQL_EXPIRE_ONE =
     "UPDATE trials SET state = 'failed', reason = 'lease expired',"
@@ -62,10 +68,12 @@ static const char *SQL_RENEW_HELD =
 static const char *SQL_STUDY_OF = "SELECT study_id FROM trials WHERE id = $1";
 static const char *SQL_NEXT_SEQ =
     "SELECT coalesce(max(seq) + 1, 0) AS seq FROM trials WHERE study_id = $1";
+/* A new trial has no values and no steps: the row it returns is all of
+ * it, with no second read (a suggest inserts under the study lock). */
 static const char *SQL_INSERT =
-    "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
+    "INSERT INTO trials AS t (study_id, seq, state, params, candidate, worker,"
     " lease_expires_at, train_to) VALUES ($1, $2, 'pending', $3::json, $4,"
-    " $5, now() + make_interval(secs => $6), $7) RETURNING id";
+    " $5, now() + make_interval(secs => $6), $7) RETURNING" TRIAL_COLS;
 /* A trial a user enqueued ($3 'waiting') or added ($3 'completed'). */
 static const char *SQL_INSERT_USER =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
@@ -233,7 +241,40 @@ attach_values(const struct db_result *r, struct trial *t, size_t n,
     return HPOD_OK;
 }
 
-/* Fills the values and steps of t[0..n) (two queries for all of them). */
+/* Adds one row of SQL_VALUES_STEPS_OF to its trial. */
+static enum hpod_status
+attach_row(const struct db_result *r, size_t i, struct trial *t, size_t n,
+           size_t *hint, struct hpod_err *err)
+{
+    long long id = db_get_ll(r, i, "trial_id", 0);
+    const char *metric = db_get(r, i, "metric");
+    struct trial *tr = find_trial(t, n, id, hint);
+    double v;
+    enum hpod_status st;
+
+    if (!tr)
+        return HPOD_OK;
+    if (db_get(r, i, "step")) {
+        int step = (int)db_get_ll(r, i, "step", 0);
+        if (tr->n_steps == 0 || tr->steps[tr->n_steps - 1].step != step) {
+            tr->steps =
+                xrealloc(tr->steps, (tr->n_steps + 1) * sizeof *tr->steps);
+            memset(&tr->steps[tr->n_steps], 0, sizeof *tr->steps);
+            tr->steps[tr->n_steps++].step = step;
+        }
+        if (!metric)
+            return HPOD_OK;
+    }
+    if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
+        HPOD_OK)
+        return st;
+    metric_set_add(db_get(r, i, "step") ? &tr->steps[tr->n_steps - 1].values
+                                        : &tr->values,
+                   metric, v);
+    return HPOD_OK;
+}
+
+/* Fills the values and steps of t[0..n) (one query for all of them). */
 static enum hpod_status
 load_values(struct db *db, struct trial *t, size_t n, struct hpod_err *err)
 {
@@ -246,34 +287,10 @@ load_values(struct db *db, struct trial *t, size_t n, struct hpod_err *err)
         return HPOD_OK;
     ids = id_array(t, n);
     const char *p[] = {ids};
-    if ((st = db_exec(db, SQL_VALUES_OF, 1, p, &r, err)) != HPOD_OK ||
-        (st = attach_values(r, t, n, err)) != HPOD_OK)
+    if ((st = db_exec(db, SQL_VALUES_STEPS_OF, 1, p, &r, err)) != HPOD_OK)
         goto out;
-    db_result_free(r);
-    r = NULL;
-    if ((st = db_exec(db, SQL_STEPS_OF, 1, p, &r, err)) != HPOD_OK)
-        goto out;
-    for (size_t i = 0; i < db_rows(r); i++) {
-        long long id = db_get_ll(r, i, "trial_id", 0);
-        int step = (int)db_get_ll(r, i, "step", 0);
-        const char *metric = db_get(r, i, "metric");
-        struct trial *tr = find_trial(t, n, id, &hint);
-        if (!tr)
-            continue;
-        if (tr->n_steps == 0 || tr->steps[tr->n_steps - 1].step != step) {
-            tr->steps =
-                xrealloc(tr->steps, (tr->n_steps + 1) * sizeof *tr->steps);
-            memset(&tr->steps[tr->n_steps], 0, sizeof *tr->steps);
-            tr->steps[tr->n_steps++].step = step;
-        }
-        if (metric) {
-            double v;
-            if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
-                HPOD_OK)
-                goto out;
-            metric_set_add(&tr->steps[tr->n_steps - 1].values, metric, v);
-        }
-    }
+    for (size_t i = 0; i < db_rows(r) && st == HPOD_OK; i++)
+        st = attach_row(r, i, t, n, &hint, err);
 out:
     db_result_free(r);
     free(ids);
@@ -398,7 +415,6 @@ trial_store_insert(struct db *db, long long study_id, int seq,
     char sid[32], sq[32], cand[32], ls[32], tt[32];
     struct db_result *r = NULL;
     enum hpod_status st;
-    long long id;
 
     snprintf(sid, sizeof sid, "%lld", study_id);
     snprintf(sq, sizeof sq, "%d", seq);
@@ -414,9 +430,13 @@ trial_store_insert(struct db *db, long long study_id, int seq,
                        train_to >= 1 ? tt : NULL};
     if ((st = db_exec(db, SQL_INSERT, 7, p, &r, err)) != HPOD_OK)
         return st;
-    id = db_get_ll(r, 0, "id", 0);
+    if (db_rows(r) == 1)
+        row_to_trial(r, 0, out);
+    else
+        st = hpod_fail(err, HPOD_EINTERNAL, "",
+                       "a trial insert returned no row");
     db_result_free(r);
-    return trial_store_get(db, id, 0, out, err);
+    return st;
 }
 
 enum hpod_status
@@ -529,6 +549,25 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
         *n = 0;
     }
     return st;
+}
+
+enum hpod_status
+trial_store_taken(struct db *db, long long study_id, long long **out, size_t *n,
+                  struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    if ((st = db_exec_id(db, SQL_TAKEN, study_id, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xmalloc((*n ? *n : 1) * sizeof **out);
+    for (size_t i = 0; i < *n; i++)
+        (*out)[i] = db_get_ll(r, i, "candidate", -1);
+    db_result_free(r);
+    return HPOD_OK;
 }
 
 enum hpod_status

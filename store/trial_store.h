@@ -77,6 +77,16 @@ enum hpod_status trial_store_history(struct db *db, long long study_id,
                                      struct hpod_err *err);
 
 /*
+ * trial_store_taken - the candidates held by the study's trials not
+ * failed by lease expiry (what a model-free sampler on a finite space
+ * needs): one index-only scan of trials_candidate_once, no params, no
+ * values. *out is a new array of *n indices (unordered).
+ */
+enum hpod_status trial_store_taken(struct db *db, long long study_id,
+                                   long long **out, size_t *n,
+                                   struct hpod_err *err);
+
+/*
  * trial_store_report - a final report: inserts the metrics of add (may be
  * NULL or empty; none of them may be stored yet: the caller checked under
  * the trial's row lock). complete: the trial becomes completed (its lease

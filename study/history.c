@@ -202,6 +202,32 @@ history_build(const struct study_def *d, const struct trial *rows,
     free(raw);
 }
 
+/*
+ * Random search on a finite space: which candidates are taken is all it
+ * reads (history_build with a model-free sampler fills nothing else), so
+ * one index-only scan replaces the trials and their values: under the
+ * study lock, this was most of a suggest's time (docs/ARCHITECTURE.md).
+ */
+static enum hpod_status
+history_taken(struct db *db, long long study_id, const double *cand_raw,
+              size_t n_cand, struct history *h, struct hpod_err *err)
+{
+    long long *taken = NULL;
+    size_t n = 0;
+    enum hpod_status st;
+
+    h->cand_raw = cand_raw;
+    h->n_cand = n_cand;
+    h->cand_used = xcalloc(n_cand ? n_cand : 1, 1);
+    if ((st = trial_store_taken(db, study_id, &taken, &n, err)) != HPOD_OK)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        if (taken[i] >= 0 && (size_t)taken[i] < n_cand)
+            h->cand_used[taken[i]] = 1;
+    free(taken);
+    return HPOD_OK;
+}
+
 enum hpod_status
 history_load(struct db *db, long long study_id, const struct study_def *d,
              const double *cand_raw, size_t n_cand, int finite,
@@ -213,6 +239,8 @@ history_load(struct db *db, long long study_id, const struct study_def *d,
 
     if (!finite && d->algo.name == ALGO_RANDOM)
         return HPOD_OK; /* random search on a continuous space */
+    if (d->algo.name == ALGO_RANDOM && !w->multistage)
+        return history_taken(db, study_id, cand_raw, n_cand, h, err);
     if ((st = trial_store_history(db, study_id, &rows, &n_rows, err)) !=
         HPOD_OK)
         return st;

@@ -183,6 +183,12 @@ struct suggest_call {
     struct study_def d;
     struct mf_work work;
     struct suggest_answer *out;
+    int next_seq; /* the study's next issue number */
+    /* What suggest_new read, kept current as it inserts, for the next
+     * call of a group (it holds the lock, so nothing else changes it). */
+    struct study_cache *entry;
+    struct history h;
+    int h_loaded;
 };
 
 /*
@@ -203,12 +209,10 @@ answer_add(struct suggest_call *c, struct trial *t)
     return HPOD_OK;
 }
 
-/* Locks the study, recovers lapsed leases, hands back the worker's. */
+/* Locks the study, recovers lapsed leases, reads the study. */
 static enum hpod_status
 suggest_begin(struct suggest_call *c)
 {
-    struct trial *held = NULL;
-    size_t n_held = 0;
     long long expired = 0;
     enum hpod_status st;
 
@@ -216,12 +220,32 @@ suggest_begin(struct suggest_call *c)
         (st = study_store_lock(c->db, c->id, c->err)) != HPOD_OK ||
         (st = trial_store_expire(c->db, c->id, &expired, c->err)) != HPOD_OK)
         return st;
-    if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
-        (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK ||
-        (st = trial_store_held(c->db, c->id, c->worker, c->s.lease_seconds,
+    c->out->n_expired = expired;
+    /* What issuing reads, from indexes; the multi-fidelity rules read the
+     * full counts, a scan of the study's trials. suggest_done reads the
+     * full counts again after the commit. */
+    if ((st = study_store_get_issue(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
+        (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK)
+        return st;
+    if (mf_enabled(&c->d)) {
+        study_cleanup(&c->s);
+        if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
+            return st;
+    }
+    return HPOD_OK;
+}
+
+/* Hands the worker back the trials it holds. */
+static enum hpod_status
+suggest_held(struct suggest_call *c)
+{
+    struct trial *held = NULL;
+    size_t n_held = 0;
+    enum hpod_status st;
+
+    if ((st = trial_store_held(c->db, c->id, c->worker, c->s.lease_seconds,
                                &held, &n_held, c->err)) != HPOD_OK)
         goto out;
-    c->out->n_expired = expired;
     for (size_t i = 0; i < n_held && (long long)i < c->count; i++)
         if ((st = answer_add(c, &held[i])) != HPOD_OK)
             goto out;
@@ -296,6 +320,9 @@ suggest_claim(struct suggest_call *c)
             goto out;
         c->out->n_new++;
     }
+    /* The next call of a group reads the counts as now written. */
+    c->s.counts[TRIAL_WAITING] -= (long long)n_got;
+    c->s.counts[TRIAL_PENDING] += (long long)n_got;
 out:
     trials_free(got, n_got);
     return st;
@@ -362,37 +389,58 @@ choose_one(const struct study_def *d, const struct history *h,
     return st;
 }
 
+/*
+ * What choosing needs, read once per transaction: the candidates (cached
+ * per process), the history and the next issue number. The lock is held
+ * and only suggest_new inserts trials, so what it read stays right for
+ * the next call of a group as suggest_new keeps it current.
+ */
+static enum hpod_status
+suggest_read(struct suggest_call *c)
+{
+    const struct study_def *d = &c->d;
+    struct study_cache *e;
+    enum hpod_status st;
+
+    /* The stored definition holds no candidates (they have their own
+     * table): the study row says whether the space is finite. */
+    if (c->s.n_candidates >= 0) {
+        c->entry = e = cache_take(c->id);
+        if (!e->cand_raw &&
+            (st = history_candidates(c->db, c->id, d, &e->cand_raw, &e->n_cand,
+                                     c->err)) != HPOD_OK)
+            return st;
+    }
+    e = c->entry;
+    if ((st = history_load(c->db, c->id, d, e ? e->cand_raw : NULL,
+                           e ? e->n_cand : 0, e != NULL, &c->work, &c->h,
+                           c->err)) != HPOD_OK ||
+        (st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
+            HPOD_OK)
+        return st;
+    c->h_loaded = 1;
+    return HPOD_OK;
+}
+
 /* Chooses and inserts up to need new trials. */
 static enum hpod_status
 suggest_new(struct suggest_call *c, long long need)
 {
     const struct study_def *d = &c->d;
     size_t np = d->space.n_params;
-    struct study_cache *entry = NULL;
-    struct history h = {0};
+    struct history *h = &c->h;
     double *raw = NULL;
     int seq = 0;
-    enum hpod_status st;
+    enum hpod_status st = HPOD_OK;
 
-    /* The stored definition holds no candidates (they have their own
-     * table): the study row says whether the space is finite. */
-    if (c->s.n_candidates >= 0) {
-        entry = cache_take(c->id);
-        if (!entry->cand_raw &&
-            (st = history_candidates(c->db, c->id, d, &entry->cand_raw,
-                                     &entry->n_cand, c->err)) != HPOD_OK)
-            goto out;
-    }
-    if ((st = history_load(c->db, c->id, d, entry ? entry->cand_raw : NULL,
-                           entry ? entry->n_cand : 0, entry != NULL, &c->work,
-                           &h, c->err)) != HPOD_OK ||
-        (st = trial_store_next_seq(c->db, c->id, &seq, c->err)) != HPOD_OK)
-        goto out;
+    if (!c->h_loaded && (st = suggest_read(c)) != HPOD_OK)
+        return st;
+    seq = c->next_seq;
     raw = xmalloc(np * sizeof *raw);
     for (long long k = 0; k < need; k++) {
         size_t cand;
         struct trial t = {0};
-        st = choose_one(d, &h, entry, seq, raw, &cand);
+        st = choose_one(d, h, c->entry, seq, raw, &cand);
         if (st == HPOD_ENOTFOUND) {
             st = HPOD_OK; /* finite study used up */
             break;
@@ -415,16 +463,14 @@ suggest_new(struct suggest_call *c, long long need)
         if (st != HPOD_OK)
             goto out;
         if (cand != (size_t)-1)
-            h.cand_used[cand] = 1;
-        history_add_pending(&h, np, raw, cand);
-        seq++;
+            h->cand_used[cand] = 1;
+        history_add_pending(h, np, raw, cand);
+        c->next_seq = ++seq;
         c->out->n_new++;
+        c->s.counts[TRIAL_PENDING]++;
     }
 out:
-    if (entry)
-        cache_put(entry);
     free(raw);
-    history_cleanup(&h);
     return st;
 }
 
@@ -455,46 +501,215 @@ suggest_done(struct suggest_call *c)
     return HPOD_OK;
 }
 
+/*
+ * Per-member steps of a suggest transaction, after suggest_begin: the
+ * worker's held trials, resumed and enqueued ones, then new ones.
+ * first: the first member of the transaction (multi-fidelity work is
+ * prepared once).
+ */
+static enum hpod_status
+suggest_member(struct suggest_call *c, int first)
+{
+    long long need;
+    enum hpod_status st;
+
+    if ((st = suggest_held(c)) != HPOD_OK ||
+        (first && (st = suggest_resume(c)) != HPOD_OK) ||
+        (st = suggest_claim(c)) != HPOD_OK)
+        return st;
+    need = suggest_room(c);
+    if (need > 0 && (st = suggest_new(c, need)) != HPOD_OK)
+        return st;
+    /* ASHA with nothing left to resume or start: prune the paused. */
+    if (suggest_open(c) && mf_prune_paused(&c->d, &c->s, c->out->n) &&
+        (st = trial_store_prune_paused(c->db, c->id, c->err)) != HPOD_OK)
+        return st;
+    return HPOD_OK;
+}
+
+/*
+ * One suggest call of a group: its arguments, its answer, and where it
+ * stands. Calls on one study in one process form a group: the first to
+ * find no transaction under way leads, and answers every call queued
+ * behind it in one transaction under one study lock and one commit.
+ * Every call is answered as if the calls had run one after another in
+ * that order (the counts are kept current between them); only the
+ * waiting for the lock and the commit are shared (issue 14: 64 workers
+ * queued on one lock, each paying a lock handoff and a commit).
+ */
+enum member_state { M_QUEUED, M_TAKEN, M_DONE, M_SOLO };
+
+struct member {
+    long long study_id;
+    const char *worker;
+    long long count;
+    struct suggest_answer *out;
+    struct hpod_err *err;
+    enum hpod_status st;
+    enum member_state state;
+    struct member *next;
+};
+
+#define GROUP_SLOTS 64
+#define GROUP_MAX 32
+
+static struct group {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int busy; /* a leader runs a transaction for this slot */
+    struct member *head, *tail;
+} groups[GROUP_SLOTS];
+static pthread_once_t groups_once = PTHREAD_ONCE_INIT;
+
+static void
+groups_init(void)
+{
+    for (size_t i = 0; i < GROUP_SLOTS; i++) {
+        pthread_mutex_init(&groups[i].mu, NULL);
+        pthread_cond_init(&groups[i].cv, NULL);
+    }
+}
+
+static void
+answer_reset(struct suggest_answer *out, long long count)
+{
+    suggest_answer_cleanup(out);
+    out->trials = xcalloc(count > 0 ? (size_t)count : 1, sizeof *out->trials);
+}
+
+/*
+ * The transaction of members m[0..k-1] of one study; sets each m[i]->st.
+ * Returns 1 when it committed.
+ */
+static int
+suggest_run(struct db *db, long long id, struct member **m, size_t k)
+{
+    struct suggest_call c = {.db = db, .id = id, .out = m[0]->out};
+    size_t i = 0;
+    int committed = 0;
+    enum hpod_status st;
+
+    c.err = m[0]->err;
+    if ((st = suggest_begin(&c)) != HPOD_OK)
+        goto out;
+    /* Multi-fidelity decisions read state a call's predecessor changes
+     * (the ASHA ladder, the stage): one call per transaction. */
+    if (mf_enabled(&c.d) && k > 1) {
+        st = HPOD_ECONFLICT;
+        goto out;
+    }
+    for (i = 0; i < k; i++) {
+        c.worker = m[i]->worker;
+        c.count = m[i]->count;
+        c.out = m[i]->out;
+        c.err = m[i]->err;
+        if ((st = suggest_member(&c, i == 0)) != HPOD_OK)
+            goto out;
+    }
+    if ((st = db_commit(db, c.err)) != HPOD_OK)
+        goto out;
+    committed = 1;
+    for (i = 0; i < k; i++) {
+        c.out = m[i]->out;
+        c.err = m[i]->err;
+        m[i]->st = suggest_done(&c);
+    }
+out:
+    if (!committed) {
+        db_rollback(db);
+        for (i = 0; i < k; i++) {
+            m[i]->st = st;
+            m[i]->out->n_new = 0;
+        }
+    }
+    history_cleanup(&c.h);
+    if (c.entry)
+        cache_put(c.entry);
+    mf_work_cleanup(&c.work);
+    study_def_cleanup(&c.d);
+    study_cleanup(&c.s);
+    return committed;
+}
+
+/* Leads: takes me and up to GROUP_MAX - 1 queued calls of my study. */
+static void
+group_lead(struct group *g, struct db *db, struct member *me)
+{
+    struct member *m[GROUP_MAX], **pp;
+    size_t k = 1;
+    int committed;
+
+    g->busy = 1;
+    m[0] = me; /* the leader's connection reads and writes for all */
+    for (pp = &g->head; *pp;) {
+        struct member *x = *pp;
+        if (x == me || (x->study_id == me->study_id && k < GROUP_MAX)) {
+            *pp = x->next;
+            x->state = M_TAKEN;
+            if (x != me)
+                m[k++] = x;
+            continue;
+        }
+        pp = &x->next;
+    }
+    g->tail = NULL;
+    for (struct member *x = g->head; x; x = x->next)
+        g->tail = x;
+    pthread_mutex_unlock(&g->mu);
+    for (size_t i = 0; i < k; i++)
+        answer_reset(m[i]->out, m[i]->count);
+    committed = suggest_run(db, me->study_id, m, k);
+    pthread_mutex_lock(&g->mu);
+    /* A group that failed before its commit: every call runs again
+     * alone, on its own connection, so one call's error (or a
+     * multi-fidelity study) is never another call's answer. */
+    for (size_t i = 0; i < k; i++)
+        m[i]->state = committed || k == 1 ? M_DONE : M_SOLO;
+    g->busy = 0;
+    pthread_cond_broadcast(&g->cv);
+}
+
+static enum hpod_status
+suggest_alone(struct db *db, struct member *me)
+{
+    struct member *m[1] = {me};
+    answer_reset(me->out, me->count);
+    suggest_run(db, me->study_id, m, 1);
+    return me->st;
+}
+
 enum hpod_status
 study_suggest(struct db *db, long long study_id, const char *worker,
               long long count, struct suggest_answer *out, struct hpod_err *err)
 {
-    struct suggest_call c = {.db = db,
-                             .id = study_id,
-                             .worker = worker,
-                             .count = count,
-                             .err = err,
-                             .out = out};
-    long long need;
-    int committed = 0;
-    enum hpod_status st;
+    struct member me = {.study_id = study_id,
+                        .worker = worker,
+                        .count = count,
+                        .out = out,
+                        .err = err,
+                        .state = M_QUEUED};
+    struct group *g;
 
     memset(out, 0, sizeof *out);
-    out->trials = xcalloc(count > 0 ? (size_t)count : 1, sizeof *out->trials);
-    if ((st = suggest_begin(&c)) != HPOD_OK ||
-        (st = suggest_resume(&c)) != HPOD_OK ||
-        (st = suggest_claim(&c)) != HPOD_OK)
-        goto out;
-    need = suggest_room(&c);
-    if (need > 0 && (st = suggest_new(&c, need)) != HPOD_OK)
-        goto out;
-    /* ASHA with nothing left to resume or start: prune the paused. */
-    if (suggest_open(&c) && mf_prune_paused(&c.d, &c.s, out->n) &&
-        (st = trial_store_prune_paused(db, study_id, err)) != HPOD_OK)
-        goto out;
-    if ((st = db_commit(db, err)) != HPOD_OK)
-        goto out;
-    committed = 1;
-    st = suggest_done(&c);
-out:
-    if (st != HPOD_OK)
-        db_rollback(db);
-    if (!committed)
-        out->n_new = 0;
-    mf_work_cleanup(&c.work);
-    study_def_cleanup(&c.d);
-    study_cleanup(&c.s);
-    return st;
+    pthread_once(&groups_once, groups_init);
+    g = &groups[(unsigned long long)study_id % GROUP_SLOTS];
+    pthread_mutex_lock(&g->mu);
+    if (g->tail)
+        g->tail->next = &me;
+    else
+        g->head = &me;
+    g->tail = &me;
+    while (me.state == M_QUEUED || me.state == M_TAKEN) {
+        if (me.state == M_QUEUED && !g->busy) {
+            group_lead(g, db, &me);
+            continue;
+        }
+        pthread_cond_wait(&g->cv, &g->mu);
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (me.state == M_SOLO)
+        return suggest_alone(db, &me);
+    return me.st;
 }
 
 void

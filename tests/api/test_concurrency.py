@@ -133,3 +133,98 @@ def t_kill9(c):
                   % (t["id"], t["state"], t["values"]))
     print("# kill -9: %d reports acknowledged before the kill, %d trials in the study"
           % (len(acked), lst["total"]), flush=True)
+
+
+def _cycle_workers(c, ports, sid, n, seconds, value):
+    """n workers (worker i on ports[i % len(ports)]) loop suggest + report
+    on study sid for the given seconds; a cycle under way at the end is
+    finished. Returns (issued: trial id -> params, acked: trial id ->
+    values, errors)."""
+    issued, acked, errors = {}, {}, []
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def worker(i):
+        port = ports[i % len(ports)]
+        name = "w64-%02d" % i
+        try:
+            while time.monotonic() < deadline and not errors:
+                r = suggest(c, sid, name, port=port)
+                for t in r["trials"]:
+                    with lock:
+                        if t["id"] in issued and t["id"] not in acked:
+                            errors.append("%s: trial %d issued twice" % (name, t["id"]))
+                        issued[t["id"]] = t["params"]
+                    vals = value(t)
+                    report(c, t["id"], vals, port=port)
+                    with lock:
+                        acked[t["id"]] = vals
+                if not r["trials"]:
+                    return
+        except Exception as e:  # noqa: BLE001
+            errors.append("%s: %s" % (name, e))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return issued, acked, errors
+
+
+def _check_study(c, port, sid, issued, acked, finite):
+    rows, total = [], None
+    while total is None or len(rows) < total:
+        r = expect(call(port, "GET", "/v1/studies/%d/trials?limit=1000&offset=%d"
+                        % (sid, len(rows))), 200)
+        rows += r["trials"]
+        total = r["total"]
+        if not r["trials"]:
+            break
+    check(total == len(rows) == len(issued),
+          "study %d: %d trials listed of %d, %d issued"
+          % (sid, len(rows), total, len(issued)))
+    by_id = {t["id"]: t for t in rows}
+    for tid, vals in acked.items():
+        t = by_id.get(tid)
+        check(t is not None and t["state"] == "completed" and t["values"] == vals,
+              "acknowledged report of trial %d reads back as %r" % (tid, t and short(t)))
+    check(len(acked) == len(issued), "%d issued, %d reported" % (len(issued), len(acked)))
+    numbers = sorted(t["number"] for t in rows)
+    check(numbers == list(range(len(rows))), "trial numbers are not 0..%d" % (len(rows) - 1))
+    if finite:
+        configs = [canon(t["params"]) for t in rows]
+        check(len(set(configs)) == len(configs),
+              "%d trials hold only %d distinct candidates" % (len(configs), len(set(configs))))
+    sc = expect(call(port, "GET", "/v1/studies/%d" % sid), 200)
+    check(sc["trial_counts"]["completed"] == len(rows) and
+          sum(sc["trial_counts"].values()) == len(rows),
+          "study %d counts %r for %d trials" % (sid, sc["trial_counts"], len(rows)))
+
+
+@test("three servers, 64 workers for a bounded time: finite and open studies")
+def t_concurrent64(c):
+    ports = [c.port, c.server().port, c.server().port]
+    cands = [{"x": i} for i in range(3000)]
+    fin = create(c, {"name": "w64-finite", "candidates": cands,
+                     "space": [{"name": "x", "type": "int", "low": 0, "high": 2999}],
+                     "objectives": BLEU_MAX})["id"]
+    opn = create(c, {"name": "w64-open", "space": SPACE4_64,
+                     "objectives": BLEU_MAX})["id"]
+    for sid, finite in ((fin, True), (opn, False)):
+        t0 = time.monotonic()
+        issued, acked, errors = _cycle_workers(
+            c, ports, sid, 64, 5.0, lambda t: {"bleu": t["id"] * 0.5 + 0.125})
+        dt = time.monotonic() - t0
+        check(not errors, "workers failed: %s" % "; ".join(errors[:5]))
+        check(len(issued) >= 64, "only %d trials in %.1f s" % (len(issued), dt))
+        for port in ports:
+            _check_study(c, port, sid, issued, acked, finite)
+        print("# 64 workers, 3 servers, %s study: %d cycles in %.1f s"
+              % ("finite" if finite else "open", len(acked), dt), flush=True)
+
+
+SPACE4_64 = [
+    {"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True},
+    {"name": "layers", "type": "int", "low": 1, "high": 6},
+]
