@@ -28,7 +28,6 @@
 #include "study/def.h"
 #include "server/auth.h"
 #include "server/router.h"
-#include "handlers/handlers.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -420,7 +419,7 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     }
     /* Who is asking comes before anything about the request itself: a
      * client without a valid token learns nothing from our answers. */
-    if (route->handler == handle_suggest)
+    if (route->waits_for_study)
         gated = gate_enter(s);
     if (route->needs_db || auth_needs_db(route)) {
         st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);

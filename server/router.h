@@ -30,6 +30,11 @@ struct route {
      * ROLE_WRITE for what trainers do, ROLE_ADMIN for deletes and
      * tokens. */
     enum access_role role;
+    /* 1 for routes that may hold a pooled connection while they wait for
+     * a study's row lock (suggest): server/http.c lets at most three
+     * quarters of the pool do so, so reports and reads never queue behind
+     * them. */
+    int waits_for_study;
 };
 
 /*
