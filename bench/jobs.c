@@ -1,9 +1,11 @@
 /*
  * bench/jobs.c - the simulation worker pool; see jobs.h.
  */
+#define _GNU_SOURCE /* SCHED_IDLE (Linux) */
 #include "bench/jobs.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <stdlib.h>
@@ -18,9 +20,10 @@
 #include "store/bench_store.h"
 
 #define JOBS_MAX_WORKERS 16
-/* Workers (and the simrun threads they start, which inherit it on Linux)
- * run at this nice value, so that a suggest or a report of a trainer gets
- * the CPU first when simulations keep every core busy. */
+/* Workers (and the simrun threads they start, which inherit both on
+ * Linux) run under SCHED_IDLE, so that a suggest or a report of a trainer
+ * gets the CPU first when simulations keep every core busy; where that is
+ * refused, at this nice value. */
 #define JOBS_NICE 10
 
 /* A job in flight on one worker (id 0: none). */
@@ -202,6 +205,26 @@ struct worker_arg {
     size_t k;
 };
 
+/*
+ * The calling thread (per task on Linux) yields the CPU to everything
+ * else: SCHED_IDLE runs it only when no normal task wants the core, which
+ * a nice value alone does not (nice 10 still gets ~10% of a core against
+ * a busy nice-0 task, and a woken trainer's request waits for the slice).
+ * Best effort: the job runs either way.
+ */
+static void
+lower_priority(void)
+{
+#ifdef SCHED_IDLE
+    struct sched_param p = {0};
+    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) == 0)
+        return;
+#endif
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JOBS_NICE) != 0)
+        hpod_log(HPOD_LOG_DEBUG, "simulation worker: nice %d refused",
+                 JOBS_NICE);
+}
+
 static void *
 worker_loop(void *arg)
 {
@@ -209,10 +232,7 @@ worker_loop(void *arg)
     struct bench_jobs *j = wa->j;
     struct slot *s = &j->slots[wa->k];
     free(wa);
-    /* Per thread on Linux (the nice value is per task); best effort. */
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), JOBS_NICE) != 0)
-        hpod_log(HPOD_LOG_DEBUG, "simulation worker: nice %d refused",
-                 JOBS_NICE);
+    lower_priority();
     for (;;) {
         struct db *db = NULL;
         struct hpod_err err = {0};

@@ -196,6 +196,11 @@ if [ -f "$root/tests/bench/bench_models.py" ]; then
     run_tagged "" python3 "$root/tests/bench/bench_models.py" "$urls" ||
         fail "bench_models.py failed"
 fi
+echo
+echo "== HTTP: one trainer's suggest latency, idle and while 4 simulations run" \
+    "on the job pool (tests/bench/bench_simload.py)"
+run_tagged "" python3 "$root/tests/bench/bench_simload.py" "$urls" ||
+    fail "bench_simload.py failed"
 stop_servers_checked
 
 # --- 2. replicas ------------------------------------------------------------

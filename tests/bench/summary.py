@@ -106,6 +106,10 @@ def main(argv):
             g("http_graph_eif_%d_warm_ms" % n), "ms", "TPE ask @%d" % n, tpe,
             "ms", False)
 
+    lines.append("suggest p99, 4 simulations running:      hpod %-12s | "
+                 "%-22s %-12s |" % (fmt(g("sim_suggest_p99_busy_ms"), "ms"),
+                                    "idle", fmt(g("sim_suggest_p99_idle_ms"),
+                                                "ms")))
     print("== hpod vs the peer (ratio > 1x: hpod ahead; rates hpod/peer, "
           "latencies peer/hpod)")
     print("load:    %s (1, 5, 15 min) now" % " ".join(
@@ -147,6 +151,8 @@ def main(argv):
          15, False)
     goal("graph EIF @200 over HTTP (warm)", g("http_graph_eif_200_warm_ms"),
          "ms", 2, False)
+    goal("suggest p99 with 4 simulations / idle p99", g("sim_suggest_p99_ratio"),
+         "x", 2, False)
     return 0
 
 
