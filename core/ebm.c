@@ -16,6 +16,7 @@
 struct ebm_feature {
     size_t n_bins;
     int categorical;
+    int exact;     /* every distinct value is its own bin */
     double *upper; /* n_bins ascending edges (categorical: the codes) */
     double *rep;   /* mean of the data values in each bin */
     size_t *count; /* rows per bin */
@@ -79,7 +80,8 @@ make_bins(const double *v, size_t n, size_t max_bins, int categorical,
     f->categorical = categorical;
     f->upper = xmalloc(d * sizeof *f->upper);
     f->n_bins = 0;
-    if (categorical || d <= max_bins) {
+    f->exact = categorical || d <= max_bins;
+    if (f->exact) {
         for (size_t i = 0; i < n; i++)
             if (i == 0 || v[i] != v[i - 1])
                 f->upper[f->n_bins++] = v[i];
@@ -535,7 +537,9 @@ setup(struct ebm *m, struct work *w, const double *x,
             f->rep[b] += x[i * p + j];
         }
         for (size_t b = 0; b < f->n_bins; b++)
-            f->rep[b] /= (double)(f->count[b] ? f->count[b] : 1);
+            f->rep[b] =
+                f->exact ? f->upper[b]
+                         : f->rep[b] / (double)(f->count[b] ? f->count[b] : 1);
         if (f->n_bins > maxb)
             maxb = f->n_bins;
     }

@@ -26,7 +26,8 @@
  *
  * Importance of feature j = mean over the data of |f_j(x_j)|; of a pair
  * the mean of |f_ij|. The shape function of j is f_j per bin, each bin with
- * its representative value (the mean of the data values in it) and count.
+ * its representative value (the value itself when every distinct value
+ * has its own bin, else the mean of the data values in it) and count.
  *
  * Deterministic (no sampling, no bagging). Cost O(rounds · p · (n + B))
  * plus O(p² · B²) for the pair scores: a 767-row, 6-feature table takes a

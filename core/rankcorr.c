@@ -71,16 +71,22 @@ rank_spearman(const double *x, const double *y, size_t n)
 }
 
 size_t
-rank_top_set(const double *x, size_t n, double frac, int maximize,
-             unsigned char *top)
+rank_top_k(size_t n, double frac)
 {
     if (n == 0)
         return 0;
-    size_t k = (size_t)ceil(frac * (double)n - 1e-9), count = 0;
-    if (k < 1)
-        k = 1;
-    if (k > n)
-        k = n;
+    double c = ceil(frac * (double)n - 1e-9);
+    size_t k = c < 1 ? 1 : (size_t)c;
+    return k > n ? n : k;
+}
+
+size_t
+rank_top_set(const double *x, size_t n, double frac, int maximize,
+             unsigned char *top)
+{
+    size_t k = rank_top_k(n, frac), count = 0;
+    if (n == 0)
+        return 0;
     double *s = xmalloc(n * sizeof *s);
     for (size_t i = 0; i < n; i++)
         s[i] = maximize ? -x[i] : x[i];

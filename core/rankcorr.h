@@ -22,6 +22,9 @@ void rank_average(const double *x, size_t n, double *rank);
  */
 double rank_spearman(const double *x, const double *y, size_t n);
 
+/* ceil(frac · n), at least 1 and at most n (0 when n == 0). */
+size_t rank_top_k(size_t n, double frac);
+
 /*
  * rank_top_set - marks in top (n flags) the best fraction of x: k =
  * ceil(frac · n) (at least 1 when n > 0), larger is better when maximize,

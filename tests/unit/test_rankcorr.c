@@ -106,7 +106,13 @@ test_top_overlap(void **state)
     assert_close(rank_top_overlap(c, a, 10, 0.2, 1, &na, &nb, &both), 2.0 / 3.0,
                  0, 1e-15);
     assert_int_equal(both, 2);
-    /* ceil: 7 rows at 20% -> 2; at least one row. */
+    /* ceil: 7 rows at 20% -> 2; 10 -> 2 exactly; at least one row. */
+    assert_int_equal(rank_top_k(7, 0.2), 2);
+    assert_int_equal(rank_top_k(10, 0.2), 2);
+    assert_int_equal(rank_top_k(11, 0.2), 3);
+    assert_int_equal(rank_top_k(3, 0.2), 1);
+    assert_int_equal(rank_top_k(0, 0.2), 0);
+    assert_int_equal(rank_top_k(5, 2.0), 5);
     assert_int_equal(rank_top_set(a, 7, 0.2, 1, t), 2);
     assert_int_equal(rank_top_set(a, 3, 0.2, 1, t), 1);
     assert_close(rank_top_overlap(a, b, 0, 0.2, 1, &na, NULL, NULL), 0, 0, 0);
