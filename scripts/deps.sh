@@ -9,8 +9,10 @@
 #                          from a nodejs package that bundles it)
 #   scripts/deps.sh bench  also the peer of `make bench`: Debian's Optuna
 #                          with SQLAlchemy and psycopg2 for its RDB storage
-#                          on the benchmark's PostgreSQL (make test never
-#                          installs these)
+#                          on the benchmark's PostgreSQL, and scikit-learn
+#                          for Optuna's fANOVA importance evaluator (random
+#                          forests; tests/bench/importance_fanova.py) (make
+#                          test never installs these)
 set -eu
 
 PKGS="build-essential pkg-config make
@@ -37,7 +39,7 @@ if [ "${1:-}" = lint ]; then
     fi
 fi
 if [ "${1:-}" = bench ]; then
-    for p in python3-optuna python3-sqlalchemy python3-psycopg2; do
+    for p in python3-optuna python3-sqlalchemy python3-psycopg2 python3-sklearn; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
             missing="$missing $p"
         fi

@@ -42,6 +42,7 @@ MODULES = [
     "test_bad_requests",       # the cases of bad_requests.py
     "test_suggest",            # finite studies, budgets, seeds, model samplers
     "test_pareto",             # pareto, best, constraints
+    "test_importance",         # importance (EBM), table comparison
     "test_multifidelity",      # asha, multistage
     "test_concurrency",        # two servers, 16 workers, kill -9
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate

@@ -82,6 +82,11 @@ class Lab:
             "algorithm": {"name": "random"}, "objectives": BLEU_MAX, "repeats": 2},
             token=w), 201)["id"]
         self.nlp_study = self.new_study(self.tok[("write", "nlp")])
+        self.imp_study = self.new_study(w)  # enough completed trials for /importance
+        for i in range(10):
+            expect(self.call("POST", "/v1/studies/%d/trials" % self.imp_study, {
+                "params": {"lr": 10 ** -(1 + i % 3), "layers": 1 + i % 6, "bpe": 30000,
+                           "opt": "adam"}, "values": {"bleu": float(i)}}, token=w), 201)
 
     def call(self, method, path, body=None, token=None, **kw):
         return call(self.port, method, path, body, token=token, **kw)
@@ -127,6 +132,8 @@ def requests(L):
         ("get", "/v1/studies/{id}/trials"): lambda: ("/v1/studies/%d/trials" % s, None),
         ("get", "/v1/studies/{id}/best"): lambda: ("/v1/studies/%d/best" % s, None),
         ("get", "/v1/studies/{id}/pareto"): lambda: ("/v1/studies/%d/pareto" % L.mo_study, None),
+        ("get", "/v1/studies/{id}/importance"): lambda: (
+            "/v1/studies/%d/importance" % L.imp_study, None),
         ("get", "/v1/trials/{id}"): lambda: ("/v1/trials/%d" % t, None),
         ("patch", "/v1/trials/{id}"): lambda: ("/v1/trials/%d" % t, {"metadata": {"k": 1}}),
         ("post", "/v1/studies/{id}/trials"): lambda: ("/v1/studies/%d/trials" % s, {
@@ -147,6 +154,10 @@ def requests(L):
         ("post", "/v1/benchmarks/{namespace}/{name}/simulate"): lambda: (
             bench_path(tb, "/simulate"),
             {"algorithm": {"name": "random"}, "objectives": BLEU_MAX, "repeats": 2}),
+        ("get", "/v1/benchmarks/{namespace}/{name}/importance"): lambda: (
+            bench_path(tb, "/importance?metric=bleu"), None),
+        ("get", "/v1/benchmarks/{namespace}/{name}/compare"): lambda: (
+            bench_path(tb, "/compare?with=" + tb), None),
         ("get", "/v1/simulations"): lambda: ("/v1/simulations", None),
         ("get", "/v1/simulations/{id}"): lambda: ("/v1/simulations/%d" % L.sim, None),
         ("post", "/v1/tokens"): lambda: ("/v1/tokens", {"role": "read"}),

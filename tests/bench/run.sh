@@ -10,7 +10,10 @@
 # BUILD/benchpg.XXXXXX) with the databases "hpod" and "optuna", `hpod
 # migrate`; then, all with OPENBLAS_NUM_THREADS=1:
 #   1. one `hpod serve`: bench_http with 1, 4, 16, 64 clients on an open
-#      study, then bench_models.py (GP-EI and graph suggest latency);
+#      study, then bench_models.py (GP-EI and graph suggest latency) and
+#      importance_fanova.py (hpod's importance beside Optuna's fANOVA on
+#      the six nmthpo tables, when python3-optuna and python3-sklearn are
+#      installed);
 #   2. three `hpod serve` replicas on the same database: bench_http with 64
 #      clients spread round-robin over them, on a finite study of 3,000
 #      candidates and on an open study;
@@ -201,6 +204,16 @@ echo "== HTTP: one trainer's suggest latency, idle and while 4 simulations run" 
     "on the job pool (tests/bench/bench_simload.py)"
 run_tagged "" python3 "$root/tests/bench/bench_simload.py" "$urls" ||
     fail "bench_simload.py failed"
+echo
+if "$peer_python" -c 'import optuna, sklearn' 2>/dev/null; then
+    echo "== importance: hpod's EBM beside Optuna's fANOVA on the six tables" \
+        "(tests/bench/importance_fanova.py)"
+    "$peer_python" "$root/tests/bench/importance_fanova.py" "$urls" ||
+        fail "importance_fanova.py failed"
+else
+    echo "== importance vs fANOVA: $peer_python cannot import optuna and" \
+        "sklearn (sh scripts/deps.sh bench installs them); skipped"
+fi
 stop_servers_checked
 
 # --- 2. replicas ------------------------------------------------------------
