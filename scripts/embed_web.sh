@@ -19,7 +19,7 @@ for f in "$@"; do
         ;;
     esac
     names="$names $n"
-    echo "static const unsigned char f$i[] = {"
+    echo "static const unsigned char f${i}[] = {"
     od -An -v -tx1 "$f" | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g' -e 's/^/    /'
     echo "    0x00};"
     i=$((i + 1))

@@ -60,11 +60,11 @@ if [ "$got" != "$SHA256" ]; then
     exit 1
 fi
 if [ "$mode" = check ]; then
-    cmp -s "$dir/package/LICENSE" "$vendor/echarts-LICENSE.txt" &&
-        cmp -s "$dir/package/NOTICE" "$vendor/echarts-NOTICE.txt" || {
+    if ! cmp -s "$dir/package/LICENSE" "$vendor/echarts-LICENSE.txt" ||
+        ! cmp -s "$dir/package/NOTICE" "$vendor/echarts-NOTICE.txt"; then
         echo "lint: web/vendor/ licence files differ from echarts@$VERSION" >&2
         exit 1
-    }
+    fi
     echo "lint: web/vendor/ matches echarts@$VERSION from npm"
     exit 0
 fi
