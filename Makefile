@@ -249,11 +249,15 @@ lint: check-layers lint-spec lint-docker lint-web
 lint-spec:
 	@sh scripts/lint_spec.sh $(O)/npm
 
-# web/vendor/: the committed chart library is echarts at the version
+# web/: app.js parses (node --check, when node is there), and the
+# committed chart library web/vendor/ is echarts at the version
 # pinned in scripts/vendor_web.sh (its SHA-256; and the npm package itself
 # when npm reaches the registry). make web-vendor fetches it anew.
 lint-web:
 	@sh scripts/vendor_web.sh $(O)/npm-web check
+	@if command -v node >/dev/null 2>&1; then \
+	    node --check web/app.js && echo "lint: node --check web/app.js"; \
+	else echo "lint: skipped node --check web/app.js: node is not installed"; fi
 
 web-vendor:
 	@sh scripts/vendor_web.sh $(O)/npm-web

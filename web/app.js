@@ -26,6 +26,11 @@
   const charts = new Map(); /* chart name -> echarts instance */
   const bestCache = new Map(); /* study id -> {key, value} */
   const sortState = { key: "number", dir: 1 };
+  /* Explanations are recorded when a trial is suggested and never change:
+   * kept by trial id, and the rows whose explanation is open stay open
+   * across refreshes. */
+  const explained = new Map(); /* trial id -> text */
+  const explainOpen = new Set();
   const dash = {
     renders: 0,
     view: "",
@@ -44,6 +49,9 @@
     },
     charts() {
       return Array.from(charts.keys());
+    },
+    refresh() {
+      refresh(false);
     },
   };
   window.hpodDash = dash;
@@ -417,15 +425,22 @@
     const shapes = $("shapes");
     if (!imp) {
       notAvailable("importance", "Importance is not available on this server.");
+      for (const name of Array.from(charts.keys()).filter((k) => k.startsWith("shape-"))) {
+        charts.get(name).dispose();
+        charts.delete(name);
+      }
       shapes.replaceChildren();
       return;
     }
+    const pairs = (imp.pairs || imp.interactions || []).slice(0, 3).map((q) =>
+      (q.params || q.names || []).join(" \u00D7 ") + " " + fmt(q.importance)).join(", ");
     const params = (imp.params || imp.parameters || []).slice()
       .sort((a, b) => a.importance - b.importance);
     chart("importance", chartHost("importance"), {
       tooltip: { trigger: "item" },
-      grid: { left: 110, right: 30, top: 10, bottom: 30 },
-      xAxis: { type: "value", name: "mean |contribution|" },
+      title: { subtext: pairs ? "top pairs: " + pairs : "", left: "center", bottom: 0 },
+      grid: { left: 110, right: 30, top: 10, bottom: 50 },
+      xAxis: { type: "value", name: "mean |contribution|", nameLocation: "middle", nameGap: 22 },
       yAxis: { type: "category", data: params.map((p) => p.name) },
       series: [{ name: "importance", type: "bar", data: params.map((p) => p.importance) }],
     });
@@ -471,10 +486,16 @@
   }
 
   async function explain(t, box) {
+    if (explained.has(t.id)) {
+      box.textContent = explained.get(t.id);
+      return;
+    }
     box.textContent = "loading...";
     try {
       const e = await optional("/v1/trials/" + t.id + "/explain");
-      box.textContent = e ? JSON.stringify(e, null, 1) : "Explanations are not available on this server.";
+      const text = e ? JSON.stringify(e, null, 1) : "Explanations are not available on this server.";
+      if (e) explained.set(t.id, text);
+      box.textContent = text;
     } catch (err) {
       box.textContent = "Could not read the explanation: " + err.message;
     }
@@ -500,8 +521,12 @@
       const box = el("pre", { class: "explain" });
       const det = el("details", {}, el("summary", { text: "explain" }), box);
       det.addEventListener("toggle", () => {
-        if (det.open) explain(t, box);
+        if (det.open) {
+          explainOpen.add(t.id);
+          explain(t, box);
+        } else explainOpen.delete(t.id);
       });
+      if (explainOpen.has(t.id)) det.open = true;
       return el("tr", { "data-trial": String(t.id) },
         ...cols.map((c) => {
           const v = c.get(t);
