@@ -444,7 +444,8 @@
       yAxis: { type: "category", data: params.map((p) => p.name) },
       series: [{ name: "importance", type: "bar", data: params.map((p) => p.importance) }],
     });
-    for (const p of params) {
+    for (const p of params.slice().reverse()) {
+      const spec = s.space.find((q) => q.name === p.name) || {};
       const pts = (p.shape || []).map((q) => [q.x !== undefined ? q.x : q.value, q.y !== undefined ? q.y : q.contribution]);
       if (!pts.length) continue;
       const id = "shape-" + p.name;
@@ -452,8 +453,9 @@
       const cat = pts.some((q) => typeof q[0] === "string");
       chart(id, chartHost(id), {
         tooltip: { trigger: "axis" },
-        grid: { left: 60, right: 20, top: 20, bottom: 40 },
-        xAxis: cat ? { type: "category", name: p.name } : { type: "value", name: p.name, scale: true },
+        grid: { left: 60, right: 20, top: 30, bottom: 40 },
+        xAxis: { type: cat ? "category" : (spec.log ? "log" : "value"), name: p.name, scale: !cat,
+          nameLocation: "middle", nameGap: 25 },
         yAxis: { type: "value", name: "contribution" },
         series: [{ name: "shape", type: cat ? "bar" : "line", step: cat ? undefined : "middle", data: pts }],
       });
