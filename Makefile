@@ -68,7 +68,12 @@ APP_SRC   := $(filter-out server/main.c,\
                common/json.c common/log.c $(wildcard store/*.c bench/*.c \
                study/*.c handlers/*.c server/*.c))
 CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
-APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o
+APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o \
+             $(B)/server/web_blob.o
+# The dashboard's files (web/, served at / and /web/<name>), in the order
+# embedded; web/vendor/ is the pinned chart library (scripts/vendor_web.sh).
+WEB_FILES := $(wildcard web/*.html web/*.js web/*.css web/vendor/*.js \
+               web/vendor/*.txt)
 ALL_OBJ   := $(CORE_OBJ) $(APP_OBJ)
 # hpod-bench (tools/), the report generator: its own objects, bench/ as an
 # archive (the linker takes only the members it calls: no store/ code),
@@ -100,7 +105,8 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
-        bench-docs deps lint fmt check-layers lint-spec lint-docker clean fuzz fuzzers
+        bench-docs deps lint fmt check-layers lint-spec lint-docker clean fuzz fuzzers \
+        web-vendor lint-web
 
 all: hpod hpod-bench
 hpod: $(B)/hpod
@@ -131,6 +137,15 @@ $(B)/server/openapi_blob.c: openapi/openapi.json scripts/embed.sh
 	sh scripts/embed.sh openapi/openapi.json hpod_openapi_json > $@
 
 $(B)/server/openapi_blob.o: $(B)/server/openapi_blob.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The dashboard (web/) is compiled in the same way: hpod serves the files
+# it was built with, and a fresh clone needs no node or npm to build it.
+$(B)/server/web_blob.c: $(WEB_FILES) scripts/embed_web.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed_web.sh $(WEB_FILES) > $@.tmp && mv $@.tmp $@
+
+$(B)/server/web_blob.o: $(B)/server/web_blob.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/test_%.o: tests/unit/test_%.c
@@ -171,6 +186,7 @@ deps:
 # sees warnings (-Werror) that -O1 does not, and make run needs it.
 # tests/run.sh prints the final "N passed, M failed, K skipped" line.
 test: deps
+	@sh scripts/deps.sh test
 	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod hpod-bench unit
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod hpod-bench
 	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS) tools
@@ -225,13 +241,26 @@ check-layers:
 FMT_FILES = $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) tests/unit/*.c \
               tests/fuzz/*.[ch] tests/bench/*.c)
 
-lint: check-layers lint-spec lint-docker
+lint: check-layers lint-spec lint-docker lint-web
 	@sh scripts/deps.sh lint
 	clang-format --dry-run --Werror $(FMT_FILES)
 
 # Not a prerequisite of test: make test never needs node or npm.
 lint-spec:
 	@sh scripts/lint_spec.sh $(O)/npm
+
+# web/: app.js parses (node --check, when node is there), and the
+# committed chart library web/vendor/ is echarts at the version
+# pinned in scripts/vendor_web.sh (its SHA-256; and the npm package itself
+# when npm reaches the registry). make web-vendor fetches it anew.
+lint-web:
+	@sh scripts/vendor_web.sh $(O)/npm-web check
+	@if command -v node >/dev/null 2>&1; then \
+	    node --check web/app.js && echo "lint: node --check web/app.js"; \
+	else echo "lint: skipped node --check web/app.js: node is not installed"; fi
+
+web-vendor:
+	@sh scripts/vendor_web.sh $(O)/npm-web
 
 # docker/: shellcheck, dclint, dockerfilelint, COPY vs .dockerignore.
 lint-docker:

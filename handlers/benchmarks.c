@@ -192,13 +192,44 @@ handle_benchmark_list(struct req *rq)
     return reply_json(rq, 200, json_pack("{s:o}", "benchmarks", arr));
 }
 
+/* The Pareto-optimal rows of a table with their parameters and every
+ * metric ("pareto_values"), for a front drawn beside a study's. */
+static json_t *
+pareto_values_json(const struct bench_ref *ref)
+{
+    const struct bench_table *t = ref->table;
+    json_t *arr = json_array();
+    for (size_t i = 0; t && i < t->n; i++) {
+        if (!t->pareto || !t->pareto[i])
+            continue;
+        json_t *vals = json_object();
+        for (size_t m = 0; m < t->n_metrics; m++)
+            json_object_set_new(vals, t->metric_names[m],
+                                json_real(t->metrics[m * t->n + i]));
+        json_array_append_new(
+            arr, json_pack("{s:I, s:o, s:o}", "row", (json_int_t)i, "params",
+                           bench_ref_row_params(ref, i), "values", vals));
+    }
+    return arr;
+}
+
+/* GET /v1/benchmarks/{name}[?pareto_values=true] */
 enum hpod_status
 handle_benchmark_get(struct req *rq)
 {
     struct bench_ref ref;
-    enum hpod_status st = resolve(rq, rq->name, &ref);
-    if (st == HPOD_OK)
-        st = reply_json(rq, 200, detail_json(rq->name, &ref));
+    int with_values = 0;
+    enum hpod_status st = query_bool(rq->query(rq, "pareto_values"),
+                                     "pareto_values", &with_values, &rq->err);
+    if (st != HPOD_OK)
+        return st;
+    st = resolve(rq, rq->name, &ref);
+    if (st == HPOD_OK) {
+        json_t *o = detail_json(rq->name, &ref);
+        if (with_values)
+            json_object_set_new(o, "pareto_values", pareto_values_json(&ref));
+        st = reply_json(rq, 200, o);
+    }
     bench_ref_cleanup(&ref);
     return st;
 }

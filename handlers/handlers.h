@@ -55,7 +55,9 @@ struct req {
     json_t *reply;
     char *reply_text; /* non-JSON reply (malloc'd), e.g. /metrics */
     const char *content_type;
-    char location[96]; /* a Location header, or "" */
+    char location[96];         /* a Location header, or "" */
+    const char *etag;          /* an ETag header (static string), or NULL */
+    const char *cache_control; /* a Cache-Control header, or NULL */
 };
 
 typedef enum hpod_status (*handler_fn)(struct req *rq);
@@ -82,6 +84,8 @@ enum hpod_status handle_study_importance(struct req *rq);
 enum hpod_status handle_healthz(struct req *rq);
 enum hpod_status handle_metrics(struct req *rq);
 enum hpod_status handle_openapi(struct req *rq);
+enum hpod_status handle_dashboard(struct req *rq);
+enum hpod_status handle_web_asset(struct req *rq);
 enum hpod_status handle_benchmark_list(struct req *rq);
 enum hpod_status handle_benchmark_get(struct req *rq);
 enum hpod_status handle_benchmark_import(struct req *rq);

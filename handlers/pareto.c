@@ -11,21 +11,6 @@
 #include "study/def.h"
 #include "study/pareto.h"
 
-static enum hpod_status
-query_bool(struct req *rq, const char *name, int *out)
-{
-    const char *v = rq->query(rq, name);
-    *out = 0;
-    if (!v || strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
-        return HPOD_OK;
-    if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
-        *out = 1;
-        return HPOD_OK;
-    }
-    return hpod_fail(&rq->err, HPOD_EINVAL, name, "%s must be true or false",
-                     name);
-}
-
 /* The front: trial, params and values of each non-dominated trial. */
 static enum hpod_status
 front_json(struct req *rq, const struct study_pareto_answer *a, json_t **out)
@@ -84,8 +69,10 @@ handle_study_pareto(struct req *rq)
     int want_ranks, want_history;
     enum hpod_status st;
 
-    if ((st = query_bool(rq, "ranks", &want_ranks)) != HPOD_OK ||
-        (st = query_bool(rq, "history", &want_history)) != HPOD_OK)
+    if ((st = query_bool(rq->query(rq, "ranks"), "ranks", &want_ranks,
+                         &rq->err)) != HPOD_OK ||
+        (st = query_bool(rq->query(rq, "history"), "history", &want_history,
+                         &rq->err)) != HPOD_OK)
         return st;
     if ((st = study_pareto(rq->db, rq->id, want_ranks, want_history, &a,
                            &rq->err)) != HPOD_OK ||

@@ -57,6 +57,10 @@ study_to_json(const struct study *s)
     json_object_set_new(o, "trial_counts", counts);
     json_object_set_new(o, "created_at",
                         json_string(s->created_at ? s->created_at : ""));
+    json_object_set_new(
+        o, "last_activity",
+        json_string(s->last_activity ? s->last_activity
+                                     : (s->created_at ? s->created_at : "")));
     return o;
 }
 
@@ -125,6 +129,19 @@ query_int(const char *text, const char *name, long long min, long long max,
                          max);
     *out = v;
     return HPOD_OK;
+}
+
+enum hpod_status
+query_bool(const char *text, const char *name, int *out, struct hpod_err *err)
+{
+    *out = 0;
+    if (!text || strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
+        return HPOD_OK;
+    if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0) {
+        *out = 1;
+        return HPOD_OK;
+    }
+    return hpod_fail(err, HPOD_EINVAL, name, "%s must be true or false", name);
 }
 
 /* A growing string. */

@@ -49,4 +49,11 @@ enum hpod_status query_int(const char *text, const char *name, long long min,
                            long long max, long long dflt, long long *out,
                            struct hpod_err *err);
 
+/*
+ * Query parameters: a flag, "true"/"1" (*out = 1) or "false"/"0" or absent
+ * (*out = 0); HPOD_EINVAL naming the parameter otherwise.
+ */
+enum hpod_status query_bool(const char *text, const char *name, int *out,
+                            struct hpod_err *err);
+
 #endif

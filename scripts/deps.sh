@@ -2,7 +2,11 @@
 # scripts/deps.sh - install the Debian packages hpod needs to build, run and
 # test, if any is missing. Idempotent: does nothing when all are present.
 # Runs apt-get as root (or through sudo when not root).
-#   scripts/deps.sh        what build, run and test need (make test)
+#   scripts/deps.sh        what build, run and test need
+#   scripts/deps.sh test   also Debian's chromium, the headless browser of
+#                          the dashboard's test (tests/api/browser.py
+#                          drives it over the DevTools protocol on a pipe:
+#                          no driver, no Python package) (make test)
 #   scripts/deps.sh lint   also clang-format, shellcheck, and nodejs and
 #                          npm for the spec and docker linters of `make
 #                          lint` unless an npm is already on PATH (e.g.
@@ -37,6 +41,13 @@ if [ "${1:-}" = lint ]; then
     if ! command -v npm >/dev/null 2>&1; then
         missing="$missing nodejs npm"
     fi
+fi
+if [ "${1:-}" = test ]; then
+    for p in chromium fonts-dejavu-core; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+            missing="$missing $p"
+        fi
+    done
 fi
 if [ "${1:-}" = bench ]; then
     for p in python3-optuna python3-sqlalchemy python3-psycopg2 python3-sklearn; do

@@ -603,10 +603,15 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     resp = MHD_create_response_from_buffer(text_len, text ? text : (void *)"",
                                            text ? MHD_RESPMEM_MUST_FREE
                                                 : MHD_RESPMEM_PERSISTENT);
-    if (text_len || rq.status != 204)
+    /* 204 and 304 carry no body, hence no Content-Type. */
+    if (text_len || (rq.status != 204 && rq.status != 304))
         MHD_add_response_header(resp, "Content-Type",
                                 rq.content_type ? rq.content_type
                                                 : "application/json");
+    if (rq.etag)
+        MHD_add_response_header(resp, "ETag", rq.etag);
+    if (rq.cache_control)
+        MHD_add_response_header(resp, "Cache-Control", rq.cache_control);
     MHD_add_response_header(resp, "X-Request-Id", h->id);
     if (rq.location[0])
         MHD_add_response_header(resp, "Location", rq.location);

@@ -54,6 +54,7 @@ study_cleanup(struct study *s)
     free(s->definition);
     free(s->benchmark);
     free(s->created_at);
+    free(s->last_activity);
     free(s->lab);
     free(s->state);
     free(s->metadata);

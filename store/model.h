@@ -86,6 +86,8 @@ struct study {
     long long n_candidates; /* -1: infinite space */
     char *benchmark;        /* NULL: none */
     char *created_at;
+    char *last_activity; /* the latest change of it or a trial of it;
+                            NULL when the query did not read it */
     long long counts[TRIAL_NSTATES];
     long long n_expired; /* failed by lease expiry: not in the budget */
     long long n_added;   /* origin "added": not in the budget */

@@ -19,6 +19,8 @@ static const char *SQL_SELECT =
     "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
     " s.lab, s.state, s.metadata::text AS metadata,"
+    " to_char(greatest(s.created_at, max(t.updated_at)) AT TIME ZONE 'UTC',"
+    " 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS last_activity,"
     " " TS("s.created_at") " AS created_at,"
                            " count(t.id) FILTER (WHERE t.state = 'pending') AS "
                            "n_pending,"
@@ -112,6 +114,7 @@ row_to_study(const struct db_result *r, size_t i, struct study *s)
     s->n_candidates = db_get_ll(r, i, "n_candidates", -1);
     s->benchmark = dup_or_null(db_get(r, i, "benchmark"));
     s->created_at = dup_or_null(db_get(r, i, "created_at"));
+    s->last_activity = dup_or_null(db_get(r, i, "last_activity"));
     for (int k = 0; k < TRIAL_NSTATES; k++)
         s->counts[k] = db_get_ll(r, i, cols[k], 0);
     s->n_expired = db_get_ll(r, i, "n_expired", 0);

@@ -53,6 +53,7 @@ MODULES = [
     "test_numbers",            # the double range, typed values, migrations
     "test_operations",         # healthz, metrics, logs, start-up, database down
     "test_contract",           # 404 first, objectives, 405 Allow, query, MHD's answers
+    "test_dashboard",          # the page at /, its files, headless Chromium on 3 studies
     "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
     "test_auth",               # tokens, roles, labs (a database of its own)
 ]

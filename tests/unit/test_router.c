@@ -73,7 +73,8 @@ test_no_match(void **state)
                            "/v1/studies/9999999999999999999",
                            "/v1/trials/99999999999999999999999/report",
                            "/v1/nothing",
-                           "/",
+                           "/web/",
+                           "/web/a/b/c",
                            "/v1/studies/1/suggest/x",
                            ""};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
@@ -81,6 +82,28 @@ test_no_match(void **state)
     assert_int_equal(RM("PUT", "/v1/studies/1", &r, &id), HPOD_EMETHOD);
     assert_int_equal(RM("GET", "/v1/studies/1/suggest", &r, &id), HPOD_EMETHOD);
     assert_null(r);
+}
+
+/* The dashboard: / and one or two name segments under /web/, open to all;
+ * which names exist is handlers/web.c's business (404 there). */
+static void
+test_dashboard(void **state)
+{
+    (void)state;
+    const struct route *r;
+    long long id;
+    assert_int_equal(RM("GET", "/", &r, &id), HPOD_OK);
+    assert_ptr_equal(r->handler, handle_dashboard);
+    assert_int_equal(r->role, ROLE_NONE);
+    assert_int_equal(r->needs_db, 0);
+    assert_int_equal(RM("GET", "/web/app.js", &r, &id), HPOD_OK);
+    assert_ptr_equal(r->handler, handle_web_asset);
+    assert_string_equal(nm, "app.js");
+    assert_int_equal(r->role, ROLE_NONE);
+    assert_int_equal(RM("GET", "/web/../Makefile", &r, &id), HPOD_OK);
+    assert_string_equal(nm, "../Makefile");
+    assert_false(router_query_ok(r, "x"));
+    assert_int_equal(RM("POST", "/", &r, &id), HPOD_EMETHOD);
 }
 
 static void
@@ -155,7 +178,7 @@ main(void)
         cmocka_unit_test(test_match),        cmocka_unit_test(test_names),
         cmocka_unit_test(test_no_match),     cmocka_unit_test(test_table_sane),
         cmocka_unit_test(test_status_codes), cmocka_unit_test(test_allow),
-        cmocka_unit_test(test_query_params),
+        cmocka_unit_test(test_query_params), cmocka_unit_test(test_dashboard),
     };
     return cmocka_run_group_tests_name("router", tests, NULL, NULL);
 }
