@@ -417,14 +417,27 @@
     }
   }
 
-  /* GET /v1/studies/{id}/importance: importance bars per parameter and,
-   * when given, a shape function per parameter. Field names are read
-   * loosely (params[] of {name, importance, shape: [{x, y}]}) so that this
-   * panel alone needs adjusting if the endpoint says otherwise. */
+  /* GET /v1/studies/{id}/importance; {unavailable: why} when the study
+   * cannot be modelled yet (409: too few completed trials) or at all
+   * (422), null when the server has no such route. */
+  async function importance(id) {
+    try {
+      return await optional("/v1/studies/" + id + "/importance");
+    } catch (e) {
+      if (e.status === 409 || e.status === 422)
+        return { unavailable: e.message };
+      throw e;
+    }
+  }
+
+  /* Importance bars per parameter (mean |contribution| of its term in the
+   * additive model), the strongest pairs, and a shape function per
+   * parameter: its contribution at each value. */
   function renderImportance(s, imp) {
     const shapes = $("shapes");
-    if (!imp) {
-      notAvailable("importance", "Importance is not available on this server.");
+    if (!imp || imp.unavailable) {
+      notAvailable("importance", imp ? "Importance: " + imp.unavailable
+        : "Importance is not available on this server.");
       for (const name of Array.from(charts.keys()).filter((k) => k.startsWith("shape-"))) {
         charts.get(name).dispose();
         charts.delete(name);
@@ -432,10 +445,9 @@
       shapes.replaceChildren();
       return;
     }
-    const pairs = (imp.pairs || imp.interactions || []).slice(0, 3).map((q) =>
-      (q.params || q.names || []).join(" \u00D7 ") + " " + fmt(q.importance)).join(", ");
-    const params = (imp.params || imp.parameters || []).slice()
-      .sort((a, b) => a.importance - b.importance);
+    const pairs = imp.pairs.slice(0, 3).map((q) =>
+      q.parameters.join(" \u00D7 ") + " " + fmt(q.importance)).join(", ");
+    const params = imp.parameters.slice().sort((a, b) => a.importance - b.importance);
     chart("importance", chartHost("importance"), {
       tooltip: { trigger: "item" },
       title: { subtext: pairs ? "top pairs: " + pairs : "", left: "center", bottom: 0 },
@@ -446,7 +458,7 @@
     });
     for (const p of params.slice().reverse()) {
       const spec = s.space.find((q) => q.name === p.name) || {};
-      const pts = (p.shape || []).map((q) => [q.x !== undefined ? q.x : q.value, q.y !== undefined ? q.y : q.contribution]);
+      const pts = p.shape.map((q) => [q.value, q.contribution]);
       if (!pts.length) continue;
       const id = "shape-" + p.name;
       if (!$("chart-" + id)) shapes.append(panel(id, "Shape function: " + p.name));
@@ -544,7 +556,7 @@
     const [s, trials, imp] = await Promise.all([
       api("/v1/studies/" + id),
       allTrials(id),
-      optional("/v1/studies/" + id + "/importance"),
+      importance(id),
     ]);
     if (gen !== generation) return;
     if (fresh) {
