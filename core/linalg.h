@@ -27,6 +27,21 @@
 enum hpod_status linalg_cholesky(double *a, size_t n, double *work,
                                  double *jitter);
 
+/*
+ * linalg_chol_append - extends a Cholesky factor by k rows (a rank-k step):
+ * given L (n×n, row-major with leading dimension ld ≥ n + k, rows 0..n-1
+ * of a) the factor of A, and in rows n..n+k-1 the new rows [B C] of
+ *   [[A, Bᵀ], [B, C]]   (B k×n, C k×k, only C's lower triangle read),
+ * overwrites those rows with [L21 L22], L21 = B L⁻ᵀ, L22 Lᵀ22 = C - L21
+ * L21ᵀ (one dtrsm, one dsyrk, one dpotrf of k×k): O(n²k + nk² + k³)
+ * instead of O((n+k)³). The leading n×n block of a factor is the factor
+ * of A's leading block, so a caller may also truncate before appending.
+ * C's strict upper triangle is zeroed. No jitter: HPOD_ENUMERIC if the
+ * Schur complement is not positive definite (the caller refactorizes).
+ * HPOD_EINVAL if k == 0 or ld < n + k.
+ */
+enum hpod_status linalg_chol_append(double *a, size_t n, size_t k, size_t ld);
+
 /* Solves L x = b (trans == 0) or Lᵀ x = b (trans != 0) in place. */
 void linalg_trsv_lower(const double *l, size_t n, double *b, int trans);
 
