@@ -38,6 +38,11 @@ struct gp {
     double *l, *alpha; /* point into work, valid while n > 0 */
     int clean;         /* the factor needed no jitter: it may be extended */
 
+    /* A fixed query set (gp_set_queries): V = L⁻¹K* (max_n × nq), of
+     * which the first vq_rows rows match the current factor. */
+    double *xq, *vq, *beta;
+    size_t nq, vq_rows;
+
     /* Workspaces: gp_lml's (3 max_n² + max_n + dim) and predict's. */
     double *work;
     double *kq; /* max_n × GP_PREDICT_BLOCK */
@@ -109,6 +114,7 @@ gp_create(size_t max_n, size_t dim, enum kernel_kind kind)
     gp->y = xcalloc(max_n, sizeof(double));
     gp->work = xcalloc(gp_lml_work_size(max_n, dim), sizeof(double));
     gp->kq = xcalloc(max_n * GP_PREDICT_BLOCK, sizeof(double));
+    gp->beta = xcalloc(max_n, sizeof(double));
     gp->ymean = 0.0;
     gp->yscale = 1.0;
     gp->lml = NAN;
@@ -129,6 +135,9 @@ gp_destroy(struct gp *gp)
     free(gp->y);
     free(gp->work);
     free(gp->kq);
+    free(gp->beta);
+    free(gp->xq);
+    free(gp->vq);
     free(gp);
 }
 
@@ -469,6 +478,7 @@ condition_std(struct gp *gp)
         return st;
     }
     gp->clean = jit == 0.0;
+    gp->vq_rows = 0;
     return finish_factor(gp);
 }
 
@@ -527,6 +537,8 @@ condition_with(struct gp *gp, const double *x, const double *y, size_t n,
     gp->yscale = scale;
     for (size_t i = 0; i < n; i++)
         gp->y[i] = (y[i] - mean) / scale;
+    if (gp->vq_rows > p)
+        gp->vq_rows = p; /* V's rows past the shared prefix are stale */
     if (p > 0 && extend_factor(gp, p, old_n, n) == HPOD_OK)
         return HPOD_OK;
     gp->n = n;
@@ -683,7 +695,74 @@ gp_reset_hyper(struct gp *gp)
     free(t);
     gp->warm = 0;
     gp->n = 0;
+    gp->vq_rows = 0;
     gp->lml = NAN;
+}
+
+enum hpod_status
+gp_set_queries(struct gp *gp, const double *xq, size_t m)
+{
+    size_t dim;
+
+    if (!gp || !xq || m == 0)
+        return HPOD_EINVAL;
+    dim = gp->dim;
+    for (size_t i = 0; i < m * dim; i++)
+        if (!isfinite(xq[i]))
+            return HPOD_EINVAL;
+    if (m == gp->nq && memcmp(gp->xq, xq, m * dim * sizeof(double)) == 0)
+        return HPOD_OK;
+    if (m != gp->nq) {
+        free(gp->xq);
+        free(gp->vq);
+        gp->xq = xmalloc(m * dim * sizeof(double));
+        gp->vq = xmalloc(gp->max_n * m * sizeof(double));
+        gp->nq = m;
+    }
+    memcpy(gp->xq, xq, m * dim * sizeof(double));
+    gp->vq_rows = 0;
+    return HPOD_OK;
+}
+
+enum hpod_status
+gp_predict_queries(struct gp *gp, double *mean, double *var)
+{
+    size_t n, m, p;
+    double *v, *beta;
+
+    if (!gp || gp->n == 0 || gp->nq == 0 || !mean || !var)
+        return HPOD_EINVAL;
+    n = gp->n;
+    m = gp->nq;
+    p = gp->vq_rows;
+    v = gp->vq;
+    beta = gp->beta;
+    if (p < n) {
+        /* K*'s new rows, then V's: one dgemm and one dtrsm for the block
+         * of all m queries (R&W algorithm 2.1, line 5, by rows). */
+        kernel_cross(gp->kind, gp->x + p * gp->dim, n - p, gp->xq, m, gp->dim,
+                     gp->ls, gp->sf2, v + p * m);
+        linalg_trsm_lower_tail(gp->l, n, p, v, m);
+        gp->vq_rows = n;
+    }
+    /* k*ᵀα = (L⁻¹k*)ᵀ(L⁻¹y) = Vᵀβ; var = k(x,x) - Σ_i V_ij². */
+    memcpy(beta, gp->y, n * sizeof(double));
+    linalg_trsv_lower(gp->l, n, beta, 0);
+    linalg_gemv(1, n, m, 1.0, v, beta, 0.0, mean);
+    for (size_t j = 0; j < m; j++)
+        var[j] = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double *row = v + i * m;
+        for (size_t j = 0; j < m; j++)
+            var[j] += row[j] * row[j];
+    }
+    double s2 = gp->yscale * gp->yscale;
+    for (size_t j = 0; j < m; j++) {
+        double t = gp->sf2 - var[j];
+        mean[j] = gp->ymean + gp->yscale * mean[j];
+        var[j] = t > 0.0 ? s2 * t : 0.0;
+    }
+    return HPOD_OK;
 }
 
 int
@@ -785,6 +864,7 @@ gp_set_hyper(struct gp *gp, const struct gp_hyper *h)
     gp->sn2 = h->noise_var;
     gp->warm = 1;
     gp->n = 0;
+    gp->vq_rows = 0;
     gp->lml = NAN;
     return HPOD_OK;
 }

@@ -210,6 +210,25 @@ enum hpod_status gp_predict(struct gp *gp, const double *xq, size_t m,
                             double *mean, double *var);
 
 /*
+ * gp_set_queries - fixes a set of m query points (m×dim, copied; e.g. a
+ * finite study's candidates) for gp_predict_queries. The GP keeps
+ * V = L⁻¹K* (max_n × m doubles, allocated here) across conditionings:
+ * rows of V whose factor rows gp_condition kept stay valid, so after
+ * appending k points only k rows are computed (O(n k m), level-3 BLAS).
+ * Setting the same points again keeps V. Returns HPOD_EINVAL on m == 0, a
+ * NULL pointer or a non-finite value.
+ */
+enum hpod_status gp_set_queries(struct gp *gp, const double *xq, size_t m);
+
+/*
+ * gp_predict_queries - gp_predict at the gp_set_queries points (mean and
+ * var, m entries each, both required): mean = ȳ + s·Vᵀβ with β = L⁻¹y,
+ * var = s²·max(0, σ_f² - Σ_i V_ij²). Equal to gp_predict up to round-off.
+ * Returns HPOD_EINVAL if the GP is not conditioned or has no queries.
+ */
+enum hpod_status gp_predict_queries(struct gp *gp, double *mean, double *var);
+
+/*
  * gp_log_marginal_likelihood - log p(y | X, θ) of the current conditioning
  * in standardized units: -½ yᵀK_y⁻¹y - ½ log|K_y| - (n/2) log 2π, with
  * K_y = K + σ_n² I (+ jitter, if the Cholesky needed any).

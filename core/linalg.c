@@ -98,6 +98,22 @@ linalg_trsm_lower(const double *l, size_t n, double *b, size_t m, int trans)
 }
 
 void
+linalg_trsm_lower_tail(const double *l, size_t n, size_t p, double *b, size_t m)
+{
+    size_t k = n - p;
+
+    if (p >= n || m == 0)
+        return;
+    if (p > 0)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)k,
+                    (blasint)m, (blasint)p, -1.0, l + p * n, (blasint)n, b,
+                    (blasint)m, 1.0, b + p * m, (blasint)m);
+    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans,
+                CblasNonUnit, (blasint)k, (blasint)m, 1.0, l + p * n + p,
+                (blasint)n, b + p * m, (blasint)m);
+}
+
+void
 linalg_chol_solve(const double *l, size_t n, double *b)
 {
     linalg_trsv_lower(l, n, b, 0);

@@ -42,6 +42,17 @@ enum hpod_status linalg_cholesky(double *a, size_t n, double *work,
  */
 enum hpod_status linalg_chol_append(double *a, size_t n, size_t k, size_t ld);
 
+/*
+ * linalg_trsm_lower_tail - finishes X = L⁻¹B when its first p rows are
+ * known: l is n×n lower (stride n), b n×m (stride m) holds X's rows
+ * 0..p-1 and B's rows p..n-1; rows p..n-1 become X's:
+ *   X2 = L22⁻¹ (B2 - L21 X1)   (one dgemm, one dtrsm: O(n p m + (n-p)² m)).
+ * The forward substitution never changes a row once solved, so a caller
+ * that appends rows to L (linalg_chol_append) extends X the same way.
+ */
+void linalg_trsm_lower_tail(const double *l, size_t n, size_t p, double *b,
+                            size_t m);
+
 /* Solves L x = b (trans == 0) or Lᵀ x = b (trans != 0) in place. */
 void linalg_trsv_lower(const double *l, size_t n, double *b, int trans);
 

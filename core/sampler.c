@@ -29,6 +29,9 @@
 #include "core/rng.h"
 
 #define SAMPLER_UCB_BETA 4.0
+/* The state's GP keeps V = L⁻¹K* over a finite study's candidates when it
+ * has at most this many cells (8 bytes each: 32 MB). */
+#define SAMPLER_GP_QUERY_CELLS ((size_t)4 << 20)
 /* EIF's graph lengthscale as a fraction of the median edge length (see
  * graph_build) and its share of labels scaled to 1 (see eif_labels). */
 #define SAMPLER_EIF_ELL_FRAC 0.5
@@ -372,6 +375,28 @@ gp_score(struct gp *gp, const struct sampler_input *in, double best,
     return HPOD_OK;
 }
 
+/*
+ * gp_score with the candidates kept in the state's GP (gp_set_queries):
+ * only the rows of V = L⁻¹K* for points the GP did not have last time are
+ * computed. buf: 3n doubles (mean, var, score).
+ */
+static enum hpod_status
+gp_score_kept(struct gp *gp, const struct sampler_input *in, double best,
+              const double *u, size_t n, double *buf)
+{
+    enum hpod_status st;
+
+    if ((st = gp_set_queries(gp, u, n)) != HPOD_OK ||
+        (st = gp_predict_queries(gp, buf, buf + n)) != HPOD_OK)
+        return st;
+    enum acq_kind kind = in->acquisition == 1   ? ACQ_PI
+                         : in->acquisition == 2 ? ACQ_UCB
+                                                : ACQ_EI;
+    acq_score(kind, buf, buf + n, n, best,
+              kind == ACQ_UCB ? SAMPLER_UCB_BETA : 0, buf + 2 * n);
+    return HPOD_OK;
+}
+
 static enum hpod_status
 gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
 {
@@ -385,8 +410,9 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
 
     space_encode_rows(in->space, in->cand_raw, n, u);
     if ((st = gp_model(in, r, &gp, &owned, &best)) == HPOD_OK &&
-        (st = gp_score(gp, in, best, u, n, buf, buf + n, buf + 2 * n)) ==
-            HPOD_OK) {
+        (st = owned || n > SAMPLER_GP_QUERY_CELLS / in->state->gp_cap
+                  ? gp_score(gp, in, best, u, n, buf, buf + n, buf + 2 * n)
+                  : gp_score_kept(gp, in, best, u, n, buf)) == HPOD_OK) {
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);
         if (*cand == n)
             st = HPOD_ENOTFOUND;

@@ -645,6 +645,50 @@ test_condition_incremental(void **state)
     }
 }
 
+/*
+ * The kept query block (V = L⁻¹K*, extended by rows) scores like one
+ * gp_predict call per point, through appends, a truncation, new y, new
+ * hyperparameters and a new query set.
+ */
+static void
+test_queries_vs_per_point(void **state)
+{
+    (void)state;
+    enum { N = 30, DIM = 2, Q = 11 };
+    struct rng r;
+    double x[N * DIM], y[N], xq[Q * DIM], m1[Q], v1[Q], m2, v2;
+    double ls[DIM] = {0.4, 0.7};
+    struct gp_hyper h = {ls, 0.9, 1e-4};
+    static const size_t steps[] = {10, 11, 20, 15, 30, 30};
+    rng_seed(&r, 515);
+    random_problem(&r, x, y, N, DIM);
+    for (size_t i = 0; i < Q * DIM; i++)
+        xq[i] = rng_uniform(&r);
+    struct gp *gp = gp_create(N, DIM, KERNEL_MATERN52);
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+    assert_int_equal(gp_set_queries(gp, xq, Q), HPOD_OK);
+    assert_int_equal(gp_predict_queries(gp, m1, v1), HPOD_EINVAL);
+    for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+        if (s == 5) {
+            h.signal_var = 1.7; /* new θ: V must be rebuilt */
+            assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+            xq[0] = 0.5; /* and a changed query set */
+            assert_int_equal(gp_set_queries(gp, xq, Q), HPOD_OK);
+        }
+        y[0] += 0.1 * (double)s;
+        assert_int_equal(gp_condition(gp, x, y, steps[s]), HPOD_OK);
+        assert_int_equal(gp_predict_queries(gp, m1, v1), HPOD_OK);
+        for (size_t j = 0; j < Q; j++) {
+            assert_int_equal(gp_predict(gp, xq + j * DIM, 1, &m2, &v2),
+                             HPOD_OK);
+            assert_close(m1[j], m2, 1e-9, 1e-10);
+            assert_close(v1[j], v2, 1e-8, 1e-10);
+        }
+    }
+    assert_int_equal(gp_set_queries(gp, xq, 0), HPOD_EINVAL);
+    gp_destroy(gp);
+}
+
 /* gp_standardization: mean and population std; zero spread gives 1. */
 static void
 test_standardization(void **state)
@@ -696,6 +740,7 @@ main(void)
         cmocka_unit_test(test_kriging_believer),
         cmocka_unit_test(test_condition_incremental),
         cmocka_unit_test(test_standardization),
+        cmocka_unit_test(test_queries_vs_per_point),
         cmocka_unit_test(test_refit_schedule),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fit_options_bounds),

@@ -139,6 +139,31 @@ test_chol_append_matches_full(void **state)
     assert_int_equal(linalg_chol_append(s, 2, 2, 3), HPOD_EINVAL);
 }
 
+/* Solving the tail rows of L⁻¹B with the head known equals one full
+ * triangular solve, for every split p. */
+static void
+test_trsm_tail_matches_full(void **state)
+{
+    (void)state;
+    struct rng r;
+    double a[36], work[36], b[6 * 4], full[6 * 4], x[6 * 4];
+    size_t n = 6, m = 4;
+    rng_seed(&r, 91);
+    random_spd(&r, a, n);
+    assert_int_equal(linalg_cholesky(a, n, work, NULL), HPOD_OK);
+    for (size_t i = 0; i < n * m; i++)
+        b[i] = rng_uniform(&r) * 2.0 - 1.0;
+    memcpy(full, b, sizeof b);
+    linalg_trsm_lower(a, n, full, m, 0);
+    for (size_t p = 0; p <= n; p++) {
+        memcpy(x, full, p * m * sizeof(double));
+        memcpy(x + p * m, b + p * m, (n - p) * m * sizeof(double));
+        linalg_trsm_lower_tail(a, n, p, x, m);
+        for (size_t i = 0; i < n * m; i++)
+            assert_close(x[i], full[i], 1e-12, 1e-13);
+    }
+}
+
 static void
 test_gemm_gemv(void **state)
 {
@@ -172,6 +197,7 @@ main(void)
         cmocka_unit_test(test_jitter_rescues_singular),
         cmocka_unit_test(test_gemm_gemv),
         cmocka_unit_test(test_chol_append_matches_full),
+        cmocka_unit_test(test_trsm_tail_matches_full),
     };
     return cmocka_run_group_tests_name("linalg", tests, NULL, NULL);
 }
