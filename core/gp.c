@@ -700,6 +700,18 @@ gp_reset_hyper(struct gp *gp)
 }
 
 enum hpod_status
+gp_predict_train(struct gp *gp, double *mean)
+{
+    if (!gp || gp->n == 0 || !mean)
+        return HPOD_EINVAL;
+    if (!gp->clean)
+        return gp_predict(gp, gp->x, gp->n, mean, NULL);
+    for (size_t i = 0; i < gp->n; i++)
+        mean[i] = gp->ymean + gp->yscale * (gp->y[i] - gp->sn2 * gp->alpha[i]);
+    return HPOD_OK;
+}
+
+enum hpod_status
 gp_set_queries(struct gp *gp, const double *xq, size_t m)
 {
     size_t dim;

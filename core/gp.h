@@ -210,6 +210,16 @@ enum hpod_status gp_predict(struct gp *gp, const double *xq, size_t m,
                             double *mean, double *var);
 
 /*
+ * gp_predict_train - the posterior mean (original units) at the n points
+ * of the current conditioning, into mean (n entries): since
+ * K_y = K + σ_n² I, K α = y - σ_n² α, so μ = ȳ + s·(y_std - σ_n² α) in
+ * O(n) instead of gp_predict's O(n² dim) kernel pass (equal up to
+ * round-off; a factor that needed jitter takes gp_predict's way).
+ * Returns HPOD_OK or HPOD_EINVAL if the GP is not conditioned.
+ */
+enum hpod_status gp_predict_train(struct gp *gp, double *mean);
+
+/*
  * gp_set_queries - fixes a set of m query points (m×dim, copied; e.g. a
  * finite study's candidates) for gp_predict_queries. The GP keeps
  * V = L⁻¹K* (max_n × m doubles, allocated here) across conditionings:

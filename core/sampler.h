@@ -108,7 +108,7 @@ enum hpod_status sampler_next(const struct sampler_input *in, double *raw,
  * mid-rank (ties share a score; n = 1 gives 0). Monotone in y and
  * symmetric about 0; what graph EI and the GP model instead of the raw
  * values (core/sampler.c, ei_scores and gp_model). z (n, caller's) may
- * not alias y. O(n²).
+ * not alias y. O(n log n) (one sort).
  */
 void sampler_normal_scores(const double *y, size_t n, double *z);
 

@@ -689,6 +689,26 @@ test_queries_vs_per_point(void **state)
     gp_destroy(gp);
 }
 
+/* The O(n) mean at the training points equals gp_predict's there. */
+static void
+test_predict_train(void **state)
+{
+    (void)state;
+    enum { N = 25, DIM = 3 };
+    struct rng r;
+    double x[N * DIM], y[N], m1[N], m2[N];
+    rng_seed(&r, 808);
+    random_problem(&r, x, y, N, DIM);
+    struct gp *gp = gp_create(N, DIM, KERNEL_RBF);
+    assert_int_equal(gp_predict_train(gp, m1), HPOD_EINVAL);
+    assert_int_equal(gp_fit(gp, x, y, N, &r), HPOD_OK);
+    assert_int_equal(gp_predict_train(gp, m1), HPOD_OK);
+    assert_int_equal(gp_predict(gp, x, N, m2, NULL), HPOD_OK);
+    for (size_t i = 0; i < N; i++)
+        assert_close(m1[i], m2[i], 1e-9, 1e-9);
+    gp_destroy(gp);
+}
+
 /* gp_standardization: mean and population std; zero spread gives 1. */
 static void
 test_standardization(void **state)
@@ -740,6 +760,7 @@ main(void)
         cmocka_unit_test(test_kriging_believer),
         cmocka_unit_test(test_condition_incremental),
         cmocka_unit_test(test_standardization),
+        cmocka_unit_test(test_predict_train),
         cmocka_unit_test(test_queries_vs_per_point),
         cmocka_unit_test(test_refit_schedule),
         cmocka_unit_test(test_errors),

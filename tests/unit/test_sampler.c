@@ -323,6 +323,32 @@ test_normal_scores(void **state)
     assert_close(zt[2], 0.9674215661017014, 1e-12, 1e-14);
     sampler_normal_scores(y, 1, z);
     assert_close(z[0], 0.0, 0, 1e-14);
+
+    /* Brute force: mid-ranks by counting (O(n²)) and 100 halvings, as the
+     * scores were computed before the sort; the sort gives the same bits. */
+    enum { M = 200 };
+    double v[M], zs[M];
+    struct rng r;
+    rng_seed(&r, 31);
+    for (size_t i = 0; i < M; i++)
+        v[i] = floor(rng_uniform(&r) * 60.0); /* many ties */
+    sampler_normal_scores(v, M, zs);
+    for (size_t i = 0; i < M; i++) {
+        double lt = 0.0, eq = 0.0, lo = -40.0, hi = 40.0;
+        for (size_t j = 0; j < M; j++) {
+            lt += v[j] < v[i];
+            eq += v[j] == v[i];
+        }
+        double p = (lt + 0.5 * eq) / (double)M;
+        for (int it = 0; it < 100; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (0.5 * erfc(-mid / sqrt(2.0)) < p)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        assert_true(zs[i] == 0.5 * (lo + hi));
+    }
 }
 
 /*
