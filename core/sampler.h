@@ -5,7 +5,8 @@
  * objective, oriented so that larger is better; pending trials) and, for
  * finite studies, the candidates with a flag for those already taken; the
  * sampler chooses. Every choice is a function of (seed, issue number,
- * history) only, so any process, cold or warm, gives the same answer.
+ * history, and for the GP the study's kept model) only, so any process,
+ * cold or warm, gives the same answer.
  */
 #ifndef HPOD_SAMPLER_H
 #define HPOD_SAMPLER_H
