@@ -36,6 +36,12 @@ struct gp {
     int fitted; /* standardization fixed by gp_fit */
     double lml;
     double *l, *alpha; /* point into work, valid while n > 0 */
+    int clean;         /* the factor needed no jitter: it may be extended */
+
+    /* A fixed query set (gp_set_queries): V = L⁻¹K* (max_n × nq), of
+     * which the first vq_rows rows match the current factor. */
+    double *xq, *vq, *beta;
+    size_t nq, vq_rows;
 
     /* Workspaces: gp_lml's (3 max_n² + max_n + dim) and predict's. */
     double *work;
@@ -108,6 +114,7 @@ gp_create(size_t max_n, size_t dim, enum kernel_kind kind)
     gp->y = xcalloc(max_n, sizeof(double));
     gp->work = xcalloc(gp_lml_work_size(max_n, dim), sizeof(double));
     gp->kq = xcalloc(max_n * GP_PREDICT_BLOCK, sizeof(double));
+    gp->beta = xcalloc(max_n, sizeof(double));
     gp->ymean = 0.0;
     gp->yscale = 1.0;
     gp->lml = NAN;
@@ -128,6 +135,9 @@ gp_destroy(struct gp *gp)
     free(gp->y);
     free(gp->work);
     free(gp->kq);
+    free(gp->beta);
+    free(gp->xq);
+    free(gp->vq);
     free(gp);
 }
 
@@ -414,8 +424,8 @@ check_inputs(const struct gp *gp, const double *x, const double *y, size_t n)
     return 1;
 }
 
-static void
-standardize(const double *y, size_t n, double *mean, double *scale)
+void
+gp_standardization(const double *y, size_t n, double *mean, double *scale)
 {
     double m = 0.0, v = 0.0;
     for (size_t i = 0; i < n; i++)
@@ -429,38 +439,140 @@ standardize(const double *y, size_t n, double *mean, double *scale)
     *scale = (v > 0.0 && isfinite(v)) ? sqrt(v) : 1.0;
 }
 
+/* α = K_y⁻¹y and the LML from the factor in gp->work (stride gp->n). */
+static enum hpod_status
+finish_factor(struct gp *gp)
+{
+    size_t n = gp->n;
+    double *l = gp->work, *alpha = gp->work + 3 * n * n;
+
+    memcpy(alpha, gp->y, n * sizeof(double));
+    linalg_chol_solve(l, n, alpha);
+    gp->lml = -0.5 * linalg_dot(n, gp->y, alpha) -
+              0.5 * linalg_chol_logdet(l, n) -
+              0.5 * (double)n * log(2.0 * M_PI);
+    if (!isfinite(gp->lml)) {
+        gp->n = 0;
+        gp->lml = NAN;
+        return HPOD_ENUMERIC;
+    }
+    gp->l = l;
+    gp->alpha = alpha;
+    return HPOD_OK;
+}
+
 /* Factorizes with the current hyperparameters on gp->x, gp->y (n set). */
 static enum hpod_status
 condition_std(struct gp *gp)
 {
     enum hpod_status st;
     size_t n = gp->n;
+    double *l = gp->work, jit = 0.0;
 
-    current_theta(gp, gp->theta);
-    st = gp_lml(gp->x, gp->y, n, gp->dim, gp->kind, gp->theta, &gp->lml, NULL,
-                gp->work);
-    if (st != HPOD_OK) {
+    kernel_matrix(gp->kind, gp->x, n, gp->dim, gp->ls, gp->sf2, l);
+    for (size_t i = 0; i < n; i++)
+        l[i * n + i] += gp->sn2;
+    if ((st = linalg_cholesky(l, n, gp->work + n * n, &jit)) != HPOD_OK) {
         gp->n = 0;
         gp->lml = NAN;
         return st;
     }
-    gp->l = gp->work;
-    gp->alpha = gp->work + 3 * n * n;
-    return HPOD_OK;
+    gp->clean = jit == 0.0;
+    gp->vq_rows = 0;
+    return finish_factor(gp);
+}
+
+/*
+ * Rows 0..p-1 of the current factor (stride old_n) are the factor of the
+ * first p points, which x shares: move them to stride n, put the kernel
+ * rows of the n - p new points below and append them (linalg_chol_append,
+ * O(n²(n - p)) instead of O(n³)). Returns HPOD_ENUMERIC when the new
+ * block is not positive definite without jitter (the caller refactorizes).
+ */
+static enum hpod_status
+extend_factor(struct gp *gp, size_t p, size_t old_n, size_t n)
+{
+    double *l = gp->work;
+    size_t k = n - p;
+    enum hpod_status st;
+
+    if (n > old_n) {
+        for (size_t i = p; i-- > 0;)
+            memmove(l + i * n, l + i * old_n, p * sizeof(double));
+    } else {
+        for (size_t i = 0; i < p; i++)
+            memmove(l + i * n, l + i * old_n, p * sizeof(double));
+    }
+    for (size_t i = 0; i < p; i++)
+        memset(l + i * n + p, 0, k * sizeof(double));
+    gp->n = n;
+    if (k > 0) {
+        kernel_cross(gp->kind, gp->x + p * gp->dim, k, gp->x, n, gp->dim,
+                     gp->ls, gp->sf2, l + p * n);
+        for (size_t i = p; i < n; i++)
+            l[i * n + i] += gp->sn2;
+        if ((st = linalg_chol_append(l, p, k, n)) != HPOD_OK)
+            return st;
+    }
+    return finish_factor(gp);
+}
+
+/* Conditions on (x, y) standardized by (mean, scale), reusing the factor
+ * of the longest prefix of rows the current conditioning shares. */
+static enum hpod_status
+condition_with(struct gp *gp, const double *x, const double *y, size_t n,
+               double mean, double scale)
+{
+    size_t p = 0, old_n, dim;
+
+    dim = gp->dim;
+    old_n = gp->n;
+    /* The longest prefix of rows the current (jitter-free) factor shares. */
+    if (old_n > 0 && gp->clean)
+        while (p < old_n && p < n &&
+               memcmp(gp->x + p * dim, x + p * dim, dim * sizeof(double)) == 0)
+            p++;
+    memcpy(gp->x + p * dim, x + p * dim, (n - p) * dim * sizeof(double));
+    gp->ymean = mean;
+    gp->yscale = scale;
+    for (size_t i = 0; i < n; i++)
+        gp->y[i] = (y[i] - mean) / scale;
+    if (gp->vq_rows > p)
+        gp->vq_rows = p; /* V's rows past the shared prefix are stale */
+    if (p > 0 && extend_factor(gp, p, old_n, n) == HPOD_OK)
+        return HPOD_OK;
+    gp->n = n;
+    return condition_std(gp);
+}
+
+enum hpod_status
+gp_condition_std(struct gp *gp, const double *x, const double *y, size_t n,
+                 double mean, double scale)
+{
+    enum hpod_status st;
+
+    if (!check_inputs(gp, x, y, n) || !isfinite(mean) || !(scale > 0.0) ||
+        !isfinite(scale))
+        return HPOD_EINVAL;
+    st = condition_with(gp, x, y, n, mean, scale);
+    gp->fitted = 1;
+    return st;
 }
 
 enum hpod_status
 gp_condition(struct gp *gp, const double *x, const double *y, size_t n)
 {
+    double mean, scale;
+
     if (!check_inputs(gp, x, y, n))
         return HPOD_EINVAL;
-    memcpy(gp->x, x, n * gp->dim * sizeof(double));
-    if (!gp->fitted)
-        standardize(y, n, &gp->ymean, &gp->yscale);
-    for (size_t i = 0; i < n; i++)
-        gp->y[i] = (y[i] - gp->ymean) / gp->yscale;
-    gp->n = n;
-    return condition_std(gp);
+    if (gp->fitted) {
+        mean = gp->ymean;
+        scale = gp->yscale;
+    } else {
+        gp_standardization(y, n, &mean, &scale);
+    }
+    return condition_with(gp, x, y, n, mean, scale);
 }
 
 enum hpod_status
@@ -479,7 +591,7 @@ gp_fit(struct gp *gp, const double *x, const double *y, size_t n,
     memset(&gp->stats, 0, sizeof gp->stats);
     gp->stats.lml = NAN;
     memcpy(gp->x, x, n * gp->dim * sizeof(double));
-    standardize(y, n, &gp->ymean, &gp->yscale);
+    gp_standardization(y, n, &gp->ymean, &gp->yscale);
     gp->fitted = 1;
     int constant = 1;
     for (size_t i = 0; i < n; i++) {
@@ -570,6 +682,116 @@ gp_fit(struct gp *gp, const double *x, const double *y, size_t n,
     return st;
 }
 
+void
+gp_reset_hyper(struct gp *gp)
+{
+    double *t;
+
+    if (!gp)
+        return;
+    t = xmalloc(GP_NPARAMS(gp->dim) * sizeof(double));
+    default_theta(gp, t);
+    set_theta(gp, t);
+    free(t);
+    gp->warm = 0;
+    gp->n = 0;
+    gp->vq_rows = 0;
+    gp->lml = NAN;
+}
+
+enum hpod_status
+gp_predict_train(struct gp *gp, double *mean)
+{
+    if (!gp || gp->n == 0 || !mean)
+        return HPOD_EINVAL;
+    if (!gp->clean)
+        return gp_predict(gp, gp->x, gp->n, mean, NULL);
+    for (size_t i = 0; i < gp->n; i++)
+        mean[i] = gp->ymean + gp->yscale * (gp->y[i] - gp->sn2 * gp->alpha[i]);
+    return HPOD_OK;
+}
+
+enum hpod_status
+gp_set_queries(struct gp *gp, const double *xq, size_t m)
+{
+    size_t dim;
+
+    if (!gp || !xq || m == 0)
+        return HPOD_EINVAL;
+    dim = gp->dim;
+    for (size_t i = 0; i < m * dim; i++)
+        if (!isfinite(xq[i]))
+            return HPOD_EINVAL;
+    if (m == gp->nq && memcmp(gp->xq, xq, m * dim * sizeof(double)) == 0)
+        return HPOD_OK;
+    if (m != gp->nq) {
+        free(gp->xq);
+        free(gp->vq);
+        gp->xq = xmalloc(m * dim * sizeof(double));
+        gp->vq = xmalloc(gp->max_n * m * sizeof(double));
+        gp->nq = m;
+    }
+    memcpy(gp->xq, xq, m * dim * sizeof(double));
+    gp->vq_rows = 0;
+    return HPOD_OK;
+}
+
+enum hpod_status
+gp_predict_queries(struct gp *gp, double *mean, double *var)
+{
+    size_t n, m, p;
+    double *v, *beta;
+
+    if (!gp || gp->n == 0 || gp->nq == 0 || !mean || !var)
+        return HPOD_EINVAL;
+    n = gp->n;
+    m = gp->nq;
+    p = gp->vq_rows;
+    v = gp->vq;
+    beta = gp->beta;
+    if (p < n) {
+        /* K*'s new rows, then V's: one dgemm and one dtrsm for the block
+         * of all m queries (R&W algorithm 2.1, line 5, by rows). */
+        kernel_cross(gp->kind, gp->x + p * gp->dim, n - p, gp->xq, m, gp->dim,
+                     gp->ls, gp->sf2, v + p * m);
+        linalg_trsm_lower_tail(gp->l, n, p, v, m);
+        gp->vq_rows = n;
+    }
+    /* k*ᵀα = (L⁻¹k*)ᵀ(L⁻¹y) = Vᵀβ; var = k(x,x) - Σ_i V_ij². */
+    memcpy(beta, gp->y, n * sizeof(double));
+    linalg_trsv_lower(gp->l, n, beta, 0);
+    linalg_gemv(1, n, m, 1.0, v, beta, 0.0, mean);
+    for (size_t j = 0; j < m; j++)
+        var[j] = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double *row = v + i * m;
+        for (size_t j = 0; j < m; j++)
+            var[j] += row[j] * row[j];
+    }
+    double s2 = gp->yscale * gp->yscale;
+    for (size_t j = 0; j < m; j++) {
+        double t = gp->sf2 - var[j];
+        mean[j] = gp->ymean + gp->yscale * mean[j];
+        var[j] = t > 0.0 ? s2 * t : 0.0;
+    }
+    return HPOD_OK;
+}
+
+int
+gp_refit_due(size_t n_fit, double lml_fit, size_t n, double lml_now)
+{
+    if (n_fit == 0 || n < n_fit)
+        return 1;
+    if (n == n_fit)
+        return 0;
+    if (n <= GP_REFIT_ALWAYS_N)
+        return 1;
+    if ((double)n >= (double)n_fit + ceil(GP_REFIT_GROWTH * (double)n_fit))
+        return 1;
+    return isfinite(lml_now) && isfinite(lml_fit) &&
+           lml_now < lml_fit - GP_REFIT_LML_DROP;
+}
+
 enum hpod_status
 gp_predict(struct gp *gp, const double *xq, size_t m, double *mean, double *var)
 {
@@ -654,6 +876,7 @@ gp_set_hyper(struct gp *gp, const struct gp_hyper *h)
     gp->sn2 = h->noise_var;
     gp->warm = 1;
     gp->n = 0;
+    gp->vq_rows = 0;
     gp->lml = NAN;
     return HPOD_OK;
 }

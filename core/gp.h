@@ -146,6 +146,58 @@ enum hpod_status gp_condition(struct gp *gp, const double *x, const double *y,
                               size_t n);
 
 /*
+ * gp_condition_std - gp_condition with the standardization given:
+ * y_std = (y - mean) / scale (scale > 0), fixed for later gp_condition
+ * calls as a fit fixes it. Both reuse the current factor: when the first
+ * p rows of x equal the current conditioning's first p rows (and the
+ * hyperparameters did not change since, and its factor needed no jitter),
+ * the factor of those p rows is kept and the other n - p rows are
+ * appended (linalg_chol_append, O(n²(n - p))); otherwise, or when the
+ * appended block is not positive definite, K_y is refactorized (O(n³)).
+ * The result equals a fresh factorization up to round-off. A changed y
+ * with the same x costs O(n²) (two triangular solves).
+ * Returns as gp_condition; HPOD_EINVAL also for a bad mean or scale.
+ */
+enum hpod_status gp_condition_std(struct gp *gp, const double *x,
+                                  const double *y, size_t n, double mean,
+                                  double scale);
+
+/*
+ * gp_standardization - the mean and population standard deviation of y
+ * (n > 0), the scale replaced by 1 when it is zero or not finite: what
+ * gp_fit standardizes with.
+ */
+void gp_standardization(const double *y, size_t n, double *mean, double *scale);
+
+/*
+ * gp_reset_hyper - back to the default hyperparameters (gp_create's), with
+ * no warm start for the next gp_fit; the GP becomes unconditioned.
+ */
+void gp_reset_hyper(struct gp *gp);
+
+/*
+ * The refit schedule of a GP whose hyperparameters are kept between
+ * suggestions (core/sampler.c). Refitting costs O(n³) per LML evaluation
+ * (tens of them); conditioning with kept hyperparameters O(n²) per new
+ * point. gp_refit_due says whether a fit made at n_fit observations,
+ * with log marginal likelihood per observation lml_fit, should be redone
+ * now at n observations, where the kept hyperparameters give lml_now per
+ * observation (NAN: not known yet). Due when:
+ *   - there is no fit (n_fit == 0) or the history shrank (n < n_fit);
+ *   - n grew and n <= GP_REFIT_ALWAYS_N (small fits are cheap and the
+ *     optimum still moves fast);
+ *   - n >= n_fit + ceil(GP_REFIT_GROWTH · n_fit): at most a fraction of
+ *     the data is unseen by the fit, so a refit's cost C(n) is spread over
+ *     GROWTH·n suggestions (amortized C(n)/(GROWTH·n));
+ *   - lml_now < lml_fit - GP_REFIT_LML_DROP: the kept θ explains the data
+ *     much worse per point than when it was fitted (a stale fit).
+ */
+#define GP_REFIT_ALWAYS_N 32
+#define GP_REFIT_GROWTH 0.1
+#define GP_REFIT_LML_DROP 0.1
+int gp_refit_due(size_t n_fit, double lml_fit, size_t n, double lml_now);
+
+/*
  * gp_predict - posterior mean and variance of the latent function (no
  * noise) at the m points xq (m×dim, borrowed), in ORIGINAL y units:
  *   mean = ȳ + s·k*ᵀα,   var = s²·max(0, k(x,x) - vᵀv),  v = L⁻¹k*
@@ -156,6 +208,35 @@ enum hpod_status gp_condition(struct gp *gp, const double *x, const double *y,
  */
 enum hpod_status gp_predict(struct gp *gp, const double *xq, size_t m,
                             double *mean, double *var);
+
+/*
+ * gp_predict_train - the posterior mean (original units) at the n points
+ * of the current conditioning, into mean (n entries): since
+ * K_y = K + σ_n² I, K α = y - σ_n² α, so μ = ȳ + s·(y_std - σ_n² α) in
+ * O(n) instead of gp_predict's O(n² dim) kernel pass (equal up to
+ * round-off; a factor that needed jitter takes gp_predict's way).
+ * Returns HPOD_OK or HPOD_EINVAL if the GP is not conditioned.
+ */
+enum hpod_status gp_predict_train(struct gp *gp, double *mean);
+
+/*
+ * gp_set_queries - fixes a set of m query points (m×dim, copied; e.g. a
+ * finite study's candidates) for gp_predict_queries. The GP keeps
+ * V = L⁻¹K* (max_n × m doubles, allocated here) across conditionings:
+ * rows of V whose factor rows gp_condition kept stay valid, so after
+ * appending k points only k rows are computed (O(n k m), level-3 BLAS).
+ * Setting the same points again keeps V. Returns HPOD_EINVAL on m == 0, a
+ * NULL pointer or a non-finite value.
+ */
+enum hpod_status gp_set_queries(struct gp *gp, const double *xq, size_t m);
+
+/*
+ * gp_predict_queries - gp_predict at the gp_set_queries points (mean and
+ * var, m entries each, both required): mean = ȳ + s·Vᵀβ with β = L⁻¹y,
+ * var = s²·max(0, σ_f² - Σ_i V_ij²). Equal to gp_predict up to round-off.
+ * Returns HPOD_EINVAL if the GP is not conditioned or has no queries.
+ */
+enum hpod_status gp_predict_queries(struct gp *gp, double *mean, double *var);
 
 /*
  * gp_log_marginal_likelihood - log p(y | X, θ) of the current conditioning

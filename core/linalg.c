@@ -54,6 +54,34 @@ linalg_cholesky(double *a, size_t n, double *work, double *jitter)
     return HPOD_ENUMERIC;
 }
 
+enum hpod_status
+linalg_chol_append(double *a, size_t n, size_t k, size_t ld)
+{
+    double *b = a + n * ld, *c = b + n;
+    lapack_int info;
+
+    if (k == 0 || ld < n + k)
+        return HPOD_EINVAL;
+    if (n > 0) {
+        /* L21 Lᵀ = B, then C - L21 L21ᵀ (lower triangle). */
+        cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans,
+                    CblasNonUnit, (blasint)k, (blasint)n, 1.0, a, (blasint)ld,
+                    b, (blasint)ld);
+        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (blasint)k,
+                    (blasint)n, -1.0, b, (blasint)ld, 1.0, c, (blasint)ld);
+    }
+    info =
+        LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)k, c, (lapack_int)ld);
+    if (info < 0)
+        return HPOD_EINTERNAL;
+    if (info > 0)
+        return HPOD_ENUMERIC;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = i + 1; j < k; j++)
+            c[i * ld + j] = 0.0;
+    return HPOD_OK;
+}
+
 void
 linalg_trsv_lower(const double *l, size_t n, double *b, int trans)
 {
@@ -67,6 +95,22 @@ linalg_trsm_lower(const double *l, size_t n, double *b, size_t m, int trans)
     cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower,
                 trans ? CblasTrans : CblasNoTrans, CblasNonUnit, (blasint)n,
                 (blasint)m, 1.0, l, (blasint)n, b, (blasint)m);
+}
+
+void
+linalg_trsm_lower_tail(const double *l, size_t n, size_t p, double *b, size_t m)
+{
+    size_t k = n - p;
+
+    if (p >= n || m == 0)
+        return;
+    if (p > 0)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)k,
+                    (blasint)m, (blasint)p, -1.0, l + p * n, (blasint)n, b,
+                    (blasint)m, 1.0, b + p * m, (blasint)m);
+    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans,
+                CblasNonUnit, (blasint)k, (blasint)m, 1.0, l + p * n + p,
+                (blasint)n, b + p * m, (blasint)m);
 }
 
 void

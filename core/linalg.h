@@ -27,6 +27,32 @@
 enum hpod_status linalg_cholesky(double *a, size_t n, double *work,
                                  double *jitter);
 
+/*
+ * linalg_chol_append - extends a Cholesky factor by k rows (a rank-k step):
+ * given L (n×n, row-major with leading dimension ld ≥ n + k, rows 0..n-1
+ * of a) the factor of A, and in rows n..n+k-1 the new rows [B C] of
+ *   [[A, Bᵀ], [B, C]]   (B k×n, C k×k, only C's lower triangle read),
+ * overwrites those rows with [L21 L22], L21 = B L⁻ᵀ, L22 Lᵀ22 = C - L21
+ * L21ᵀ (one dtrsm, one dsyrk, one dpotrf of k×k): O(n²k + nk² + k³)
+ * instead of O((n+k)³). The leading n×n block of a factor is the factor
+ * of A's leading block, so a caller may also truncate before appending.
+ * C's strict upper triangle is zeroed. No jitter: HPOD_ENUMERIC if the
+ * Schur complement is not positive definite (the caller refactorizes).
+ * HPOD_EINVAL if k == 0 or ld < n + k.
+ */
+enum hpod_status linalg_chol_append(double *a, size_t n, size_t k, size_t ld);
+
+/*
+ * linalg_trsm_lower_tail - finishes X = L⁻¹B when its first p rows are
+ * known: l is n×n lower (stride n), b n×m (stride m) holds X's rows
+ * 0..p-1 and B's rows p..n-1; rows p..n-1 become X's:
+ *   X2 = L22⁻¹ (B2 - L21 X1)   (one dgemm, one dtrsm: O(n p m + (n-p)² m)).
+ * The forward substitution never changes a row once solved, so a caller
+ * that appends rows to L (linalg_chol_append) extends X the same way.
+ */
+void linalg_trsm_lower_tail(const double *l, size_t n, size_t p, double *b,
+                            size_t m);
+
 /* Solves L x = b (trans == 0) or Lᵀ x = b (trans != 0) in place. */
 void linalg_trsv_lower(const double *l, size_t n, double *b, int trans);
 

@@ -44,6 +44,9 @@ struct sim {
     double *rep_val;
     size_t n_rep, cap_rep;
     struct mstage *ms;
+    /* The GP's kept hyperparameters, as the study's database row holds
+     * them (study_gp_models): a server refits on the same schedule. */
+    struct sampler_gp_model gpm;
 };
 
 static enum hpod_status sim_rebuild(struct sim *s);
@@ -137,6 +140,7 @@ sim_new(struct sim *s, const struct mstage_sim_base *b, size_t stage,
         .pend_cand = pend_cand,
         .n_pend = n_pend,
         .state = NULL,
+        .gp_model = &s->gpm,
     };
     st = sampler_next(&in, raw, &cand);
     if (st == HPOD_OK && (cand >= s->configs || s->used[cand]))
@@ -357,6 +361,7 @@ out:
     free(s.rep_id);
     free(s.rep_step);
     free(s.rep_val);
+    sampler_gp_model_clear(&s.gpm);
     return st;
 }
 

@@ -5,7 +5,8 @@
  * objective, oriented so that larger is better; pending trials) and, for
  * finite studies, the candidates with a flag for those already taken; the
  * sampler chooses. Every choice is a function of (seed, issue number,
- * history) only, so any process, cold or warm, gives the same answer.
+ * history, and for the GP the study's kept model) only, so any process,
+ * cold or warm, gives the same answer.
  */
 #ifndef HPOD_SAMPLER_H
 #define HPOD_SAMPLER_H
@@ -33,6 +34,37 @@ struct sampler_state;
 struct sampler_state *sampler_state_create(void);
 void sampler_state_destroy(struct sampler_state *s); /* accepts NULL */
 
+/*
+ * The GP's hyperparameters, kept between the choices of one study (hpod
+ * stores them in PostgreSQL, a simulation in a local) so that a choice
+ * refits only when gp_refit_due (core/gp.h) says so and otherwise just
+ * conditions with them. The choice is a function of (seed, issue number,
+ * history, this record): any process holding the same record chooses the
+ * same. sampler_next reads it and, when it refits, rewrites it and sets
+ * changed (the caller clears changed once it stored the record).
+ */
+struct sampler_gp_model {
+    int valid;      /* 0: no fit yet */
+    int kernel;     /* enum kernel_kind of the fit */
+    size_t n_fit;   /* observations the fit saw */
+    double lml_fit; /* its log marginal likelihood per observation */
+    size_t n_hyper; /* dim + 2 */
+    double *hyper;  /* owned: ℓ_1..ℓ_dim, σ_f², σ_n² (standardized y) */
+    int changed;    /* set when sampler_next refitted */
+};
+
+/* Frees m's array and zeroes it; accepts NULL. */
+void sampler_gp_model_clear(struct sampler_gp_model *m);
+
+/*
+ * sampler_gp_model_set - copies n_hyper values into m (replacing its array)
+ * with the other fields; returns HPOD_EINVAL if a value is not finite and
+ * positive or n_hyper < 3.
+ */
+enum hpod_status sampler_gp_model_set(struct sampler_gp_model *m, int kernel,
+                                      size_t n_fit, double lml_fit,
+                                      const double *hyper, size_t n_hyper);
+
 struct sampler_input {
     const struct space *space;
     enum sampler_kind kind;
@@ -56,6 +88,9 @@ struct sampler_input {
     const size_t *pend_cand;
     size_t n_pend;
     struct sampler_state *state; /* may be NULL */
+    /* GP only: the study's kept hyperparameters (in/out); NULL refits on
+     * every choice. */
+    struct sampler_gp_model *gp_model;
 };
 
 /*
@@ -74,7 +109,7 @@ enum hpod_status sampler_next(const struct sampler_input *in, double *raw,
  * mid-rank (ties share a score; n = 1 gives 0). Monotone in y and
  * symmetric about 0; what graph EI and the GP model instead of the raw
  * values (core/sampler.c, ei_scores and gp_model). z (n, caller's) may
- * not alias y. O(n²).
+ * not alias y. O(n log n) (one sort).
  */
 void sampler_normal_scores(const double *y, size_t n, double *z);
 

@@ -77,6 +77,7 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     unsigned char *used = NULL;
     double *obs_raw = NULL, *obs_y = NULL, *raw = NULL;
     struct sampler_state *own = NULL;
+    struct sampler_gp_model model = {0};
     size_t len = 0;
 
     if (len_out)
@@ -126,6 +127,9 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     if (!state)
         state = own = sampler_state_create();
     in.state = state;
+    /* The GP's kept hyperparameters, as a study keeps them in its database
+     * row: refitted on gp_refit_due's schedule, as hpod serves. */
+    in.gp_model = &model;
 
     while (len < cap) {
         size_t cand = (size_t)-1;
@@ -148,6 +152,7 @@ out:
     free(obs_y);
     free(raw);
     sampler_state_destroy(own);
+    sampler_gp_model_clear(&model);
     return st;
 }
 

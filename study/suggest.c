@@ -15,6 +15,7 @@
 #include "core/mobo.h"
 #include "core/pareto.h"
 #include "core/sampler.h"
+#include "store/gp_model_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "study/constraints.h"
@@ -189,6 +190,7 @@ struct suggest_call {
     struct study_cache *entry;
     struct history h;
     int h_loaded;
+    struct sampler_gp_model gpm; /* the GP's kept model (GP studies) */
 };
 
 /*
@@ -346,16 +348,23 @@ suggest_room(const struct suggest_call *c)
  * One new configuration (raw, its candidate or (size_t)-1) for sequence
  * number seq. HPOD_ENOTFOUND when a finite study is used up.
  */
+static enum sampler_kind
+sampler_of(const struct study_def *d)
+{
+    return (enum sampler_kind)(d->algo.name == ALGO_ASHA ||
+                                       d->algo.name == ALGO_MULTISTAGE
+                                   ? d->algo.base
+                                   : (int)d->algo.name);
+}
+
 static enum hpod_status
 choose_one(const struct study_def *d, const struct history *h,
-           struct study_cache *entry, int seq, double *raw, size_t *cand)
+           struct study_cache *entry, struct sampler_gp_model *gpm, int seq,
+           double *raw, size_t *cand)
 {
     struct sampler_input in = {
         .space = &d->space,
-        .kind = (enum sampler_kind)(d->algo.name == ALGO_ASHA ||
-                                            d->algo.name == ALGO_MULTISTAGE
-                                        ? d->algo.base
-                                        : (int)d->algo.name),
+        .kind = sampler_of(d),
         .seed = d->algo.seed,
         .seq = seq,
         .init = d->algo.init,
@@ -372,6 +381,7 @@ choose_one(const struct study_def *d, const struct history *h,
         .pend_cand = h->pend_cand,
         .n_pend = h->n_pend,
         .state = entry ? entry->state : NULL,
+        .gp_model = gpm,
     };
     enum hpod_status st = HPOD_ENUMERIC;
 
@@ -418,6 +428,10 @@ suggest_read(struct suggest_call *c)
         (st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
             HPOD_OK)
         return st;
+    /* The GP's kept hyperparameters: the study's, not this process's. */
+    if (sampler_of(d) == SAMPLER_GP && !history_uses_mobo(d) &&
+        (st = gp_model_store_get(c->db, c->id, &c->gpm, c->err)) != HPOD_OK)
+        return st;
     c->h_loaded = 1;
     return HPOD_OK;
 }
@@ -440,10 +454,17 @@ suggest_new(struct suggest_call *c, long long need)
     for (long long k = 0; k < need; k++) {
         size_t cand;
         struct trial t = {0};
-        st = choose_one(d, h, c->entry, seq, raw, &cand);
+        st = choose_one(d, h, c->entry, &c->gpm, seq, raw, &cand);
         if (st == HPOD_ENOTFOUND) {
             st = HPOD_OK; /* finite study used up */
             break;
+        }
+        if (st == HPOD_OK && c->gpm.changed) {
+            /* A refit: stored in this transaction, under the lock. */
+            c->gpm.changed = 0;
+            st = gp_model_store_put(c->db, c->id, &c->gpm, c->err);
+            if (st != HPOD_OK)
+                goto out;
         }
         if (st != HPOD_OK) {
             st = hpod_fail(c->err, HPOD_EINTERNAL, "",
@@ -623,6 +644,7 @@ out:
         }
     }
     history_cleanup(&c.h);
+    sampler_gp_model_clear(&c.gpm);
     if (c.entry)
         cache_put(c.entry);
     mf_work_cleanup(&c.work);

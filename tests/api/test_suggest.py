@@ -4,6 +4,7 @@ budgets, seeded reproducibility, model samplers against random.
 
 import math
 
+import harness
 from harness import call, check, expect, is_int, short, test
 from client import BLEU_MAX, SPACE4, canon, check_new_trial, create, report, suggest, uname
 
@@ -147,3 +148,77 @@ def t_models_beat_random(c):
     check(mean["gp"] < 20, "gp: %r" % mean)
     check(mean["graph/ei"] < 30, "graph/ei: %r" % mean)
     check(mean["graph/eif"] < 30, "graph/eif: %r" % mean)
+
+
+@test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")
+def t_gp_kept_model(c):
+    # Two studies with the same seed and the same (deterministic) values:
+    # the first served by one process (its cache warm throughout), the
+    # second alternately by two other servers, one restarted halfway (a
+    # cold cache). Every suggestion must agree, and the stored model
+    # (study_gp_models, migration 0009) must follow gp_refit_due: a refit
+    # at every n up to 32, then when n has grown by 10% since the last one
+    # (or earlier, when the LML per observation dropped).
+    grid = [i / 9.0 for i in range(10)]
+    cands = [{"x": a, "y": b} for a in grid for b in grid]
+
+    def f(p):
+        return math.exp(-((p["x"] - 0.7) ** 2 + (p["y"] - 0.3) ** 2) / 0.08) + 0.3 * p["x"] \
+            + 0.01 * math.sin(37.0 * p["x"] + 11.0 * p["y"])
+
+    space = [{"name": "x", "type": "float", "values": grid},
+             {"name": "y", "type": "float", "values": grid}]
+    steps = 45
+
+    def model_row(sid):
+        out = harness.psql(c.dburl, "SELECT n_fit, kernel, hyper FROM study_gp_models"
+                                    " WHERE study_id = %d" % sid).strip()
+        return out.split("|") if out else None
+
+    def run(ports):
+        s = create(c, {"name": uname("gp kept"), "space": space, "candidates": cands,
+                       "objectives": [{"name": "v", "goal": "maximize"}],
+                       "algorithm": {"name": "gp", "acquisition": "ei", "seed": 3, "init": 3}})
+        seq, fits = [], []
+        for i in range(steps):
+            port = ports(i)
+            t = suggest(c, s["id"], "w", port=port)["trials"][0]
+            seq.append(canon(t["params"]))
+            row = model_row(s["id"])
+            fits.append(int(row[0]) if row else None)
+            report(c, t["id"], {"v": f(t["params"])}, port=port)
+        return s["id"], seq, fits
+
+    sid1, seq1, fits1 = run(lambda i: c.port)
+    b = c.server()
+    d = c.server()
+    state = {"d": d}
+
+    def alternate(i):
+        if i == steps // 2:  # restart one replica: its cache starts cold
+            state["d"].stop()
+            state["d"] = c.server()
+        return b.port if i % 2 else state["d"].port
+
+    sid2, seq2, fits2 = run(alternate)
+    b.stop()
+    state["d"].stop()
+    check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
+          % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
+    check(fits1 == fits2, "stored model differs: %r vs %r" % (fits1, fits2))
+    # Schedule: trial i is chosen from n = i observations.
+    check(all(f is None for f in fits1[:3]), "a model before any observation: %r" % fits1[:3])
+    refits = 0
+    prev = None
+    for n in range(3, steps):
+        nf = fits1[n]
+        check(nf is not None and nf <= n, "n=%d: n_fit %r" % (n, nf))
+        if n <= 32 or prev is None or n >= prev + math.ceil(0.1 * prev):
+            check(nf == n, "n=%d: refit due, stored n_fit %r" % (n, nf))
+        if nf != prev:
+            check(nf == n, "n=%d: n_fit moved to %r, not to n" % (n, nf))
+            refits += 1
+        prev = nf
+    check(refits < steps - 3, "refitted at every suggestion: %r" % fits1)
+    r1, r2 = model_row(sid1), model_row(sid2)
+    check(r1 == r2, "final models differ: %r vs %r" % (r1, r2))

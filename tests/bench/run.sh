@@ -290,6 +290,10 @@ for name in bench_sampler bench_gp bench_graph; do
             # on 767 candidates, EI): the cold figure.
             sed -n 's/^bench_gp n=\([0-9]*\) .* median_ms=\([0-9.]*\) .*/result core_gp_ei_\1_ms \2/p' \
                 "$pgdir/out.txt" >>"$results"
+            # The warm path: the study's kept model, refits as scheduled,
+            # mean per suggestion over n-60..n (issue 14).
+            sed -n 's/^bench_gp warm n=[0-9]*\.\.\([0-9]*\) .* mean_ms=\([0-9.]*\) .*/result core_gp_ei_warm_\1_ms \2/p' \
+                "$pgdir/out.txt" >>"$results"
         fi
     else
         echo "== core: $name not built (tests/bench/$name.c absent); skipped"

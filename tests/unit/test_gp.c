@@ -581,6 +581,171 @@ test_fit_options_bounds(void **state)
     gp_destroy(gp);
 }
 
+/*
+ * gp_condition_std reuses the factor of a shared prefix of rows (append,
+ * truncate then append, same x with new y): every variant predicts like a
+ * fresh GP factorized from scratch, and the LML agrees.
+ */
+static void
+test_condition_incremental(void **state)
+{
+    (void)state;
+    enum { N = 40, DIM = 3, Q = 9 };
+    struct rng r;
+    double x[N * DIM], y[N], xq[Q * DIM], ls[DIM] = {0.3, 0.5, 0.8};
+    double m1[Q], v1[Q], m2[Q], v2[Q];
+    struct gp_hyper h = {ls, 1.3, 1e-3};
+    static const size_t steps[][2] = {{20, 0}, {21, 0}, {30, 0}, {30, 1},
+                                      {25, 1}, {40, 2}, {12, 3}};
+    rng_seed(&r, 4242);
+    random_problem(&r, x, y, N, DIM);
+    for (size_t i = 0; i < Q * DIM; i++)
+        xq[i] = rng_uniform(&r);
+    for (size_t t = 0; t < 2; t++) {
+        struct gp *inc = gp_create(N, DIM, kinds[t]);
+        assert_int_equal(gp_set_hyper(inc, &h), HPOD_OK);
+        for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+            size_t n = steps[s][0];
+            double yy[N], xx[N * DIM];
+            memcpy(xx, x, sizeof x);
+            /* Variant 1: new y for the same x; 2: row 10 moved (the
+             * prefix ends there); 3: new y again. */
+            for (size_t i = 0; i < n; i++)
+                yy[i] = y[i] + (steps[s][1] == 1 ? 0.3 * (double)i : 0.0);
+            if (steps[s][1] == 2)
+                xx[10 * DIM] = 0.123;
+            struct gp *fresh = gp_create(N, DIM, kinds[t]);
+            assert_int_equal(gp_set_hyper(fresh, &h), HPOD_OK);
+            assert_int_equal(gp_condition_std(inc, xx, yy, n, 0.5, 2.0),
+                             HPOD_OK);
+            assert_int_equal(gp_condition_std(fresh, xx, yy, n, 0.5, 2.0),
+                             HPOD_OK);
+            assert_int_equal(gp_size(inc), n);
+            assert_int_equal(gp_predict(inc, xq, Q, m1, v1), HPOD_OK);
+            assert_int_equal(gp_predict(fresh, xq, Q, m2, v2), HPOD_OK);
+            for (size_t i = 0; i < Q; i++) {
+                assert_close(m1[i], m2[i], 1e-9, 1e-10);
+                assert_close(v1[i], v2[i], 1e-8, 1e-10);
+            }
+            assert_close(gp_log_marginal_likelihood(inc),
+                         gp_log_marginal_likelihood(fresh), 1e-9, 1e-9);
+            gp_destroy(fresh);
+        }
+        /* Reset: defaults again, unconditioned, no warm start. */
+        gp_reset_hyper(inc);
+        assert_int_equal(gp_predict(inc, xq, 1, m1, NULL), HPOD_EINVAL);
+        double ls2[DIM];
+        struct gp_hyper g = {ls2, 0, 0};
+        gp_get_hyper(inc, &g);
+        assert_close(g.signal_var, 1.0, 0, 0);
+        assert_close(g.noise_var, 1e-2, 1e-15, 0);
+        assert_close(ls2[0], 0.25 * sqrt(3.0), 1e-15, 0);
+        assert_int_equal(gp_condition_std(inc, x, y, 3, 0.0, 0.0), HPOD_EINVAL);
+        gp_destroy(inc);
+    }
+}
+
+/*
+ * The kept query block (V = L⁻¹K*, extended by rows) scores like one
+ * gp_predict call per point, through appends, a truncation, new y, new
+ * hyperparameters and a new query set.
+ */
+static void
+test_queries_vs_per_point(void **state)
+{
+    (void)state;
+    enum { N = 30, DIM = 2, Q = 11 };
+    struct rng r;
+    double x[N * DIM], y[N], xq[Q * DIM], m1[Q], v1[Q], m2, v2;
+    double ls[DIM] = {0.4, 0.7};
+    struct gp_hyper h = {ls, 0.9, 1e-4};
+    static const size_t steps[] = {10, 11, 20, 15, 30, 30};
+    rng_seed(&r, 515);
+    random_problem(&r, x, y, N, DIM);
+    for (size_t i = 0; i < Q * DIM; i++)
+        xq[i] = rng_uniform(&r);
+    struct gp *gp = gp_create(N, DIM, KERNEL_MATERN52);
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+    assert_int_equal(gp_set_queries(gp, xq, Q), HPOD_OK);
+    assert_int_equal(gp_predict_queries(gp, m1, v1), HPOD_EINVAL);
+    for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+        if (s == 5) {
+            h.signal_var = 1.7; /* new θ: V must be rebuilt */
+            assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+            xq[0] = 0.5; /* and a changed query set */
+            assert_int_equal(gp_set_queries(gp, xq, Q), HPOD_OK);
+        }
+        y[0] += 0.1 * (double)s;
+        assert_int_equal(gp_condition(gp, x, y, steps[s]), HPOD_OK);
+        assert_int_equal(gp_predict_queries(gp, m1, v1), HPOD_OK);
+        for (size_t j = 0; j < Q; j++) {
+            assert_int_equal(gp_predict(gp, xq + j * DIM, 1, &m2, &v2),
+                             HPOD_OK);
+            assert_close(m1[j], m2, 1e-9, 1e-10);
+            assert_close(v1[j], v2, 1e-8, 1e-10);
+        }
+    }
+    assert_int_equal(gp_set_queries(gp, xq, 0), HPOD_EINVAL);
+    gp_destroy(gp);
+}
+
+/* The O(n) mean at the training points equals gp_predict's there. */
+static void
+test_predict_train(void **state)
+{
+    (void)state;
+    enum { N = 25, DIM = 3 };
+    struct rng r;
+    double x[N * DIM], y[N], m1[N], m2[N];
+    rng_seed(&r, 808);
+    random_problem(&r, x, y, N, DIM);
+    struct gp *gp = gp_create(N, DIM, KERNEL_RBF);
+    assert_int_equal(gp_predict_train(gp, m1), HPOD_EINVAL);
+    assert_int_equal(gp_fit(gp, x, y, N, &r), HPOD_OK);
+    assert_int_equal(gp_predict_train(gp, m1), HPOD_OK);
+    assert_int_equal(gp_predict(gp, x, N, m2, NULL), HPOD_OK);
+    for (size_t i = 0; i < N; i++)
+        assert_close(m1[i], m2[i], 1e-9, 1e-9);
+    gp_destroy(gp);
+}
+
+/* gp_standardization: mean and population std; zero spread gives 1. */
+static void
+test_standardization(void **state)
+{
+    (void)state;
+    double y[4] = {1, 2, 3, 6}, m, s;
+    gp_standardization(y, 4, &m, &s);
+    assert_close(m, 3.0, 0, 1e-15);
+    assert_close(s, sqrt(3.5), 1e-15, 0);
+    double c[3] = {2, 2, 2};
+    gp_standardization(c, 3, &m, &s);
+    assert_close(m, 2.0, 0, 0);
+    assert_close(s, 1.0, 0, 0);
+}
+
+/* The refit schedule, decision by decision (gp.h, gp_refit_due). */
+static void
+test_refit_schedule(void **state)
+{
+    (void)state;
+    assert_true(gp_refit_due(0, NAN, 5, NAN));     /* never fitted */
+    assert_true(gp_refit_due(40, 1.0, 39, NAN));   /* history shrank */
+    assert_false(gp_refit_due(40, 1.0, 40, NAN));  /* same n */
+    assert_false(gp_refit_due(40, 1.0, 40, -9.0)); /* same n, even if worse */
+    assert_true(gp_refit_due(20, 1.0, 21, NAN));   /* small n: always */
+    assert_true(gp_refit_due(31, 1.0, GP_REFIT_ALWAYS_N, NAN));
+    /* 10% growth: at 500, the next fit is due at 550. */
+    assert_false(gp_refit_due(500, 1.0, 549, NAN));
+    assert_true(gp_refit_due(500, 1.0, 550, NAN));
+    assert_false(gp_refit_due(100, 1.0, 109, 0.95));
+    assert_true(gp_refit_due(100, 1.0, 110, 2.0));
+    /* A stale fit: LML per observation fell by more than the margin. */
+    assert_true(gp_refit_due(100, 1.0, 101, 1.0 - GP_REFIT_LML_DROP - 0.01));
+    assert_false(gp_refit_due(100, 1.0, 101, 1.0 - GP_REFIT_LML_DROP + 0.01));
+    assert_false(gp_refit_due(100, NAN, 101, -5.0));
+}
+
 int
 main(void)
 {
@@ -593,6 +758,11 @@ main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_degenerate_data),
         cmocka_unit_test(test_kriging_believer),
+        cmocka_unit_test(test_condition_incremental),
+        cmocka_unit_test(test_standardization),
+        cmocka_unit_test(test_predict_train),
+        cmocka_unit_test(test_queries_vs_per_point),
+        cmocka_unit_test(test_refit_schedule),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fit_options_bounds),
     };

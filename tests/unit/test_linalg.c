@@ -90,6 +90,80 @@ test_jitter_rescues_singular(void **state)
     assert_int_equal(linalg_cholesky(c, 0, work, &jit), HPOD_EINVAL);
 }
 
+/* Appending k rows to the factor of A's leading block equals a full
+ * refactorization, for k = 1 (rank one), k = 2 and from n = 0. */
+static void
+test_chol_append_matches_full(void **state)
+{
+    (void)state;
+    struct rng r;
+    double a[36], full[36], inc[36], work[36];
+    size_t n = 6;
+    static const size_t lead[] = {5, 4, 0, 3};
+    rng_seed(&r, 77);
+    random_spd(&r, a, n);
+    memcpy(full, a, sizeof a);
+    assert_int_equal(linalg_cholesky(full, n, work, NULL), HPOD_OK);
+    for (size_t t = 0; t < sizeof lead / sizeof lead[0]; t++) {
+        size_t p = lead[t], k = n - p;
+        memset(inc, 0, sizeof inc);
+        /* Leading p×p factor in place (ld = n), then A's last k rows. */
+        for (size_t i = 0; i < p; i++)
+            for (size_t j = 0; j < p; j++)
+                inc[i * n + j] = a[i * n + j];
+        if (p > 0) {
+            double sub[36], w2[36];
+            for (size_t i = 0; i < p; i++)
+                for (size_t j = 0; j < p; j++)
+                    sub[i * p + j] = a[i * n + j];
+            assert_int_equal(linalg_cholesky(sub, p, w2, NULL), HPOD_OK);
+            for (size_t i = 0; i < p; i++)
+                for (size_t j = 0; j < p; j++)
+                    inc[i * n + j] = sub[i * p + j];
+        }
+        for (size_t i = p; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                inc[i * n + j] = j <= i ? a[i * n + j] : 7.0; /* junk above */
+        assert_int_equal(linalg_chol_append(inc, p, k, n), HPOD_OK);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                assert_close(inc[i * n + j], full[i * n + j], 1e-12, 1e-13);
+    }
+    /* Not positive definite: a new row equal to an old one, C = its
+     * diagonal minus 1 (Schur complement -1). */
+    double s[9] = {2, 0, 0, 1, 3, 0, 2, 1, 1};
+    double l1 = sqrt(2.0);
+    s[0] = l1;
+    assert_int_equal(linalg_chol_append(s, 1, 2, 3), HPOD_ENUMERIC);
+    assert_int_equal(linalg_chol_append(s, 1, 0, 3), HPOD_EINVAL);
+    assert_int_equal(linalg_chol_append(s, 2, 2, 3), HPOD_EINVAL);
+}
+
+/* Solving the tail rows of L⁻¹B with the head known equals one full
+ * triangular solve, for every split p. */
+static void
+test_trsm_tail_matches_full(void **state)
+{
+    (void)state;
+    struct rng r;
+    double a[36], work[36], b[6 * 4], full[6 * 4], x[6 * 4];
+    size_t n = 6, m = 4;
+    rng_seed(&r, 91);
+    random_spd(&r, a, n);
+    assert_int_equal(linalg_cholesky(a, n, work, NULL), HPOD_OK);
+    for (size_t i = 0; i < n * m; i++)
+        b[i] = rng_uniform(&r) * 2.0 - 1.0;
+    memcpy(full, b, sizeof b);
+    linalg_trsm_lower(a, n, full, m, 0);
+    for (size_t p = 0; p <= n; p++) {
+        memcpy(x, full, p * m * sizeof(double));
+        memcpy(x + p * m, b + p * m, (n - p) * m * sizeof(double));
+        linalg_trsm_lower_tail(a, n, p, x, m);
+        for (size_t i = 0; i < n * m; i++)
+            assert_close(x[i], full[i], 1e-12, 1e-13);
+    }
+}
+
 static void
 test_gemm_gemv(void **state)
 {
@@ -122,6 +196,8 @@ main(void)
         cmocka_unit_test(test_solve_and_inverse),
         cmocka_unit_test(test_jitter_rescues_singular),
         cmocka_unit_test(test_gemm_gemv),
+        cmocka_unit_test(test_chol_append_matches_full),
+        cmocka_unit_test(test_trsm_tail_matches_full),
     };
     return cmocka_run_group_tests_name("linalg", tests, NULL, NULL);
 }

@@ -104,6 +104,82 @@ run(enum sampler_kind kind, int acq, unsigned long long seed, size_t limit,
     return found;
 }
 
+/*
+ * A GP study keeping its model: every choice equals a cold process's (no
+ * state, the same stored model), the model is refitted exactly when
+ * gp_refit_due says so (with n_fit the observations of that choice), and
+ * the kept hyperparameters are reused between refits.
+ */
+static void
+test_gp_kept_model(void **state)
+{
+    (void)state;
+    size_t n = G * G, steps = 70, refits = 0;
+    unsigned char used[G * G] = {0};
+    double obs_raw[G * G * 2], obs_y[G * G];
+    size_t obs_cand[G * G];
+    struct sampler_state *st = sampler_state_create();
+    struct sampler_gp_model model = {0}, cold = {0};
+    for (size_t t = 0; t < steps; t++) {
+        struct sampler_input in = {.space = &sp,
+                                   .kind = SAMPLER_GP,
+                                   .seed = 11,
+                                   .seq = (int)t,
+                                   .init = 3,
+                                   .kernel = KERNEL_MATERN52,
+                                   .cand_raw = cand,
+                                   .cand_used = used,
+                                   .n_cand = n,
+                                   .obs_raw = obs_raw,
+                                   .obs_y = obs_y,
+                                   .obs_cand = obs_cand,
+                                   .n_obs = t,
+                                   .state = st,
+                                   .gp_model = &model};
+        double raw[2], raw2[2];
+        size_t c, c2;
+        /* The cold process: what the database holds before this choice. */
+        if (model.valid)
+            assert_int_equal(sampler_gp_model_set(&cold, model.kernel,
+                                                  model.n_fit, model.lml_fit,
+                                                  model.hyper, model.n_hyper),
+                             HPOD_OK);
+        else
+            sampler_gp_model_clear(&cold);
+        int due = t >= 3 && gp_refit_due(model.valid ? model.n_fit : 0,
+                                         model.lml_fit, t, NAN);
+        size_t before = model.n_fit;
+        assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+        in.state = NULL;
+        in.gp_model = &cold;
+        cold.changed = 0;
+        assert_int_equal(sampler_next(&in, raw2, &c2), HPOD_OK);
+        assert_int_equal(c, c2);
+        if (due) /* due before conditioning: a refit for sure */
+            assert_true(model.changed);
+        if (model.changed) {
+            assert_int_equal(model.n_fit, t);
+            assert_true(cold.changed);
+            assert_memory_equal(model.hyper, cold.hyper,
+                                model.n_hyper * sizeof(double));
+            refits++;
+        } else if (t >= 3) {
+            assert_int_equal(model.n_fit, before);
+            assert_false(cold.changed);
+        }
+        model.changed = 0;
+        used[c] = 1;
+        memcpy(obs_raw + 2 * t, raw, sizeof raw);
+        obs_y[t] = objective(raw);
+        obs_cand[t] = c;
+    }
+    /* Refits at every n up to GP_REFIT_ALWAYS_N, then every ~10%. */
+    assert_true(refits >= GP_REFIT_ALWAYS_N - 3 && refits < steps - 3);
+    sampler_gp_model_clear(&model);
+    sampler_gp_model_clear(&cold);
+    sampler_state_destroy(st);
+}
+
 static void
 test_determinism(void **state)
 {
@@ -247,6 +323,32 @@ test_normal_scores(void **state)
     assert_close(zt[2], 0.9674215661017014, 1e-12, 1e-14);
     sampler_normal_scores(y, 1, z);
     assert_close(z[0], 0.0, 0, 1e-14);
+
+    /* Brute force: mid-ranks by counting (O(n²)) and 100 halvings, as the
+     * scores were computed before the sort; the sort gives the same bits. */
+    enum { M = 200 };
+    double v[M], zs[M];
+    struct rng r;
+    rng_seed(&r, 31);
+    for (size_t i = 0; i < M; i++)
+        v[i] = floor(rng_uniform(&r) * 60.0); /* many ties */
+    sampler_normal_scores(v, M, zs);
+    for (size_t i = 0; i < M; i++) {
+        double lt = 0.0, eq = 0.0, lo = -40.0, hi = 40.0;
+        for (size_t j = 0; j < M; j++) {
+            lt += v[j] < v[i];
+            eq += v[j] == v[i];
+        }
+        double p = (lt + 0.5 * eq) / (double)M;
+        for (int it = 0; it < 100; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (0.5 * erfc(-mid / sqrt(2.0)) < p)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        assert_true(zs[i] == 0.5 * (lo + hi));
+    }
 }
 
 /*
@@ -451,6 +553,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_gp_kept_model),
         cmocka_unit_test(test_models_beat_random),
         cmocka_unit_test(test_pending_steers_gp),
         cmocka_unit_test(test_greedy_nearest_and_exhaustion),
