@@ -695,6 +695,11 @@ exec_on(struct db *db, const char *sql, int nparams, const char *const *params,
         HPOD_OK)
         return st;
     if (!result_ok(res) && kind == SEND_PREPARED && is_stale_statement(res)) {
+        /* Never expected: a new connection starts with an empty cache. */
+        hpod_log(HPOD_LOG_WARN,
+                 "prepared statement %s is stale on the server "
+                 "(sqlstate %s): statement cache of this connection cleared",
+                 name, PQresultErrorField(res, PG_DIAG_SQLSTATE));
         stmts_clear(db, 0);
         if (!db->in_tx) { /* nothing aborted: run it again, unnamed */
             PQclear(res);
