@@ -280,11 +280,11 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
      * the study lock, taken before the trial's (the order suggest uses
      * too). */
     if ((st = db_begin(db, err)) != HPOD_OK ||
-        (st = trial_store_study_of(db, trial_id, &study_id, err)) != HPOD_OK ||
-        (st = study_store_get_row(db, study_id, &s, err)) != HPOD_OK ||
+        (st = study_store_get_row_of_trial(db, trial_id, &s, err)) != HPOD_OK ||
         (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK ||
         (st = report_check_metrics(&d, in, err)) != HPOD_OK)
         goto out;
+    study_id = s.id;
     if (mf_enabled(&d) && in->step >= 0 &&
         (st = study_store_lock(db, study_id, err)) != HPOD_OK)
         goto out;
