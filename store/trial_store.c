@@ -102,11 +102,11 @@ static const char *SQL_ADD_VALUES =
 static const char *SQL_REPORTED =
     "WITH v AS (INSERT INTO trial_values (trial_id, metric, value)"
     " SELECT $1, u.m, u.v FROM unnest($4::text[], $5::float8[]) AS u (m, v))"
-    " UPDATE trials SET"
+    " UPDATE trials AS t SET"
     " state = CASE WHEN $2 THEN 'completed' ELSE 'running' END,"
     " lease_expires_at = CASE WHEN $2 THEN NULL"
     "  ELSE now() + make_interval(secs => $3) END,"
-    " updated_at = now() WHERE id = $1";
+    " updated_at = now() WHERE t.id = $1 RETURNING" TRIAL_COLS;
 static const char *SQL_INTERMEDIATE =
     "INSERT INTO intermediate_values (trial_id, step, action)"
     " VALUES ($1, $2, $3) ON CONFLICT (trial_id, step) DO NOTHING"
@@ -579,10 +579,12 @@ trial_store_taken(struct db *db, long long study_id, long long **out, size_t *n,
 
 enum hpod_status
 trial_store_report(struct db *db, long long id, const struct metric_set *add,
-                   int complete, int lease_seconds, struct hpod_err *err)
+                   int complete, int lease_seconds, struct trial *row,
+                   struct hpod_err *err)
 {
     char sid[32], ls[32];
     char *names = NULL, *values = NULL;
+    struct db_result *r = NULL;
     enum hpod_status st = HPOD_OK;
 
     snprintf(sid, sizeof sid, "%lld", id);
@@ -591,7 +593,13 @@ trial_store_report(struct db *db, long long id, const struct metric_set *add,
         array_literals(add, &names, &values);
     const char *p[] = {sid, complete ? "true" : "false", ls,
                        names ? names : "{}", values ? values : "{}"};
-    st = exec_affected(db, SQL_REPORTED, 5, p, NULL, err);
+    st = db_exec(db, SQL_REPORTED, 5, p, &r, err);
+    if (st == HPOD_OK && db_rows(r) != 1)
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist", id);
+    else if (st == HPOD_OK && row)
+        row_to_trial(r, 0, row);
+    db_result_free(r);
     free(names);
     free(values);
     return st;
