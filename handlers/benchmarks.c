@@ -589,12 +589,17 @@ handle_benchmark_simulate(struct req *rq)
                                 rq->who.lab[0] ? rq->who.lab : NULL, request,
                                 repeats, &id, &rq->err)) != HPOD_OK)
         goto out;
-    bench_jobs_notify(rq->ctx->jobs);
     if (!prefers_async(rq)) {
+        bench_jobs_notify(rq->ctx->jobs);
         st = sim_wait_reply(rq, id);
         goto out;
     }
-    if ((st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
+    /* The row as enqueued (queued), read before a worker is woken: with
+     * fast statements a worker claimed it before this read (a 202 that
+     * said running). A failed read leaves the job to the workers' poll. */
+    st = sim_store_get(rq->db, id, &row, &rq->err);
+    bench_jobs_notify(rq->ctx->jobs);
+    if (st != HPOD_OK)
         goto out;
     snprintf(rq->location, sizeof rq->location, "/v1/simulations/%lld", id);
     st = reply_json(rq, 202, sim_json(&row));

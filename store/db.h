@@ -9,6 +9,10 @@
  * restart of hpod. A connection whose statement timed out or broke is
  * dropped, which rolls back its open transaction; later calls on it in the
  * same request fail with HPOD_EDB at once.
+ *
+ * Every statement db_exec runs is prepared once per connection (named,
+ * keyed by its text) and executed by name after: PostgreSQL parses and
+ * plans it once per session. The cache dies with its connection.
  */
 #ifndef HPOD_DB_H
 #define HPOD_DB_H

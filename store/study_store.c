@@ -69,6 +69,13 @@ static const char *SQL_ROW =
     " s.lease_seconds, s.n_candidates, s.benchmark,"
     " s.lab, s.state, s.metadata::text AS metadata,"
     " " TS("s.created_at") " AS created_at FROM studies s WHERE s.id = $1";
+static const char *SQL_ROW_OF_TRIAL =
+    "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
+    " s.lease_seconds, s.n_candidates, s.benchmark,"
+    " s.lab, s.state, s.metadata::text AS metadata,"
+    " " TS("s.created_at") " AS created_at FROM studies s"
+                           " WHERE s.id = (SELECT t.study_id FROM trials t "
+                           "WHERE t.id = $1)";
 static const char *SQL_ISSUE =
     "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
@@ -229,6 +236,24 @@ study_store_get_row(struct db *db, long long id, struct study *out,
             hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
     else
         row_to_study(r, 0, out); /* absent count columns read as 0 */
+    db_result_free(r);
+    return st;
+}
+
+enum hpod_status
+study_store_get_row_of_trial(struct db *db, long long trial_id,
+                             struct study *out, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    if ((st = db_exec_id(db, SQL_ROW_OF_TRIAL, trial_id, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
+                       trial_id);
+    else
+        row_to_study(r, 0, out);
     db_result_free(r);
     return st;
 }

@@ -57,6 +57,14 @@ enum hpod_status study_store_get(struct db *db, long long id, struct study *out,
  */
 enum hpod_status study_store_get_row(struct db *db, long long id,
                                      struct study *out, struct hpod_err *err);
+/*
+ * study_store_get_row_of_trial - study_store_get_row of the study trial
+ * trial_id belongs to, in one round trip (a report's first read).
+ * HPOD_ENOTFOUND when the trial does not exist.
+ */
+enum hpod_status study_store_get_row_of_trial(struct db *db, long long trial_id,
+                                              struct study *out,
+                                              struct hpod_err *err);
 
 /*
  * study_store_get_issue - the study row with what issuing reads, from

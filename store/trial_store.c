@@ -61,10 +61,12 @@ static const char *SQL_EXPIRE_ALL =
     "UPDATE trials SET state = 'failed', reason = 'lease expired',"
     " lease_expired = true, lease_expires_at = NULL, updated_at = now()"
     " WHERE state IN ('pending', 'running') AND lease_expires_at < now()";
+/* The worker's live trials, their leases renewed, in one statement. */
 static const char *SQL_RENEW_HELD =
-    "UPDATE trials SET lease_expires_at = now() + make_interval(secs => $3),"
-    " updated_at = now()"
-    " WHERE study_id = $1 AND worker = $2 AND state IN ('pending', 'running')";
+    "WITH t AS (UPDATE trials SET"
+    " lease_expires_at = now() + make_interval(secs => $3), updated_at = now()"
+    " WHERE study_id = $1 AND worker = $2 AND state IN ('pending', 'running')"
+    " RETURNING *) SELECT" TRIAL_COLS " FROM t ORDER BY t.id";
 static const char *SQL_STUDY_OF = "SELECT study_id FROM trials WHERE id = $1";
 static const char *SQL_NEXT_SEQ =
     "SELECT coalesce(max(seq) + 1, 0) AS seq FROM trials WHERE study_id = $1";
@@ -95,12 +97,16 @@ static const char *SQL_HISTORY =
 static const char *SQL_ADD_VALUES =
     "INSERT INTO trial_values (trial_id, metric, value)"
     " SELECT $1, u.m, u.v FROM unnest($2::text[], $3::float8[]) AS u (m, v)";
+/* A final report: its new values ($4, $5: arrays, maybe empty) and the
+ * trial's state in one statement. */
 static const char *SQL_REPORTED =
-    "UPDATE trials SET"
+    "WITH v AS (INSERT INTO trial_values (trial_id, metric, value)"
+    " SELECT $1, u.m, u.v FROM unnest($4::text[], $5::float8[]) AS u (m, v))"
+    " UPDATE trials AS t SET"
     " state = CASE WHEN $2 THEN 'completed' ELSE 'running' END,"
     " lease_expires_at = CASE WHEN $2 THEN NULL"
     "  ELSE now() + make_interval(secs => $3) END,"
-    " updated_at = now() WHERE id = $1";
+    " updated_at = now() WHERE t.id = $1 RETURNING" TRIAL_COLS;
 static const char *SQL_INTERMEDIATE =
     "INSERT INTO intermediate_values (trial_id, step, action)"
     " VALUES ($1, $2, $3) ON CONFLICT (trial_id, step) DO NOTHING"
@@ -320,18 +326,17 @@ row_to_trial(const struct db_result *r, size_t i, struct trial *t)
     t->updated_at = dup_or_null(db_get(r, i, "updated_at"));
 }
 
-/* Runs SQL_COLS + where with params and returns every row as trials. */
+/* Runs sql (its rows: TRIAL_COLS) with params and returns every row as
+ * trials, with their values and steps. */
 static enum hpod_status
-select_trials(struct db *db, const char *where, int np, const char *const *p,
-              struct trial **out, size_t *n, struct hpod_err *err)
+query_trials(struct db *db, const char *sql, int np, const char *const *p,
+             struct trial **out, size_t *n, struct hpod_err *err)
 {
-    char sql[4096];
     struct db_result *r = NULL;
     enum hpod_status st;
 
     *out = NULL;
     *n = 0;
-    snprintf(sql, sizeof sql, "%s %s", SQL_COLS, where);
     if ((st = db_exec(db, sql, np, p, &r, err)) != HPOD_OK)
         return st;
     *n = db_rows(r);
@@ -345,6 +350,16 @@ select_trials(struct db *db, const char *where, int np, const char *const *p,
         *n = 0;
     }
     return st;
+}
+
+/* Runs SQL_COLS + where with params and returns every row as trials. */
+static enum hpod_status
+select_trials(struct db *db, const char *where, int np, const char *const *p,
+              struct trial **out, size_t *n, struct hpod_err *err)
+{
+    char sql[4096];
+    snprintf(sql, sizeof sql, "%s %s", SQL_COLS, where);
+    return query_trials(db, sql, np, p, out, n, err);
 }
 
 static enum hpod_status
@@ -377,19 +392,11 @@ trial_store_held(struct db *db, long long study_id, const char *worker,
                  struct hpod_err *err)
 {
     char sid[32], ls[32];
-    enum hpod_status st;
 
-    *out = NULL;
-    *n = 0;
     snprintf(sid, sizeof sid, "%lld", study_id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
     const char *p[] = {sid, worker, ls};
-    if ((st = exec_affected(db, SQL_RENEW_HELD, 3, p, NULL, err)) != HPOD_OK)
-        return st;
-    return select_trials(db,
-                         "WHERE t.study_id = $1 AND t.worker = $2"
-                         " AND t.state IN ('pending', 'running') ORDER BY t.id",
-                         2, p, out, n, err);
+    return query_trials(db, SQL_RENEW_HELD, 3, p, out, n, err);
 }
 
 enum hpod_status
@@ -572,23 +579,27 @@ trial_store_taken(struct db *db, long long study_id, long long **out, size_t *n,
 
 enum hpod_status
 trial_store_report(struct db *db, long long id, const struct metric_set *add,
-                   int complete, int lease_seconds, struct hpod_err *err)
+                   int complete, int lease_seconds, struct trial *row,
+                   struct hpod_err *err)
 {
     char sid[32], ls[32];
     char *names = NULL, *values = NULL;
+    struct db_result *r = NULL;
     enum hpod_status st = HPOD_OK;
 
     snprintf(sid, sizeof sid, "%lld", id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
-    if (add && add->n > 0) {
+    if (add && add->n > 0)
         array_literals(add, &names, &values);
-        const char *pv[] = {sid, names, values};
-        st = exec_affected(db, SQL_ADD_VALUES, 3, pv, NULL, err);
-    }
-    if (st == HPOD_OK) {
-        const char *p[] = {sid, complete ? "true" : "false", ls};
-        st = exec_affected(db, SQL_REPORTED, 3, p, NULL, err);
-    }
+    const char *p[] = {sid, complete ? "true" : "false", ls,
+                       names ? names : "{}", values ? values : "{}"};
+    st = db_exec(db, SQL_REPORTED, 5, p, &r, err);
+    if (st == HPOD_OK && db_rows(r) != 1)
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist", id);
+    else if (st == HPOD_OK && row)
+        row_to_trial(r, 0, row);
+    db_result_free(r);
     free(names);
     free(values);
     return st;

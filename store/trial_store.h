@@ -91,11 +91,13 @@ enum hpod_status trial_store_taken(struct db *db, long long study_id,
  * NULL or empty; none of them may be stored yet: the caller checked under
  * the trial's row lock). complete: the trial becomes completed (its lease
  * ends); else it is running with its lease renewed by lease_seconds (a
- * decoupled report still waiting for some objective).
+ * decoupled report still waiting for some objective). row (may be NULL)
+ * receives the trial's row as written, without values and steps.
  */
 enum hpod_status trial_store_report(struct db *db, long long id,
                                     const struct metric_set *add, int complete,
-                                    int lease_seconds, struct hpod_err *err);
+                                    int lease_seconds, struct trial *row,
+                                    struct hpod_err *err);
 
 /*
  * trial_store_intermediate - records values for a step with the action the

@@ -160,11 +160,46 @@ report_merge(const struct study_def *d, const struct trial *t,
 
 /* ---- the report transaction ---- */
 
-/* A final report merged into locked trial t and written. */
+static int
+by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct metric_value *)a)->name,
+                  ((const struct metric_value *)b)->name);
+}
+
+/*
+ * The answer of a final report without a read after the commit: the row
+ * as the UPDATE returned it, the values t had (locked, so current) and
+ * those added, and t's steps (a final report adds none). t is emptied.
+ */
+static void
+report_answer(struct trial *t, const struct metric_set *add,
+              struct trial *after)
+{
+    for (size_t i = 0; i < t->values.n; i++)
+        metric_set_add(&after->values, t->values.v[i].name,
+                       t->values.v[i].value);
+    for (size_t i = 0; i < add->n; i++)
+        metric_set_add(&after->values, add->v[i].name, add->v[i].value);
+    /* In name order, as a read orders them (ORDER BY metric). */
+    if (after->values.n > 1)
+        qsort(after->values.v, after->values.n, sizeof *after->values.v,
+              by_name);
+    after->steps = t->steps;
+    after->n_steps = t->n_steps;
+    t->steps = NULL;
+    t->n_steps = 0;
+}
+
+/*
+ * A final report merged into locked trial t and written. *after receives
+ * the trial as it stands at the commit (t itself, moved, when nothing
+ * changed).
+ */
 static enum hpod_status
 report_final(struct db *db, const struct study_def *d, const struct study *s,
-             const struct trial *t, const struct report_input *in,
-             struct hpod_err *err)
+             struct trial *t, const struct report_input *in,
+             struct trial *after, struct hpod_err *err)
 {
     struct metric_set add = {0};
     int complete;
@@ -194,9 +229,15 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
     }
     /* Repeating what is stored changes nothing (idempotent). */
     if (add.n > 0 || (complete && t->state != TRIAL_COMPLETED) ||
-        t->state == TRIAL_PENDING)
+        t->state == TRIAL_PENDING) {
         st = trial_store_report(db, t->id, &add, complete, s->lease_seconds,
-                                err);
+                                after, err);
+        if (st == HPOD_OK)
+            report_answer(t, &add, after);
+    } else {
+        *after = *t;
+        memset(t, 0, sizeof *t);
+    }
 out:
     metric_set_cleanup(&add);
     return st;
@@ -268,7 +309,7 @@ enum hpod_status
 study_report(struct db *db, long long trial_id, const struct report_input *in,
              struct study_report_answer *out, struct hpod_err *err)
 {
-    struct trial t = {0};
+    struct trial t = {0}, after = {0};
     struct study s = {0};
     struct study_def d = {0};
     const char *action = NULL;
@@ -280,11 +321,11 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
      * the study lock, taken before the trial's (the order suggest uses
      * too). */
     if ((st = db_begin(db, err)) != HPOD_OK ||
-        (st = trial_store_study_of(db, trial_id, &study_id, err)) != HPOD_OK ||
-        (st = study_store_get_row(db, study_id, &s, err)) != HPOD_OK ||
+        (st = study_store_get_row_of_trial(db, trial_id, &s, err)) != HPOD_OK ||
         (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK ||
         (st = report_check_metrics(&d, in, err)) != HPOD_OK)
         goto out;
+    study_id = s.id;
     if (mf_enabled(&d) && in->step >= 0 &&
         (st = study_store_lock(db, study_id, err)) != HPOD_OK)
         goto out;
@@ -297,21 +338,32 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
     }
     if ((st = trial_store_get(db, trial_id, 1, &t, err)) != HPOD_OK)
         goto out;
-    st = in->step < 0 ? report_final(db, &d, &s, &t, in, err)
+    /* A final report moves t to after. Metadata merges into the stored
+     * metadata: a report with metadata is answered by a read after the
+     * commit. */
+    st = in->step < 0 ? report_final(db, &d, &s, &t, in, &after, err)
                       : report_step(db, &d, &s, &t, in, &action, err);
     if (st == HPOD_OK && in->metadata)
-        st = merge_metadata(db, &t, in->metadata, err);
+        st = merge_metadata(db, in->step < 0 ? &after : &t, in->metadata, err);
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
         goto out;
-    /* The trial as stored, read after the commit. */
-    if ((st = trial_store_get(db, trial_id, 0, &out->trial, err)) == HPOD_OK)
+    if (in->step < 0 && !in->metadata) {
+        /* A final report knows the trial as committed (issue 14: the
+         * read after the commit was two of a cycle's twelve statements). */
+        out->trial = after;
+        memset(&after, 0, sizeof after);
+    } else if ((st = trial_store_get(db, trial_id, 0, &out->trial, err)) ==
+               HPOD_OK) {
+        /* The trial as stored, read after the commit. */
         out->action = action;
+    }
 out:
     if (st != HPOD_OK)
         db_rollback(db);
     study_def_cleanup(&d);
     study_cleanup(&s);
     trial_cleanup(&t);
+    trial_cleanup(&after);
     return st;
 }
 

@@ -185,6 +185,10 @@ struct suggest_call {
     struct mf_work work;
     struct suggest_answer *out;
     int next_seq; /* the study's next issue number */
+    /* The next issue number as study_store_get_issue read it (its n_all:
+     * pending + waiting there), or -1 when the full counts were read
+     * instead (multi-fidelity): then a query asks for it. */
+    long long issue_seq;
     /* What suggest_new read, kept current as it inserts, for the next
      * call of a group (it holds the lock, so nothing else changes it). */
     struct study_cache *entry;
@@ -229,7 +233,9 @@ suggest_begin(struct suggest_call *c)
     if ((st = study_store_get_issue(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
         (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK)
         return st;
+    c->issue_seq = c->s.counts[TRIAL_PENDING] + c->s.counts[TRIAL_WAITING];
     if (mf_enabled(&c->d)) {
+        c->issue_seq = -1;
         study_cleanup(&c->s);
         if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
             return st;
@@ -424,9 +430,14 @@ suggest_read(struct suggest_call *c)
     e = c->entry;
     if ((st = history_load(c->db, c->id, d, e ? e->cand_raw : NULL,
                            e ? e->n_cand : 0, e != NULL, &c->work, &c->h,
-                           c->err)) != HPOD_OK ||
-        (st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
-            HPOD_OK)
+                           c->err)) != HPOD_OK)
+        return st;
+    /* Claims move trials from waiting to pending: the sum read at the
+     * start is still max(seq) + 1 (nothing else inserts under the lock). */
+    if (c->issue_seq >= 0)
+        c->next_seq = (int)c->issue_seq;
+    else if ((st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
+             HPOD_OK)
         return st;
     /* The GP's kept hyperparameters: the study's, not this process's. */
     if (sampler_of(d) == SAMPLER_GP && !history_uses_mobo(d) &&

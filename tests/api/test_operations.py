@@ -42,6 +42,12 @@ def t_db_down(c):
     pgdir = pg_socket_dir(c.dburl)
     pg = os.path.join(TOP, "scripts", "pg.sh")
     body = {"name": "db down", "space": SPACE4[:1], "objectives": BLEU_MAX}
+    # Suggest and report before the outage, so the pooled connections hold
+    # prepared statements (store/db.c) that the restart takes away.
+    sid = create(c, dict(body, name=uname("db down before")))["id"]
+    for w in ("w1", "w2"):
+        t = suggest(c, sid, w)["trials"][0]
+        report(c, t["id"], {"bleu": 0.25})
     subprocess.run(["sh", pg, "stop", pgdir], check=True, timeout=60,
                    stdout=subprocess.DEVNULL)
     try:
@@ -58,6 +64,15 @@ def t_db_down(c):
         check(time.monotonic() < deadline, "healthz not 200 20 s after the database came back")
         time.sleep(0.2)
     create(c, body)
+    # The same statements on the new connections: prepared again, not
+    # looked up in a cache the old session took with it.
+    for w in ("w3", "w4"):
+        t = suggest(c, sid, w)["trials"][0]
+        r = report(c, t["id"], {"bleu": 0.5})
+        check(r["trial"]["state"] == "completed" and r["trial"]["values"] == {"bleu": 0.5},
+              "report after the database came back: %r" % r)
+    stale = [x["msg"] for x in log_lines(c.a.logpath) if "stale on the server" in x["msg"]]
+    check(not stale, "a reconnected session used the old session's prepared statements: %r" % stale[:2])
 
 
 SECRET = "s3cretpw"  # trust auth ignores it; it must never reach a log

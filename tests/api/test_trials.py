@@ -6,7 +6,7 @@ import re
 import time
 
 from harness import call, check, expect, expect_error, parse_ts, short, test
-from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest
+from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest, uname
 
 
 @test("fail: reason stored, failing twice is fine, no reports after")
@@ -105,3 +105,21 @@ def t_lease(c):
             check(v, "no hpod_leases_expired_total on port %d" % srv.port)
             total += float(v.group(1))
     check(total >= 1, "hpod_leases_expired_total summed over the servers: %r" % total)
+
+
+@test("a final report answers the trial as a read after it: values in the same order, every field equal")
+def t_report_answer_is_stored(c):
+    space = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0}]
+    objs = [{"name": "zeta", "goal": "minimize"}, {"name": "alpha", "goal": "maximize"},
+            {"name": "Mid_1.b", "goal": "minimize"}]
+    sid = create(c, {"name": uname("answer"), "space": space, "objectives": objs})["id"]
+    t = suggest(c, sid, "ans")["trials"][0]
+    part = report(c, t["id"], {"zeta": 0.1})["trial"]
+    check(part["state"] == "running" and part == get_trial(c, t["id"]),
+          "partial report answered %r, stored %r" % (short(part), short(get_trial(c, t["id"]))))
+    full = report(c, t["id"], {"alpha": 3e-300, "Mid_1.b": 1.7976931348623157e308})["trial"]
+    stored = get_trial(c, t["id"])
+    check(full == stored and list(full["values"]) == list(stored["values"]),
+          "final report answered %r, stored %r" % (short(full), short(stored)))
+    check(full["state"] == "completed" and full["values"] == {
+        "zeta": 0.1, "alpha": 3e-300, "Mid_1.b": 1.7976931348623157e308}, "values %r" % full)
