@@ -19,6 +19,7 @@
 #include "store/trial_store.h"
 #include "study/constraints.h"
 #include "study/def.h"
+#include "study/histcache.h"
 #include "study/history.h"
 #include "study/multifidelity.h"
 #include "study/pareto.h"
@@ -109,6 +110,7 @@ suggest_cache_clear(void)
         cache[i].entry = NULL;
     }
     pthread_mutex_unlock(&cache_mu);
+    hcache_clear();
 }
 
 /*
@@ -187,6 +189,7 @@ struct suggest_call {
     /* What suggest_new read, kept current as it inserts, for the next
      * call of a group (it holds the lock, so nothing else changes it). */
     struct study_cache *entry;
+    struct hcache *hc; /* the history cache entry (study/histcache.c) */
     struct history h;
     int h_loaded;
 };
@@ -412,9 +415,10 @@ suggest_read(struct suggest_call *c)
             return st;
     }
     e = c->entry;
-    if ((st = history_load(c->db, c->id, d, e ? e->cand_raw : NULL,
-                           e ? e->n_cand : 0, e != NULL, &c->work, &c->h,
-                           c->err)) != HPOD_OK ||
+    c->hc = hcache_take(c->id);
+    if ((st = hcache_history(c->hc, c->db, c->id, c->s.definition, d,
+                             e ? e->cand_raw : NULL, e ? e->n_cand : 0,
+                             e != NULL, &c->work, &c->h, c->err)) != HPOD_OK ||
         (st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
             HPOD_OK)
         return st;
@@ -623,6 +627,9 @@ out:
         }
     }
     history_cleanup(&c.h);
+    /* Not committed: what it read may hold this transaction's undone
+     * writes (study/histcache.c, point 4). */
+    hcache_put(c.hc, committed);
     if (c.entry)
         cache_put(c.entry);
     mf_work_cleanup(&c.work);
