@@ -13,7 +13,9 @@
 #include "store/trial_store.h"
 
 /*
- * One statement, one snapshot: row kind 0 carries the snapshot's xmin,
+ * One statement, one snapshot: row kind 0 carries the snapshot's xmin
+ * (PostgreSQL counts the reader's own transaction as running, so its own
+ * later writes are read again; least() says so explicitly),
  * kind 1 the changed trials, kind 2 their values ($3: wanted). The
  * changed rows come from the index trials_changed (study_id,
  * changed_xid).
@@ -24,7 +26,8 @@ static const char *SQL_CHANGES =
     "  CASE WHEN candidate IS NULL THEN params::text END AS params"
     "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8)"
     " SELECT 0 AS k, NULL::bigint AS id,"
-    "  pg_snapshot_xmin(pg_current_snapshot())::text AS state,"
+    "  least(pg_snapshot_xmin(pg_current_snapshot()),"
+    "   pg_current_xact_id_if_assigned())::text AS state,"
     "  NULL::integer AS candidate, NULL::integer AS train_to,"
     "  NULL::boolean AS lease_expired, NULL::text AS params,"
     "  NULL::text AS metric, NULL::float8 AS value"

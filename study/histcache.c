@@ -29,9 +29,11 @@
  *    (expired leases, claims). If it then rolls back, those rows go back
  *    to versions stamped before X and would never be read again: the
  *    caller destroys the entry instead of putting it back (hcache_put(c,
- *    0)). After a commit the own writes are right, and their xid is >= the
- *    X of any later snapshot of this transaction, so they are read again
- *    anyway.
+ *    0)). After a commit the own writes are right; and the X it kept is
+ *    at most its own id (the xmin counts the reader's own transaction as
+ *    running, and the statement takes the least with its id besides), so
+ *    all of its writes, those after the refresh too (the trials a suggest
+ *    inserts), are read again by the next refresh.
  * 5. The parsed params depend on the study definition: the entry keeps the
  *    definition text it was read for and starts over when it differs.
  * 6. xid8 is 64 bits (epoch and xid): no wraparound in practice.

@@ -246,10 +246,12 @@ def _hc_value(p):
 def _hc_drive(c, body, ports, steps=12):
     """The same calls on a new study, alternating suggests over ports
     (each report goes to the other port); returns every suggestion."""
+    import subprocess
     from harness import psql
     sid = create(c, body, port=ports[0])["id"]
     out, held = [], []
     cands = body.get("candidates")
+    open_tx = None
     for step in range(steps):
         port, other = ports[step % len(ports)], ports[(step + 1) % len(ports)]
         if step == 4:
@@ -264,16 +266,38 @@ def _hc_drive(c, body, ports, steps=12):
                    next(x for x in cands if x not in out))
             expect(call(other, "POST", "/v1/studies/%d/trials" % sid,
                         {"params": add, "values": {"y": _hc_value(add)}}), 201)
+        if step == 7:
+            # A report still in flight while both servers read (steps 7
+            # and 8), committed before step 9: its transaction began
+            # before their snapshots, so it is below their xmax but not
+            # below their xmin, and the next reads must pick it up.
+            tid = held.pop(0)["id"]
+            open_tx = subprocess.Popen(
+                ["psql", c.dburl, "-X", "-q", "-v", "ON_ERROR_STOP=1"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            open_tx.stdin.write(
+                "BEGIN;\nUPDATE trials SET state = 'completed', "
+                "lease_expires_at = NULL WHERE id = %d;\n"
+                "INSERT INTO trial_values (trial_id, metric, value) "
+                "VALUES (%d, 'y', 0.75);\n\\echo ready\n" % (tid, tid))
+            open_tx.stdin.flush()
+            check(open_tx.stdout.readline().strip() == "ready",
+                  "the open transaction did not start")
+        if step == 9:
+            open_tx.stdin.write("COMMIT;\n")
+            open_tx.stdin.close()
+            check(open_tx.wait(timeout=60) == 0, "the open transaction failed")
         r = suggest(c, sid, "hc-w%d" % step, port=port)
         check(len(r["trials"]) == 1, "step %d: %d trials" % (step, len(r["trials"])))
         t = r["trials"][0]
         out.append(t["params"])
         if step % 3 == 2:
-            held.append(t)  # live: pending evidence until reported
+            # Live: pending evidence. The one of step 8 stays live to the
+            # end: the server that inserted it reads it at step 10 only
+            # because its own transaction was below the xmin it kept.
+            held.append(t)
         else:
             report(c, t["id"], {"y": _hc_value(t["params"])}, port=other)
-        if step == 9:
-            report(c, held.pop(0)["id"], {"y": 1.5}, port=port)
     return out
 
 
