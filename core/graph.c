@@ -692,17 +692,23 @@ prepare(struct graph *g, const size_t *lab, const double *y, size_t nl)
 /* Predict, labels, EIF                                                   */
 /* ---------------------------------------------------------------------- */
 
-/* b[p] = Σ_j w(U_p, lab_j)·z_j = (W_UL z)_p = (-Δ_UL z)_p. */
+/*
+ * b[p] = Σ_j w(U_p, lab_j)·z_j = (W_UL z)_p = (-Δ_UL z)_p. W is symmetric,
+ * so it walks the labeled nodes' rows, each once and in order, instead of
+ * one scattered entry of every unlabeled row per label (the same sums in
+ * the same order: the same bits).
+ */
 static void
 rhs(const struct graph *g, const size_t *uidx, size_t u, const size_t *lab,
     const double *z, size_t nl, double *b)
 {
-    for (size_t p = 0; p < u; p++) {
-        const double *wi = g->w + uidx[p] * g->n;
-        double s = 0.0;
-        for (size_t j = 0; j < nl; j++)
-            s += wi[lab[j]] * z[j];
-        b[p] = s;
+    for (size_t p = 0; p < u; p++)
+        b[p] = 0.0;
+    for (size_t j = 0; j < nl; j++) {
+        const double *wj = g->w + lab[j] * g->n;
+        double zj = z[j];
+        for (size_t p = 0; p < u; p++)
+            b[p] += wj[uidx[p]] * zj;
     }
 }
 
@@ -767,13 +773,15 @@ eif_labels(struct graph *g, const size_t *lab, const double *y, size_t nl,
      * vector vb = G w_{U,b} (G symmetric) costs O(u² + u·nl).
      */
     for (size_t p = 0; p < u; p++)
-        wb[p] = g->w[g->cuidx[p] * n + nb];
+        wb[p] = g->w[nb * n + g->cuidx[p]];
     if (u > 0)
         linalg_gemv(0, u, u, 1.0, g->gm, wb, 0.0, vb);
     for (size_t j = 0; j < nl; j++) {
+        /* Row lab[j] of the symmetric W, read in order. */
+        const double *wj = g->w + lab[j] * n;
         double s = g->w[nb * n + lab[j]];
         for (size_t p = 0; p < u; p++)
-            s += vb[p] * g->w[g->cuidx[p] * n + lab[j]];
+            s += vb[p] * wj[g->cuidx[p]];
         hit[j] = db > 0.0 ? s / db : 0.0;
         fl[j] = 0.0;
         if (g->eif_mode == GRAPH_EIF_PAPER && j != b && hit[j] > 0.5)

@@ -60,6 +60,10 @@ static const struct config_var vars[] = {
     {"HPOD_SIM_LEASE_MS", CV_INT, "30000", 300, 3600000, INT(sim_lease_ms),
      "lease of a running simulation job, renewed while it computes; a job "
      "whose process died is taken again once it lapses"},
+    {"HPOD_HISTORY_CACHE", CV_INT, "1", 0, 1, INT(history_cache),
+     "1: keep each study's history in process, re-reading only what "
+     "changed (checked against the database on every suggest); 0: read "
+     "it all every time"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),

@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "store/migrate.h"
 #include "store/trial_store.h"
+#include "study/histcache.h"
 #include "study/suggest.h"
 
 static const char *
@@ -278,6 +279,7 @@ run_serve(const struct config *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    hcache_set_enabled(cfg->history_cache != 0);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);

@@ -155,9 +155,9 @@ dup_or_null(const char *s)
  * text that reads back to the same double). A value that does not read
  * back is an error that stops the request, never a missing metric.
  */
-static enum hpod_status
-read_value(const char *text, long long trial_id, const char *metric,
-           double *out, struct hpod_err *err)
+enum hpod_status
+trial_store_read_value(const char *text, long long trial_id, const char *metric,
+                       double *out, struct hpod_err *err)
 {
     char *end = NULL;
     /* strtod sets ERANGE for subnormals too (5e-324 is a legal value):
@@ -239,8 +239,8 @@ attach_values(const struct db_result *r, struct trial *t, size_t n,
         enum hpod_status st;
         if (!tr)
             continue;
-        if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
-            HPOD_OK)
+        if ((st = trial_store_read_value(db_get(r, i, "value"), id, metric, &v,
+                                         err)) != HPOD_OK)
             return st;
         metric_set_add(&tr->values, metric, v);
     }
@@ -271,8 +271,8 @@ attach_row(const struct db_result *r, size_t i, struct trial *t, size_t n,
         if (!metric)
             return HPOD_OK;
     }
-    if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
-        HPOD_OK)
+    if ((st = trial_store_read_value(db_get(r, i, "value"), id, metric, &v,
+                                     err)) != HPOD_OK)
         return st;
     metric_set_add(db_get(r, i, "step") ? &tr->steps[tr->n_steps - 1].values
                                         : &tr->values,
@@ -702,8 +702,8 @@ trial_store_study_steps(struct db *db, long long study_id,
         }
         if (metric) {
             double v;
-            if ((st = read_value(db_get(r, i, "value"), id, metric, &v, err)) !=
-                HPOD_OK)
+            if ((st = trial_store_read_value(db_get(r, i, "value"), id, metric,
+                                             &v, err)) != HPOD_OK)
                 break;
             metric_set_add(&(*out)[*n - 1].values, metric, v);
         }

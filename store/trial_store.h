@@ -67,6 +67,15 @@ enum hpod_status trial_store_list(struct db *db, long long study_id, int state,
                                   long long *total, struct hpod_err *err);
 
 /*
+ * trial_store_read_value - a stored double precision value as text
+ * (PostgreSQL prints the shortest text that reads back to the same
+ * double); HPOD_EINTERNAL when it does not read back.
+ */
+enum hpod_status trial_store_read_value(const char *text, long long trial_id,
+                                        const char *metric, double *out,
+                                        struct hpod_err *err);
+
+/*
  * trial_store_history - what a sampler needs, in two light queries: every
  * trial of the study not failed by lease expiry, in id order, with only
  * id, state, candidate, train_to, params and values filled (params NULL

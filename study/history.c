@@ -130,15 +130,34 @@ history_alloc(struct history *h, const struct study_def *d, size_t n_rows)
     }
 }
 
+int
+history_parse_params(const struct study_def *d, const char *params, double *raw)
+{
+    struct hpod_err scratch;
+    json_t *p = params ? hj_parse(params) : NULL;
+    enum hpod_status st = params_from_json(d, p, raw, "params", &scratch);
+    json_decref(p);
+    return st == HPOD_OK;
+}
+
 void
 history_build(const struct study_def *d, const struct trial *rows,
               size_t n_rows, const double *cand_raw, size_t n_cand, int finite,
               const struct mf_work *w, struct history *h)
 {
+    history_build_parsed(d, rows, NULL, NULL, n_rows, cand_raw, n_cand, finite,
+                         w, h);
+}
+
+void
+history_build_parsed(const struct study_def *d, const struct trial *rows,
+                     const double *rows_raw, const unsigned char *rows_ok,
+                     size_t n_rows, const double *cand_raw, size_t n_cand,
+                     int finite, const struct mf_work *w, struct history *h)
+{
     size_t np = d->space.n_params;
     int model = d->algo.name != ALGO_RANDOM;
     int mo = history_uses_mobo(d);
-    struct hpod_err scratch;
     double *raw;
 
     if (finite) {
@@ -176,13 +195,12 @@ history_build(const struct study_def *d, const struct trial *rows,
             continue;
         if (cand != (size_t)-1) {
             memcpy(raw, cand_raw + cand * np, np * sizeof(double));
-        } else {
-            json_t *p = hj_parse(t->params);
-            enum hpod_status pst =
-                params_from_json(d, p, raw, "params", &scratch);
-            json_decref(p);
-            if (pst != HPOD_OK)
+        } else if (rows_raw) {
+            if (!rows_ok[i])
                 continue; /* not a point of this space: not evidence */
+            memcpy(raw, rows_raw + i * np, np * sizeof(double));
+        } else if (!history_parse_params(d, t->params, raw)) {
+            continue; /* not a point of this space: not evidence */
         }
         if (mo)
             add_mo_observation(h, d, &t->values, raw, cand);
@@ -200,6 +218,18 @@ history_build(const struct study_def *d, const struct trial *rows,
         }
     }
     free(raw);
+}
+
+void
+history_taken_rows(const struct trial *rows, size_t n_rows,
+                   const double *cand_raw, size_t n_cand, struct history *h)
+{
+    h->cand_raw = cand_raw;
+    h->n_cand = n_cand;
+    h->cand_used = xcalloc(n_cand ? n_cand : 1, 1);
+    for (size_t i = 0; i < n_rows; i++)
+        if (rows[i].candidate >= 0 && (size_t)rows[i].candidate < n_cand)
+            h->cand_used[rows[i].candidate] = 1;
 }
 
 /*

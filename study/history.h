@@ -65,6 +65,31 @@ void history_build(const struct study_def *d, const struct trial *rows,
                    int finite, const struct mf_work *w, struct history *h);
 
 /*
+ * history_build_parsed - history_build with each row's params already
+ * parsed: row i's point is rows_raw[i * n_params ..] when rows_ok[i]
+ * (rows with a candidate take the candidate's point; rows_ok[i] = 0: not
+ * a point of the space, not evidence). Same answer as history_build on
+ * the same rows (rows_raw NULL: history_build).
+ */
+void history_build_parsed(const struct study_def *d, const struct trial *rows,
+                          const double *rows_raw, const unsigned char *rows_ok,
+                          size_t n_rows, const double *cand_raw, size_t n_cand,
+                          int finite, const struct mf_work *w,
+                          struct history *h);
+
+/* 1 when params (JSON text, may be NULL) is a point of d's space, into raw. */
+int history_parse_params(const struct study_def *d, const char *params,
+                         double *raw);
+
+/*
+ * history_taken_rows - random search on a finite space: h->cand_used from
+ * rows' candidates (rows of trials not failed by lease expiry).
+ */
+void history_taken_rows(const struct trial *rows, size_t n_rows,
+                        const double *cand_raw, size_t n_cand,
+                        struct history *h);
+
+/*
  * history_load - history_build on the study's stored trials; random
  * search on a continuous space needs none (h stays empty).
  */

@@ -20,6 +20,7 @@
 #include "store/trial_store.h"
 #include "study/constraints.h"
 #include "study/def.h"
+#include "study/histcache.h"
 #include "study/history.h"
 #include "study/multifidelity.h"
 #include "study/pareto.h"
@@ -110,6 +111,7 @@ suggest_cache_clear(void)
         cache[i].entry = NULL;
     }
     pthread_mutex_unlock(&cache_mu);
+    hcache_clear();
 }
 
 /*
@@ -192,6 +194,7 @@ struct suggest_call {
     /* What suggest_new read, kept current as it inserts, for the next
      * call of a group (it holds the lock, so nothing else changes it). */
     struct study_cache *entry;
+    struct hcache *hc; /* the history cache entry (study/histcache.c) */
     struct history h;
     int h_loaded;
     struct sampler_gp_model gpm; /* the GP's kept model (GP studies) */
@@ -428,9 +431,10 @@ suggest_read(struct suggest_call *c)
             return st;
     }
     e = c->entry;
-    if ((st = history_load(c->db, c->id, d, e ? e->cand_raw : NULL,
-                           e ? e->n_cand : 0, e != NULL, &c->work, &c->h,
-                           c->err)) != HPOD_OK)
+    c->hc = hcache_take(c->id);
+    if ((st = hcache_history(c->hc, c->db, c->id, c->s.definition, d,
+                             e ? e->cand_raw : NULL, e ? e->n_cand : 0,
+                             e != NULL, &c->work, &c->h, c->err)) != HPOD_OK)
         return st;
     /* Claims move trials from waiting to pending: the sum read at the
      * start is still max(seq) + 1 (nothing else inserts under the lock). */
@@ -656,6 +660,9 @@ out:
     }
     history_cleanup(&c.h);
     sampler_gp_model_clear(&c.gpm);
+    /* Not committed: what it read may hold this transaction's undone
+     * writes (study/histcache.c, point 4). */
+    hcache_put(c.hc, committed);
     if (c.entry)
         cache_put(c.entry);
     mf_work_cleanup(&c.work);

@@ -228,3 +228,110 @@ SPACE4_64 = [
     {"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True},
     {"name": "layers", "type": "int", "low": 1, "high": 6},
 ]
+
+
+# ---------------------------------------------------------------------------
+# The per-process history cache (study/histcache.c): two servers that each
+# keep a study's history in memory, while the other one inserts and
+# reports, a lease lapses and a user adds a trial, choose exactly what a
+# server that reads the whole history every time (HPOD_HISTORY_CACHE=0,
+# started afterwards) chooses for the same sequence of calls.
+
+def _hc_value(p):
+    if "a" in p:
+        return -((p["a"] - 3) ** 2) - (p["b"] - 5) ** 2
+    return -((p["x"] - 0.3) ** 2) - (p["y"] - 0.6) ** 2
+
+
+def _hc_drive(c, body, ports, steps=12):
+    """The same calls on a new study, alternating suggests over ports
+    (each report goes to the other port); returns every suggestion."""
+    import subprocess
+    from harness import psql
+    sid = create(c, body, port=ports[0])["id"]
+    out, held = [], []
+    cands = body.get("candidates")
+    open_tx = None
+    for step in range(steps):
+        port, other = ports[step % len(ports)], ports[(step + 1) % len(ports)]
+        if step == 4:
+            # A lease lapses (as if its worker died): the next suggest, on
+            # either server, fails the trial and frees its candidate.
+            psql(c.dburl, "UPDATE trials SET lease_expires_at = now() - "
+                 "interval '1 second' WHERE id = %d" % held.pop(0)["id"])
+        if step == 6:
+            # A trial that ran elsewhere enters the model through the
+            # server that is not suggesting next.
+            add = ({"x": 0.5, "y": 0.25} if cands is None else
+                   next(x for x in cands if x not in out))
+            expect(call(other, "POST", "/v1/studies/%d/trials" % sid,
+                        {"params": add, "values": {"y": _hc_value(add)}}), 201)
+        if step == 7:
+            # A report still in flight while both servers read (steps 7
+            # and 8), committed before step 9: its transaction began
+            # before their snapshots, so it is below their xmax but not
+            # below their xmin, and the next reads must pick it up.
+            tid = held.pop(0)["id"]
+            open_tx = subprocess.Popen(
+                ["psql", c.dburl, "-X", "-q", "-v", "ON_ERROR_STOP=1"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            open_tx.stdin.write(
+                "BEGIN;\nUPDATE trials SET state = 'completed', "
+                "lease_expires_at = NULL WHERE id = %d;\n"
+                "INSERT INTO trial_values (trial_id, metric, value) "
+                "VALUES (%d, 'y', 0.75);\n\\echo ready\n" % (tid, tid))
+            open_tx.stdin.flush()
+            check(open_tx.stdout.readline().strip() == "ready",
+                  "the open transaction did not start")
+        if step == 9:
+            open_tx.stdin.write("COMMIT;\n")
+            open_tx.stdin.close()
+            check(open_tx.wait(timeout=60) == 0, "the open transaction failed")
+        r = suggest(c, sid, "hc-w%d" % step, port=port)
+        check(len(r["trials"]) == 1, "step %d: %d trials" % (step, len(r["trials"])))
+        t = r["trials"][0]
+        out.append(t["params"])
+        if step % 3 == 2:
+            # Live: pending evidence. The one of step 8 stays live to the
+            # end: the server that inserted it reads it at step 10 only
+            # because its own transaction was below the xmin it kept.
+            held.append(t)
+        else:
+            report(c, t["id"], {"y": _hc_value(t["params"])}, port=other)
+    return out
+
+
+@test("history cache: two servers interleaving suggests, reports, a lapsed lease and an added trial choose what a server without the cache chooses")
+def t_history_cache(c):
+    from harness import Server
+    b = c.server()
+    grid = [{"name": "a", "type": "int", "low": 0, "high": 7},
+            {"name": "b", "type": "int", "values": list(range(8))}]
+    cands = [{"a": i, "b": j} for i in range(8) for j in range(8)]
+    square = [{"name": "x", "type": "float", "low": 0, "high": 1},
+              {"name": "y", "type": "float", "low": 0, "high": 1}]
+    obj = [{"name": "y", "goal": "maximize"}]
+    studies = [
+        ("graph/eif", {"space": grid, "candidates": cands, "objectives": obj,
+                       "algorithm": {"name": "graph", "acquisition": "eif",
+                                     "seed": 7, "init": 4}}),
+        ("random finite", {"space": grid, "candidates": cands, "objectives": obj,
+                           "algorithm": {"name": "random", "seed": 7}}),
+        ("gp/ei", {"space": square, "objectives": obj,
+                   "algorithm": {"name": "gp", "acquisition": "ei", "seed": 7,
+                                 "init": 4}}),
+    ]
+    got = {}
+    for label, body in studies:
+        got[label] = _hc_drive(c, dict(body, name="hc a " + label), [c.port, b.port])
+    ref = Server(c.args.hpod, c.logdir, c.dburl)
+    ref.extra_env = {"HPOD_HISTORY_CACHE": "0"}
+    c.servers.append(ref)
+    ref.start()
+    for label, body in studies:
+        want = _hc_drive(c, dict(body, name="hc ref " + label), [ref.port])
+        for i, (x, y) in enumerate(zip(got[label], want)):
+            check(x == y, "%s: suggestion %d with the cache %r, without %r"
+                  % (label, i, x, y))
+        check(len(got[label]) == len(want), "%s: %d and %d suggestions"
+              % (label, len(got[label]), len(want)))

@@ -1,0 +1,110 @@
+/*
+ * store/history_store.c - the changed part of a study's history; see
+ * history_store.h.
+ */
+#include "store/history_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "store/trial_store.h"
+
+/*
+ * One statement, one snapshot: row kind 0 carries the snapshot's xmin
+ * (PostgreSQL counts the reader's own transaction as running, so its own
+ * later writes are read again; least() says so explicitly),
+ * kind 1 the changed trials, kind 2 their values ($3: wanted). The
+ * changed rows come from the index trials_changed (study_id,
+ * changed_xid).
+ */
+/* clang-format off */
+static const char *SQL_CHANGES =
+    "WITH c AS (SELECT id, state, candidate, train_to, lease_expired,"
+    "  CASE WHEN candidate IS NULL THEN params::text END AS params"
+    "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8)"
+    " SELECT 0 AS k, NULL::bigint AS id,"
+    "  least(pg_snapshot_xmin(pg_current_snapshot()),"
+    "   pg_current_xact_id_if_assigned())::text AS state,"
+    "  NULL::integer AS candidate, NULL::integer AS train_to,"
+    "  NULL::boolean AS lease_expired, NULL::text AS params,"
+    "  NULL::text AS metric, NULL::float8 AS value"
+    " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired,"
+    "  params, NULL, NULL FROM c"
+    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL,"
+    "  v.metric, v.value FROM trial_values v JOIN c ON c.id = v.trial_id"
+    "  WHERE $3 AND NOT c.lease_expired"
+    " ORDER BY 1, 2, 8";
+/* clang-format on */
+
+static void
+row_to_trial(const struct db_result *r, size_t i, long long study_id,
+             struct trial *t)
+{
+    const char *le = db_get(r, i, "lease_expired");
+    const char *p = db_get(r, i, "params");
+
+    memset(t, 0, sizeof *t);
+    t->id = db_get_ll(r, i, "id", 0);
+    t->study_id = study_id;
+    t->state = (enum trial_state)trial_state_parse(db_get(r, i, "state"));
+    t->candidate = db_get_ll(r, i, "candidate", -1);
+    t->params = p ? xstrdup(p) : NULL;
+    t->lease_expired = le && le[0] == 't';
+    t->resume_from_step = -1;
+    t->train_to = db_get_ll(r, i, "train_to", -1);
+}
+
+enum hpod_status
+history_store_changes(struct db *db, long long study_id, const char *since,
+                      int with_values, char xmin[HISTORY_XID_MAX],
+                      struct trial **out, size_t *n, struct hpod_err *err)
+{
+    char sid[32];
+    const char *p[] = {sid, since, with_values ? "true" : "false"};
+    struct db_result *r = NULL;
+    struct trial *t = NULL;
+    size_t nt = 0, rows, j = 0;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(sid, sizeof sid, "%lld", study_id);
+    if ((st = db_exec(db, SQL_CHANGES, 3, p, &r, err)) != HPOD_OK)
+        goto out;
+    rows = db_rows(r);
+    const char *x = rows ? db_get(r, 0, "state") : NULL;
+    if (!x || db_get_ll(r, 0, "k", -1) != 0 || strlen(x) >= HISTORY_XID_MAX) {
+        st = hpod_fail(err, HPOD_EINTERNAL, "", "no snapshot xmin");
+        goto out;
+    }
+    snprintf(xmin, HISTORY_XID_MAX, "%s", x);
+    t = xcalloc(rows, sizeof *t);
+    for (size_t i = 1; i < rows && db_get_ll(r, i, "k", -1) == 1; i++)
+        row_to_trial(r, i, study_id, &t[nt++]);
+    /* Values follow, in trial id order like the trials. */
+    for (size_t i = 1 + nt; i < rows; i++) {
+        long long id = db_get_ll(r, i, "id", 0);
+        const char *metric = db_get(r, i, "metric");
+        double v;
+        while (j < nt && t[j].id < id)
+            j++;
+        if (j == nt || t[j].id != id)
+            continue;
+        if ((st = trial_store_read_value(db_get(r, i, "value"), id, metric, &v,
+                                         err)) != HPOD_OK)
+            goto out;
+        metric_set_add(&t[j].values, metric, v);
+    }
+out:
+    db_result_free(r);
+    if (st != HPOD_OK) {
+        trials_free(t, nt);
+        return st;
+    }
+    *out = t;
+    *n = nt;
+    return HPOD_OK;
+}

@@ -1,0 +1,34 @@
+/*
+ * store/history_store.h - the trials of a study's history changed since a
+ * snapshot, for the per-process history cache (study/histcache.c; the
+ * version rule is in migrations/0010_history_xid.sql).
+ */
+#ifndef HPOD_HISTORY_STORE_H
+#define HPOD_HISTORY_STORE_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+#include "store/db.h"
+#include "store/model.h"
+
+/* Text of an xid8 (at most 20 digits) and its terminator. */
+#define HISTORY_XID_MAX 24
+
+/*
+ * history_store_changes - in one statement (so one snapshot): the xmin of
+ * that snapshot (*xmin, text of an xid8), and every trial of the study
+ * whose changed_xid >= since (text of an xid8; "0": every trial), in id
+ * order, with id, state, candidate, train_to, lease_expired and params
+ * (NULL when the trial has a candidate) filled, and its values when
+ * with_values and the trial is not failed by lease expiry (no steps).
+ * Trials failed by lease expiry are returned too (lease_expired set), so
+ * that the caller drops them.
+ */
+enum hpod_status history_store_changes(struct db *db, long long study_id,
+                                       const char *since, int with_values,
+                                       char xmin[HISTORY_XID_MAX],
+                                       struct trial **out, size_t *n,
+                                       struct hpod_err *err);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * study/histcache.c - a study's history kept in process between suggests;
+ * contract in study/histcache.h.
+ *
+ * Why it never answers from stale rows (several `hpod serve` share one
+ * database, and each writes trials the others have not seen):
+ *
+ * 1. Every row the history reads is stamped with the transaction that
+ *    last wrote it: trials.changed_xid is set by a trigger on every
+ *    insert and update of a trial, and an insert of its values stamps the
+ *    trial too (migrations/0010_history_xid.sql). Trials are never deleted
+ *    except with their study, whose id is never reused.
+ * 2. Each refresh is one statement, so one snapshot S; it returns S's
+ *    xmin X with the rows. Every transaction whose effects S does not see
+ *    has an id >= X: ids below X belong to transactions that ended before
+ *    S (visible if committed), and a transaction that had no id yet when S
+ *    was taken gets one >= S's xmax >= X.
+ * 3. The next refresh, in snapshot S', reads the rows with changed_xid >=
+ *    X. A row whose version in S' differs from the one in S (inserted,
+ *    updated, its values added, its lease expired) was last written by a
+ *    transaction S did not see, so its changed_xid >= X and it is read
+ *    again; every other row is as the cache holds it. Merging by id
+ *    replaces, adds, or drops (lease expired) rows and is idempotent, so
+ *    rows read twice do no harm. After the merge the cache equals what a
+ *    full read in S' would give, row for row, in id order: history_build
+ *    then sees the same input as history_load, and the sampler gives the
+ *    same answer (its seed is the study's and the trial's number).
+ * 4. A refresh inside a transaction sees that transaction's own writes
+ *    (expired leases, claims). If it then rolls back, those rows go back
+ *    to versions stamped before X and would never be read again: the
+ *    caller destroys the entry instead of putting it back (hcache_put(c,
+ *    0)). After a commit the own writes are right; and the X it kept is
+ *    at most its own id (the xmin counts the reader's own transaction as
+ *    running, and the statement takes the least with its id besides), so
+ *    all of its writes, those after the refresh too (the trials a suggest
+ *    inserts), are read again by the next refresh.
+ * 5. The parsed params depend on the study definition: the entry keeps the
+ *    definition text it was read for and starts over when it differs.
+ * 6. xid8 is 64 bits (epoch and xid): no wraparound in practice.
+ *
+ * Cost: one statement over the index trials_changed (study_id,
+ * changed_xid), returning only what changed, instead of every trial and
+ * every value parsed again under the study lock.
+ */
+#include "study/histcache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "store/history_store.h"
+
+#define HCACHE_SIZE 16
+
+static int enabled = 1;
+
+void
+hcache_set_enabled(int on)
+{
+    enabled = on;
+}
+
+void
+hcache_reset(struct hcache *c)
+{
+    trials_free(c->rows, c->n);
+    free(c->raw);
+    free(c->ok);
+    free(c->def_text);
+    long long id = c->study_id;
+    memset(c, 0, sizeof *c);
+    c->study_id = id;
+}
+
+void
+hcache_merge(struct hcache *c, struct trial *delta, size_t nd,
+             const struct study_def *d)
+{
+    size_t np = d ? d->space.n_params : 0, cap = c->n + nd, k = 0;
+    struct trial *rows = xcalloc(cap ? cap : 1, sizeof *rows);
+    double *raw = xmalloc((cap ? cap : 1) * (np ? np : 1) * sizeof *raw);
+    unsigned char *ok = xcalloc(cap ? cap : 1, 1);
+    size_t i = 0, j = 0;
+
+    while (i < c->n || j < nd) {
+        if (j == nd || (i < c->n && c->rows[i].id < delta[j].id)) {
+            rows[k] = c->rows[i];
+            if (np && c->ok[i])
+                memcpy(raw + k * np, c->raw + i * np, np * sizeof *raw);
+            ok[k++] = c->ok[i++];
+            continue;
+        }
+        if (i < c->n && c->rows[i].id == delta[j].id)
+            trial_cleanup(&c->rows[i++]); /* replaced by delta[j] */
+        struct trial *t = &delta[j++];
+        if (t->lease_expired) {
+            trial_cleanup(t); /* no longer part of the history */
+            continue;
+        }
+        rows[k] = *t;
+        ok[k] = d && t->candidate < 0 &&
+                history_parse_params(d, t->params, raw + k * np);
+        k++;
+    }
+    free(c->rows);
+    free(c->raw);
+    free(c->ok);
+    c->rows = rows;
+    c->raw = raw;
+    c->ok = ok;
+    c->n = k;
+    c->np = np;
+}
+
+enum hpod_status
+hcache_history(struct hcache *c, struct db *db, long long study_id,
+               const char *def_text, const struct study_def *d,
+               const double *cand_raw, size_t n_cand, int finite,
+               const struct mf_work *w, struct history *h, struct hpod_err *err)
+{
+    int with_values = d->algo.name != ALGO_RANDOM || w->multistage;
+    char xmin[HISTORY_XID_MAX];
+    struct trial *delta = NULL;
+    size_t nd = 0;
+    enum hpod_status st;
+
+    if (!enabled || !c || !def_text)
+        return history_load(db, study_id, d, cand_raw, n_cand, finite, w, h,
+                            err);
+    if (!finite && d->algo.name == ALGO_RANDOM)
+        return HPOD_OK; /* random search on a continuous space */
+    if (c->study_id != study_id || !c->def_text ||
+        strcmp(c->def_text, def_text) != 0 || c->with_values != with_values) {
+        hcache_reset(c);
+        c->study_id = study_id;
+        c->def_text = xstrdup(def_text);
+        c->with_values = with_values;
+    }
+    if ((st = history_store_changes(db, study_id, c->xmin[0] ? c->xmin : "0",
+                                    with_values, xmin, &delta, &nd, err)) !=
+        HPOD_OK)
+        return st;
+    hcache_merge(c, delta, nd, with_values ? d : NULL);
+    free(delta);
+    memcpy(c->xmin, xmin, sizeof xmin);
+    if (!with_values)
+        history_taken_rows(c->rows, c->n, cand_raw, n_cand, h);
+    else
+        history_build_parsed(d, c->rows, c->raw, c->ok, c->n, cand_raw, n_cand,
+                             finite, w, h);
+    return HPOD_OK;
+}
+
+/* The process's entries; an entry is out of the table while in use. */
+static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    struct hcache *entry;
+    unsigned long long used;
+} table[HCACHE_SIZE];
+static unsigned long long table_clock;
+
+static void
+hcache_destroy(struct hcache *c)
+{
+    if (!c)
+        return;
+    hcache_reset(c);
+    free(c);
+}
+
+struct hcache *
+hcache_take(long long study_id)
+{
+    struct hcache *c = NULL;
+    pthread_mutex_lock(&table_mu);
+    for (size_t i = 0; i < HCACHE_SIZE; i++)
+        if (table[i].entry && table[i].entry->study_id == study_id) {
+            c = table[i].entry;
+            table[i].entry = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&table_mu);
+    if (!c) {
+        c = xcalloc(1, sizeof *c);
+        c->study_id = study_id;
+    }
+    return c;
+}
+
+void
+hcache_put(struct hcache *c, int keep)
+{
+    size_t victim = 0;
+    struct hcache *old;
+
+    if (!c)
+        return;
+    if (!keep) {
+        hcache_destroy(c);
+        return;
+    }
+    pthread_mutex_lock(&table_mu);
+    for (size_t i = 0; i < HCACHE_SIZE; i++) {
+        /* Another thread's entry for the same study (both are valid:
+         * each is checked on use): this one replaces it. */
+        if (table[i].entry && table[i].entry->study_id == c->study_id) {
+            victim = i;
+            break;
+        }
+        if (!table[i].entry)
+            victim = i;
+        else if (table[victim].entry && table[i].used < table[victim].used)
+            victim = i;
+    }
+    old = table[victim].entry;
+    table[victim].entry = c;
+    table[victim].used = ++table_clock;
+    pthread_mutex_unlock(&table_mu);
+    hcache_destroy(old);
+}
+
+void
+hcache_clear(void)
+{
+    pthread_mutex_lock(&table_mu);
+    for (size_t i = 0; i < HCACHE_SIZE; i++) {
+        hcache_destroy(table[i].entry);
+        table[i].entry = NULL;
+    }
+    pthread_mutex_unlock(&table_mu);
+}

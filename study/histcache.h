@@ -1,0 +1,75 @@
+/*
+ * study/histcache.h - a per-process cache of each study's history (the
+ * rows trial_store_history reads, with their params parsed), validated
+ * against the database on every use and extended with what changed
+ * (issue 14). The correctness argument is in study/histcache.c.
+ */
+#ifndef HPOD_STUDY_HISTCACHE_H
+#define HPOD_STUDY_HISTCACHE_H
+
+#include <stddef.h>
+
+#include "common/status.h"
+#include "store/db.h"
+#include "store/history_store.h"
+#include "store/model.h"
+#include "study/def.h"
+#include "study/history.h"
+#include "study/multifidelity.h"
+
+struct hcache {
+    long long study_id;
+    char *def_text;  /* the stored definition the rows were parsed for */
+    int with_values; /* rows carry values (model samplers) */
+    char xmin[HISTORY_XID_MAX]; /* "" until the first read */
+    struct trial *rows;         /* id order; none failed by lease expiry */
+    size_t n;
+    double *raw;       /* n × np: each row's params parsed (rows_ok) */
+    unsigned char *ok; /* 1: raw holds the row's point */
+    size_t np;
+};
+
+/*
+ * hcache_merge - merges delta[0..nd) (id order, as history_store_changes
+ * gives them; moved: delta's rows are owned by c afterwards, the array
+ * itself is not) into c->rows: a row of delta replaces the row of the same
+ * id, a new id is added, a row failed by lease expiry is dropped. Params
+ * of non-candidate rows are parsed with d (NULL: none are parsed). Pure.
+ */
+void hcache_merge(struct hcache *c, struct trial *delta, size_t nd,
+                  const struct study_def *d);
+
+/* Empties c (keeps study_id): the next use reads everything. */
+void hcache_reset(struct hcache *c);
+
+/*
+ * hcache_history - history_load through the cache: re-reads the trials
+ * changed since c's last read (one statement, inside the caller's
+ * transaction), merges them, and builds h from the cached rows. The
+ * caller must hand c back with hcache_put(c, 0) when its transaction
+ * does not commit (what was read may include its own undone writes).
+ * def_text: the study's stored definition (the key of the parsed rows).
+ */
+enum hpod_status hcache_history(struct hcache *c, struct db *db,
+                                long long study_id, const char *def_text,
+                                const struct study_def *d,
+                                const double *cand_raw, size_t n_cand,
+                                int finite, const struct mf_work *w,
+                                struct history *h, struct hpod_err *err);
+
+/*
+ * The process's cache of entries, keyed by study id. hcache_take takes a
+ * study's entry out (a new empty one when none), so no two threads share
+ * one; hcache_put puts it back (keep = 0: destroys it).
+ */
+struct hcache *hcache_take(long long study_id);
+void hcache_put(struct hcache *c, int keep);
+void hcache_clear(void);
+
+/*
+ * hcache_set_enabled - 0: hcache_history reads the whole history every
+ * time (HPOD_HISTORY_CACHE=0, for comparisons); the default is 1.
+ */
+void hcache_set_enabled(int on);
+
+#endif
