@@ -75,7 +75,7 @@ study_explain_mobo(struct sampler_explain *ex, const struct study_def *d,
         ex->chooser =
             n_mo_complete < need ? SAMPLER_CHOSE_INIT : SAMPLER_CHOSE_FALLBACK;
     } else {
-        sampler_explain_clear(ex);
+        /* core/mobo filled the pick's acquisition and the runners-up. */
         ex->chooser = SAMPLER_CHOSE_MODEL;
         ex->pick.cand = cand;
     }

@@ -28,9 +28,10 @@ int study_explain_records(const struct study_def *d);
  * core/mobo (history_uses_mobo): by_mobo when core/mobo chose cand, else
  * sampler_next's random choice filled ex; n_mo observations (n_mo_complete
  * with every objective) and n_pend pending ones.
- * A model choice records what was given to the model and the candidate
- * (its mean/sd/acquisition are not exposed by core/mobo: null); a random
- * one says whether it was the initial design or a fallback.
+ * A model choice keeps what core/mobo filled (the acquisition at the pick
+ * and the runners-up; no mean/sd: one surrogate per objective) and adds
+ * what the model was given; a random one says whether it was the initial
+ * design or a fallback.
  */
 void study_explain_mobo(struct sampler_explain *ex, const struct study_def *d,
                         size_t n_mo, size_t n_mo_complete, size_t n_pend,

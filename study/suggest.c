@@ -120,7 +120,7 @@ suggest_cache_clear(void)
  */
 static enum hpod_status
 mobo_choose(const struct study_def *d, const struct history *h, int seq,
-            double *raw, size_t *cand)
+            double *raw, size_t *cand, struct sampler_explain *ex)
 {
     size_t m = d->n_objectives, nc = d->n_constraints;
     double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
@@ -169,6 +169,7 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
         .obs_c = nc ? h->mo_c : NULL,
         .con_max = nc ? con_max : NULL,
         .con_log = nc ? con_log : NULL,
+        .explain = ex,
     };
     st = mobo_next(&mi, raw, cand);
     return st;
@@ -389,7 +390,7 @@ choose_one(const struct study_def *d, const struct history *h,
 
     *cand = (size_t)-1;
     if (history_uses_mobo(d))
-        st = mobo_choose(d, h, seq, raw, cand);
+        st = mobo_choose(d, h, seq, raw, cand, ex);
     int by_mobo = st == HPOD_OK;
     if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
         /* Single-objective samplers, or a model that cannot decide yet

@@ -126,8 +126,10 @@ def t_explain_ehvi(c):
                      "objectives": [{"name": "bleu", "goal": "maximize"},
                                     {"name": "gpu_time", "goal": "minimize"}],
                      "algorithm": {"name": "ehvi", "init": 2, "seed": 9}})["id"]
+    trials = []
     for i in range(3):
         t = suggest(c, sid, "ex")["trials"][0]
+        trials.append(t)
         d = suggest_of(explain(c, t["id"]))
         x = t["params"]["x"]
         if i < 2:
@@ -135,7 +137,14 @@ def t_explain_ehvi(c):
             report(c, t["id"], {"bleu": float(x), "gpu_time": float(10 - x)})
         else:
             check(d["chooser"] == "model" and d["acquisition"] == "ehvi"
-                  and d["n_observations"] == 2 and d["chosen"]["candidate"] == x, "model %r" % d)
+                  and d["n_observations"] == 2 and d["chosen"]["candidate"] == x
+                  and is_num(d["chosen"]["acquisition"]) and d["chosen"]["mean"] is None,
+                  "model %r" % d)
+            held = {tr["params"]["x"] for tr in trials}
+            check(len(d["runners_up"]) == 4, "runners-up %r" % d["runners_up"])
+            for r in d["runners_up"]:
+                check(r["candidate"] not in held and r["acquisition"] <= d["chosen"]["acquisition"],
+                      "runner-up %r (held %r)" % (r, held))
 
 
 @test("explain: random, enqueued and added trials answer a derived decision; unknown trials 404")
