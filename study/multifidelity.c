@@ -354,9 +354,19 @@ mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
                           (json_int_t)rank, "k", (json_int_t)d->algo.ms_k),
                 err);
     }
-    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++)
+    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++) {
+        long long last = (long long)mstage_last_step(w->ms, plan.prune[i]);
         st = trial_store_stop(db, plan.prune[i], TRIAL_PRUNED,
                               "not in the top k of its stage", err);
+        if (st == HPOD_OK)
+            st = study_explain_decision(
+                db, plan.prune[i], "stop",
+                json_pack("{s:I, s:I, s:I, s:s}", "step", (json_int_t)last,
+                          "stage", (json_int_t)stage_of(d, last), "k",
+                          (json_int_t)d->algo.ms_k, "reason",
+                          "not in the top k of its stage"),
+                err);
+    }
     mstage_plan_cleanup(&plan);
     return st;
 }

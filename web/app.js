@@ -554,6 +554,7 @@
       else if (d.kind === "stop")
         lines.push("stopped at step " + d.step + (d.rung !== undefined && d.rung !== null
           ? " (rung " + d.rung + ": " + rank + cut + ")"
+          : d.reason ? " (stage " + d.stage + ": " + d.reason + ")"
           : d.stage !== undefined ? " (end of stage " + d.stage + ")" : ""));
       else if (d.kind === "stage")
         lines.push("seeded into stage " + d.stage + " (" + d.steps + " steps): " + rank + " of the top " + d.k);

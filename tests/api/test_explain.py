@@ -255,6 +255,8 @@ def t_explain_multistage(c):
             kinds.setdefault(d["kind"], []).append(d)
     check(kinds.get("stop") and all(d["stage"] == 0 and d["step"] == 2 for d in kinds["stop"]),
           "stops %r" % kinds.get("stop"))
+    pruned = [d for d in kinds["stop"] if "reason" in d]
+    check(len(pruned) == 2 and all(d["k"] == 2 for d in pruned), "prunes %r" % pruned)
     check(len(kinds.get("stage", [])) == 2 and sorted(d["rank"] for d in kinds["stage"]) == [1, 2]
           and all(d["stage"] == 1 and d["k"] == 2 and d["steps"] == 4 for d in kinds["stage"]),
           "seeds %r" % kinds.get("stage"))
