@@ -25,6 +25,7 @@
 #include "common/mem.h"
 #include "core/pareto.h"
 #include "core/rng.h"
+#include "core/sampler.h"
 
 /* Constraint GPs up to this size get a thorough ML-II fit (fit_con_gp). */
 #define CON_FIT_MAX_N 100
@@ -485,6 +486,25 @@ pick_best(const struct mobo_ctx *x, const double *score, const double *lpf,
     return HPOD_OK;
 }
 
+/*
+ * The explanation of a choice (e may be NULL): the runners-up by score
+ * (finite: skip = the used candidates; continuous: skip NULL and the
+ * runners-up dropped, as the points are not kept), and the pick, which
+ * pick_best may have taken by feasibility instead.
+ */
+static void
+explain_pick(struct sampler_explain *e, const double *score, size_t k,
+             const unsigned char *skip, size_t pick)
+{
+    if (!e)
+        return;
+    if (!skip || sampler_explain_rank(e, score, NULL, NULL, k, skip) != pick) {
+        e->n_runners = 0;
+        e->pick.acq = score[pick];
+    }
+    e->pick.cand = skip ? pick : (size_t)-1;
+}
+
 /* ---- GP surrogate ---- */
 
 /*
@@ -589,6 +609,8 @@ gp_finite(struct mobo_ctx *x, size_t *cand)
     space_encode_rows(in->space, in->cand_raw, n, u);
     if ((st = gp_score(x, u, n, in->cand_used, score, lpf)) == HPOD_OK)
         st = pick_best(x, score, lpf, n, in->cand_used, cand);
+    if (st == HPOD_OK)
+        explain_pick(in->explain, score, n, in->cand_used, *cand);
     free(u);
     free(score);
     free(lpf);
@@ -626,8 +648,10 @@ gp_continuous(struct mobo_ctx *x, struct rng *r, double *raw)
     acqopt_ws_init(&ws, sp);
     if ((st = acqopt_draw(&ws, sp, r)) == HPOD_OK &&
         (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) == HPOD_OK &&
-        (st = pick_best(x, ws.score, o.lpf, ws.n, NULL, &pick)) == HPOD_OK)
+        (st = pick_best(x, ws.score, o.lpf, ws.n, NULL, &pick)) == HPOD_OK) {
         space_decode(sp, ws.u + pick * x->dim, raw);
+        explain_pick(x->in->explain, ws.score, ws.n, NULL, pick);
+    }
     acqopt_ws_free(&ws);
     free(o.lpf);
     return st;
@@ -809,6 +833,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     score_points(x, mu, sd, lpf, nn, skip, score);
     if ((st = pick_best(x, score, lpf, nn, skip, &pick)) != HPOD_OK)
         goto out;
+    explain_pick(in->explain, score, nn, finite ? skip : NULL, pick);
     if (finite) {
         *cand = pick;
         memcpy(raw, in->cand_raw + pick * x->np, x->np * sizeof *raw);
@@ -911,6 +936,7 @@ mobo_next(const struct mobo_input *in, double *raw, size_t *cand)
 
     if ((st = check_input(in, raw, cand)) != HPOD_OK)
         return st;
+    sampler_explain_clear(in->explain);
     *cand = (size_t)-1;
     if (in->n_cand > 0) {
         size_t free_n = 0;

@@ -59,6 +59,8 @@
 #include "core/space.h"
 #include "common/status.h"
 
+struct sampler_explain; /* core/sampler.h */
+
 /* Monte Carlo draws per candidate for EHVI with m >= 3 objectives. */
 #define MOBO_MC_SAMPLES 256
 /*
@@ -116,6 +118,13 @@ struct mobo_input {
     const double *obs_c;
     const double *con_max;
     const unsigned char *con_log;
+    /* Optional output (NULL: nothing recorded): mobo_next clears it and,
+     * on success, fills the pick's acquisition (the log of EHVI, or EI
+     * for one objective, plus the log probability of feasibility: the
+     * score it maximizes) and, for finite studies, the runners-up by that
+     * score. mean/sd stay NAN: there is one surrogate per objective. The
+     * caller clears it (sampler_explain_clear). */
+    struct sampler_explain *explain;
 };
 
 /*

@@ -102,6 +102,91 @@ sampler_state_destroy(struct sampler_state *s)
     free(s);
 }
 
+/* ---- explanations ---- */
+
+static void
+explain_point_reset(struct sampler_explain_point *p)
+{
+    p->cand = (size_t)-1;
+    p->mean = p->sd = p->acq = NAN;
+}
+
+/* Forgets what a model wrote (a fallback after a failed fit). */
+static void
+explain_reset(struct sampler_explain *e, int chooser)
+{
+    free(e->runner_raw);
+    e->runner_raw = NULL;
+    e->chooser = chooser;
+    e->incumbent = NAN;
+    e->n_runners = 0;
+    explain_point_reset(&e->pick);
+    for (size_t k = 0; k < SAMPLER_EXPLAIN_RUNNERS; k++)
+        explain_point_reset(&e->runner[k]);
+}
+
+void
+sampler_explain_clear(struct sampler_explain *e)
+{
+    if (!e)
+        return;
+    explain_reset(e, SAMPLER_CHOSE_RANDOM);
+    e->n_obs = e->n_pend = 0;
+}
+
+/* Row i of u equals one of the k rows at sel. */
+static int
+explain_dup(const double *u, size_t dim, size_t i, const size_t *sel, size_t k)
+{
+    for (size_t j = 0; u && j < k; j++)
+        if (memcmp(u + i * dim, u + sel[j] * dim, dim * sizeof *u) == 0)
+            return 1;
+    return 0;
+}
+
+static size_t
+explain_rank_u(struct sampler_explain *e, const double *score,
+               const double *mean, const double *var, size_t n,
+               const unsigned char *skip, const double *u, size_t dim)
+{
+    size_t sel[SAMPLER_EXPLAIN_RUNNERS + 1], k;
+
+    for (k = 0; k <= SAMPLER_EXPLAIN_RUNNERS; k++) {
+        size_t best = n;
+        for (size_t i = 0; i < n; i++) {
+            int taken = 0;
+            if ((skip && skip[i]) || isnan(score[i]))
+                continue;
+            for (size_t j = 0; j < k && !taken; j++)
+                taken = sel[j] == i;
+            if (taken || explain_dup(u, dim, i, sel, k))
+                continue;
+            if (best == n || score[i] > score[best])
+                best = i;
+        }
+        if (best == n)
+            break;
+        sel[k] = best;
+        struct sampler_explain_point *p = k == 0 ? &e->pick : &e->runner[k - 1];
+        p->cand = best;
+        p->acq = score[best];
+        p->mean = mean ? mean[best] : NAN;
+        p->sd = !var || isnan(var[best])
+                    ? NAN
+                    : sqrt(var[best] > 0.0 ? var[best] : 0.0);
+    }
+    e->n_runners = k > 0 ? k - 1 : 0;
+    return k > 0 ? sel[0] : n;
+}
+
+size_t
+sampler_explain_rank(struct sampler_explain *e, const double *score,
+                     const double *mean, const double *var, size_t n,
+                     const unsigned char *skip)
+{
+    return explain_rank_u(e, score, mean, var, n, skip, NULL, 0);
+}
+
 /* Uniform choice among the free candidates, by the trial's own stream. */
 static enum hpod_status
 random_candidate(const struct sampler_input *in, struct rng *r, size_t *cand)
@@ -416,6 +501,11 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);
         if (*cand == n)
             st = HPOD_ENOTFOUND;
+        else if (in->explain) {
+            in->explain->incumbent = best;
+            sampler_explain_rank(in->explain, buf + 2 * n, buf, buf + n, n,
+                                 in->cand_used);
+        }
     }
     if (owned)
         gp_destroy(gp);
@@ -441,6 +531,55 @@ gp_opt_score(void *ctx, const double *u, size_t first, size_t k, double *score)
     return gp_score(o->gp, o->in, o->best, u, k, o->mean, o->var, score);
 }
 
+/*
+ * The explanation of a continuous choice from the optimizer's scored
+ * points (ws): the pick and the next best distinct points, their raw
+ * configurations, and (gp non-NULL) the GP's mean and sd at them.
+ */
+static enum hpod_status
+explain_continuous(const struct sampler_input *in, struct gp *gp, double best,
+                   const struct acqopt_ws *ws)
+{
+    struct sampler_explain *e = in->explain;
+    const struct space *sp = in->space;
+    size_t dim = sp->dim, np = sp->n_params, k = 0;
+    size_t idx[SAMPLER_EXPLAIN_RUNNERS + 1];
+    double *u;
+    double mean[SAMPLER_EXPLAIN_RUNNERS + 1], var[SAMPLER_EXPLAIN_RUNNERS + 1];
+    enum hpod_status st = HPOD_OK;
+
+    e->incumbent = gp ? best : NAN;
+    if (explain_rank_u(e, ws->score, NULL, NULL, ws->n, NULL, ws->u, dim) ==
+        ws->n)
+        return HPOD_OK;
+    idx[k++] = e->pick.cand;
+    for (size_t j = 0; j < e->n_runners; j++)
+        idx[k++] = e->runner[j].cand;
+    if (gp) {
+        u = xmalloc(k * dim * sizeof *u);
+        for (size_t j = 0; j < k; j++)
+            memcpy(u + j * dim, ws->u + idx[j] * dim, dim * sizeof *u);
+        st = gp_predict(gp, u, k, mean, var);
+        free(u);
+        if (st != HPOD_OK)
+            return st;
+        for (size_t j = 0; j < k; j++) {
+            struct sampler_explain_point *p =
+                j == 0 ? &e->pick : &e->runner[j - 1];
+            p->mean = mean[j];
+            p->sd = sqrt(var[j] > 0.0 ? var[j] : 0.0);
+        }
+    }
+    e->runner_raw = xmalloc((e->n_runners + 1) * np * sizeof *e->runner_raw);
+    for (size_t j = 0; j < e->n_runners; j++)
+        space_decode(sp, ws->u + e->runner[j].cand * dim,
+                     e->runner_raw + j * np);
+    e->pick.cand = (size_t)-1;
+    for (size_t j = 0; j < e->n_runners; j++)
+        e->runner[j].cand = (size_t)-1;
+    return HPOD_OK;
+}
+
 /* Continuous space: core/acqopt.h's random points and local refinement,
  * from the trial's stream r; the model is fitted from the same stream
  * between the draw and the refinement. */
@@ -461,6 +600,8 @@ gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
         (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
         goto out;
     space_decode(sp, ws.u + pick * sp->dim, raw);
+    if (in->explain)
+        st = explain_continuous(in, o.gp, o.best, &ws);
 out:
     if (owned)
         gp_destroy(o.gp);
@@ -604,7 +745,7 @@ eif_labels(const double *y, size_t nl, double *fl)
  */
 static enum hpod_status
 eif_scores(struct graph *g, size_t n, const size_t *lab, const double *y,
-           size_t nl, double *score)
+           size_t nl, double *score, double *f_out)
 {
     double *f = xmalloc(n * sizeof *f), *t0 = xmalloc(n * sizeof *t0);
     double *t1 = xmalloc(n * sizeof *t1), *var = xmalloc(n * sizeof *var);
@@ -629,6 +770,8 @@ eif_scores(struct graph *g, size_t n, const size_t *lab, const double *y,
     for (size_t i = 0; i < n; i++)
         score[i] =
             is_lab[i] ? 0.0 : f[i] * ((sum_f - f[i]) + (1.0 - f[i]) * t0[i]);
+    if (f_out)
+        memcpy(f_out, f, n * sizeof *f);
 out:
     free(f);
     free(t0);
@@ -709,7 +852,7 @@ sampler_normal_scores(const double *y, size_t n, double *z)
  */
 static enum hpod_status
 ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
-          size_t no, size_t nl, double *score)
+          size_t no, size_t nl, double *score, double *mv)
 {
     double *y = xmalloc(nl * sizeof *y);
     double *mean = xmalloc(n * sizeof *mean), *var = xmalloc(n * sizeof *var);
@@ -730,6 +873,11 @@ ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
             if (graph_wdegree(g, i) > 0.0)
                 var[i] *= graph_wdegree(g, i) / dbar;
         acq_score(ACQ_EI, mean, var, n, best, 0.0, score);
+        if (mv) {
+            memcpy(mv, mean, n * sizeof *mean);
+            memcpy(mv + n, var, n * sizeof *var);
+            mv[2 * n] = best;
+        }
     }
     free(y);
     free(mean);
@@ -747,9 +895,13 @@ ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
  * factor is downdated in O(u²) instead of refactorized, which an extra
  * observations-only solve for the believer would force.
  */
+/* mv (may be NULL): receives the mean (n), the variance (n) and the
+ * incumbent (1) for the explanation; EIF has no variance or incumbent
+ * (NAN) and its mean is the propagated {0,1} label. */
 static enum hpod_status
 graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
-             const size_t *lab_obs, const size_t *lab_pend, double *score)
+             const size_t *lab_obs, const size_t *lab_pend, double *score,
+             double *mv)
 {
     size_t no = in->n_obs, np = in->n_pend, nl = no + np;
     size_t *lab = xmalloc(nl * sizeof *lab);
@@ -765,10 +917,13 @@ graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
         lab[no + j] = lab_pend[j];
         y[no + j] = lie;
     }
-    if (in->acquisition == 1)
-        st = eif_scores(g, n, lab, y, nl, score);
-    else
-        st = ei_scores(g, n, lab, in->obs_y, no, nl, score);
+    if (in->acquisition == 1) {
+        st = eif_scores(g, n, lab, y, nl, score, mv);
+        for (size_t i = 0; mv && i <= n; i++)
+            mv[n + i] = NAN;
+    } else {
+        st = ei_scores(g, n, lab, in->obs_y, no, nl, score, mv);
+    }
     free(lab);
     free(y);
     return st;
@@ -780,6 +935,7 @@ graph_finite(const struct sampler_input *in, size_t *cand)
     size_t n = in->n_cand, dim = in->space->dim;
     double *u = xmalloc(n * dim * sizeof *u);
     double *score = xmalloc(n * sizeof *score);
+    double *mv = in->explain ? xmalloc((2 * n + 1) * sizeof *mv) : NULL;
     unsigned char *skip = xcalloc(n, 1);
     struct sampler_state *own = NULL, *s = in->state;
     struct graph *g = NULL;
@@ -800,7 +956,7 @@ graph_finite(const struct sampler_input *in, size_t *cand)
         }
     if ((st = state_graph(s, u, n, dim, in->kernel, in->acquisition, &g)) !=
             HPOD_OK ||
-        (st = graph_scores(g, n, in, in->obs_cand, in->pend_cand, score)) !=
+        (st = graph_scores(g, n, in, in->obs_cand, in->pend_cand, score, mv)) !=
             HPOD_OK)
         goto out;
     for (size_t i = 0; i < n; i++)
@@ -808,12 +964,39 @@ graph_finite(const struct sampler_input *in, size_t *cand)
     *cand = acq_argmax(score, n, skip);
     if (*cand == n)
         st = HPOD_ENOTFOUND;
+    else if (mv) {
+        in->explain->incumbent = mv[2 * n];
+        sampler_explain_rank(in->explain, score, mv, mv + n, n, skip);
+    }
 out:
+    free(mv);
     sampler_state_destroy(own);
     free(u);
     free(score);
     free(skip);
     return st;
+}
+
+/* The explanation of a graph choice over random nodes u (n × dim): the
+ * pick and the next best distinct free nodes with their raw values. */
+static void
+explain_nodes(const struct sampler_input *in, const double *score,
+              const double *mv, size_t n, const unsigned char *skip,
+              const double *u)
+{
+    struct sampler_explain *e = in->explain;
+    size_t dim = in->space->dim, np = in->space->n_params;
+
+    e->incumbent = mv[2 * n];
+    if (explain_rank_u(e, score, mv, mv + n, n, skip, u, dim) == n)
+        return;
+    e->runner_raw = xmalloc((e->n_runners + 1) * np * sizeof *e->runner_raw);
+    for (size_t j = 0; j < e->n_runners; j++) {
+        space_decode(in->space, u + e->runner[j].cand * dim,
+                     e->runner_raw + j * np);
+        e->runner[j].cand = (size_t)-1;
+    }
+    e->pick.cand = (size_t)-1;
 }
 
 static enum hpod_status
@@ -826,6 +1009,7 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
     double *u = xmalloc(n * dim * sizeof *u);
     double *rawbuf = xmalloc(npar * sizeof *rawbuf);
     double *score = xmalloc(n * sizeof *score);
+    double *mv = in->explain ? xmalloc((2 * n + 1) * sizeof *mv) : NULL;
     size_t *lo = xmalloc((no + 1) * sizeof *lo);
     size_t *lp = xmalloc((npd + 1) * sizeof *lp);
     unsigned char *skip = xcalloc(n, 1);
@@ -843,7 +1027,7 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
     acqopt_sample(sp, r, nr, u + (no + npd) * dim, rawbuf);
     if ((st = graph_build(u, n, dim, in->kernel, in->acquisition, &g)) !=
             HPOD_OK ||
-        (st = graph_scores(g, n, in, lo, lp, score)) != HPOD_OK)
+        (st = graph_scores(g, n, in, lo, lp, score, mv)) != HPOD_OK)
         goto out;
     size_t pick = acq_argmax(score, n, skip);
     if (pick == n) {
@@ -851,7 +1035,10 @@ graph_continuous(const struct sampler_input *in, struct rng *r, double *raw)
         goto out;
     }
     space_decode(sp, u + pick * dim, raw);
+    if (mv)
+        explain_nodes(in, score, mv, n, skip, u);
 out:
+    free(mv);
     graph_destroy(g);
     free(u);
     free(rawbuf);
@@ -873,6 +1060,16 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
 
     rng_seed2(&r, in->seed, (uint64_t)in->seq);
     *cand = (size_t)-1;
+    if (in->explain) {
+        explain_reset(in->explain,
+                      !use_model
+                          ? (in->kind == SAMPLER_RANDOM ? SAMPLER_CHOSE_RANDOM
+                                                        : SAMPLER_CHOSE_INIT)
+                      : in->kind == SAMPLER_GREEDY ? SAMPLER_CHOSE_GREEDY
+                                                   : SAMPLER_CHOSE_MODEL);
+        in->explain->n_obs = in->n_obs;
+        in->explain->n_pend = in->n_pend;
+    }
     if (in->n_cand == 0) {
         if (in->kind == SAMPLER_GREEDY)
             return HPOD_EINVAL;
@@ -883,6 +1080,8 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
             if (st == HPOD_OK)
                 return HPOD_OK;
             /* A model that cannot be fitted: fall back to random. */
+            if (in->explain)
+                explain_reset(in->explain, SAMPLER_CHOSE_FALLBACK);
         }
         space_sample(in->space, &r, raw);
         return HPOD_OK;
@@ -898,9 +1097,13 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
             st = graph_finite(in, cand);
         if (st == HPOD_ENOTFOUND || st == HPOD_EINVAL)
             return st;
+        if (st != HPOD_OK && in->explain)
+            explain_reset(in->explain, SAMPLER_CHOSE_FALLBACK);
     }
     if (st != HPOD_OK)
         st = random_candidate(in, &r, cand);
+    if (st == HPOD_OK && in->explain && in->explain->pick.cand == (size_t)-1)
+        in->explain->pick.cand = *cand; /* random or greedy */
     if (st == HPOD_OK)
         memcpy(raw, in->cand_raw + *cand * np, np * sizeof *raw);
     return st;

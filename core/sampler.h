@@ -65,6 +65,56 @@ enum hpod_status sampler_gp_model_set(struct sampler_gp_model *m, int kernel,
                                       size_t n_fit, double lml_fit,
                                       const double *hyper, size_t n_hyper);
 
+/*
+ * What the sampler knew when it chose (optional output of sampler_next,
+ * for GET /v1/trials/{id}/explain; it cannot be recomputed later). The
+ * model's numbers are in its own units: the GP and graph EI model the
+ * normal scores of the objective (sampler_normal_scores), graph EIF a
+ * propagated {0,1} "is among the best" label. NAN: not defined for that
+ * chooser (the caller writes null, never a made-up number).
+ */
+enum sampler_chooser {
+    SAMPLER_CHOSE_RANDOM = 0, /* a random study */
+    SAMPLER_CHOSE_INIT,       /* random initial design of a model sampler */
+    SAMPLER_CHOSE_FALLBACK,   /* random: the model could not be fitted */
+    SAMPLER_CHOSE_MODEL,
+    SAMPLER_CHOSE_GREEDY
+};
+
+#define SAMPLER_EXPLAIN_RUNNERS 4
+
+struct sampler_explain_point {
+    size_t cand;     /* finite: candidate index; else (size_t)-1 */
+    double mean, sd; /* surrogate at the point (NAN: undefined) */
+    double acq;      /* acquisition value (larger is better) */
+};
+
+struct sampler_explain {
+    int chooser;          /* enum sampler_chooser */
+    size_t n_obs, n_pend; /* what the model was given */
+    double incumbent;     /* EI/PI incumbent in model units (NAN: none) */
+    struct sampler_explain_point pick;
+    size_t n_runners; /* next best distinct points, best first */
+    struct sampler_explain_point runner[SAMPLER_EXPLAIN_RUNNERS];
+    /* Continuous spaces: the runners-up's raw configurations,
+     * n_runners × n_params, owned (sampler_explain_clear); else NULL. */
+    double *runner_raw;
+};
+
+/* Frees e's array and zeroes it (chooser random); accepts NULL. */
+void sampler_explain_clear(struct sampler_explain *e);
+
+/*
+ * sampler_explain_rank - fills e->pick and e->runner from the n scores
+ * (NaN and skip[i] excluded; ties to the lowest index, as acq_argmax):
+ * pick = the argmax, runners the next SAMPLER_EXPLAIN_RUNNERS in
+ * decreasing score. mean/var may be NULL (then NAN). Returns the pick's
+ * index or n when none is eligible. O(n·R).
+ */
+size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
+                            const double *mean, const double *var, size_t n,
+                            const unsigned char *skip);
+
 struct sampler_input {
     const struct space *space;
     enum sampler_kind kind;
@@ -91,6 +141,9 @@ struct sampler_input {
     /* GP only: the study's kept hyperparameters (in/out); NULL refits on
      * every choice. */
     struct sampler_gp_model *gp_model;
+    /* Optional output (NULL: nothing recorded, no cost); the caller
+     * clears it (sampler_explain_clear) after use. */
+    struct sampler_explain *explain;
 };
 
 /*

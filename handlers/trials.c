@@ -16,6 +16,7 @@
 #include "handlers/represent.h"
 #include "study/def.h"
 #include "study/enqueue.h"
+#include "study/explain.h"
 #include "study/report.h"
 #include "study/studies.h"
 #include "study/trials.h"
@@ -123,6 +124,17 @@ handle_trial_get(struct req *rq)
     if (st == HPOD_OK)
         st = reply_json(rq, 200, trial_to_json(&t));
     trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_explain - GET /v1/trials/{id}/explain */
+enum hpod_status
+handle_trial_explain(struct req *rq)
+{
+    json_t *body = NULL;
+    enum hpod_status st = study_trial_explain(rq->db, rq->id, &body, &rq->err);
+    if (st == HPOD_OK)
+        st = reply_json(rq, 200, body);
     return st;
 }
 

@@ -14,6 +14,7 @@
 #include "core/mstage.h"
 #include "common/err.h"
 #include "store/trial_store.h"
+#include "study/explain.h"
 
 int
 mf_enabled(const struct study_def *d)
@@ -160,11 +161,38 @@ ms_build(const struct study_def *d, const struct study *s,
     return HPOD_OK;
 }
 
-enum hpod_status
-mf_decide_rows(const struct study_def *d, const struct study *s,
-               const struct mf_rows *rows, const struct trial *t, int step,
-               const struct metric_set *values, const char **action,
-               enum trial_state *stopped_state, struct hpod_err *err)
+/*
+ * What GET /v1/trials/{id}/explain shows of an ASHA stop at step: the
+ * highest rung config has reached, its place there (1-based rank among
+ * the configurations that reached it) and the top-1/p cut.
+ */
+static json_t *
+asha_stop_detail(struct asha *a, long long config, int step)
+{
+    struct asha_standing sd, best = {0};
+    size_t n = asha_n_rungs(a), rung = n;
+
+    for (size_t i = 0; i < n; i++)
+        if (asha_standing(a, config, i, &sd)) {
+            rung = i;
+            best = sd;
+        }
+    if (rung == n)
+        return json_pack("{s:i, s:n, s:n, s:n, s:n}", "step", step, "rung",
+                         "rank", "of", "cut");
+    return json_pack("{s:i, s:I, s:I, s:I, s:I}", "step", step, "rung",
+                     (json_int_t)rung, "rank", (json_int_t)best.position + 1,
+                     "of", (json_int_t)best.k, "cut", (json_int_t)best.limit);
+}
+
+/* mf_decide_rows; *detail (may be NULL) receives what explain records of
+ * a stop. */
+static enum hpod_status
+decide_rows(const struct study_def *d, const struct study *s,
+            const struct mf_rows *rows, const struct trial *t, int step,
+            const struct metric_set *values, const char **action,
+            enum trial_state *stopped_state, json_t **detail,
+            struct hpod_err *err)
 {
     double v[MODEL_MAX_OBJECTIVES];
     enum hpod_status st;
@@ -178,8 +206,12 @@ mf_decide_rows(const struct study_def *d, const struct study *s,
             return hpod_fail(err, HPOD_EINTERNAL, "",
                              "invalid multistage parameters");
         mstage_trial(ms, t->id, stage_of(d, t->train_to), MSTAGE_LIVE, NAN);
-        if (mstage_decide(ms, t->id, (size_t)step) == MSTAGE_STOP)
+        if (mstage_decide(ms, t->id, (size_t)step) == MSTAGE_STOP) {
             *action = "stop";
+            if (detail)
+                *detail = json_pack("{s:i, s:I}", "step", step, "stage",
+                                    (json_int_t)stage_of(d, t->train_to));
+        }
         mstage_destroy(ms);
         return HPOD_OK;
     }
@@ -188,12 +220,34 @@ mf_decide_rows(const struct study_def *d, const struct study *s,
         return st;
     objective_values(d, values, v);
     asha_observe(a, t->id, (size_t)step, v);
-    if (asha_decide(a, t->id, (size_t)step) == ASHA_STOP)
+    if (asha_decide(a, t->id, (size_t)step) == ASHA_STOP) {
         *action = "stop";
+        if (detail)
+            *detail = asha_stop_detail(a, t->id, step);
+    }
     if (d->algo.asha_mode)
         *stopped_state = TRIAL_PRUNED;
     asha_destroy(a);
     return HPOD_OK;
+}
+
+enum hpod_status
+mf_decide_rows(const struct study_def *d, const struct study *s,
+               const struct mf_rows *rows, const struct trial *t, int step,
+               const struct metric_set *values, const char **action,
+               enum trial_state *stopped_state, struct hpod_err *err)
+{
+    return decide_rows(d, s, rows, t, step, values, action, stopped_state, NULL,
+                       err);
+}
+
+/* Records a stop (detail stolen; NULL: nothing to record). */
+static enum hpod_status
+record_stop(struct db *db, const struct trial *t, json_t *detail,
+            struct hpod_err *err)
+{
+    return detail ? study_explain_decision(db, t->id, "stop", detail, err)
+                  : HPOD_OK;
 }
 
 enum hpod_status
@@ -203,18 +257,25 @@ mf_decide(struct db *db, const struct study_def *d, const struct study *s,
           struct hpod_err *err)
 {
     struct mf_rows rows = {0};
+    json_t *detail = NULL;
     enum hpod_status st;
 
-    if (d->algo.name == ALGO_MULTISTAGE)
-        return mf_decide_rows(d, s, NULL, t, step, values, action,
-                              stopped_state, err);
+    if (d->algo.name == ALGO_MULTISTAGE) {
+        st = decide_rows(d, s, NULL, t, step, values, action, stopped_state,
+                         &detail, err);
+        return st == HPOD_OK ? record_stop(db, t, detail, err)
+                             : (json_decref(detail), st);
+    }
     *action = "continue";
     *stopped_state = TRIAL_PAUSED;
     if ((st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK)
         return st;
-    st = mf_decide_rows(d, s, &rows, t, step, values, action, stopped_state,
-                        err);
+    st = decide_rows(d, s, &rows, t, step, values, action, stopped_state,
+                     &detail, err);
     mf_rows_cleanup(&rows);
+    if (st == HPOD_OK)
+        return record_stop(db, t, detail, err);
+    json_decref(detail);
     return st;
 }
 
@@ -278,12 +339,34 @@ mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
         return st;
     /* The advance: seeds train to their new stage (still paused), the
      * rest of the stage is pruned. */
-    for (size_t i = 0; i < plan.n_seeds && st == HPOD_OK; i++)
+    for (size_t i = 0; i < plan.n_seeds && st == HPOD_OK; i++) {
+        size_t rank = 1;
+        for (size_t j = 0; j < i; j++)
+            rank += plan.seed_to[j] == plan.seed_to[i];
         st = trial_store_set_train_to(db, plan.seeds[i],
                                       d->algo.ms_steps[plan.seed_to[i]], err);
-    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++)
+        if (st == HPOD_OK)
+            st = study_explain_decision(
+                db, plan.seeds[i], "stage",
+                json_pack("{s:I, s:I, s:I, s:I}", "stage",
+                          (json_int_t)plan.seed_to[i], "steps",
+                          (json_int_t)d->algo.ms_steps[plan.seed_to[i]], "rank",
+                          (json_int_t)rank, "k", (json_int_t)d->algo.ms_k),
+                err);
+    }
+    for (size_t i = 0; i < plan.n_prune && st == HPOD_OK; i++) {
+        long long last = (long long)mstage_last_step(w->ms, plan.prune[i]);
         st = trial_store_stop(db, plan.prune[i], TRIAL_PRUNED,
                               "not in the top k of its stage", err);
+        if (st == HPOD_OK)
+            st = study_explain_decision(
+                db, plan.prune[i], "stop",
+                json_pack("{s:I, s:I, s:I, s:s}", "step", (json_int_t)last,
+                          "stage", (json_int_t)stage_of(d, last), "k",
+                          (json_int_t)d->algo.ms_k, "reason",
+                          "not in the top k of its stage"),
+                err);
+    }
     mstage_plan_cleanup(&plan);
     return st;
 }
@@ -299,11 +382,12 @@ mf_work_cleanup(struct mf_work *w)
     memset(w, 0, sizeof *w);
 }
 
-enum hpod_status
-mf_asha_promotion_rows(const struct study_def *d, const struct study *s,
-                       const struct mf_rows *rows, int *found,
-                       long long *trial_id, long long *resume_step,
-                       struct hpod_err *err)
+/* mf_asha_promotion_rows; *detail (may be NULL) receives what explain
+ * records of the promotion. */
+static enum hpod_status
+asha_promotion(const struct study_def *d, const struct study *s,
+               const struct mf_rows *rows, int *found, long long *trial_id,
+               long long *resume_step, json_t **detail, struct hpod_err *err)
 {
     struct asha *a = NULL;
     struct asha_promotion pr;
@@ -318,9 +402,26 @@ mf_asha_promotion_rows(const struct study_def *d, const struct study *s,
         *found = 1;
         *trial_id = (long long)pr.config;
         *resume_step = (long long)pr.resume_step;
+        struct asha_standing sd;
+        if (detail && asha_standing(a, pr.config, pr.rung, &sd))
+            *detail =
+                json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "rung",
+                          (json_int_t)pr.rung, "step", (json_int_t)pr.rung_step,
+                          "rank", (json_int_t)sd.position + 1, "of",
+                          (json_int_t)sd.k, "cut", (json_int_t)sd.limit,
+                          "resume_from_step", (json_int_t)pr.resume_step);
     }
     asha_destroy(a);
     return HPOD_OK;
+}
+
+enum hpod_status
+mf_asha_promotion_rows(const struct study_def *d, const struct study *s,
+                       const struct mf_rows *rows, int *found,
+                       long long *trial_id, long long *resume_step,
+                       struct hpod_err *err)
+{
+    return asha_promotion(d, s, rows, found, trial_id, resume_step, NULL, err);
 }
 
 enum hpod_status
@@ -329,6 +430,7 @@ mf_promote(struct db *db, const struct study_def *d, const struct study *s,
            int *promoted, struct hpod_err *err)
 {
     struct mf_rows rows = {0};
+    json_t *detail = NULL;
     long long id = 0, from = 0;
     enum hpod_status st = HPOD_OK;
     int found = 0;
@@ -341,19 +443,33 @@ mf_promote(struct db *db, const struct study_def *d, const struct study *s,
         st = trial_store_resume(db, w->resume[i], worker, s->lease_seconds,
                                 w->resume_from[i], w->train_to, out, err);
         *promoted = st == HPOD_OK;
+        if (st == HPOD_OK)
+            st = study_explain_decision(
+                db, w->resume[i], "promote",
+                json_pack("{s:I, s:I, s:I, s:I, s:I}", "stage",
+                          (json_int_t)w->stage, "step", (json_int_t)w->train_to,
+                          "rank", (json_int_t)i + 1, "of",
+                          (json_int_t)w->n_resume, "resume_from_step",
+                          (json_int_t)w->resume_from[i]),
+                err);
         return st;
     }
     if (d->algo.name != ALGO_ASHA || d->algo.asha_mode != 0)
         return HPOD_OK; /* stopping mode never promotes */
     if ((st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK)
         return st;
-    st = mf_asha_promotion_rows(d, s, &rows, &found, &id, &from, err);
+    st = asha_promotion(d, s, &rows, &found, &id, &from, &detail, err);
     mf_rows_cleanup(&rows);
     if (st == HPOD_OK && found) {
         st = trial_store_resume(db, id, worker, s->lease_seconds, from, -1, out,
                                 err);
         *promoted = st == HPOD_OK;
+        if (st == HPOD_OK && detail) {
+            st = study_explain_decision(db, id, "promote", detail, err);
+            detail = NULL;
+        }
     }
+    json_decref(detail);
     return st;
 }
 

@@ -20,6 +20,7 @@
 #include "store/trial_store.h"
 #include "study/constraints.h"
 #include "study/def.h"
+#include "study/explain.h"
 #include "study/histcache.h"
 #include "study/history.h"
 #include "study/multifidelity.h"
@@ -121,7 +122,7 @@ suggest_cache_clear(void)
  */
 static enum hpod_status
 mobo_choose(const struct study_def *d, const struct history *h, int seq,
-            double *raw, size_t *cand)
+            double *raw, size_t *cand, struct sampler_explain *ex)
 {
     size_t m = d->n_objectives, nc = d->n_constraints;
     double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
@@ -170,6 +171,7 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
         .obs_c = nc ? h->mo_c : NULL,
         .con_max = nc ? con_max : NULL,
         .con_log = nc ? con_log : NULL,
+        .explain = ex,
     };
     st = mobo_next(&mi, raw, cand);
     return st;
@@ -369,7 +371,7 @@ sampler_of(const struct study_def *d)
 static enum hpod_status
 choose_one(const struct study_def *d, const struct history *h,
            struct study_cache *entry, struct sampler_gp_model *gpm, int seq,
-           double *raw, size_t *cand)
+           double *raw, size_t *cand, struct sampler_explain *ex)
 {
     struct sampler_input in = {
         .space = &d->space,
@@ -391,12 +393,14 @@ choose_one(const struct study_def *d, const struct history *h,
         .n_pend = h->n_pend,
         .state = entry ? entry->state : NULL,
         .gp_model = gpm,
+        .explain = ex,
     };
     enum hpod_status st = HPOD_ENUMERIC;
 
     *cand = (size_t)-1;
     if (history_uses_mobo(d))
-        st = mobo_choose(d, h, seq, raw, cand);
+        st = mobo_choose(d, h, seq, raw, cand, ex);
+    int by_mobo = st == HPOD_OK;
     if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
         /* Single-objective samplers, or a model that cannot decide yet
          * (too little data, a fit that failed): the random choice of the
@@ -405,6 +409,9 @@ choose_one(const struct study_def *d, const struct history *h,
             in.kind = SAMPLER_RANDOM;
         st = sampler_next(&in, raw, cand);
     }
+    if (ex && history_uses_mobo(d) && st == HPOD_OK)
+        study_explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
+                           *cand);
     return st;
 }
 
@@ -460,6 +467,7 @@ suggest_new(struct suggest_call *c, long long need)
     struct history *h = &c->h;
     double *raw = NULL;
     int seq = 0;
+    struct sampler_explain ex = {0};
     enum hpod_status st = HPOD_OK;
 
     if (!c->h_loaded && (st = suggest_read(c)) != HPOD_OK)
@@ -469,7 +477,8 @@ suggest_new(struct suggest_call *c, long long need)
     for (long long k = 0; k < need; k++) {
         size_t cand;
         struct trial t = {0};
-        st = choose_one(d, h, c->entry, &c->gpm, seq, raw, &cand);
+        st = choose_one(d, h, c->entry, &c->gpm, seq, raw, &cand,
+                        study_explain_records(d) ? &ex : NULL);
         if (st == HPOD_ENOTFOUND) {
             st = HPOD_OK; /* finite study used up */
             break;
@@ -493,6 +502,8 @@ suggest_new(struct suggest_call *c, long long need)
             c->db, c->id, seq, ptext, cand == (size_t)-1 ? -1 : (long long)cand,
             c->worker, c->s.lease_seconds, c->work.train_to, &t, c->err);
         free(ptext);
+        if (st == HPOD_OK && study_explain_records(d))
+            st = study_explain_suggest(c->db, t.id, d, &ex, c->err);
         if (st == HPOD_OK)
             st = answer_add(c, &t);
         trial_cleanup(&t);
@@ -506,6 +517,7 @@ suggest_new(struct suggest_call *c, long long need)
         c->s.counts[TRIAL_PENDING]++;
     }
 out:
+    sampler_explain_clear(&ex);
     free(raw);
     return st;
 }

@@ -499,6 +499,70 @@
     return String(a).localeCompare(String(b));
   }
 
+  /* ---- GET /v1/trials/{id}/explain as a short text block ---- */
+  const CHOOSERS = {
+    model: "the model",
+    initial_random: "random (initial design)",
+    fallback_random: "random (the model could not be fitted)",
+    greedy: "greedy (nearest to the best)",
+    random: "the random sampler",
+    user: "a user (enqueued)",
+    added: "a user (added with values)",
+    unrecorded: "not recorded",
+  };
+
+  function xnum(v) {
+    if (v === null || v === undefined) return "n/a";
+    return typeof v === "number" ? String(Number(v.toPrecision(4))) : String(v);
+  }
+
+  function xpoint(p) {
+    const where = p.candidate !== undefined ? "candidate " + p.candidate
+      : p.params ? JSON.stringify(p.params) : "this trial";
+    return where + ": acquisition " + xnum(p.acquisition) + ", mean " + xnum(p.mean) +
+      ", sd " + xnum(p.sd);
+  }
+
+  function xsuggest(d, lines) {
+    let line = "suggested by " + (CHOOSERS[d.chooser] || d.chooser);
+    if (d.sampler && d.sampler !== "random")
+      line += " [" + d.sampler + (d.acquisition ? ", " + d.acquisition : "") + "]";
+    if (d.seed !== undefined) line += ", seed " + d.seed + ", stream " + d.stream;
+    lines.push(line);
+    if (d.n_observations !== undefined) {
+      let k = "  knew " + d.n_observations + " observations, " + d.n_pending + " pending";
+      if (d.incumbent !== null && d.incumbent !== undefined)
+        k += "; incumbent " + xnum(d.incumbent) + " (" + d.units + ")";
+      lines.push(k);
+    }
+    if (d.chooser === "model" && d.chosen) {
+      lines.push("  chosen " + xpoint(d.chosen));
+      for (const r of d.runners_up || []) lines.push("  runner-up " + xpoint(r));
+    }
+  }
+
+  function explainText(e) {
+    const lines = ["trial #" + e.number + " (" + e.origin + "), algorithm " + e.algorithm.name];
+    for (const d of e.decisions) {
+      const rank = d.rank !== undefined && d.rank !== null ? "rank " + d.rank +
+        (d.of !== undefined && d.of !== null ? " of " + d.of : "") : "";
+      const cut = d.cut !== undefined && d.cut !== null ? ", top " + d.cut + " pass" : "";
+      if (d.kind === "suggest") xsuggest(d, lines);
+      else if (d.kind === "promote")
+        lines.push((d.rung !== undefined ? "promoted at rung " + d.rung : "resumed in stage " + d.stage) +
+          " (step " + d.step + "): " + rank + cut + "; resumes from step " + d.resume_from_step);
+      else if (d.kind === "stop")
+        lines.push("stopped at step " + d.step + (d.rung !== undefined && d.rung !== null
+          ? " (rung " + d.rung + ": " + rank + cut + ")"
+          : d.reason ? " (stage " + d.stage + ": " + d.reason + ")"
+          : d.stage !== undefined ? " (end of stage " + d.stage + ")" : ""));
+      else if (d.kind === "stage")
+        lines.push("seeded into stage " + d.stage + " (" + d.steps + " steps): " + rank + " of the top " + d.k);
+      if (d.recorded) lines[lines.length - 1] += "  @ " + d.at;
+    }
+    return lines.join("\n");
+  }
+
   async function explain(t, box) {
     if (explained.has(t.id)) {
       box.textContent = explained.get(t.id);
@@ -507,7 +571,7 @@
     box.textContent = "loading...";
     try {
       const e = await optional("/v1/trials/" + t.id + "/explain");
-      const text = e ? JSON.stringify(e, null, 1) : "Explanations are not available on this server.";
+      const text = e ? explainText(e) : "Explanations are not available on this server.";
       if (e) explained.set(t.id, text);
       box.textContent = text;
     } catch (err) {

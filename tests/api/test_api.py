@@ -44,6 +44,7 @@ MODULES = [
     "test_pareto",             # pareto, best, constraints
     "test_importance",         # importance (EBM), table comparison
     "test_multifidelity",      # asha, multistage
+    "test_explain",            # /v1/trials/{id}/explain: recorded decisions
     "test_concurrency",        # two servers, 16 workers, kill -9
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate
     "test_benchmark_studies",  # studies backed by a table, the fake trainer

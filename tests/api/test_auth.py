@@ -135,6 +135,7 @@ def requests(L):
         ("get", "/v1/studies/{id}/importance"): lambda: (
             "/v1/studies/%d/importance" % L.imp_study, None),
         ("get", "/v1/trials/{id}"): lambda: ("/v1/trials/%d" % t, None),
+        ("get", "/v1/trials/{id}/explain"): lambda: ("/v1/trials/%d/explain" % t, None),
         ("patch", "/v1/trials/{id}"): lambda: ("/v1/trials/%d" % t, {"metadata": {"k": 1}}),
         ("post", "/v1/studies/{id}/trials"): lambda: ("/v1/studies/%d/trials" % s, {
             "params": {"lr": 0.01, "layers": 2, "bpe": 30000, "opt": "adam"}}),

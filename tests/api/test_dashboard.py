@@ -311,12 +311,31 @@ def check_study_charts(c, b, s, trials, done):
                  ".map(tr => +tr.dataset.trial)")
     want = [t["id"] for t in sorted(done, key=lambda t: (t["values"][obj], t["number"]))]
     check(ids[:len(want)] == want, "%s: sorted by %s: %r, want %r first" % (what, obj, ids, want))
+    check_explain_box(c, b, what, trials)
     # Too few completed trials for the model: the panel says the API's
     # reason instead of a chart.
     r = call(c.port, "GET", "/v1/studies/%d/importance" % s["id"], validate=False)
     na = b.eval("document.getElementById('chart-importance').textContent")
     check(r.status == 200 or r.json["error"]["message"] in na,
           "%s: importance %d, panel says %r" % (what, r.status, na))
+
+
+def check_explain_box(c, b, what, trials):
+    """A trial's "explain" box (a stopped one if any) reads as text with a
+    line per decision the API returns."""
+    t = max(trials, key=lambda t: (t["state"] in ("paused", "pruned"), -t["number"]))
+    e = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    sel = "#trials-table tr[data-trial=\"%d\"]" % t["id"]
+    b.eval("document.querySelector('%s details').open = true; 1" % sel)
+    b.wait_for("(document.querySelector('%s pre.explain') || {}).textContent"
+               ".startsWith('trial #')" % sel)
+    text = b.eval("document.querySelector('%s pre.explain').textContent" % sel)
+    words = {"suggest": "suggested by", "stop": "stopped at step",
+             "promote": "promoted at rung", "stage": "seeded into stage"}
+    check(text.startswith("trial #%d (%s)" % (t["number"], t["origin"]))
+          and all(words[d["kind"]] in text for d in e["decisions"])
+          and "{" not in text.split("\n")[0],
+          "%s: explain box %r for %r" % (what, text, e["decisions"]))
 
 
 def check_importance_panel(c, b, base, sid, shots):

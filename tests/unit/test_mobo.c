@@ -15,6 +15,7 @@
 #include "core/mobo.h"
 #include "core/pareto.h"
 #include "core/rng.h"
+#include "core/sampler.h"
 
 #define G 12 /* grid side: 144 candidates in 2-D */
 #define N (G * G)
@@ -280,6 +281,23 @@ test_determinism_and_free_choices(void **state)
             assert_true(ch < N);
             assert_false(s.used[ch]);
         }
+        /* The explanation: the same choice, its score, and free distinct
+         * runners-up in non-increasing score; no per-objective mean/sd. */
+        struct sampler_explain ex = {0};
+        size_t ch2;
+        in.explain = &ex;
+        assert_int_equal(mobo_next(&in, raw, &ch2), HPOD_OK);
+        assert_int_equal(ch2, ch);
+        assert_int_equal(ex.pick.cand, ch);
+        assert_true(isfinite(ex.pick.acq) && isnan(ex.pick.mean));
+        assert_int_equal(ex.n_runners, SAMPLER_EXPLAIN_RUNNERS);
+        for (size_t j = 0; j < ex.n_runners; j++) {
+            double prev = j ? ex.runner[j - 1].acq : ex.pick.acq;
+            assert_false(s.used[ex.runner[j].cand]);
+            assert_true(ex.runner[j].cand != ch);
+            assert_true(ex.runner[j].acq <= prev);
+        }
+        sampler_explain_clear(&ex);
     }
     /* Near exhaustion, once the whole front is known, no free candidate
      * may improve the hypervolume at all (EHVI underflows to 0): the

@@ -423,6 +423,54 @@ test_gp_rank_invariant(void **state)
 }
 
 /*
+ * The explanation against a brute-force argsort of the scores (ties to
+ * the lower index, skipped and NaN excluded): the pick and the next
+ * SAMPLER_EXPLAIN_RUNNERS, with the mean and sd at each (mean/var NULL:
+ * not compared).
+ */
+static void
+check_explain_ranking(const struct sampler_explain *ex, const double *sc,
+                      const double *mu, const double *var, size_t n,
+                      const unsigned char *skip, size_t want)
+{
+    unsigned char *taken = calloc(n, 1);
+    size_t order[SAMPLER_EXPLAIN_RUNNERS + 1], k;
+
+    for (k = 0; k <= SAMPLER_EXPLAIN_RUNNERS; k++) {
+        size_t b = n;
+        for (size_t i = 0; i < n; i++) {
+            if (skip[i] || taken[i] || isnan(sc[i]))
+                continue;
+            /* Strictly larger, or equal at a lower index (scan order). */
+            if (b == n || sc[i] > sc[b])
+                b = i;
+        }
+        if (b == n)
+            break;
+        taken[b] = 1;
+        order[k] = b;
+    }
+    free(taken);
+    assert_true(k >= 1);
+    assert_int_equal(order[0], want);
+    assert_int_equal(ex->pick.cand, want);
+    assert_int_equal(ex->n_runners, k - 1);
+    for (size_t j = 0; j < k; j++) {
+        const struct sampler_explain_point *p =
+            j == 0 ? &ex->pick : &ex->runner[j - 1];
+        double tol = 1e-12 * (1 + fabs(sc[order[j]]));
+        assert_int_equal(p->cand, order[j]);
+        assert_true(fabs(p->acq - sc[order[j]]) <= tol);
+        if (mu) {
+            assert_true(fabs(p->mean - mu[order[j]]) <=
+                        1e-12 * (1 + fabs(mu[order[j]])));
+            assert_true(fabs(p->sd - sqrt(var[order[j]])) <=
+                        1e-12 * (1 + sqrt(var[order[j]])));
+        }
+    }
+}
+
+/*
  * Brute-force reference of the GP path (core/sampler.c, gp_model): the
  * same fit (normal scores, the rng stream sampler_next derives from seed
  * and seq), EI with the largest posterior mean at an observation as the
@@ -468,8 +516,13 @@ test_gp_plugin_incumbent(void **state)
                                .obs_cand = obs_cand,
                                .n_obs = NO};
     double raw[2];
-    size_t got;
+    size_t got, got_ex;
+    struct sampler_explain ex = {0};
     assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
+    /* The explanation costs nothing to the choice. */
+    in.explain = &ex;
+    assert_int_equal(sampler_next(&in, raw, &got_ex), HPOD_OK);
+    assert_int_equal(got_ex, got);
 
     struct rng r;
     rng_seed2(&r, 4, NO);
@@ -487,6 +540,12 @@ test_gp_plugin_incumbent(void **state)
     assert_int_equal(gp_predict(gp, u, G * G, mu, var), HPOD_OK);
     acq_score(ACQ_EI, mu, var, G * G, inc, 0.0, sc);
     size_t want = acq_argmax(sc, G * G, used);
+    check_explain_ranking(&ex, sc, mu, var, G * G, used, want);
+    assert_int_equal(ex.chooser, SAMPLER_CHOSE_MODEL);
+    assert_int_equal(ex.n_obs, NO);
+    assert_int_equal(ex.n_pend, 0);
+    assert_true(fabs(ex.incumbent - inc) <= 1e-12 * (1 + fabs(inc)));
+    sampler_explain_clear(&ex);
     acq_score(ACQ_EI, mu, var, G * G, zmax, 0.0, sc);
     size_t other = acq_argmax(sc, G * G, used);
     print_message("plug-in incumbent %.3f, best score %.3f: choice %zu, "
@@ -496,6 +555,148 @@ test_gp_plugin_incumbent(void **state)
     assert_true(inc < zmax - 0.05);
     assert_int_equal(got, want);
     assert_true(other != want);
+}
+
+/* sampler_explain_rank on scores with ties, NaN and skipped entries. */
+static void
+test_explain_rank(void **state)
+{
+    (void)state;
+    double sc[] = {1.0, NAN, 3.0, 3.0, 0.5, 2.0, 7.0, 2.0, -INFINITY};
+    double mu[9], var[9];
+    unsigned char skip[9] = {0, 0, 0, 0, 0, 0, 1, 0, 0};
+    struct sampler_explain ex = {0};
+    for (int i = 0; i < 9; i++) {
+        mu[i] = 0.1 * i;
+        var[i] = 0.04 * i;
+    }
+    sampler_explain_clear(&ex);
+    assert_int_equal(sampler_explain_rank(&ex, sc, mu, var, 9, skip), 2);
+    check_explain_ranking(&ex, sc, mu, var, 9, skip, 2);
+    /* 2, then its tie 3, then 5 and 7 (tied), then 0. */
+    assert_int_equal(ex.runner[0].cand, 3);
+    assert_int_equal(ex.runner[1].cand, 5);
+    assert_int_equal(ex.runner[2].cand, 7);
+    assert_int_equal(ex.runner[3].cand, 0);
+    /* Nothing eligible: n, no runners. */
+    unsigned char all[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    assert_int_equal(sampler_explain_rank(&ex, sc, NULL, NULL, 9, all), 9);
+    assert_int_equal(ex.n_runners, 0);
+    sampler_explain_clear(&ex);
+}
+
+/*
+ * The initial design and a random study say so, with no model numbers;
+ * the graph sampler's explanation is the argsort of its own scores (the
+ * pick equal to the choice, acquisition non-increasing, free candidates).
+ */
+static void
+test_explain_phases(void **state)
+{
+    (void)state;
+    size_t obs_cand[6];
+    double obs_raw[12], y[6], raw[2];
+    unsigned char used[G * G] = {0};
+    struct sampler_explain ex = {0};
+    for (int i = 0; i < 6; i++) {
+        obs_cand[i] = (size_t)(i * 23 + 5);
+        used[obs_cand[i]] = 1;
+        memcpy(obs_raw + 2 * i, cand + 2 * obs_cand[i], 2 * sizeof(double));
+        y[i] = objective(obs_raw + 2 * i);
+    }
+    struct sampler_input in = {.space = &sp,
+                               .kind = SAMPLER_GP,
+                               .seed = 8,
+                               .seq = 2,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .cand_raw = cand,
+                               .cand_used = used,
+                               .n_cand = G * G,
+                               .obs_raw = obs_raw,
+                               .obs_y = y,
+                               .obs_cand = obs_cand,
+                               .n_obs = 2,
+                               .explain = &ex};
+    size_t c;
+    assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+    assert_int_equal(ex.chooser, SAMPLER_CHOSE_INIT);
+    assert_int_equal(ex.pick.cand, c);
+    assert_true(isnan(ex.pick.mean) && isnan(ex.pick.sd) &&
+                isnan(ex.pick.acq) && isnan(ex.incumbent));
+    assert_int_equal(ex.n_runners, 0);
+    in.kind = SAMPLER_RANDOM;
+    in.n_obs = 6;
+    assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+    assert_int_equal(ex.chooser, SAMPLER_CHOSE_RANDOM);
+    assert_int_equal(ex.n_obs, 6);
+
+    for (int acq = 0; acq < 2; acq++) {
+        in.kind = SAMPLER_GRAPH;
+        in.acquisition = acq;
+        assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+        assert_int_equal(ex.chooser, SAMPLER_CHOSE_MODEL);
+        assert_int_equal(ex.pick.cand, c);
+        assert_int_equal(ex.n_runners, SAMPLER_EXPLAIN_RUNNERS);
+        double last = ex.pick.acq;
+        for (size_t j = 0; j < ex.n_runners; j++) {
+            assert_false(used[ex.runner[j].cand]);
+            assert_true(ex.runner[j].cand != c);
+            assert_true(ex.runner[j].acq <= last);
+            last = ex.runner[j].acq;
+        }
+        /* EI has a variance; EIF defines none. */
+        assert_true(acq == 0 ? ex.pick.sd >= 0 : isnan(ex.pick.sd));
+        assert_true(acq == 0 ? !isnan(ex.incumbent) : isnan(ex.incumbent));
+    }
+    sampler_explain_clear(&ex);
+}
+
+/* Continuous GP: the runners-up are configurations (raw), distinct from
+ * the pick, scored no higher, with the GP's mean and sd. */
+static void
+test_explain_continuous(void **state)
+{
+    (void)state;
+    struct space cs;
+    double obs_raw[2 * 8], obs_y[8], raw[2];
+    struct rng r;
+    struct sampler_explain ex = {0};
+    size_t c;
+
+    space_init(&cs);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    rng_seed(&r, 3);
+    for (int i = 0; i < 8; i++) {
+        space_sample(&cs, &r, obs_raw + 2 * i);
+        obs_y[i] = objective(obs_raw + 2 * i);
+    }
+    struct sampler_input in = {.space = &cs,
+                               .kind = SAMPLER_GP,
+                               .seed = 5,
+                               .seq = 8,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .n_obs = 8,
+                               .explain = &ex};
+    assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+    assert_int_equal(ex.chooser, SAMPLER_CHOSE_MODEL);
+    assert_int_equal(ex.n_runners, SAMPLER_EXPLAIN_RUNNERS);
+    assert_non_null(ex.runner_raw);
+    assert_true(ex.pick.sd >= 0 && !isnan(ex.pick.mean));
+    for (size_t j = 0; j < ex.n_runners; j++) {
+        const double *q = ex.runner_raw + 2 * j;
+        assert_true(q[0] != raw[0] || q[1] != raw[1]);
+        assert_true(ex.runner[j].acq <= ex.pick.acq);
+        assert_int_equal(ex.runner[j].cand, (size_t)-1);
+        assert_true(ex.runner[j].sd >= 0);
+    }
+    sampler_explain_clear(&ex);
+    assert_null(ex.runner_raw);
+    space_cleanup(&cs);
 }
 
 static void
@@ -562,6 +763,9 @@ main(void)
         cmocka_unit_test(test_gp_rank_invariant),
         cmocka_unit_test(test_gp_plugin_incumbent),
         cmocka_unit_test(test_continuous),
+        cmocka_unit_test(test_explain_rank),
+        cmocka_unit_test(test_explain_phases),
+        cmocka_unit_test(test_explain_continuous),
     };
     return cmocka_run_group_tests_name("sampler", tests, setup, teardown);
 }
