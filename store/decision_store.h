@@ -1,6 +1,6 @@
 /*
  * store/decision_store.h - the decisions recorded about a trial (table
- * trial_decisions, migration 0012): why it was suggested, and what the
+ * trial_decisions, migration 0011): why it was suggested, and what the
  * multi-fidelity rules decided about it later. The caller runs the write
  * in the transaction of the decision itself.
  */

@@ -1,4 +1,4 @@
--- 0012_trial_decisions.sql - why each trial was suggested and what the
+-- 0011_trial_decisions.sql - why each trial was suggested and what the
 -- multi-fidelity rules decided about it (issue 15, GET
 -- /v1/trials/{id}/explain).
 --
