@@ -18,7 +18,11 @@
  * later writes are read again; least() says so explicitly),
  * kind 1 the changed trials, kind 2 their values ($3: wanted). The
  * changed rows come from the index trials_changed (study_id,
- * changed_xid).
+ * changed_xid), their values from trial_values' primary key by
+ * "= ANY (ARRAY(...))": written as a join, the generic plan of the
+ * prepared statement hashed the CTE and scanned all of trial_values,
+ * every study's, so a suggest cost more the larger the database grew
+ * (1.6 ms per refresh at 40,000 trials of other studies).
  */
 /* clang-format off */
 static const char *SQL_CHANGES =
@@ -34,8 +38,9 @@ static const char *SQL_CHANGES =
     " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired,"
     "  params, NULL, NULL FROM c"
     " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL,"
-    "  v.metric, v.value FROM trial_values v JOIN c ON c.id = v.trial_id"
-    "  WHERE $3 AND NOT c.lease_expired"
+    "  v.metric, v.value FROM trial_values v"
+    "  WHERE $3 AND v.trial_id = ANY (ARRAY("
+    "   SELECT id FROM c WHERE NOT lease_expired))"
     " ORDER BY 1, 2, 8";
 /* clang-format on */
 
