@@ -82,8 +82,9 @@ trial_to_json(const struct trial *t)
     json_t *steps = json_array();
     for (size_t i = 0; i < t->n_steps; i++)
         json_array_append_new(
-            steps, json_pack("{s:i, s:o}", "step", t->steps[i].step, "values",
-                             metric_set_to_json(&t->steps[i].values)));
+            steps, json_pack("{s:i, s:o, s:s}", "step", t->steps[i].step,
+                             "values", metric_set_to_json(&t->steps[i].values),
+                             "action", t->steps[i].stop ? "stop" : "continue"));
     json_object_set_new(o, "id", json_integer(t->id));
     json_object_set_new(o, "number", json_integer(t->seq));
     json_object_set_new(o, "study_id", json_integer(t->study_id));

@@ -71,9 +71,12 @@ const double *metric_set_find(const struct metric_set *s, const char *name);
 double metric_set_get(const struct metric_set *s, const char *name);
 void metric_set_cleanup(struct metric_set *s);
 
-/* One intermediate report of a trial: its step and metrics. */
+/* One intermediate report of a trial: its step, its metrics and whether
+ * it was answered "stop" (ASHA, multistage: the trial stopped, paused or
+ * was pruned there; a later step means it was resumed). */
 struct trial_step {
     int step;
+    int stop;
     struct metric_set values;
 };
 

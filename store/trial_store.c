@@ -32,10 +32,11 @@ static const char *SQL_COLS = "SELECT" TRIAL_COLS " FROM trials t";
  * bigint[] literal), in one round trip; metric NULL for a step that
  * carried none. */
 static const char *SQL_VALUES_STEPS_OF =
-    "SELECT trial_id, NULL::integer AS step, metric, value FROM trial_values"
+    "SELECT trial_id, NULL::integer AS step, metric, value,"
+    " NULL::text AS action FROM trial_values"
     " WHERE trial_id = ANY ($1::bigint[])"
     " UNION ALL"
-    " SELECT i.trial_id, i.step, s.metric, s.value"
+    " SELECT i.trial_id, i.step, s.metric, s.value, i.action"
     " FROM intermediate_values i LEFT JOIN step_values s"
     " ON s.trial_id = i.trial_id AND s.step = i.step"
     " WHERE i.trial_id = ANY ($1::bigint[])"
@@ -266,6 +267,8 @@ attach_row(const struct db_result *r, size_t i, struct trial *t, size_t n,
             tr->steps =
                 xrealloc(tr->steps, (tr->n_steps + 1) * sizeof *tr->steps);
             memset(&tr->steps[tr->n_steps], 0, sizeof *tr->steps);
+            const char *action = db_get(r, i, "action");
+            tr->steps[tr->n_steps].stop = action && strcmp(action, "stop") == 0;
             tr->steps[tr->n_steps++].step = step;
         }
         if (!metric)

@@ -335,21 +335,19 @@
   /* Where a multi-fidelity rule acted on a trial, from what the trial
    * shows: paused or pruned at its last report; multistage trials that
    * went past a stage's steps were paused there and resumed. */
-  function curveMarks(s, t, metric) {
+  /* Where the multi-fidelity rules acted on a trial, from what each
+   * intermediate report was answered: a "stop" at the last step stopped
+   * (pruned) or paused the trial; a "stop" with later steps means the
+   * trial was resumed there (an ASHA promotion, a multistage seed). */
+  function curveMarks(t, metric) {
     const marks = [];
-    const last = t.intermediate[t.intermediate.length - 1];
-    if (!last || !(metric in last.values)) return marks;
-    if (t.state === "paused" || t.state === "pruned") {
-      marks.push({ name: t.state === "paused" ? "paused" : "stopped",
-        coord: [last.step, last.values[metric]] });
-    }
-    if (s.algorithm.name === "multistage" && Array.isArray(s.algorithm.stages)) {
-      for (const st of s.algorithm.stages.slice(0, -1)) {
-        const at = t.intermediate.find((iv) => iv.step === st.steps);
-        if (at && last.step > st.steps && metric in at.values)
-          marks.push({ name: "resumed", coord: [at.step, at.values[metric]] });
-      }
-    }
+    const steps = t.intermediate.filter((iv) => metric in iv.values);
+    steps.forEach((iv, k) => {
+      if (iv.action !== "stop") return;
+      const name = k < steps.length - 1 || !["pruned", "paused"].includes(t.state) ? "resumed"
+        : t.state === "pruned" ? "stopped" : "paused";
+      marks.push({ name: name, coord: [iv.step, iv.values[metric]] });
+    });
     return marks;
   }
 
@@ -364,7 +362,7 @@
     const series = withSteps.map((t) => ({
       name: "trial " + t.number, type: "line", showSymbol: false,
       data: t.intermediate.filter((iv) => metric in iv.values).map((iv) => [iv.step, iv.values[metric]]),
-      markPoint: { symbolSize: 18, data: curveMarks(s, t, metric).map((m) =>
+      markPoint: { symbolSize: 18, data: curveMarks(t, metric).map((m) =>
         Object.assign({ symbol: symbols[m.name], label: { show: false } }, m)) },
     }));
     chart("curves", chartHost("curves"), {

@@ -52,7 +52,7 @@ def t_idempotency(c):
     a1 = report(c, t1["id"], {"bleu": 9.0}, step=0)
     check(a1["action"] == a0["action"], "repeated step answered %r then %r"
           % (a0["action"], a1["action"]))
-    check(a1["trial"]["intermediate"] == [{"step": 0, "values": {"bleu": 1.0}}],
+    check(a1["trial"]["intermediate"] == [{"step": 0, "values": {"bleu": 1.0}, "action": "continue"}],
           "a repeated step replaced something: %r" % a1["trial"]["intermediate"])
     f1 = report(c, t1["id"], {"bleu": 5.0})
     f2 = report(c, t1["id"], {"bleu": 5.0})
