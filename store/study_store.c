@@ -202,6 +202,27 @@ study_store_update(struct db *db, long long id, const char *state,
     return st;
 }
 
+/*
+ * The one study row sql (parameter: id) reads into out; 404 naming what
+ * (a "study" or a "trial") when there is none. On success r (the caller's
+ * to free) still holds the row, for columns row_to_study does not read.
+ */
+static enum hpod_status
+get_one(struct db *db, const char *sql, const char *what, long long id,
+        struct study *out, struct db_result **r, struct hpod_err *err)
+{
+    enum hpod_status st;
+
+    *r = NULL;
+    if ((st = db_exec_id(db, sql, id, r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(*r) == 0)
+        return hpod_fail(err, HPOD_ENOTFOUND, "", "%s %lld does not exist",
+                         what, id);
+    row_to_study(*r, 0, out); /* absent count columns read as 0 */
+    return HPOD_OK;
+}
+
 enum hpod_status
 study_store_get(struct db *db, long long id, struct study *out,
                 struct hpod_err *err)
@@ -211,13 +232,7 @@ study_store_get(struct db *db, long long id, struct study *out,
     enum hpod_status st;
 
     snprintf(sql, sizeof sql, "%s WHERE s.id = $1 GROUP BY s.id", SQL_SELECT);
-    if ((st = db_exec_id(db, sql, id, &r, err)) != HPOD_OK)
-        return st;
-    if (db_rows(r) == 0)
-        st =
-            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
-    else
-        row_to_study(r, 0, out);
+    st = get_one(db, sql, "study", id, out, &r, err);
     db_result_free(r);
     return st;
 }
@@ -227,15 +242,7 @@ study_store_get_row(struct db *db, long long id, struct study *out,
                     struct hpod_err *err)
 {
     struct db_result *r = NULL;
-    enum hpod_status st;
-
-    if ((st = db_exec_id(db, SQL_ROW, id, &r, err)) != HPOD_OK)
-        return st;
-    if (db_rows(r) == 0)
-        st =
-            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
-    else
-        row_to_study(r, 0, out); /* absent count columns read as 0 */
+    enum hpod_status st = get_one(db, SQL_ROW, "study", id, out, &r, err);
     db_result_free(r);
     return st;
 }
@@ -245,15 +252,8 @@ study_store_get_row_of_trial(struct db *db, long long trial_id,
                              struct study *out, struct hpod_err *err)
 {
     struct db_result *r = NULL;
-    enum hpod_status st;
-
-    if ((st = db_exec_id(db, SQL_ROW_OF_TRIAL, trial_id, &r, err)) != HPOD_OK)
-        return st;
-    if (db_rows(r) == 0)
-        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
-                       trial_id);
-    else
-        row_to_study(r, 0, out);
+    enum hpod_status st =
+        get_one(db, SQL_ROW_OF_TRIAL, "trial", trial_id, out, &r, err);
     db_result_free(r);
     return st;
 }
@@ -263,18 +263,10 @@ study_store_get_issue(struct db *db, long long id, struct study *out,
                       struct hpod_err *err)
 {
     struct db_result *r = NULL;
-    enum hpod_status st;
-
-    if ((st = db_exec_id(db, SQL_ISSUE, id, &r, err)) != HPOD_OK)
-        return st;
-    if (db_rows(r) == 0) {
-        st =
-            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
-    } else {
-        row_to_study(r, 0, out);
+    enum hpod_status st = get_one(db, SQL_ISSUE, "study", id, out, &r, err);
+    if (st == HPOD_OK)
         out->counts[TRIAL_PENDING] =
             db_get_ll(r, 0, "n_all", 0) - out->counts[TRIAL_WAITING];
-    }
     db_result_free(r);
     return st;
 }
