@@ -736,6 +736,29 @@ gp_set_queries(struct gp *gp, const double *xq, size_t m)
     return HPOD_OK;
 }
 
+/*
+ * var[j] = σ² (k(x,x) - Σ_i V_ij²) in y's units for the m columns of V =
+ * L⁻¹K* (n × m, row-major): R&W algorithm 2.1, line 6. Round-off can
+ * make it slightly negative near data; it is clamped at 0.
+ */
+static void
+var_from_v(const struct gp *gp, const double *v, size_t n, size_t m,
+           double *var)
+{
+    double s2 = gp->yscale * gp->yscale;
+    for (size_t j = 0; j < m; j++)
+        var[j] = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double *row = v + i * m;
+        for (size_t j = 0; j < m; j++)
+            var[j] += row[j] * row[j];
+    }
+    for (size_t j = 0; j < m; j++) {
+        double t = gp->sf2 - var[j];
+        var[j] = t > 0.0 ? s2 * t : 0.0;
+    }
+}
+
 enum hpod_status
 gp_predict_queries(struct gp *gp, double *mean, double *var)
 {
@@ -762,18 +785,8 @@ gp_predict_queries(struct gp *gp, double *mean, double *var)
     linalg_trsv_lower(gp->l, n, beta, 0);
     linalg_gemv(1, n, m, 1.0, v, beta, 0.0, mean);
     for (size_t j = 0; j < m; j++)
-        var[j] = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        const double *row = v + i * m;
-        for (size_t j = 0; j < m; j++)
-            var[j] += row[j] * row[j];
-    }
-    double s2 = gp->yscale * gp->yscale;
-    for (size_t j = 0; j < m; j++) {
-        double t = gp->sf2 - var[j];
         mean[j] = gp->ymean + gp->yscale * mean[j];
-        var[j] = t > 0.0 ? s2 * t : 0.0;
-    }
+    var_from_v(gp, v, n, m, var);
     return HPOD_OK;
 }
 
@@ -823,20 +836,7 @@ gp_predict(struct gp *gp, const double *xq, size_t m, double *mean, double *var)
             continue;
         /* V = L⁻¹K*, var = k(x,x) - Σ_i V_ij² (algorithm 2.1, lines 5-6). */
         linalg_trsm_lower(gp->l, n, kq, mb, 0);
-        double *v = var + b;
-        for (size_t j = 0; j < mb; j++)
-            v[j] = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            const double *row = kq + i * mb;
-            for (size_t j = 0; j < mb; j++)
-                v[j] += row[j] * row[j];
-        }
-        double s2 = gp->yscale * gp->yscale;
-        for (size_t j = 0; j < mb; j++) {
-            double t = gp->sf2 - v[j];
-            /* Round-off can make it slightly negative near data. */
-            v[j] = t > 0.0 ? s2 * t : 0.0;
-        }
+        var_from_v(gp, kq, n, mb, var + b);
     }
     return HPOD_OK;
 }
