@@ -50,7 +50,8 @@ struct algo_def {
 /*
  * algo_from_json - validates an "algorithm" object (a borrowed; NULL means
  * random with a fresh seed) and fills algo; *norm receives a new reference
- * to the normalized object (defaults filled in).
+ * to the normalized object (defaults filled in). A study's omitted
+ * algorithm is auto instead (study/auto.h), resolved by study/def.c.
  */
 enum hpod_status algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
                                 struct hpod_err *err);

@@ -14,6 +14,7 @@
 #include "common/dtoa.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "study/auto.h"
 #include "study/fields.h"
 
 #define MAX_PARAMS 64
@@ -531,6 +532,34 @@ check_multistage(json_t *body, struct study_def *d, int has_budget,
     return HPOD_OK;
 }
 
+/*
+ * parse_auto - "algorithm" omitted or {"name": "auto"} (study/auto.h): the
+ * rule reads the space (parsed), the candidates' count, the objectives,
+ * the constraints (parsed) and the budget (d->budget, parsed).
+ */
+static enum hpod_status
+parse_auto(json_t *body, struct study_def *d, json_t **norm,
+           struct hpod_err *err)
+{
+    json_t *cand = json_object_get(body, "candidates");
+    json_t *cons = json_object_get(body, "constraints");
+    struct autoalgo_features f = {
+        .n_params = d->space.n_params,
+        .n_candidates = json_is_array(cand) ? json_array_size(cand) : 0,
+        .n_objectives = d->n_objectives,
+        .n_constraints = json_is_array(cons) ? json_array_size(cons) : 0,
+        .budget = d->budget,
+        .init = AUTO_INIT,
+    };
+    for (size_t i = 0; i < d->space.n_params; i++)
+        f.n_categorical += d->space.params[i].type == PARAM_CATEGORICAL;
+    for (size_t i = 0; i < f.n_constraints; i++)
+        f.decoupled |=
+            json_is_true(json_object_get(json_array_get(cons, i), "decoupled"));
+    json_t *a = json_object_get(body, "algorithm");
+    return algo_auto(json_is_null(a) ? NULL : a, &f, &d->algo, norm, err);
+}
+
 /* ---- the whole definition ---- */
 
 /* "space": 1 to MAX_PARAMS parameters, normalized into norm. */
@@ -640,13 +669,16 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         (st = parse_constraints(v, norm_cons, err)) != HPOD_OK)
         goto out;
     v = json_object_get(body, "algorithm");
-    if ((st = algo_from_json(json_is_null(v) ? NULL : v, &d->algo, &norm_algo,
-                             err)) != HPOD_OK)
+    if (!algo_is_auto(v) &&
+        (st = algo_from_json(v, &d->algo, &norm_algo, err)) != HPOD_OK)
         goto out;
     if ((st = sd_get_int(body, "budget", "", 1, STUDY_MAX_BUDGET, &budget, &has,
                          err)) != HPOD_OK)
         goto out;
     d->budget = has ? budget : -1;
+    if (algo_is_auto(v) &&
+        (st = parse_auto(body, d, &norm_algo, err)) != HPOD_OK)
+        goto out;
     if (d->algo.name == ALGO_MULTISTAGE &&
         (st = check_multistage(body, d, has, err)) != HPOD_OK)
         goto out;

@@ -14,6 +14,7 @@
 #include "common/mem.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
+#include "study/auto.h"
 #include "study/constraints.h"
 
 enum hpod_status
@@ -62,6 +63,16 @@ def_diff(const json_t *old, const json_t *def, int seed_given, char *what,
     if (!seed_given && json_is_object(oa) && json_is_object(na) &&
         json_object_get(oa, "seed"))
         json_object_set(na, "seed", json_object_get(oa, "seed"));
+    /* auto (study/auto.h): the user sent the name and maybe the seed; what
+     * hpod chose, under the rule of the day the study was created, is not
+     * part of what they sent. */
+    if (algo_is_auto(oa) && algo_is_auto(na) && json_is_object(oa) &&
+        json_is_object(na)) {
+        static const char *const keys[] = {"chosen", "case", "reason"};
+        for (size_t i = 0; i < 3; i++)
+            if (json_object_get(oa, keys[i]))
+                json_object_set(na, keys[i], json_object_get(oa, keys[i]));
+    }
     json_object_foreach(nd, key, v)
     {
         if (!json_same(v, json_object_get(old, key))) {

@@ -26,7 +26,8 @@ struct hb_method {
     int model; /* 1: needs a model-based sampler (may be unavailable) */
 };
 
-#define HB_N_METHODS 8
+/* The last method, key "auto", runs what hb_auto_algo picks per table. */
+#define HB_N_METHODS 9
 extern const struct hb_method hb_methods[HB_N_METHODS];
 
 struct hb_opts {
@@ -45,6 +46,20 @@ struct hb_opts {
     size_t configs;    /* --configs: configurations per learning-curve run */
     const char *sequences; /* --sequences: Table 3 runs as JSON lines */
 };
+
+/*
+ * hb_auto_algo - what `auto` (core/autoalgo's rule, as an auto study
+ * applies it) runs on a table of n rows over sp with one objective and no
+ * budget: *out, and into label the Table 3 label of the same method
+ * ("GB_EI_M") or its settings. hb_auto_mo_algo: the same for m objectives
+ * and n_con constraints, label "ehvi/graph/matern52". 0, or -1 when the
+ * rule names a method the simulation cannot run.
+ */
+int hb_auto_algo(const struct space *sp, size_t n, size_t init,
+                 struct simulate_algo *out, char *label, size_t size);
+int hb_auto_mo_algo(const struct space *sp, size_t n, size_t m, size_t n_con,
+                    size_t init, struct simulate_mo_algo *out, char *label,
+                    size_t size);
 
 /* Monotonic seconds. */
 double hb_now(void);

@@ -81,8 +81,10 @@ def t3_table(w, r, paper):
                   % (head, c["label"], c["error"], c["failed_runs"],
                      r["repeats"], c["seconds"]))
                 continue
+            # auto names what the rule chose for this table.
+            label = c["label"] + (" (= %s)" % c["chosen"] if c.get("chosen") else "")
             w("| %s | hpod %s | %s | %s | %s | %.2f |\n"
-              % (head, c["label"], fmt_stat(c["ftb"], 1), fmt_stat(c["ftc"], 1),
+              % (head, label, fmt_stat(c["ftb"], 1), fmt_stat(c["ftc"], 1),
                  fmt_stat(c["fb"], 2), c["seconds"]))
         if pr:
             w("| | paper best | %.0f ± %.0f | %.0f ± %.0f | %.2f | |\n"

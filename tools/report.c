@@ -27,6 +27,7 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
     {"gb_ei_r", "GB_EI_R", {SAMPLER_GRAPH, KERNEL_RBF, 0}, 1},
     {"gb_eif_m", "GB_EIF_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 1}, 1},
     {"gb_eif_r", "GB_EIF_R", {SAMPLER_GRAPH, KERNEL_RBF, 1}, 1},
+    {"auto", "auto", {SAMPLER_RANDOM, 0, 0}, 1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:

@@ -86,9 +86,20 @@ cell_run(struct table_run *tr, size_t m)
     const struct hb_method *me = &hb_methods[m];
     struct simrun c;
     struct progress pg = {tr->ds, me->label, hb_now(), hb_now()};
+    /* auto runs what the rule picks for this table (tools/auto.c). */
+    struct simulate_algo algo = me->algo;
+    char chosen[48] = "";
+    int model = me->model;
+    int is_auto = strcmp(me->key, "auto") == 0;
+    if (is_auto) {
+        if (hb_auto_algo(tr->p.space, tr->p.n, o->init, &algo, chosen,
+                         sizeof chosen) != 0)
+            return NULL;
+        model = algo.kind != SAMPLER_RANDOM;
+    }
     memset(&c, 0, sizeof c);
     c.p = &tr->p;
-    c.algo = &me->algo;
+    c.algo = &algo;
     c.spec = &tr->spec;
     c.seed0 = o->seed;
     c.init = o->init;
@@ -105,7 +116,7 @@ cell_run(struct table_run *tr, size_t m)
     const char *status = "ok";
     if (c.failed > 0)
         status = "failed";
-    else if (me->model && tr->rs0_st == HPOD_OK &&
+    else if (model && tr->rs0_st == HPOD_OK &&
              same_seq(tr->seqs, tr->lens[0], tr->rs0, tr->rs0_len))
         status = "fallback";
     double len = 0;
@@ -115,7 +126,9 @@ cell_run(struct table_run *tr, size_t m)
     json_t *j = json_object();
     hb_set(j, "key", json_string(me->key));
     hb_set(j, "label", json_string(me->label));
-    hb_set(j, "model", json_boolean(me->model));
+    hb_set(j, "model", json_boolean(model));
+    if (is_auto)
+        hb_set(j, "chosen", json_string(chosen));
     hb_set(j, "status", json_string(status));
     hb_set(j, "failed_runs", hb_int(c.failed));
     hb_set(j, "error", json_string(hpod_status_str(c.first_error)));
@@ -171,8 +184,11 @@ table_run(const struct hb_opts *o, const struct bench_table *tb, FILE *seqs_out)
     hb_set(ex, "std", hb_real(es));
     hb_set(j, "rs_ftb_expectation", ex);
     for (size_t m = 0; m < HB_N_METHODS; m++)
-        if (o->use[m])
-            json_array_append_new(ms, cell_run(&tr, m));
+        if (o->use[m]) {
+            json_t *cell = cell_run(&tr, m);
+            if (cell)
+                json_array_append_new(ms, cell);
+        }
     hb_set(j, "methods", ms);
     free(tr.seqs);
     free(tr.lens);

@@ -207,7 +207,8 @@
       el("td", {}, el("a", { href: "#/study/" + s.id, text: s.name })),
       el("td", { text: s.lab }),
       el("td", {}, el("span", { class: "state state-" + s.state, text: s.state })),
-      el("td", { text: s.algorithm.name + (s.benchmark ? " on " + s.benchmark : "") }),
+      el("td", { text: algoName(s.algorithm) + (s.benchmark ? " on " + s.benchmark : ""),
+                 title: s.algorithm.reason || "" }),
       el("td", {}, counts(s.trial_counts)),
       el("td", { class: "num", text: bests[i] === null ? "" :
         fmt(bests[i]) + " (" + s.objectives[0].goal.slice(0, 3) + ")" }),
@@ -539,8 +540,13 @@
     }
   }
 
+  // The method a study runs: auto's choice shows as "graph (auto)".
+  function algoName(a) {
+    return a.chosen ? a.chosen.name + " (auto)" : a.name;
+  }
+
   function explainText(e) {
-    const lines = ["trial #" + e.number + " (" + e.origin + "), algorithm " + e.algorithm.name];
+    const lines = ["trial #" + e.number + " (" + e.origin + "), algorithm " + algoName(e.algorithm)];
     for (const d of e.decisions) {
       const rank = d.rank !== undefined && d.rank !== null ? "rank " + d.rank +
         (d.of !== undefined && d.of !== null ? " of " + d.of : "") : "";

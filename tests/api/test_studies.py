@@ -29,8 +29,9 @@ def t_trainer_loop(c):
     check(sp["opt"]["choices"] == ["adam", "sgd", "adafactor"], "opt as %r" % sp["opt"])
     check(s["objectives"] == BLEU_MAX, "objectives %r" % s["objectives"])
     check(s["constraints"] == [], "constraints %r" % s["constraints"])
-    check(s["algorithm"]["name"] == "random" and is_int(s["algorithm"].get("seed")),
-          "default algorithm %r (want random with its seed filled in)" % s["algorithm"])
+    check(s["algorithm"]["name"] == "auto" and is_int(s["algorithm"].get("seed"))
+          and s["algorithm"]["chosen"]["name"] == "gp",
+          "default algorithm %r (want auto choosing gp, its seed filled in)" % s["algorithm"])
     check(s["budget"] is None and s["benchmark"] is None and s["reference"] is None
           and s["n_candidates"] is None, "budget/benchmark/reference/n_candidates not null")
     check(s["lease_seconds"] == 3600, "default lease_seconds %r" % s["lease_seconds"])

@@ -78,11 +78,12 @@ def t_load_if_exists(c):
     before = db_snapshot(c.dburl)
     expect_error(call(c.port, "POST", P, body(n, lab=lab, budget=6, load_if_exists=True)),
                  409, "conflict", "budget")
+    # The omitted algorithm is auto (test_auto.py): its seed is compared.
     seed = s["algorithm"]["seed"]
-    other = {"name": "random", "seed": (seed + 1) % (1 << 53)}
+    other = {"name": "auto", "seed": (seed + 1) % (1 << 53)}
     expect_error(call(c.port, "POST", P, body(n, lab=lab, budget=5, algorithm=other,
                                               load_if_exists=True)), 409, "conflict", "algorithm")
-    same = {"name": "random", "seed": seed}
+    same = {"name": "auto", "seed": seed}
     check(expect(call(c.port, "POST", P, body(n, lab=lab, budget=5, algorithm=same,
                                               load_if_exists=True)), 200)["id"] == s["id"],
           "the study's own seed did not load it")

@@ -1,0 +1,87 @@
+/*
+ * core/autoalgo.h - the rule behind "algorithm": {"name": "auto"}: from
+ * what a study definition says about itself (its space, objectives,
+ * constraints and budget) to one of hpod's algorithm configurations, with
+ * the case that decided it.
+ *
+ * The rule is two steps: autoalgo_case classifies the features into one
+ * case; autoalgo_rows (autoalgo.c) holds, per case, the configuration and
+ * the measured figure behind it (docs/benchmarks.md), one line each, so a
+ * better method found later changes one line. study/auto.c writes the
+ * sentence a study records. Pure: no I/O.
+ */
+#ifndef HPOD_CORE_AUTOALGO_H
+#define HPOD_CORE_AUTOALGO_H
+
+#include <stddef.h>
+
+/* Finite spaces with at most this many candidates count as small (the
+ * TACL tables: 118-176 rows small, 604-767 rows large). */
+#define AUTOALGO_SMALL_MAX 400
+
+/* What the rule reads of a study definition. */
+struct autoalgo_features {
+    size_t n_params;      /* >= 1 */
+    size_t n_categorical; /* parameters with a list of choices */
+    size_t n_candidates;  /* 0: continuous space (no candidates) */
+    size_t n_objectives;  /* >= 1 */
+    size_t n_constraints;
+    int decoupled;    /* 1: a constraint is measured apart (decoupled) */
+    long long budget; /* trials the study may ask for; < 0: none given */
+    int init;         /* random trials before any model decides */
+};
+
+/* The cases, in the order autoalgo_case tests them. */
+enum autoalgo_case {
+    AUTOALGO_TINY_BUDGET = 0, /* budget <= init: no model ever decides */
+    AUTOALGO_MO_SMALL,        /* >= 2 objectives, finite <= SMALL_MAX */
+    AUTOALGO_MO_LARGE,        /* >= 2 objectives, larger or continuous */
+    AUTOALGO_DECOUPLED,       /* 1 objective, a decoupled constraint */
+    AUTOALGO_CONSTRAINED,     /* 1 objective with constraints */
+    AUTOALGO_SO_SMALL,        /* 1 objective, finite <= SMALL_MAX */
+    AUTOALGO_SO_LARGE,        /* 1 objective, finite > SMALL_MAX */
+    AUTOALGO_CONTINUOUS,      /* 1 objective, no candidates */
+    AUTOALGO_N_CASES
+};
+
+/* The methods the rule may choose (each an algorithm name of a study). */
+enum autoalgo_method {
+    AUTOALGO_RANDOM = 0,
+    AUTOALGO_GREEDY,
+    AUTOALGO_GP,
+    AUTOALGO_GRAPH,
+    AUTOALGO_EHVI
+};
+
+/* A chosen configuration. kernel: enum kernel_kind; acquisition: gp 0 ei,
+ * 1 pi, 2 ucb; graph 0 ei, 1 eif (as struct algo_def); surrogate (ehvi):
+ * enum mobo_surrogate. Fields a method does not use are 0. */
+struct autoalgo_config {
+    enum autoalgo_method method;
+    int kernel;
+    int acquisition;
+    int surrogate;
+};
+
+/* One case of the rule: its configuration and the figure behind it. */
+struct autoalgo_row {
+    struct autoalgo_config config;
+    const char *evidence; /* static text: the measurement, for the reason */
+};
+
+extern const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES];
+
+/* autoalgo_case - the case f falls in (f borrowed, never NULL). */
+enum autoalgo_case autoalgo_case(const struct autoalgo_features *f);
+
+/*
+ * autoalgo_choose - the configuration for f: autoalgo_rows[autoalgo_case(f)]
+ * into *out; returns the case.
+ */
+enum autoalgo_case autoalgo_choose(const struct autoalgo_features *f,
+                                   struct autoalgo_config *out);
+
+/* The short code of a case ("so_small", ...), for the reason and logs. */
+const char *autoalgo_case_code(enum autoalgo_case c);
+
+#endif

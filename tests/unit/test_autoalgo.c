@@ -1,0 +1,158 @@
+/*
+ * tests/unit/test_autoalgo.c - the rule behind "algorithm": {"name":
+ * "auto"}: every case reached, each boundary (budget = init, candidates =
+ * AUTOALGO_SMALL_MAX, continuous, the order of the tests), and the table
+ * holding a valid configuration and a figure for every case.
+ */
+#include "tests/support/check.h"
+
+#include <string.h>
+
+#include "core/autoalgo.h"
+#include "core/kernels.h"
+#include "core/mobo.h"
+
+/* A single-objective 118-row table of 6 parameters, no budget. */
+static struct autoalgo_features
+base(void)
+{
+    struct autoalgo_features f = {
+        .n_params = 6,
+        .n_categorical = 1,
+        .n_candidates = 118,
+        .n_objectives = 1,
+        .n_constraints = 0,
+        .decoupled = 0,
+        .budget = -1,
+        .init = 3,
+    };
+    return f;
+}
+
+static void
+test_single_objective_sizes(void **state)
+{
+    (void)state;
+    struct autoalgo_features f = base();
+    struct autoalgo_config c;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_SMALL);
+    assert_int_equal(c.method, AUTOALGO_GRAPH);
+    assert_int_equal(c.kernel, KERNEL_MATERN52);
+    assert_int_equal(c.acquisition, 0);
+    f.n_candidates = AUTOALGO_SMALL_MAX;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    f.n_candidates = AUTOALGO_SMALL_MAX + 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(c.method, AUTOALGO_GP);
+    assert_int_equal(c.kernel, KERNEL_MATERN52);
+    assert_int_equal(c.acquisition, 0);
+    f.n_candidates = 767;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
+    f.n_candidates = 1;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    f.n_candidates = 0;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_CONTINUOUS);
+    assert_int_equal(c.method, AUTOALGO_GP);
+    /* Parameters and their categorical share do not move the choice:
+     * no table measures them apart (the reason records them). */
+    f.n_categorical = 6;
+    f.n_params = 6;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_CONTINUOUS);
+}
+
+static void
+test_budget_boundary(void **state)
+{
+    (void)state;
+    struct autoalgo_features f = base();
+    struct autoalgo_config c;
+    f.budget = 3;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_TINY_BUDGET);
+    assert_int_equal(c.method, AUTOALGO_RANDOM);
+    f.budget = 1;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
+    f.budget = 4;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    f.init = 4;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
+    f.budget = -1;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    /* A tiny budget wins over every other feature. */
+    f.budget = 2;
+    f.n_objectives = 2;
+    f.n_constraints = 1;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
+}
+
+static void
+test_objectives_and_constraints(void **state)
+{
+    (void)state;
+    struct autoalgo_features f = base();
+    struct autoalgo_config c;
+    f.n_objectives = 2;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_SMALL);
+    assert_int_equal(c.method, AUTOALGO_EHVI);
+    assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
+    f.n_candidates = AUTOALGO_SMALL_MAX + 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
+    assert_int_equal(c.method, AUTOALGO_EHVI);
+    assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);
+    f.n_candidates = 0;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_LARGE);
+    /* Several objectives with constraints: EHVI handles both. */
+    f.n_candidates = 150;
+    f.n_constraints = 1;
+    f.n_objectives = 3;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_SMALL);
+    f.n_objectives = 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_CONSTRAINED);
+    assert_int_equal(c.method, AUTOALGO_GP);
+    f.n_candidates = 0;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_CONSTRAINED);
+    f.decoupled = 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_DECOUPLED);
+    assert_int_equal(c.method, AUTOALGO_GP);
+    f.n_constraints = 0; /* decoupled means nothing without constraints */
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_CONTINUOUS);
+}
+
+/* Every row: a method hpod has, settings it takes, a figure, a code. */
+static void
+test_table_rows(void **state)
+{
+    (void)state;
+    for (int i = 0; i < AUTOALGO_N_CASES; i++) {
+        const struct autoalgo_row *r = &autoalgo_rows[i];
+        assert_true(r->config.method >= AUTOALGO_RANDOM &&
+                    r->config.method <= AUTOALGO_EHVI);
+        assert_true(r->config.kernel == KERNEL_MATERN52 ||
+                    r->config.kernel == KERNEL_RBF);
+        assert_true(r->config.acquisition >= 0 &&
+                    r->config.acquisition <=
+                        (r->config.method == AUTOALGO_GRAPH ? 1 : 2));
+        assert_true(r->config.surrogate == MOBO_SURROGATE_GP ||
+                    r->config.surrogate == MOBO_SURROGATE_GRAPH);
+        assert_non_null(r->evidence);
+        assert_true(strlen(r->evidence) > 20);
+        const char *code = autoalgo_case_code((enum autoalgo_case)i);
+        assert_string_not_equal(code, "unknown");
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(code,
+                                    autoalgo_case_code((enum autoalgo_case)j));
+    }
+    assert_string_equal(autoalgo_case_code(AUTOALGO_N_CASES), "unknown");
+    assert_string_equal(autoalgo_case_code(AUTOALGO_SO_SMALL), "so_small");
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_objective_sizes),
+        cmocka_unit_test(test_budget_boundary),
+        cmocka_unit_test(test_objectives_and_constraints),
+        cmocka_unit_test(test_table_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
