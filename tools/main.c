@@ -134,6 +134,7 @@ parse_flag(struct hb_opts *o, const char *a)
                 : strcmp(a, "--sh") == 0         ? &o->sh
                 : strcmp(a, "--asha") == 0       ? &o->asha
                 : strcmp(a, "--multistage") == 0 ? &o->multistage
+                : strcmp(a, "--transfer") == 0   ? &o->transfer
                                                  : NULL;
     if (flag)
         *flag = 1;
@@ -275,6 +276,7 @@ main(int argc, char **argv)
              : o.asha       ? hb_asha(&o)
              : o.multistage ? hb_multistage(&o)
              : o.mo         ? hb_mo(&o)
+             : o.transfer   ? hb_transfer(&o)
                             : hb_table3(&o);
     opts_free(&o);
     return rc;
