@@ -504,7 +504,16 @@ prior_weight(const struct sampler_input *in)
     sampler_normal_scores(in->obs_y, n, z);
     for (size_t i = 0; i < n; i++)
         z[n + i] = in->prior_cand[in->obs_cand[i]];
-    double w = transfer_weight(in->prior_rule, z + n, z, n);
+    double w;
+    if (in->prior_rule == TRANSFER_RANKLOSS) {
+        size_t dim = in->space->dim;
+        double *u = xmalloc(n * dim * sizeof *u);
+        space_encode_rows(in->space, in->obs_raw, n, u);
+        w = transfer_weight_rankloss(z + n, z, u, n, dim, in->seed);
+        free(u);
+    } else {
+        w = transfer_weight(in->prior_rule, z + n, z, n);
+    }
     free(z);
     return w;
 }

@@ -161,6 +161,14 @@ transfer_weight(int rule, const double *p, const double *y, size_t n)
         double rho = rank_spearman(p, y, n);
         return isfinite(rho) && rho > 0 ? rho : 0.0;
     }
+    if (rule == TRANSFER_SHRUNK) {
+        if (n < 3)
+            return 1.0;
+        double rho = rank_spearman(p, y, n), dn = (double)n;
+        double w = (TRANSFER_SHRINK_N + dn * (isfinite(rho) ? rho : 0.0)) /
+                   (TRANSFER_SHRINK_N + dn);
+        return w > 0 ? w : 0.0;
+    }
     if (rule == TRANSFER_KENDALL) {
         if (n < 3)
             return 1.0;
@@ -170,4 +178,76 @@ transfer_weight(int rule, const double *p, const double *y, size_t n)
                                                                         : 1.0;
     }
     return rule == TRANSFER_INIT ? 0.0 : 1.0;
+}
+
+double
+transfer_rank_loss(const double *f, const double *y, const size_t *idx,
+                   size_t m)
+{
+    double loss = 0;
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = a + 1; b < m; b++) {
+            size_t i = idx[a], j = idx[b];
+            double dy = y[i] - y[j], df = f[i] - f[j];
+            if (dy == 0)
+                continue;
+            if (df == 0)
+                loss += 0.5;
+            else if ((dy > 0) != (df > 0))
+                loss += 1;
+        }
+    return loss;
+}
+
+void
+transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
+                double *t)
+{
+    for (size_t i = 0; i < n; i++) {
+        double best = INFINITY, sum = 0;
+        size_t cnt = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            double d = 0;
+            for (size_t k = 0; k < dim; k++) {
+                double e = u[i * dim + k] - u[j * dim + k];
+                d += e * e;
+            }
+            if (d < best) {
+                best = d;
+                sum = y[j];
+                cnt = 1;
+            } else if (d == best) {
+                sum += y[j];
+                cnt++;
+            }
+        }
+        t[i] = cnt ? sum / (double)cnt : 0.0;
+    }
+}
+
+double
+transfer_weight_rankloss(const double *p, const double *y, const double *u,
+                         size_t n, size_t dim, unsigned long long seed)
+{
+    if (n < 3)
+        return 1.0;
+    double *t = xmalloc(n * sizeof *t);
+    size_t *idx = xmalloc(n * sizeof *idx);
+    struct rng r;
+    double wins = 0;
+
+    transfer_loo_nn(u, y, n, dim, t);
+    rng_seed2(&r, seed, (uint64_t)n);
+    for (int b = 0; b < TRANSFER_BOOTSTRAP; b++) {
+        for (size_t k = 0; k < n; k++)
+            idx[k] = (size_t)rng_below(&r, n);
+        double lp = transfer_rank_loss(p, y, idx, n);
+        double lt = transfer_rank_loss(t, y, idx, n);
+        wins += lp < lt ? 1.0 : lp == lt ? 0.5 : 0.0;
+    }
+    free(t);
+    free(idx);
+    return wins / TRANSFER_BOOTSTRAP;
 }

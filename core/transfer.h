@@ -57,13 +57,21 @@ enum hpod_status transfer_prior(const double *src_raw, const double *src_u,
  *   that the source ranks the target worse than chance.
  * - TRANSFER_INIT: 0 (the GP ignores the prior; the sampler still takes
  *   its initial design from it).
+ * - TRANSFER_SHRUNK: max(0, (c + n·ρ)/(c + n)), c = TRANSFER_SHRINK_N, 1
+ *   while n < 3: Spearman's ρ shrunk towards full trust, as if c earlier
+ *   observations had agreed with the source (a noisy early ρ drops less).
  */
 enum transfer_rule {
     TRANSFER_FIXED = 0,
     TRANSFER_SPEARMAN = 1,
     TRANSFER_KENDALL = 2,
-    TRANSFER_INIT = 3 /* 0 always: the prior only picks the initial design */
+    TRANSFER_INIT = 3, /* 0 always: the prior only picks the initial design */
+    TRANSFER_SHRUNK = 4,
+    TRANSFER_RANKLOSS = 5 /* transfer_weight_rankloss */
 };
+
+/* TRANSFER_SHRUNK's pseudo-observations of full agreement. */
+#define TRANSFER_SHRINK_N 5.0
 
 #define TRANSFER_KENDALL_Z 1.0
 
@@ -74,5 +82,38 @@ double transfer_kendall_tau(const double *p, const double *y, size_t n);
 /* transfer_weight - the weight of rule in [0, 1] (see enum transfer_rule).
  * NaN inputs are not allowed. */
 double transfer_weight(int rule, const double *p, const double *y, size_t n);
+
+/* Bootstrap resamples of transfer_weight_rankloss. */
+#define TRANSFER_BOOTSTRAP 64
+
+/*
+ * transfer_rank_loss - misranked pairs of f against y over the index
+ * multiset idx (m entries): Σ_{a<b} [y differ and sign(f) ≠ sign(y)],
+ * a tie of f on a pair whose y differ counting 1/2.
+ */
+double transfer_rank_loss(const double *f, const double *y, const size_t *idx,
+                          size_t m);
+
+/*
+ * transfer_loo_nn - the target's own leave-one-out model: t[i] = the mean
+ * of y over the observations nearest (squared distance in u, n × dim) to
+ * observation i among the others. n >= 2. O(n² dim).
+ */
+void transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
+                     double *t);
+
+/*
+ * transfer_weight_rankloss - the RGPE weight (Feurer et al. 2018) of the
+ * prior against the target's own data: over TRANSFER_BOOTSTRAP resamples
+ * (with replacement, seeded by seed) of the n observations, the fraction
+ * in which the prior p ranks them with fewer misranked pairs than the
+ * target's leave-one-out model (transfer_loo_nn on u, dim), ties 1/2.
+ * 1 while n < 3. Both models are judged on points neither saw, so the
+ * selection of the observations (near the source's optimum, where any
+ * ranking correlates less) weighs on both.
+ */
+double transfer_weight_rankloss(const double *p, const double *y,
+                                const double *u, size_t n, size_t dim,
+                                unsigned long long seed);
 
 #endif

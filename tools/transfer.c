@@ -161,9 +161,9 @@ tl_table(const struct hb_opts *o, const struct bench_table *ts, size_t nt,
         hb_set(c, "key", json_string(me->key));
         snprintf(what, sizeof what, "%s", me->label);
         hb_set(c, "plain", tl_cell(o, &p, &me->algo, &spec, ds, what));
-        for (int rule = 0; rule < 4 && best.mu; rule++) {
-            static const char *const names[] = {"fixed", "spearman", "kendall",
-                                                "init"};
+        for (int rule = 0; rule < 6 && best.mu; rule++) {
+            static const char *const names[] = {
+                "fixed", "spearman", "kendall", "init", "shrunk", "rankloss"};
             struct simulate_algo a = me->algo;
             a.prior = best.mu;
             a.prior_rule = rule;

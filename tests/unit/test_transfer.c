@@ -79,6 +79,59 @@ test_weight_rules(void **state)
     assert_close(transfer_weight(TRANSFER_KENDALL, p, noise, 12),
                  tau < -TRANSFER_KENDALL_Z * se ? 0 : 1, 0, 0);
     assert_close(transfer_weight(TRANSFER_KENDALL, p, r, 2), 1, 0, 0);
+    /* Shrunk: (c + nρ)/(c + n), floored at 0. */
+    assert_close(transfer_weight(TRANSFER_SHRUNK, p, y, 12),
+                 (TRANSFER_SHRINK_N + 12 * rho) / (TRANSFER_SHRINK_N + 12), 0,
+                 1e-15);
+    assert_close(transfer_weight(TRANSFER_SHRUNK, p, r, 12), 0, 0, 0);
+    assert_close(transfer_weight(TRANSFER_SHRUNK, p, r, 3),
+                 (TRANSFER_SHRINK_N - 3) / (TRANSFER_SHRINK_N + 3), 0, 1e-15);
+    assert_close(transfer_weight(TRANSFER_SHRUNK, p, r, 2), 1, 0, 0);
+}
+
+/* Ranking loss: without ties, (1 - τ)/2 of the pairs; LOO nearest
+ * neighbours by hand; the RGPE weight at its extremes. */
+static void
+test_rank_loss(void **state)
+{
+    (void)state;
+    double f[25], y[25], u[25], t[25];
+    size_t idx[25];
+    for (size_t i = 0; i < 25; i++) {
+        f[i] = sin(1.1 * (double)i);
+        y[i] = f[i] + cos(2.7 * (double)i);
+        u[i] = (double)i;
+        idx[i] = i;
+    }
+    double pairs = 25.0 * 24.0 / 2.0;
+    assert_close(transfer_rank_loss(f, y, idx, 25),
+                 (1 - transfer_kendall_tau(f, y, 25)) / 2 * pairs, 0, 1e-9);
+    /* Repeated indices are separate pairs; a pair with itself is a y tie. */
+    const size_t rep[3] = {0, 0, 1};
+    double exp_loss = (f[0] - f[1]) * (y[0] - y[1]) < 0 ? 2 : 0;
+    assert_close(transfer_rank_loss(f, y, rep, 3), exp_loss, 0, 0);
+    /* A constant f ties every pair: 1/2 each. */
+    double c[25] = {0};
+    assert_close(transfer_rank_loss(c, y, idx, 25), pairs / 2, 0, 0);
+    /* LOO NN on a line: the ends take their one neighbour, inner points
+     * the mean of two equidistant ones. */
+    const double lu[4] = {0, 1, 2, 4}, ly[4] = {1, 2, 5, 7};
+    transfer_loo_nn(lu, ly, 4, 1, t);
+    assert_close(t[0], 2, 0, 0);
+    assert_close(t[1], 3, 0, 0);
+    assert_close(t[2], 2, 0, 0);
+    assert_close(t[3], 5, 0, 0);
+    /* A prior that ranks y exactly beats a noisy NN model in every
+     * resample with untied y; the reversed prior loses every one. */
+    double neg[25];
+    for (size_t i = 0; i < 25; i++)
+        neg[i] = -y[i];
+    assert_close(transfer_weight_rankloss(y, y, u, 25, 1, 3), 1, 0, 0);
+    assert_close(transfer_weight_rankloss(neg, y, u, 25, 1, 3), 0, 0, 0);
+    assert_close(transfer_weight_rankloss(neg, y, u, 2, 1, 3), 1, 0, 0);
+    double w = transfer_weight_rankloss(f, y, u, 25, 1, 3);
+    assert_true(w >= 0 && w <= 1);
+    assert_close(transfer_weight_rankloss(f, y, u, 25, 1, 3), w, 0, 0);
 }
 
 /* Matched queries get the (mean) score of their rows; others the
@@ -242,6 +295,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kendall),
         cmocka_unit_test(test_weight_rules),
+        cmocka_unit_test(test_rank_loss),
         cmocka_unit_test(test_prior),
         cmocka_unit_test(test_prior_subset),
         cmocka_unit_test(test_sampler_prior),
