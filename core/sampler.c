@@ -27,6 +27,7 @@
 #include "core/graph.h"
 #include "common/mem.h"
 #include "core/rng.h"
+#include "core/transfer.h"
 
 #define SAMPLER_UCB_BETA 4.0
 /* The state's GP keeps V = L⁻¹K* over a finite study's candidates when it
@@ -403,7 +404,7 @@ fit_or_condition(const struct sampler_input *in, struct rng *r, struct gp *gp,
  */
 static enum hpod_status
 gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
-         int *owned, double *best)
+         int *owned, double *best, double w)
 {
     const struct space *sp = in->space;
     size_t dim = sp->dim, n = in->n_obs, m = in->n_pend;
@@ -416,6 +417,9 @@ gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
     *gp_out = NULL;
     space_encode_rows(sp, in->obs_raw, n, x);
     sampler_normal_scores(in->obs_y, n, y);
+    /* Transfer: the GP models what the source's prior leaves. */
+    for (size_t i = 0; w != 0.0 && i < n; i++)
+        y[i] -= w * in->prior_cand[in->obs_cand[i]];
     gp_standardization(y, n, &ym, &ys);
     st = fit_or_condition(in, r, gp, x, y, ym, ys);
     if (st == HPOD_OK) {
@@ -423,8 +427,12 @@ gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
         double *mu = xmalloc(n * sizeof *mu);
         st = gp_predict_train(gp, mu);
         *best = -INFINITY;
-        for (size_t i = 0; st == HPOD_OK && i < n; i++)
-            *best = mu[i] > *best ? mu[i] : *best;
+        for (size_t i = 0; st == HPOD_OK && i < n; i++) {
+            double v = mu[i];
+            if (w != 0.0)
+                v += w * in->prior_cand[in->obs_cand[i]];
+            *best = v > *best ? v : *best;
+        }
         free(mu);
     }
     if (st == HPOD_OK && m > 0) {
@@ -482,6 +490,49 @@ gp_score_kept(struct gp *gp, const struct sampler_input *in, double best,
     return HPOD_OK;
 }
 
+/*
+ * Transfer: the prior's weight (transfer_weight on the normal scores of
+ * the observations against the prior at them); 0 without a prior.
+ */
+static double
+prior_weight(const struct sampler_input *in)
+{
+    size_t n = in->n_obs;
+    if (!in->prior_cand || n == 0)
+        return 0.0;
+    double *z = xmalloc(2 * n * sizeof *z);
+    sampler_normal_scores(in->obs_y, n, z);
+    for (size_t i = 0; i < n; i++)
+        z[n + i] = in->prior_cand[in->obs_cand[i]];
+    double w;
+    if (in->prior_rule == TRANSFER_RANKLOSS) {
+        size_t dim = in->space->dim;
+        double *u = xmalloc(n * dim * sizeof *u);
+        space_encode_rows(in->space, in->obs_raw, n, u);
+        w = transfer_weight_rankloss(z + n, z, u, n, dim, in->seed);
+        free(u);
+    } else {
+        w = transfer_weight(in->prior_rule, z + n, z, n);
+    }
+    free(z);
+    return w;
+}
+
+/* Transfer: adds w·prior to the n candidates' means (buf: mean, var,
+ * score) and scores them again against best. */
+static void
+prior_rescore(const struct sampler_input *in, double w, double best, size_t n,
+              double *buf)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] += w * in->prior_cand[i];
+    enum acq_kind kind = in->acquisition == 1   ? ACQ_PI
+                         : in->acquisition == 2 ? ACQ_UCB
+                                                : ACQ_EI;
+    acq_score(kind, buf, buf + n, n, best,
+              kind == ACQ_UCB ? SAMPLER_UCB_BETA : 0, buf + 2 * n);
+}
+
 static enum hpod_status
 gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
 {
@@ -493,11 +544,15 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     int owned = 1;
     enum hpod_status st;
 
+    double w = prior_weight(in);
+
     space_encode_rows(in->space, in->cand_raw, n, u);
-    if ((st = gp_model(in, r, &gp, &owned, &best)) == HPOD_OK &&
+    if ((st = gp_model(in, r, &gp, &owned, &best, w)) == HPOD_OK &&
         (st = owned || n > SAMPLER_GP_QUERY_CELLS / in->state->gp_cap
                   ? gp_score(gp, in, best, u, n, buf, buf + n, buf + 2 * n)
                   : gp_score_kept(gp, in, best, u, n, buf)) == HPOD_OK) {
+        if (w != 0.0)
+            prior_rescore(in, w, best, n, buf);
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);
         if (*cand == n)
             st = HPOD_ENOTFOUND;
@@ -596,7 +651,7 @@ gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
 
     acqopt_ws_init(&ws, sp);
     if ((st = acqopt_draw(&ws, sp, r)) != HPOD_OK ||
-        (st = gp_model(in, r, &o.gp, &owned, &o.best)) != HPOD_OK ||
+        (st = gp_model(in, r, &o.gp, &owned, &o.best, 0.0)) != HPOD_OK ||
         (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
         goto out;
     space_decode(sp, ws.u + pick * sp->dim, raw);
@@ -1087,6 +1142,21 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
         return HPOD_OK;
     }
     st = HPOD_ENUMERIC;
+    if (!use_model && in->prior_cand && in->kind == SAMPLER_GP) {
+        /* Transfer: the initial design is the source's best free
+         * candidates, in the order of its prior. */
+        *cand = acq_argmax(in->prior_cand, in->n_cand, in->cand_used);
+        if (*cand == in->n_cand)
+            return HPOD_ENOTFOUND;
+        if (in->explain) {
+            explain_reset(in->explain, SAMPLER_CHOSE_MODEL);
+            in->explain->n_obs = in->n_obs;
+            in->explain->n_pend = in->n_pend;
+            sampler_explain_rank(in->explain, in->prior_cand, in->prior_cand,
+                                 NULL, in->n_cand, in->cand_used);
+        }
+        st = HPOD_OK;
+    }
     if (use_model) {
         struct rng mr = r;
         if (in->kind == SAMPLER_GREEDY)

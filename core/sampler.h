@@ -141,6 +141,14 @@ struct sampler_input {
     /* GP only: the study's kept hyperparameters (in/out); NULL refits on
      * every choice. */
     struct sampler_gp_model *gp_model;
+    /* Transfer (core/transfer.h), GP on finite studies only: the source's
+     * prior at each candidate (n_cand values, normal-score units; NULL:
+     * none) and the transfer_rule of its weight. With a prior the GP
+     * models the residual of the observations' normal scores from w times
+     * the prior and scores w·prior + its mean; the initial design takes
+     * the free candidate of largest prior instead of a random one. */
+    const double *prior_cand;
+    int prior_rule;
     /* Optional output (NULL: nothing recorded, no cost); the caller
      * clears it (sampler_explain_clear) after use. */
     struct sampler_explain *explain;

@@ -95,6 +95,8 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     obs_y = xmalloc(cap * sizeof *obs_y);
     raw = xmalloc(np * sizeof *raw);
 
+    if (a->prior && a->kind == SAMPLER_GP)
+        ninit = 0; /* the sampler draws the initial design from the prior */
     simulate_init_rows(seed, n, ninit, used, seq_out);
     for (; len < ninit; len++) {
         observe(p, seq_out[len], len, obs_raw, obs_y);
@@ -112,6 +114,8 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     in.init = (int)init;
     in.kernel = a->kernel;
     in.acquisition = a->acquisition;
+    in.prior_cand = a->prior;
+    in.prior_rule = a->prior_rule;
     in.cand_raw = p->raw;
     in.cand_used = used;
     in.n_cand = n;

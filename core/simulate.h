@@ -34,6 +34,12 @@ struct simulate_algo {
     enum sampler_kind kind;
     int kernel;      /* enum kernel_kind (gp, graph) */
     int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    /* Transfer (sampler_input's prior_cand, prior_rule): a prior over the
+     * table's rows (n, borrowed) or NULL. With one, a GP run's initial
+     * rows are the sampler's (the prior's best) instead of
+     * simulate_init_rows'. */
+    const double *prior;
+    int prior_rule;
 };
 
 /*

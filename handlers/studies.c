@@ -15,6 +15,7 @@
 #include "handlers/represent.h"
 #include "study/def.h"
 #include "study/studies.h"
+#include "study/warmstart.h"
 
 enum hpod_status
 reply_json(struct req *rq, int status, json_t *body)
@@ -126,6 +127,7 @@ handle_study_create(struct req *rq)
     struct study_create_in in = {0};
     json_t *body = NULL, *expanded = NULL;
     char *meta = NULL;
+    double *prior = NULL;
     long long id = 0;
     int existed = 0;
     enum hpod_status st;
@@ -148,6 +150,10 @@ handle_study_create(struct req *rq)
             HPOD_OK)
         goto out;
     in.seed_given = seed_given(expanded ? expanded : body);
+    if ((st = study_warm_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
+                               &in.n_warm_prior, &rq->err)) != HPOD_OK)
+        goto out;
+    in.warm_prior = prior;
     if ((st = study_create(rq->db, &d, &in, &id, &existed, &rq->err)) !=
         HPOD_OK)
         goto out;
@@ -156,6 +162,7 @@ out:
     json_decref(body);
     json_decref(expanded);
     free(meta);
+    free(prior);
     study_def_cleanup(&d);
     return st;
 }

@@ -6,6 +6,7 @@
  */
 #include "study/def.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -616,6 +617,40 @@ bind_def(struct study_def *d)
             json_string_value(json_object_get(json_array_get(dobj, i), "name"));
     d->name = json_string_value(json_object_get(d->def, "name"));
     d->benchmark = json_string_value(json_object_get(d->def, "benchmark"));
+    json_t *ws = json_object_get(d->def, "warm_start");
+    d->warm_study = json_integer_value(json_object_get(ws, "study"));
+    d->warm_benchmark = json_string_value(json_object_get(ws, "benchmark"));
+}
+
+/*
+ * "warm_start": {"study": id} or {"benchmark": name}, exactly one (400
+ * otherwise); *norm gets the normalized object (new reference). Whether
+ * the source exists and fits is checked by study/warmstart.c.
+ */
+static enum hpod_status
+parse_warm_start(json_t *v, json_t **norm, struct hpod_err *err)
+{
+    static const char *const keys[] = {"study", "benchmark", NULL};
+    const char *bench = NULL;
+    long long id = 0;
+    int has = 0;
+    enum hpod_status st;
+
+    if (!json_is_object(v))
+        return hpod_fail(err, HPOD_EINVAL, "warm_start",
+                         "warm_start must be an object");
+    if ((st = hj_check_keys(v, keys, "warm_start", err)) != HPOD_OK ||
+        (st = sd_get_int(v, "study", "warm_start", 1, LLONG_MAX, &id, &has,
+                         err)) != HPOD_OK ||
+        (st = sd_get_string(v, "benchmark", "warm_start", 0, &bench, err)) !=
+            HPOD_OK)
+        return st;
+    if (has == (bench != NULL))
+        return hpod_fail(err, HPOD_EINVAL, "warm_start",
+                         "warm_start needs exactly one of study and benchmark");
+    *norm = has ? json_pack("{s:I}", "study", (json_int_t)id)
+                : json_pack("{s:s}", "benchmark", bench);
+    return HPOD_OK;
 }
 
 static enum hpod_status
@@ -624,10 +659,10 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     static const char *const keys[] = {
         "name",          "space",     "candidates", "objectives",
         "constraints",   "algorithm", "budget",     "benchmark",
-        "lease_seconds", "reference", NULL};
+        "lease_seconds", "reference", "warm_start", NULL};
     const char *name, *benchmark;
     json_t *objs, *norm_space = NULL, *norm_objs = NULL, *norm_cons = NULL,
-                  *norm_algo = NULL, *v;
+                  *norm_algo = NULL, *norm_warm = NULL, *v;
     long long budget = -1, lease = 3600;
     int has;
     enum hpod_status st;
@@ -706,6 +741,13 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         st = hpod_fail(err, HPOD_ENOMEM, "", "could not build definition");
         goto out;
     }
+    /* Only a study that names a source has the key: the stored definitions
+     * of every other study stay as they were. */
+    if ((v = json_object_get(body, "warm_start")) && !json_is_null(v)) {
+        if ((st = parse_warm_start(v, &norm_warm, err)) != HPOD_OK)
+            goto out;
+        json_object_set(d->def, "warm_start", norm_warm);
+    }
     bind_def(d);
 
     if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
@@ -716,6 +758,7 @@ out:
     json_decref(norm_objs);
     json_decref(norm_cons);
     json_decref(norm_algo);
+    json_decref(norm_warm);
     if (st != HPOD_OK)
         study_def_cleanup(d);
     return st;

@@ -43,6 +43,10 @@ struct study_def {
     int lease_seconds;
     const char *name;      /* borrowed */
     const char *benchmark; /* borrowed or NULL */
+    /* "warm_start": a source study id (0: none) or a benchmark name
+     * (borrowed, NULL: none); at most one is set. */
+    long long warm_study;
+    const char *warm_benchmark;
 };
 
 /*

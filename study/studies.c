@@ -14,6 +14,7 @@
 #include "common/mem.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
+#include "store/warm_store.h"
 #include "study/auto.h"
 #include "study/constraints.h"
 
@@ -201,6 +202,10 @@ study_create(struct db *db, const struct study_def *d,
     if ((st = db_begin(db, err)) != HPOD_OK)
         goto out;
     if ((st = study_store_insert(db, &row, id, err)) != HPOD_OK)
+        goto fail;
+    if (*id != 0 && in->warm_prior &&
+        (st = warm_store_put(db, *id, in->warm_prior, in->n_warm_prior, err)) !=
+            HPOD_OK)
         goto fail;
     if (*id == 0) {
         long long old = 0;

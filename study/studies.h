@@ -29,6 +29,10 @@ struct study_create_in {
     const char *metadata; /* JSON object text, NULL: {} */
     int load_if_exists;   /* an equal study (lab, name) is the answer */
     int seed_given;       /* the body named algorithm.seed: it must match */
+    /* warm_start: the source's prior over the candidates
+     * (study_warm_prior), stored with a new study; NULL: none. */
+    const double *warm_prior;
+    size_t n_warm_prior;
 };
 
 /*

@@ -16,6 +16,8 @@
 #include "core/pareto.h"
 #include "core/sampler.h"
 #include "store/gp_model_store.h"
+#include "store/warm_store.h"
+#include "study/warmstart.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "study/constraints.h"
@@ -200,6 +202,8 @@ struct suggest_call {
     struct history h;
     int h_loaded;
     struct sampler_gp_model gpm; /* the GP's kept model (GP studies) */
+    double *prior; /* warm_start: the source's prior per candidate */
+    size_t n_prior;
 };
 
 /*
@@ -371,7 +375,8 @@ sampler_of(const struct study_def *d)
 static enum hpod_status
 choose_one(const struct study_def *d, const struct history *h,
            struct study_cache *entry, struct sampler_gp_model *gpm, int seq,
-           double *raw, size_t *cand, struct sampler_explain *ex)
+           double *raw, size_t *cand, struct sampler_explain *ex,
+           const double *prior)
 {
     struct sampler_input in = {
         .space = &d->space,
@@ -394,6 +399,8 @@ choose_one(const struct study_def *d, const struct history *h,
         .state = entry ? entry->state : NULL,
         .gp_model = gpm,
         .explain = ex,
+        .prior_cand = prior,
+        .prior_rule = WARM_RULE,
     };
     enum hpod_status st = HPOD_ENUMERIC;
 
@@ -454,6 +461,17 @@ suggest_read(struct suggest_call *c)
     if (sampler_of(d) == SAMPLER_GP && !history_uses_mobo(d) &&
         (st = gp_model_store_get(c->db, c->id, &c->gpm, c->err)) != HPOD_OK)
         return st;
+    /* warm_start: the prior stored with the study (migration 0014). */
+    if (d->warm_study || d->warm_benchmark) {
+        free(c->prior);
+        if ((st = warm_store_get(c->db, c->id, &c->prior, &c->n_prior,
+                                 c->err)) != HPOD_OK)
+            return st;
+        if (c->n_prior != c->h.n_cand) {
+            free(c->prior);
+            c->prior = NULL;
+        }
+    }
     c->h_loaded = 1;
     return HPOD_OK;
 }
@@ -478,7 +496,7 @@ suggest_new(struct suggest_call *c, long long need)
         size_t cand;
         struct trial t = {0};
         st = choose_one(d, h, c->entry, &c->gpm, seq, raw, &cand,
-                        study_explain_records(d) ? &ex : NULL);
+                        study_explain_records(d) ? &ex : NULL, c->prior);
         if (st == HPOD_ENOTFOUND) {
             st = HPOD_OK; /* finite study used up */
             break;
@@ -672,6 +690,7 @@ out:
     }
     history_cleanup(&c.h);
     sampler_gp_model_clear(&c.gpm);
+    free(c.prior);
     /* Not committed: what it read may hold this transaction's undone
      * writes (study/histcache.c, point 4). */
     hcache_put(c.hc, committed);

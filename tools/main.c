@@ -46,6 +46,10 @@ usage(FILE *f)
             "                  [--configs 40] [--out FILE|-] [--dir DIR]\n"
             "  --sh: successive halving on the learning curves "
             "(dissertation Table 6.1)\n"
+            "  --transfer: Table 3 from the most correlated other table "
+            "(warm_start),\n"
+            "        every prior-weight rule beside the same method without "
+            "(gp methods)\n"
             "  --asha: ASHA (4 workers, r=5 u=2 R=25 p=2 keep=2) on the "
             "learning curves,\n"
             "        same options as --sh\n"
@@ -134,6 +138,7 @@ parse_flag(struct hb_opts *o, const char *a)
                 : strcmp(a, "--sh") == 0         ? &o->sh
                 : strcmp(a, "--asha") == 0       ? &o->asha
                 : strcmp(a, "--multistage") == 0 ? &o->multistage
+                : strcmp(a, "--transfer") == 0   ? &o->transfer
                                                  : NULL;
     if (flag)
         *flag = 1;
@@ -275,6 +280,7 @@ main(int argc, char **argv)
              : o.asha       ? hb_asha(&o)
              : o.multistage ? hb_multistage(&o)
              : o.mo         ? hb_mo(&o)
+             : o.transfer   ? hb_transfer(&o)
                             : hb_table3(&o);
     opts_free(&o);
     return rc;

@@ -19,15 +19,15 @@
 #include "core/kernels.h"
 
 const struct hb_method hb_methods[HB_N_METHODS] = {
-    {"rs", "RS", {SAMPLER_RANDOM, 0, 0}, 0},
-    {"greedy", "greedy", {SAMPLER_GREEDY, 0, 0}, 0},
-    {"bo_ei_m", "BO_EI_M", {SAMPLER_GP, KERNEL_MATERN52, 0}, 1},
-    {"bo_ei_r", "BO_EI_R", {SAMPLER_GP, KERNEL_RBF, 0}, 1},
-    {"gb_ei_m", "GB_EI_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 0}, 1},
-    {"gb_ei_r", "GB_EI_R", {SAMPLER_GRAPH, KERNEL_RBF, 0}, 1},
-    {"gb_eif_m", "GB_EIF_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 1}, 1},
-    {"gb_eif_r", "GB_EIF_R", {SAMPLER_GRAPH, KERNEL_RBF, 1}, 1},
-    {"auto", "auto", {SAMPLER_RANDOM, 0, 0}, 1},
+    {"rs", "RS", {SAMPLER_RANDOM, 0, 0, NULL, 0}, 0},
+    {"greedy", "greedy", {SAMPLER_GREEDY, 0, 0, NULL, 0}, 0},
+    {"bo_ei_m", "BO_EI_M", {SAMPLER_GP, KERNEL_MATERN52, 0, NULL, 0}, 1},
+    {"bo_ei_r", "BO_EI_R", {SAMPLER_GP, KERNEL_RBF, 0, NULL, 0}, 1},
+    {"gb_ei_m", "GB_EI_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 0, NULL, 0}, 1},
+    {"gb_ei_r", "GB_EI_R", {SAMPLER_GRAPH, KERNEL_RBF, 0, NULL, 0}, 1},
+    {"gb_eif_m", "GB_EIF_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 1, NULL, 0}, 1},
+    {"gb_eif_r", "GB_EIF_R", {SAMPLER_GRAPH, KERNEL_RBF, 1, NULL, 0}, 1},
+    {"auto", "auto", {SAMPLER_RANDOM, 0, 0, NULL, 0}, 1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:

@@ -49,6 +49,7 @@ MODULES = [
     "test_concurrency",        # two servers, 16 workers, kill -9
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate
     "test_benchmark_studies",  # studies backed by a table, the fake trainer
+    "test_warm_start",         # warm_start from a study or a benchmark
     "test_simulations",        # simulate and stored simulations
     "test_simulation_jobs",    # 202 and polling, takeover after kill -9, labs, load
     "test_client",             # clients/python: pip install in a venv, optimize

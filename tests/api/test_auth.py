@@ -304,6 +304,19 @@ def t_other_lab(c):
     # A lab admin's token without a lab is of its own lab.
     t = expect(L.call("POST", "/v1/tokens", {"role": "read"}, token=nlp), 201)
     check(t["lab"] == "nlp", "token %r" % t)
+    # warm_start from another lab's study is 404, from its table 422; the
+    # owning lab may use both.
+    cands = [{"lr": 0.01, "layers": k, "bpe": 30000, "opt": "adam"} for k in (1, 2, 3)]
+    ws = {"name": "ws", "space": SPACE4, "candidates": cands, "objectives": BLEU_MAX,
+          "algorithm": {"name": "gp"}}
+    nlp_w = L.tok[("write", "nlp")]
+    expect_error(L.call("POST", "/v1/studies", dict(ws, warm_start={"study": L.imp_study}),
+                        token=nlp_w), 404, "not_found")
+    expect_error(L.call("POST", "/v1/studies", dict(ws, warm_start={"benchmark": L.table}),
+                        token=nlp_w), 422, "invalid_argument", "warm_start.benchmark")
+    made = expect(L.call("POST", "/v1/studies", dict(ws, warm_start={"study": L.imp_study}),
+                         token=L.tok[("write", "mt")]), 201)
+    check(made["warm_start"] == {"study": L.imp_study}, "warm_start %r" % made)
 
 
 @test("auth: tokens are stored as SHA-256 only; the secret is shown once")

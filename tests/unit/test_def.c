@@ -5,6 +5,7 @@
 #include "tests/support/check.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "study/def.h"
@@ -275,6 +276,75 @@ test_metric_set(void **state)
     metric_set_cleanup(&m); /* safe twice */
 }
 
+/* warm_start: the two forms normalized and bound, and the shape errors
+ * (400, naming warm_start or its field); absent: no key at all. */
+/* A study body over BASE_SPACE with extra appended to its object. */
+static void
+warm_body(char *text, size_t size, const char *extra)
+{
+    snprintf(text, size,
+             "{\"name\":\"s\",\"space\":%s,\"objectives\":[{\"name\":"
+             "\"bleu\",\"goal\":\"maximize\"}]%s}",
+             BASE_SPACE, extra);
+}
+
+static void
+test_warm_start(void **state)
+{
+    (void)state;
+    char text[2048], field[128];
+    static const struct {
+        const char *extra;
+        enum hpod_status st;
+        const char *field;
+    } cases[] = {
+        {",\"warm_start\":{\"study\":12}", HPOD_OK, ""},
+        {",\"warm_start\":{\"benchmark\":\"nmthpo/ru-en\"}", HPOD_OK, ""},
+        {",\"warm_start\":null", HPOD_OK, ""},
+        {",\"warm_start\":[]", HPOD_EINVAL, "warm_start"},
+        {",\"warm_start\":{}", HPOD_EINVAL, "warm_start"},
+        {",\"warm_start\":{\"study\":1,\"benchmark\":\"x\"}", HPOD_EINVAL,
+         "warm_start"},
+        {",\"warm_start\":{\"study\":0}", HPOD_EUNPROC, "warm_start.study"},
+        {",\"warm_start\":{\"study\":1.5}", HPOD_EINVAL, "warm_start.study"},
+        {",\"warm_start\":{\"benchmark\":3}", HPOD_EINVAL,
+         "warm_start.benchmark"},
+        {",\"warm_start\":{\"study\":1,\"x\":1}", HPOD_EINVAL, "warm_start.x"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        warm_body(text, sizeof text, cases[i].extra);
+        field[0] = '\0';
+        assert_int_equal(try_def(text, field), cases[i].st);
+        if (cases[i].st != HPOD_OK)
+            assert_string_equal(field, cases[i].field);
+    }
+    warm_body(text, sizeof text, ",\"warm_start\":{\"study\":12}");
+    json_t *body = json_loads(text, 0, NULL);
+    struct study_def d;
+    struct hpod_err err = {0};
+    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    assert_int_equal(d.warm_study, 12);
+    assert_null(d.warm_benchmark);
+    /* The stored text goes back through the same parser. */
+    char *dump = hj_dump(d.def, 0);
+    struct study_def d2;
+    assert_int_equal(study_def_from_text(dump, &d2, &err), HPOD_OK);
+    assert_int_equal(d2.warm_study, 12);
+    assert_true(json_equal(json_object_get(d2.def, "warm_start"),
+                           json_object_get(d.def, "warm_start")));
+    free(dump);
+    study_def_cleanup(&d2);
+    study_def_cleanup(&d);
+    json_decref(body);
+    warm_body(text, sizeof text, "");
+    body = json_loads(text, 0, NULL);
+    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    assert_null(json_object_get(d.def, "warm_start"));
+    assert_int_equal(d.warm_study, 0);
+    study_def_cleanup(&d);
+    json_decref(body);
+}
+
 int
 main(void)
 {
@@ -284,6 +354,7 @@ main(void)
         cmocka_unit_test(test_dump_shortest),
         cmocka_unit_test(test_exact_numbers),
         cmocka_unit_test(test_metric_set),
+        cmocka_unit_test(test_warm_start),
     };
     return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);
 }
