@@ -112,6 +112,8 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     in.init = (int)init;
     in.kernel = a->kernel;
     in.acquisition = a->acquisition;
+    in.variant = a->variant;
+    in.ls_min = a->ls_min;
     in.cand_raw = p->raw;
     in.cand_used = used;
     in.n_cand = n;

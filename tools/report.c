@@ -19,14 +19,31 @@
 #include "core/kernels.h"
 
 const struct hb_method hb_methods[HB_N_METHODS] = {
-    {"rs", "RS", {SAMPLER_RANDOM, 0, 0}, 0},
-    {"greedy", "greedy", {SAMPLER_GREEDY, 0, 0}, 0},
-    {"bo_ei_m", "BO_EI_M", {SAMPLER_GP, KERNEL_MATERN52, 0}, 1},
-    {"bo_ei_r", "BO_EI_R", {SAMPLER_GP, KERNEL_RBF, 0}, 1},
-    {"gb_ei_m", "GB_EI_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 0}, 1},
-    {"gb_ei_r", "GB_EI_R", {SAMPLER_GRAPH, KERNEL_RBF, 0}, 1},
-    {"gb_eif_m", "GB_EIF_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 1}, 1},
-    {"gb_eif_r", "GB_EIF_R", {SAMPLER_GRAPH, KERNEL_RBF, 1}, 1},
+    {"rs", "RS", {SAMPLER_RANDOM, 0, 0, 0, 0.0}, 0},
+    {"greedy", "greedy", {SAMPLER_GREEDY, 0, 0, 0, 0.0}, 0},
+    {"bo_ei_m", "BO_EI_M", {SAMPLER_GP, KERNEL_MATERN52, 0, 0, 0.0}, 1},
+    {"bo_ei_r", "BO_EI_R", {SAMPLER_GP, KERNEL_RBF, 0, 0, 0.0}, 1},
+    {"gb_ei_m", "GB_EI_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 0, 0, 0.0}, 1},
+    {"gb_ei_r", "GB_EI_R", {SAMPLER_GRAPH, KERNEL_RBF, 0, 0, 0.0}, 1},
+    {"gb_eif_m", "GB_EIF_M", {SAMPLER_GRAPH, KERNEL_MATERN52, 1, 0, 0.0}, 1},
+    {"gb_eif_r", "GB_EIF_R", {SAMPLER_GRAPH, KERNEL_RBF, 1, 0, 0.0}, 1},
+    /* gp, acquisition nei, lengthscale_min 0.3 (docs/sampler-nei.md) */
+    {"bo_nei_m", "BO_NEI_M", {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.3}, 1},
+    {"bo_nei_r", "BO_NEI_R", {SAMPLER_GP, KERNEL_RBF, 3, 0, 0.3}, 1},
+    /* Variants that lost, run only when named (HB_N_DEFAULT). */
+    {"bo_neifloor_m", "BO_NEIFLOOR_M", {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.0},
+     1},
+    {"bo_eils_m", "BO_EILS_M", {SAMPLER_GP, KERNEL_MATERN52, 0, 0, 0.3}, 1},
+    {"bo_neifit_m", "BO_NEIFIT_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 0, SAMPLER_V_NOISY, 0.0}, 1},
+    {"bo_neimix_m", "BO_NEIMIX_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_MIX, 0.0}, 1},
+    {"bo_neils01_m", "BO_NEILS01_M", {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.1},
+     1},
+    {"bo_neils02_m", "BO_NEILS02_M", {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.2},
+     1},
+    {"bo_neils04_m", "BO_NEILS04_M", {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.4},
+     1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:
