@@ -549,8 +549,7 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     if ((st = gp_model(in, r, &gp, &owned, &best,
                        sampler_variant(in) & (SAMPLER_V_NOISY | SAMPLER_V_FLOOR)
                            ? &noise
-                           : NULL)) ==
-            HPOD_OK &&
+                           : NULL)) == HPOD_OK &&
         (st = owned || n > SAMPLER_GP_QUERY_CELLS / in->state->gp_cap
                   ? gp_score(gp, in, best, noise, u, n, buf, buf + n,
                              buf + 2 * n)
@@ -650,7 +649,11 @@ gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
     size_t cap = acqopt_capacity(), pick;
     struct acqopt_ws ws;
     int owned = 1;
-    struct gp_opt o = {NULL, in, 0.0, 0.0, xmalloc(cap * sizeof *o.mean),
+    struct gp_opt o = {NULL,
+                       in,
+                       0.0,
+                       0.0,
+                       xmalloc(cap * sizeof *o.mean),
                        xmalloc(cap * sizeof *o.var)};
     enum hpod_status st;
 

@@ -137,10 +137,10 @@ struct sampler_input {
     const struct space *space;
     enum sampler_kind kind;
     unsigned long long seed;
-    int seq;         /* issue number of the trial being chosen (0-based) */
-    int init;        /* random choices before a model is used */
-    int kernel;      /* enum kernel_kind */
-    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb, 3 nei; graph: 0 ei, 1 eif */
+    int seq;          /* issue number of the trial being chosen (0-based) */
+    int init;         /* random choices before a model is used */
+    int kernel;       /* enum kernel_kind */
+    int acquisition;  /* gp: 0 ei, 1 pi, 2 ucb, 3 nei; graph: 0 ei, 1 eif */
     unsigned variant; /* SAMPLER_V_* flags; 0: the plain method */
     /* GP: the lower bound of the fitted lengthscales (encoded units);
      * 0: gp.h's default (0.01). */
