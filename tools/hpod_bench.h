@@ -26,7 +26,7 @@ struct hb_method {
     int model; /* 1: needs a model-based sampler (may be unavailable) */
 };
 
-#define HB_N_METHODS 17
+#define HB_N_METHODS 18
 /* The first HB_N_DEFAULT run by default; the rest (variants that lost,
  * docs/sampler-nei.md) only when named or with --methods all. */
 #define HB_N_DEFAULT 10
