@@ -40,6 +40,11 @@
 /* Graph EI's lengthscale: a median-length edge weighs this (see
  * graph_build). */
 #define SAMPLER_EI_EDGE_WEIGHT 0.004
+/* "nei" (SAMPLER_V_FLOOR): the noise variance EI adds to the latent one is
+ * at least this, in the GP's standardized units (a twentieth of the
+ * normal scores' variance). 0.01, 0.05, 0.1 and 0.2 were measured on the
+ * NMT tables (docs/sampler-nei.md); 0.05 was best on four of six. */
+#define SAMPLER_NEI_FLOOR 0.05
 
 struct sampler_state {
     /* Graph over a finite candidate set, identified by its encoding. */
@@ -274,12 +279,22 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
  *    of large variance to the neighbours of the best.
  */
 /*
+ * The variant flags in effect: the caller's, and the noise floor for the
+ * "nei" acquisition (3), which studies choose in their algorithm JSON.
+ */
+static unsigned
+sampler_variant(const struct sampler_input *in)
+{
+    return in->variant | (in->acquisition == 3 ? SAMPLER_V_FLOOR : 0u);
+}
+
+/*
  * The GP to condition: the state's (kept for its factor) when the study
  * keeps a model, else a new one (*owned). Capacity grows by a quarter so
  * that a growing history does not rebuild it every choice.
  */
 static struct gp *
-model_gp(const struct sampler_input *in, size_t need, int *owned)
+model_gp_state(const struct sampler_input *in, size_t need, int *owned)
 {
     struct sampler_state *s = in->state;
     size_t dim = in->space->dim;
@@ -296,6 +311,25 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
         s->gp = gp_create(s->gp_cap, dim, (enum kernel_kind)in->kernel);
     }
     return s->gp;
+}
+
+/*
+ * The GP to condition (model_gp_state), with the study's lengthscale floor
+ * set (in->ls_min; 0: gp.h's default): set on every choice, since the
+ * state's GP may have served another setting.
+ */
+static struct gp *
+model_gp(const struct sampler_input *in, size_t need, int *owned)
+{
+    struct gp *gp = model_gp_state(in, need, owned);
+    struct gp_fit_options o;
+
+    gp_fit_options_default(&o);
+    if (in->ls_min > 0.0 && in->ls_min <= o.ls_max)
+        o.ls_min = in->ls_min;
+    if (gp)
+        (void)gp_set_fit_options(gp, &o); /* valid by construction */
+    return gp;
 }
 
 /* The kept model applies: same kernel and dimension. */
@@ -404,7 +438,7 @@ fit_or_condition(const struct sampler_input *in, struct rng *r, struct gp *gp,
  */
 static enum hpod_status
 gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
-         int *owned, double *best, double w)
+         int *owned, double *best, double w, double *noise)
 {
     const struct space *sp = in->space;
     size_t dim = sp->dim, n = in->n_obs, m = in->n_pend;
@@ -422,6 +456,16 @@ gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
         y[i] -= w * in->prior_cand[in->obs_cand[i]];
     gp_standardization(y, n, &ym, &ys);
     st = fit_or_condition(in, r, gp, x, y, ym, ys);
+    if (st == HPOD_OK && noise) {
+        double *ls = xmalloc((dim + 1) * sizeof *ls);
+        struct gp_hyper h = {ls, 0.0, 0.0};
+        gp_get_hyper(gp, &h);
+        double nv = h.noise_var;
+        if ((sampler_variant(in) & SAMPLER_V_FLOOR) && nv < SAMPLER_NEI_FLOOR)
+            nv = SAMPLER_NEI_FLOOR;
+        *noise = nv * ys * ys;
+        free(ls);
+    }
     if (st == HPOD_OK) {
         /* The plug-in incumbent, before the pending points come in. */
         double *mu = xmalloc(n * sizeof *mu);
@@ -455,11 +499,14 @@ gp_model(const struct sampler_input *in, struct rng *r, struct gp **gp_out,
 /* Scores m encoded points: larger is better. */
 static enum hpod_status
 gp_score(struct gp *gp, const struct sampler_input *in, double best,
-         const double *u, size_t m, double *mean, double *var, double *score)
+         double noise, const double *u, size_t m, double *mean, double *var,
+         double *score)
 {
     enum hpod_status st = gp_predict(gp, u, m, mean, var);
     if (st != HPOD_OK)
         return st;
+    for (size_t i = 0; noise > 0.0 && i < m; i++)
+        var[i] += noise;
     enum acq_kind kind = in->acquisition == 1   ? ACQ_PI
                          : in->acquisition == 2 ? ACQ_UCB
                                                 : ACQ_EI;
@@ -475,13 +522,15 @@ gp_score(struct gp *gp, const struct sampler_input *in, double best,
  */
 static enum hpod_status
 gp_score_kept(struct gp *gp, const struct sampler_input *in, double best,
-              const double *u, size_t n, double *buf)
+              double noise, const double *u, size_t n, double *buf)
 {
     enum hpod_status st;
 
     if ((st = gp_set_queries(gp, u, n)) != HPOD_OK ||
         (st = gp_predict_queries(gp, buf, buf + n)) != HPOD_OK)
         return st;
+    for (size_t i = 0; noise > 0.0 && i < n; i++)
+        buf[n + i] += noise;
     enum acq_kind kind = in->acquisition == 1   ? ACQ_PI
                          : in->acquisition == 2 ? ACQ_UCB
                                                 : ACQ_EI;
@@ -533,6 +582,9 @@ prior_rescore(const struct sampler_input *in, double w, double best, size_t n,
               kind == ACQ_UCB ? SAMPLER_UCB_BETA : 0, buf + 2 * n);
 }
 
+static enum hpod_status graph_mix(const struct sampler_input *in,
+                                  const double *u, double *score);
+
 static enum hpod_status
 gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
 {
@@ -540,19 +592,28 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     double *u = xmalloc(n * dim * sizeof *u);
     double *buf = xmalloc(3 * n * sizeof *buf);
     struct gp *gp = NULL;
-    double best;
+    double best, noise = 0.0;
     int owned = 1;
     enum hpod_status st;
 
     double w = prior_weight(in);
 
     space_encode_rows(in->space, in->cand_raw, n, u);
-    if ((st = gp_model(in, r, &gp, &owned, &best, w)) == HPOD_OK &&
+    if ((st = gp_model(in, r, &gp, &owned, &best, w,
+                       sampler_variant(in) & (SAMPLER_V_NOISY | SAMPLER_V_FLOOR)
+                           ? &noise
+                           : NULL)) == HPOD_OK &&
         (st = owned || n > SAMPLER_GP_QUERY_CELLS / in->state->gp_cap
-                  ? gp_score(gp, in, best, u, n, buf, buf + n, buf + 2 * n)
-                  : gp_score_kept(gp, in, best, u, n, buf)) == HPOD_OK) {
+                  ? gp_score(gp, in, best, noise, u, n, buf, buf + n,
+                             buf + 2 * n)
+                  : gp_score_kept(gp, in, best, noise, u, n, buf)) == HPOD_OK) {
+        /* The prior's rescore keeps nei's noise: it is in buf + n. */
         if (w != 0.0)
             prior_rescore(in, w, best, n, buf);
+        if (sampler_variant(in) & SAMPLER_V_MIX)
+            st = graph_mix(in, u, buf + 2 * n);
+    }
+    if (st == HPOD_OK) {
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);
         if (*cand == n)
             st = HPOD_ENOTFOUND;
@@ -574,7 +635,7 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
 struct gp_opt {
     struct gp *gp;
     const struct sampler_input *in;
-    double best;
+    double best, noise;
     double *mean, *var;
 };
 
@@ -583,7 +644,8 @@ gp_opt_score(void *ctx, const double *u, size_t first, size_t k, double *score)
 {
     struct gp_opt *o = ctx;
     (void)first;
-    return gp_score(o->gp, o->in, o->best, u, k, o->mean, o->var, score);
+    return gp_score(o->gp, o->in, o->best, o->noise, u, k, o->mean, o->var,
+                    score);
 }
 
 /*
@@ -645,13 +707,20 @@ gp_continuous(const struct sampler_input *in, struct rng *r, double *raw)
     size_t cap = acqopt_capacity(), pick;
     struct acqopt_ws ws;
     int owned = 1;
-    struct gp_opt o = {NULL, in, 0.0, xmalloc(cap * sizeof *o.mean),
+    struct gp_opt o = {NULL,
+                       in,
+                       0.0,
+                       0.0,
+                       xmalloc(cap * sizeof *o.mean),
                        xmalloc(cap * sizeof *o.var)};
     enum hpod_status st;
 
     acqopt_ws_init(&ws, sp);
     if ((st = acqopt_draw(&ws, sp, r)) != HPOD_OK ||
-        (st = gp_model(in, r, &o.gp, &owned, &o.best, 0.0)) != HPOD_OK ||
+        (st = gp_model(in, r, &o.gp, &owned, &o.best, 0.0,
+                       sampler_variant(in) & (SAMPLER_V_NOISY | SAMPLER_V_FLOOR)
+                           ? &o.noise
+                           : NULL)) != HPOD_OK ||
         (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
         goto out;
     space_decode(sp, ws.u + pick * sp->dim, raw);
@@ -1101,6 +1170,65 @@ out:
     free(lo);
     free(lp);
     free(skip);
+    return st;
+}
+
+/* Ranks (0 = best) of the free candidates' scores; used ones get n. */
+static void
+free_ranks(const double *score, size_t n, const unsigned char *used,
+           double *rank)
+{
+    size_t *idx = xmalloc(n * sizeof *idx), m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!used[i])
+            idx[m++] = i;
+    /* insertion sort by decreasing score, ties to the lower index */
+    for (size_t a = 1; a < m; a++) {
+        size_t v = idx[a], b = a;
+        while (b > 0 && (score[idx[b - 1]] < score[v] ||
+                         (isnan(score[idx[b - 1]]) && !isnan(score[v])))) {
+            idx[b] = idx[b - 1];
+            b--;
+        }
+        idx[b] = v;
+    }
+    for (size_t i = 0; i < n; i++)
+        rank[i] = (double)n;
+    for (size_t a = 0; a < m; a++)
+        rank[idx[a]] = (double)a;
+    free(idx);
+}
+
+/*
+ * SAMPLER_V_MIX: replaces the GP's scores (n) by minus the sum of their
+ * rank and graph EI's rank among the free candidates.
+ */
+static enum hpod_status
+graph_mix(const struct sampler_input *in, const double *u, double *score)
+{
+    size_t n = in->n_cand, dim = in->space->dim;
+    double *gs = xmalloc(n * sizeof *gs), *ra = xmalloc(2 * n * sizeof *ra);
+    struct sampler_state *own = NULL, *s = in->state;
+    struct sampler_input gin = *in;
+    struct graph *g = NULL;
+    enum hpod_status st;
+
+    gin.acquisition = 0;
+    gin.explain = NULL;
+    if (!s)
+        s = own = sampler_state_create();
+    if ((st = state_graph(s, u, n, dim, in->kernel, 0, &g)) != HPOD_OK ||
+        (st = graph_scores(g, n, &gin, in->obs_cand, in->pend_cand, gs,
+                           NULL)) != HPOD_OK)
+        goto out;
+    free_ranks(score, n, in->cand_used, ra);
+    free_ranks(gs, n, in->cand_used, ra + n);
+    for (size_t i = 0; i < n; i++)
+        score[i] = -(ra[i] + ra[n + i]);
+out:
+    sampler_state_destroy(own);
+    free(gs);
+    free(ra);
     return st;
 }
 

@@ -115,14 +115,36 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
                             const double *mean, const double *var, size_t n,
                             const unsigned char *skip);
 
+/*
+ * Variants of the GP sampler (flags of sampler_input.variant; 0 is the
+ * method as it always was). Studies reach SAMPLER_V_FLOOR through the
+ * acquisition "nei" (3); the others are hpod-bench's, kept so that the
+ * variants that lost can be measured again (docs/sampler-nei.md).
+ * SAMPLER_V_NOISY: EI on the predicted observation (latent variance plus
+ *   the fitted noise), not on the latent function.
+ * SAMPLER_V_FLOOR: the same with the noise at least SAMPLER_NEI_FLOOR
+ *   (sampler.c) in standardized units: a row the model thinks equal to
+ *   the incumbent (a near-duplicate, which fits drive to noise ~1e-6)
+ *   is still worth its noise.
+ * SAMPLER_V_MIX (finite spaces): the GP's acquisition rank plus graph
+ *   EI's rank among the free candidates, the lowest sum chosen.
+ */
+#define SAMPLER_V_NOISY 1u
+#define SAMPLER_V_FLOOR 2u
+#define SAMPLER_V_MIX 4u
+
 struct sampler_input {
     const struct space *space;
     enum sampler_kind kind;
     unsigned long long seed;
-    int seq;         /* issue number of the trial being chosen (0-based) */
-    int init;        /* random choices before a model is used */
-    int kernel;      /* enum kernel_kind */
-    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    int seq;          /* issue number of the trial being chosen (0-based) */
+    int init;         /* random choices before a model is used */
+    int kernel;       /* enum kernel_kind */
+    int acquisition;  /* gp: 0 ei, 1 pi, 2 ucb, 3 nei; graph: 0 ei, 1 eif */
+    unsigned variant; /* SAMPLER_V_* flags; 0: the plain method */
+    /* GP: the lower bound of the fitted lengthscales (encoded units);
+     * 0: gp.h's default (0.01). */
+    double ls_min;
     /* Finite studies: n_cand candidates (raw, n_cand × n_params) and the
      * ones already held by a trial. n_cand == 0: continuous space. */
     const double *cand_raw;

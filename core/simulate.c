@@ -116,6 +116,8 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     in.acquisition = a->acquisition;
     in.prior_cand = a->prior;
     in.prior_rule = a->prior_rule;
+    in.variant = a->variant;
+    in.ls_min = a->ls_min;
     in.cand_raw = p->raw;
     in.cand_used = used;
     in.n_cand = n;

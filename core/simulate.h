@@ -32,8 +32,10 @@ struct simulate_problem {
 /* The algorithm, as sampler_next takes it. */
 struct simulate_algo {
     enum sampler_kind kind;
-    int kernel;      /* enum kernel_kind (gp, graph) */
-    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    int kernel;       /* enum kernel_kind (gp, graph) */
+    int acquisition;  /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    unsigned variant; /* sampler_input.variant (SAMPLER_V_*) */
+    double ls_min;    /* sampler_input.ls_min (0: the GP's default) */
     /* Transfer (sampler_input's prior_cand, prior_rule): a prior over the
      * table's rows (n, borrowed) or NULL. With one, a GP run's initial
      * rows are the sampler's (the prior's best) instead of

@@ -420,7 +420,8 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
     memset(run, 0, sizeof *run);
     run->single = (struct simulate_algo){.kind = (enum sampler_kind)a->name,
                                          .kernel = a->kernel,
-                                         .acquisition = a->acquisition};
+                                         .acquisition = a->acquisition,
+                                         .ls_min = a->ls_min};
     run->mo =
         (struct simulate_mo_algo){a->name == ALGO_RANDOM,
                                   a->name == ALGO_EHVI    ? a->surrogate

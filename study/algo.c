@@ -12,11 +12,12 @@
 
 #include "common/err.h"
 #include "common/json.h"
+#include "core/gp.h"
 #include "core/kernels.h"
 #include "study/fields.h"
 
 static const char *const kernels[] = {"matern52", "rbf", NULL};
-static const char *const acq_gp[] = {"ei", "pi", "ucb", NULL};
+static const char *const acq_gp[] = {"ei", "pi", "ucb", "nei", NULL};
 static const char *const acq_graph[] = {"ei", "eif", NULL};
 
 static unsigned long long
@@ -254,6 +255,34 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     return HPOD_OK;
 }
 
+/*
+ * gp's "lengthscale_min": the lower bound of the fitted lengthscales in
+ * the encoded unit cube, 0 < v <= the upper bound (gp.h's default 0.01 to
+ * 10); written out into norm.
+ */
+static enum hpod_status
+parse_ls_min(json_t *a, struct algo_def *al, json_t *norm, struct hpod_err *err)
+{
+    struct gp_fit_options o;
+    double v;
+    int has = 0;
+    enum hpod_status st;
+
+    gp_fit_options_default(&o);
+    if ((st = sd_get_number(a, "lengthscale_min", "algorithm", &v, &has,
+                            err)) != HPOD_OK)
+        return st;
+    if (!has)
+        v = o.ls_min;
+    else if (!(v > 0.0 && v <= o.ls_max))
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.lengthscale_min",
+                         "algorithm.lengthscale_min must be > 0 and <= %g",
+                         o.ls_max);
+    al->ls_min = v;
+    json_object_set_new(norm, "lengthscale_min", json_real(v));
+    return HPOD_OK;
+}
+
 /* gp and graph: one model, its kernel and acquisition. */
 static enum hpod_status
 parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
@@ -280,6 +309,8 @@ parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     *norm = json_pack("{s:s, s:I, s:s, s:s, s:i}", "name", name, "seed",
                       (json_int_t)al->seed, "kernel", kernel, "acquisition",
                       acq, "init", al->init);
+    if (al->name == ALGO_GP)
+        return parse_ls_min(a, al, *norm, err);
     return HPOD_OK;
 }
 
@@ -300,6 +331,9 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};
+    static const char *const k_gp[] = {"name",        "seed", "kernel",
+                                       "acquisition", "init", "lengthscale_min",
+                                       NULL};
     static const char *const k_greedy[] = {"name", "seed", "init", NULL};
     const char *name;
     long long seed = 0, init = 3;
@@ -328,6 +362,7 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
                        : n == ALGO_EHVI       ? k_ehvi
                        : n == ALGO_ASHA       ? k_asha
                        : n == ALGO_MULTISTAGE ? k_ms
+                       : n == ALGO_GP         ? k_gp
                                               : k_model,
                        "algorithm", err);
     if (st != HPOD_OK ||

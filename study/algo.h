@@ -31,7 +31,8 @@ struct algo_def {
     enum algo_name name;
     unsigned long long seed;
     int kernel;      /* enum kernel_kind */
-    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb; graph: 0 ei, 1 eif */
+    int acquisition; /* gp: 0 ei, 1 pi, 2 ucb, 3 nei; graph: 0 ei, 1 eif */
+    double ls_min;   /* gp: the lengthscales' lower bound (0: the default) */
     int init;        /* random points before the model takes over */
     int surrogate;   /* ehvi: 0 gp, 1 graph */
     /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base

@@ -44,7 +44,7 @@ chooser_name(int c)
 static void
 sampler_names(const struct study_def *d, const char **sampler, const char **acq)
 {
-    static const char *const gp_acq[] = {"ei", "pi", "ucb"};
+    static const char *const gp_acq[] = {"ei", "pi", "ucb", "nei"};
     int base = d->algo.name == ALGO_ASHA || d->algo.name == ALGO_MULTISTAGE
                    ? d->algo.base
                    : (int)d->algo.name;
@@ -59,7 +59,7 @@ sampler_names(const struct study_def *d, const char **sampler, const char **acq)
                : base == ALGO_GRAPH  ? "graph"
                : base == ALGO_GREEDY ? "greedy"
                                      : "random";
-    *acq = base == ALGO_GP      ? gp_acq[a >= 0 && a <= 2 ? a : 0]
+    *acq = base == ALGO_GP      ? gp_acq[a >= 0 && a <= 3 ? a : 0]
            : base == ALGO_GRAPH ? (a == 1 ? "eif" : "ei")
                                 : NULL;
 }

@@ -26,8 +26,11 @@ struct hb_method {
     int model; /* 1: needs a model-based sampler (may be unavailable) */
 };
 
-/* The last method, key "auto", runs what hb_auto_algo picks per table. */
-#define HB_N_METHODS 9
+/* Method "auto" runs what hb_auto_algo picks per table. */
+#define HB_N_METHODS 19
+/* The first HB_N_DEFAULT run by default; the rest (variants that lost,
+ * docs/sampler-nei.md) only when named or with --methods all. */
+#define HB_N_DEFAULT 11
 extern const struct hb_method hb_methods[HB_N_METHODS];
 
 struct hb_opts {

@@ -202,7 +202,7 @@ static int
 parse_opts(int argc, char **argv, struct hb_opts *o)
 {
     memset(o, 0, sizeof *o);
-    for (size_t m = 0; m < HB_N_METHODS; m++)
+    for (size_t m = 0; m < HB_N_DEFAULT; m++)
         o->use[m] = 1;
     o->repeats = 100;
     o->init = 3;

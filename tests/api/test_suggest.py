@@ -150,6 +150,50 @@ def t_models_beat_random(c):
     check(mean["graph/eif"] < 30, "graph/eif: %r" % mean)
 
 
+@test("gp nei and lengthscale_min: validated, normalized, read back; the study suggests and explains nei")
+def t_gp_nei(c):
+    from harness import expect_error
+    grid = [i / 7.0 for i in range(8)]
+    space = [{"name": "x", "type": "float", "values": grid},
+             {"name": "y", "type": "float", "values": grid}]
+    cands = [{"x": a, "y": b} for a in grid for b in grid]
+    objs = [{"name": "v", "goal": "maximize"}]
+    algo = {"name": "gp", "acquisition": "nei", "lengthscale_min": 0.3, "seed": 5}
+    s = create(c, {"name": uname("gp nei"), "space": space, "candidates": cands,
+                   "objectives": objs, "algorithm": algo})
+    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
+            "init": 3, "lengthscale_min": 0.3}
+    check(s["algorithm"] == want, "normalized %r" % s["algorithm"])
+    got = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
+    check(got["algorithm"] == want, "read back %r" % got["algorithm"])
+    seen = set()
+    for i in range(8):
+        t = suggest(c, s["id"], "w")["trials"][0]
+        key = canon(t["params"])
+        check(key not in seen, "trial %d repeats %r" % (i, key))
+        seen.add(key)
+        report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2 - (t["params"]["y"] - 0.2) ** 2})
+    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    dec = [d for d in ex["decisions"] if d["kind"] == "suggest"]
+    check(len(dec) == 1 and dec[0]["sampler"] == "gp" and dec[0]["acquisition"] == "nei"
+          and dec[0]["chooser"] == "model", "explain %r" % short(ex))
+    # The default is written out; a bound outside (0, 10] or on graph is refused.
+    d = create(c, {"name": uname("gp default ls"), "space": space, "candidates": cands,
+                   "objectives": objs, "algorithm": {"name": "gp"}})
+    check(d["algorithm"]["lengthscale_min"] == 0.01 and d["algorithm"]["acquisition"] == "ei",
+          "default %r" % d["algorithm"])
+    for bad, status, code in [({"lengthscale_min": 0}, 422, "invalid_argument"),
+                              ({"lengthscale_min": 10.5}, 422, "invalid_argument"),
+                              ({"lengthscale_min": "0.3"}, 400, "invalid_argument")]:
+        body = {"name": uname("gp bad ls"), "space": space, "candidates": cands,
+                "objectives": objs, "algorithm": dict({"name": "gp"}, **bad)}
+        expect_error(call(c.port, "POST", "/v1/studies", body), status, code,
+                     "algorithm.lengthscale_min")
+    body = {"name": uname("graph ls"), "space": space, "candidates": cands, "objectives": objs,
+            "algorithm": {"name": "graph", "lengthscale_min": 0.3}}
+    expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument")
+
+
 @test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")
 def t_gp_kept_model(c):
     # Two studies with the same seed and the same (deterministic) values:

@@ -4,14 +4,14 @@
  *   bench_sampler [TSV]   (default ../shared/benchmarks/nmthpo/sw-en.tsv)
  *
  * For 50, 200 and 500 observations (rows drawn at random, seed 0, with their
- * real bleu), times sampler_next for graph/eif, graph/ei and gp/ei (with
- * hyperparameter refit): "cold" with a fresh sampler state (a new process:
- * graph build + factorization), "warm" with the state of the previous
- * observation count minus one (the per-process cache after one new label).
- * Then times the full re-solve EIF of the public reference method
- * (graph_eif_bruteforce: one Laplacian solve per candidate) once, at 200
- * observations, for comparison with the rank-one look-ahead. Medians of
- * repeated runs, CLOCK_MONOTONIC, one BLAS thread.
+ * real bleu), times sampler_next for graph/eif, graph/ei, gp/ei and gp/nei
+ * with lengthscale_min 0.3 (BO_NEI_M) (with hyperparameter refit): "cold" with
+ * a fresh sampler state (a new process: graph build + factorization), "warm"
+ * with the state of the previous observation count minus one (the per-process
+ * cache after one new label). Then times the full re-solve EIF of the public
+ * reference method (graph_eif_bruteforce: one Laplacian solve per candidate)
+ * once, at 200 observations, for comparison with the rank-one look-ahead.
+ * Medians of repeated runs, CLOCK_MONOTONIC, one BLAS thread.
  */
 #include <math.h>
 #include <stdio.h>
@@ -106,7 +106,7 @@ main(int argc, char **argv)
 {
     const char *path =
         argc > 1 ? argv[1] : "../shared/benchmarks/nmthpo/sw-en.tsv";
-    double *raw, *bleu;
+    double *raw = NULL, *bleu = NULL;
     size_t n = load(path, &raw, &bleu);
     struct space sp;
     static const size_t counts[] = {50, 200, 500};
@@ -115,9 +115,11 @@ main(int argc, char **argv)
         enum sampler_kind kind;
         int acq;
         int reps;
-    } algos[] = {{"graph/eif", SAMPLER_GRAPH, 1, 7},
-                 {"graph/ei", SAMPLER_GRAPH, 0, 7},
-                 {"gp/ei (refit)", SAMPLER_GP, 0, 5}};
+        double ls_min;
+    } algos[] = {{"graph/eif", SAMPLER_GRAPH, 1, 7, 0.0},
+                 {"graph/ei", SAMPLER_GRAPH, 0, 7, 0.0},
+                 {"gp/ei (refit)", SAMPLER_GP, 0, 5, 0.0},
+                 {"gp/nei ls0.3", SAMPLER_GP, 3, 5, 0.3}};
 
     if (n == 0) {
         fprintf(stderr, "bench_sampler: could not read %s\n", path);
@@ -172,6 +174,7 @@ main(int argc, char **argv)
                                        .init = 3,
                                        .kernel = KERNEL_MATERN52,
                                        .acquisition = algos[a].acq,
+                                       .ls_min = algos[a].ls_min,
                                        .cand_raw = raw,
                                        .cand_used = used,
                                        .n_cand = n,

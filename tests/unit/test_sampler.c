@@ -557,6 +557,188 @@ test_gp_plugin_incumbent(void **state)
     assert_true(other != want);
 }
 
+/* no observations at random candidates: test_gp_plugin_incumbent's noisy
+ * history, or (rough) the objective plus a deterministic ripple, which
+ * ML-II fits with short lengthscales and noise near its lower bound.
+ * obs_cand, obs_raw, y and used filled. */
+static void
+history(size_t no, int rough, size_t *obs_cand, double *obs_raw, double *y,
+        unsigned char *used)
+{
+    struct rng nr;
+    rng_seed(&nr, 2);
+    for (size_t i = 0; i < no; i++) {
+        size_t c;
+        do
+            c = (size_t)rng_below(&nr, G * G);
+        while (used[c]);
+        used[c] = 1;
+        obs_cand[i] = c;
+        memcpy(obs_raw + 2 * i, cand + 2 * c, 2 * sizeof(double));
+        y[i] = objective(cand + 2 * c) + 0.3 * rng_normal(&nr);
+        if (rough)
+            y[i] = objective(cand + 2 * c) +
+                   0.3 * sin(9.0 * cand[2 * c] + 7.0 * cand[2 * c + 1]);
+    }
+}
+
+/*
+ * Brute-force reference of "nei" (acquisition 3) with a lengthscale floor
+ * (ls_min): the fit of test_gp_plugin_incumbent with the fit options'
+ * ls_min raised, then EI on the predicted observation: latent variance
+ * plus max(fitted σ_n², 0.05)·s² (s: the standardization of the normal
+ * scores), the plug-in incumbent, argmax over the free candidates. The
+ * explanation reports the widened sd. On the rough history the default
+ * fit goes below both floors (checked), so that both are exercised.
+ */
+static void
+test_gp_nei_reference(void **state)
+{
+    (void)state;
+    enum { NO = 30 };
+    size_t obs_cand[NO];
+    double obs_raw[2 * NO], y[NO], z[NO], x[2 * NO], u[G * G * 2];
+    double mu[G * G], var[G * G], sc[G * G], mo[NO];
+    unsigned char used[G * G] = {0};
+    history(NO, 1, obs_cand, obs_raw, y, used);
+    for (int variant = 0; variant < 2; variant++) {
+        double ls_min = variant ? 0.3 : 0.0;
+        struct sampler_input in = {.space = &sp,
+                                   .kind = SAMPLER_GP,
+                                   .seed = 4,
+                                   .seq = NO,
+                                   .init = 3,
+                                   .kernel = KERNEL_MATERN52,
+                                   .acquisition = 3,
+                                   .ls_min = ls_min,
+                                   .cand_raw = cand,
+                                   .cand_used = used,
+                                   .n_cand = G * G,
+                                   .obs_raw = obs_raw,
+                                   .obs_y = y,
+                                   .obs_cand = obs_cand,
+                                   .n_obs = NO};
+        double raw[2];
+        size_t got;
+        struct sampler_explain ex = {0};
+        in.explain = &ex;
+        assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
+
+        struct rng r;
+        struct gp_fit_options o;
+        double ls[2], ym, ys;
+        struct gp_hyper h = {ls, 0.0, 0.0};
+        rng_seed2(&r, 4, NO);
+        struct gp *gp = gp_create(NO, 2, KERNEL_MATERN52);
+        gp_fit_options_default(&o);
+        if (ls_min > 0)
+            o.ls_min = ls_min;
+        assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+        sampler_normal_scores(y, NO, z);
+        gp_standardization(z, NO, &ym, &ys);
+        space_encode_rows(&sp, obs_raw, NO, x);
+        space_encode_rows(&sp, cand, G * G, u);
+        assert_int_equal(gp_fit(gp, x, z, NO, &r), HPOD_OK);
+        gp_get_hyper(gp, &h);
+        assert_true(ls[0] >= o.ls_min && ls[1] >= o.ls_min);
+        assert_true(h.noise_var < 0.05); /* the floor binds */
+        if (!variant)                    /* ... and so does ls_min below */
+            assert_true(ls[0] < 0.3 || ls[1] < 0.3);
+        assert_int_equal(gp_predict(gp, x, NO, mo, NULL), HPOD_OK);
+        double inc = -INFINITY;
+        for (int i = 0; i < NO; i++)
+            inc = mo[i] > inc ? mo[i] : inc;
+        assert_int_equal(gp_predict(gp, u, G * G, mu, var), HPOD_OK);
+        double noise = (h.noise_var > 0.05 ? h.noise_var : 0.05) * ys * ys;
+        for (size_t i = 0; i < G * G; i++)
+            var[i] += noise;
+        acq_score(ACQ_EI, mu, var, G * G, inc, 0.0, sc);
+        size_t want = acq_argmax(sc, G * G, used);
+        check_explain_ranking(&ex, sc, mu, var, G * G, used, want);
+        assert_int_equal(got, want);
+        print_message("nei, ls_min %.2f: lengthscales %.3f %.3f, noise %.4f "
+                      "(floor 0.05), choice %zu\n",
+                      o.ls_min, ls[0], ls[1], h.noise_var, want);
+        sampler_explain_clear(&ex);
+        gp_destroy(gp);
+    }
+}
+
+/*
+ * SAMPLER_V_MIX against brute force: with five free candidates the
+ * explanations of the GP alone and of graph EI alone rank all of them;
+ * the mixed choice is the lowest sum of the two ranks (ties to the lower
+ * index).
+ */
+static void
+test_gp_graph_mix_reference(void **state)
+{
+    (void)state;
+    enum { NO = 30, FREE = 5 };
+    size_t obs_cand[NO];
+    double obs_raw[2 * NO], y[NO];
+    unsigned char used[G * G] = {0};
+    size_t freec[FREE] = {5, 40, 77, 100, 131};
+    history(NO, 0, obs_cand, obs_raw, y, used);
+    for (size_t i = 0; i < G * G; i++)
+        used[i] = 1;
+    for (size_t k = 0; k < FREE; k++) {
+        for (size_t i = 0; i < NO; i++)
+            assert_true(obs_cand[i] != freec[k]);
+        used[freec[k]] = 0;
+    }
+    double rank[2][G * G];
+    for (int m = 0; m < 2; m++) {
+        struct sampler_explain ex = {0};
+        struct sampler_input in = {.space = &sp,
+                                   .kind = m ? SAMPLER_GRAPH : SAMPLER_GP,
+                                   .seed = 4,
+                                   .seq = NO,
+                                   .init = 3,
+                                   .kernel = KERNEL_MATERN52,
+                                   .acquisition = 0,
+                                   .cand_raw = cand,
+                                   .cand_used = used,
+                                   .n_cand = G * G,
+                                   .obs_raw = obs_raw,
+                                   .obs_y = y,
+                                   .obs_cand = obs_cand,
+                                   .n_obs = NO,
+                                   .explain = &ex};
+        double raw[2];
+        size_t got;
+        assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
+        assert_int_equal(ex.n_runners, FREE - 1);
+        for (size_t j = 0; j < FREE; j++)
+            rank[m][j ? ex.runner[j - 1].cand : ex.pick.cand] = (double)j;
+        sampler_explain_clear(&ex);
+    }
+    size_t want = G * G;
+    for (size_t i = 0; i < G * G; i++)
+        if (!used[i] && (want == G * G || rank[0][i] + rank[1][i] <
+                                              rank[0][want] + rank[1][want]))
+            want = i;
+    struct sampler_input in = {.space = &sp,
+                               .kind = SAMPLER_GP,
+                               .seed = 4,
+                               .seq = NO,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .acquisition = 0,
+                               .variant = SAMPLER_V_MIX,
+                               .cand_raw = cand,
+                               .cand_used = used,
+                               .n_cand = G * G,
+                               .obs_raw = obs_raw,
+                               .obs_y = y,
+                               .obs_cand = obs_cand,
+                               .n_obs = NO};
+    double raw[2];
+    size_t got;
+    assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
+    assert_int_equal(got, want);
+}
+
 /* sampler_explain_rank on scores with ties, NaN and skipped entries. */
 static void
 test_explain_rank(void **state)
@@ -708,8 +890,9 @@ test_continuous(void **state)
     space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
     space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
     double obs_raw[2 * 40], obs_y[40];
-    enum sampler_kind kinds[] = {SAMPLER_GP, SAMPLER_GRAPH};
-    for (int k = 0; k < 2; k++) {
+    /* The third run: gp with nei and lengthscale_min 0.3 (BO_NEI_M). */
+    enum sampler_kind kinds[] = {SAMPLER_GP, SAMPLER_GRAPH, SAMPLER_GP};
+    for (int k = 0; k < 3; k++) {
         double best = -1;
         /* The graph kind is only checked for legal answers (below): a few
          * model steps do that, and each costs a dense solve on
@@ -722,8 +905,8 @@ test_continuous(void **state)
                                        .seq = t,
                                        .init = 5,
                                        .kernel = KERNEL_MATERN52,
-                                       .acquisition =
-                                           kinds[k] == SAMPLER_GRAPH ? 0 : 0,
+                                       .acquisition = k == 2 ? 3 : 0,
+                                       .ls_min = k == 2 ? 0.3 : 0.0,
                                        .obs_raw = obs_raw,
                                        .obs_y = obs_y,
                                        .n_obs = (size_t)t};
@@ -740,7 +923,8 @@ test_continuous(void **state)
         /* The maximum is about 1.2118. The GP must get there; the graph
          * method (a new random node set per step) is only checked for
          * legal, reproducible answers: it is weak on continuous spaces. */
-        print_message("continuous kind %d: best %.4f\n", (int)kinds[k], best);
+        print_message("continuous kind %d%s: best %.4f\n", (int)kinds[k],
+                      k == 2 ? " (nei, lengthscale_min 0.3)" : "", best);
         if (kinds[k] == SAMPLER_GP)
             assert_true(best > 1.21 - 0.05);
         else
@@ -762,6 +946,8 @@ main(void)
         cmocka_unit_test(test_graph_ei_rank_invariant),
         cmocka_unit_test(test_gp_rank_invariant),
         cmocka_unit_test(test_gp_plugin_incumbent),
+        cmocka_unit_test(test_gp_nei_reference),
+        cmocka_unit_test(test_gp_graph_mix_reference),
         cmocka_unit_test(test_continuous),
         cmocka_unit_test(test_explain_rank),
         cmocka_unit_test(test_explain_phases),
