@@ -390,13 +390,16 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     }
     /* Who is asking comes before anything about the request itself: a
      * client without a valid token learns nothing from our answers. */
-    if (route->needs_db || auth_needs_db(route)) {
+    /* A suggest borrows a connection only if it leads a group
+     * (study/suggest.c), and auth only when its caches miss, so a call
+     * waiting for its study holds none. */
+    if (route->needs_db && !route->waits_for_study) {
         st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);
         if (st != HPOD_OK)
             goto out;
     }
     st = auth_request(
-        rq->db, route,
+        &rq->db, s->ctx->pool, route,
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
         &rq->who, &h->challenge, &rq->err);
     if (st != HPOD_OK)
@@ -422,11 +425,13 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     if ((st = http_parse_body(h->body, h->len, &body, &rq->err)) != HPOD_OK)
         goto out;
     rq->body = body;
+    /* A token scoped to a lab: whose is the {id} (a read). */
+    if (rq->who.lab[0] && !rq->db &&
+        (st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err)) != HPOD_OK)
+        goto out;
     if ((st = auth_check_owner(rq->db, route, &rq->who, rq->id, rq->name,
                                &rq->err)) != HPOD_OK)
         goto out;
-    /* A suggest borrows a connection only if it leads a group
-     * (study/suggest.c), so a call waiting for its study holds none. */
     if ((!route->needs_db || route->waits_for_study) && rq->db) {
         db_pool_release(s->ctx->pool, rq->db);
         rq->db = NULL;
