@@ -25,6 +25,8 @@ struct bench_jobs;
 
 struct hpod_ctx {
     struct db_pool *pool;
+    size_t suggest_conns; /* most pooled connections suggests hold at once
+                             (set by server/http.c) */
     const char *benchmarks_dir;
     const struct bench_db *bench; /* tables loaded at start-up (may be
                                      empty, never NULL) */

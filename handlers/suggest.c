@@ -60,7 +60,11 @@ handle_suggest(struct req *rq)
 
     if ((st = parse_body(rq, &worker, &count)) != HPOD_OK)
         return st;
-    st = study_suggest(rq->db, rq->id, worker, count, &ans, &rq->err);
+    /* No connection is held while the call waits for its study's
+     * group: it borrows one only if it leads (study/suggest.h). */
+    st = rq->db ? study_suggest(rq->db, rq->id, worker, count, &ans, &rq->err)
+                : study_suggest_pooled(rq->ctx->pool, rq->ctx->suggest_conns,
+                                       rq->id, worker, count, &ans, &rq->err);
     if (ans.n_expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, ans.n_expired);
     atomic_fetch_add(&rq->ctx->suggestions_total, ans.n_new);

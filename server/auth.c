@@ -62,9 +62,18 @@ auth_needs_db(const struct route *r)
     return r->role != ROLE_NONE && mode != AUTH_OFF;
 }
 
+/* The connection *db, borrowed from pool the first time one is needed
+ * (a request whose answers are all cached borrows none). */
+static enum hpod_status
+need_db(struct db **db, struct db_pool *pool, struct hpod_err *err)
+{
+    return *db ? HPOD_OK : db_pool_acquire(pool, db, err);
+}
+
 /* Whether tokens are required now (cached for AUTH_CACHE_MS). */
 static enum hpod_status
-auth_required(struct db *db, int *required, struct hpod_err *err)
+auth_required(struct db **db, struct db_pool *pool, int *required,
+              struct hpod_err *err)
 {
     long long t = hpod_now_ms();
     int exist = 0;
@@ -77,7 +86,8 @@ auth_required(struct db *db, int *required, struct hpod_err *err)
     pthread_mutex_unlock(&mu);
     if (fresh)
         return HPOD_OK;
-    if ((st = access_tokens_exist(db, &exist, err)) != HPOD_OK)
+    if ((st = need_db(db, pool, err)) != HPOD_OK ||
+        (st = access_tokens_exist(*db, &exist, err)) != HPOD_OK)
         return st;
     pthread_mutex_lock(&mu);
     exist_cached = exist;
@@ -111,8 +121,8 @@ bearer_token(const char *authz, char *buf, size_t size)
 
 /* The principal of secret: from the cache, else from the database. */
 static enum hpod_status
-principal_of(struct db *db, const char *secret, struct principal *who,
-             struct hpod_err *err)
+principal_of(struct db **db, struct db_pool *pool, const char *secret,
+             struct principal *who, struct hpod_err *err)
 {
     uint8_t h[SHA256_LEN];
     long long t = hpod_now_ms();
@@ -128,7 +138,8 @@ principal_of(struct db *db, const char *secret, struct principal *who,
     pthread_mutex_unlock(&mu);
     if (hit)
         return HPOD_OK;
-    if ((st = access_authenticate(db, secret, who, err)) != HPOD_OK)
+    if ((st = need_db(db, pool, err)) != HPOD_OK ||
+        (st = access_authenticate(*db, secret, who, err)) != HPOD_OK)
         return st;
     pthread_mutex_lock(&mu);
     memcpy(s->hash, h, sizeof h);
@@ -139,8 +150,8 @@ principal_of(struct db *db, const char *secret, struct principal *who,
 }
 
 enum hpod_status
-auth_request(struct db *db, const struct route *r, const char *authz,
-             struct principal *who, const char **challenge,
+auth_request(struct db **db, struct db_pool *pool, const struct route *r,
+             const char *authz, struct principal *who, const char **challenge,
              struct hpod_err *err)
 {
     char buf[160];
@@ -153,7 +164,7 @@ auth_request(struct db *db, const struct route *r, const char *authz,
     *challenge = NULL;
     if (!auth_needs_db(r))
         return HPOD_OK;
-    if ((st = auth_required(db, &required, err)) != HPOD_OK || !required)
+    if ((st = auth_required(db, pool, &required, err)) != HPOD_OK || !required)
         return st;
     if (!(secret = bearer_token(authz, buf, sizeof buf))) {
         *challenge = authz ? CHALLENGE_INVALID : CHALLENGE_MISSING;
@@ -163,7 +174,7 @@ auth_request(struct db *db, const struct route *r, const char *authz,
                                : "this server requires a token: "
                                  "Authorization: Bearer <token>");
     }
-    if ((st = principal_of(db, secret, who, err)) != HPOD_OK) {
+    if ((st = principal_of(db, pool, secret, who, err)) != HPOD_OK) {
         if (st == HPOD_EUNAUTH)
             *challenge = CHALLENGE_INVALID;
         return st;

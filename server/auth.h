@@ -33,14 +33,17 @@ void auth_set_mode(enum auth_mode mode);
 /*
  * auth_request - the principal of a request to route r carrying the
  * Authorization header authz (may be NULL), checked against the route's
- * role. db is borrowed (may be NULL for routes that need no token).
+ * role. *db is the request's connection, or NULL: one is borrowed from
+ * pool into *db only when a token or "tokens exist" is not cached (the
+ * caller releases it).
  * HPOD_EUNAUTH (with *challenge set to the WWW-Authenticate value) for a
  * missing, malformed, unknown, expired or revoked token; HPOD_EDENIED
  * when the role does not allow the route.
  */
-enum hpod_status auth_request(struct db *db, const struct route *r,
-                              const char *authz, struct principal *who,
-                              const char **challenge, struct hpod_err *err);
+enum hpod_status auth_request(struct db **db, struct db_pool *pool,
+                              const struct route *r, const char *authz,
+                              struct principal *who, const char **challenge,
+                              struct hpod_err *err);
 
 /* Whether auth_request needs a database connection for route r. */
 int auth_needs_db(const struct route *r);

@@ -35,13 +35,6 @@ struct http_server {
     struct MHD_Daemon *daemon;
     const struct config *cfg;
     struct hpod_ctx *ctx;
-    /* Suggests wait for their study's row lock while they hold a pooled
-     * connection; at most suggest_max of them hold one at a time, so the
-     * rest of the pool stays free for reports and reads, which then
-     * never queue behind a suggest (issue 14: head-of-line blocking). */
-    pthread_mutex_t gate_mu;
-    pthread_cond_t gate_cv;
-    long suggest_in, suggest_max;
 };
 
 struct http_req {
@@ -374,27 +367,6 @@ http_parse_body(const char *text, size_t len, json_t **out,
     return HPOD_OK;
 }
 
-/* Waits for one of the suggest_max places; returns 1 (taken). */
-static int
-gate_enter(struct http_server *s)
-{
-    pthread_mutex_lock(&s->gate_mu);
-    while (s->suggest_in >= s->suggest_max)
-        pthread_cond_wait(&s->gate_cv, &s->gate_mu);
-    s->suggest_in++;
-    pthread_mutex_unlock(&s->gate_mu);
-    return 1;
-}
-
-static void
-gate_leave(struct http_server *s)
-{
-    pthread_mutex_lock(&s->gate_mu);
-    s->suggest_in--;
-    pthread_cond_signal(&s->gate_cv);
-    pthread_mutex_unlock(&s->gate_mu);
-}
-
 /* Parse, route, run the handler. Fills rq's reply in every case. */
 static void
 dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
@@ -402,7 +374,6 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
 {
     const struct route *route = NULL;
     json_t *body = NULL;
-    int gated = 0;
     enum hpod_status st;
 
     st = router_match(rq->method, rq->path, &route, &rq->id, rq->name,
@@ -419,15 +390,16 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     }
     /* Who is asking comes before anything about the request itself: a
      * client without a valid token learns nothing from our answers. */
-    if (route->waits_for_study)
-        gated = gate_enter(s);
-    if (route->needs_db || auth_needs_db(route)) {
+    /* A suggest borrows a connection only if it leads a group
+     * (study/suggest.c), and auth only when its caches miss, so a call
+     * waiting for its study holds none. */
+    if (route->needs_db && !route->waits_for_study) {
         st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err);
         if (st != HPOD_OK)
             goto out;
     }
     st = auth_request(
-        rq->db, route,
+        &rq->db, s->ctx->pool, route,
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
         &rq->who, &h->challenge, &rq->err);
     if (st != HPOD_OK)
@@ -453,10 +425,14 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
     if ((st = http_parse_body(h->body, h->len, &body, &rq->err)) != HPOD_OK)
         goto out;
     rq->body = body;
+    /* A token scoped to a lab: whose is the {id} (a read). */
+    if (rq->who.lab[0] && !rq->db &&
+        (st = db_pool_acquire(s->ctx->pool, &rq->db, &rq->err)) != HPOD_OK)
+        goto out;
     if ((st = auth_check_owner(rq->db, route, &rq->who, rq->id, rq->name,
                                &rq->err)) != HPOD_OK)
         goto out;
-    if (!route->needs_db && rq->db) {
+    if ((!route->needs_db || route->waits_for_study) && rq->db) {
         db_pool_release(s->ctx->pool, rq->db);
         rq->db = NULL;
     }
@@ -466,8 +442,6 @@ out:
         db_pool_release(s->ctx->pool, rq->db);
         rq->db = NULL;
     }
-    if (gated)
-        gate_leave(s);
     if (st != HPOD_OK) {
         json_decref(rq->reply);
         free(rq->reply_text);
@@ -679,12 +653,12 @@ http_start(const struct config *cfg, struct hpod_ctx *ctx,
     }
     s->cfg = cfg;
     s->ctx = ctx;
-    /* A quarter of the pool (at least one connection) is kept from
-     * suggests; a pool of one has nothing to spare. */
-    s->suggest_max =
-        cfg->db_pool > 1 ? cfg->db_pool - (cfg->db_pool + 3) / 4 : 1;
-    pthread_mutex_init(&s->gate_mu, NULL);
-    pthread_cond_init(&s->gate_cv, NULL);
+    /* Suggest leaders hold at most three quarters of the pool (a pool of
+     * one has nothing to spare), so reports and reads always find a
+     * connection and never queue behind a suggest waiting for a study
+     * lock (issue 14: head-of-line blocking). */
+    ctx->suggest_conns =
+        cfg->db_pool > 1 ? (size_t)(cfg->db_pool - (cfg->db_pool + 3) / 4) : 1;
     /* HPOD_THREADS=0 (the default): a thread per connection, so a request
      * waiting (for a lock, for the pool) never holds up another client's;
      * N: a pool of N threads, each serving many connections. */
@@ -709,8 +683,6 @@ http_start(const struct config *cfg, struct hpod_ctx *ctx,
             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000, MHD_OPTION_END);
     if (!s->daemon) {
-        pthread_cond_destroy(&s->gate_cv);
-        pthread_mutex_destroy(&s->gate_mu);
         free(s);
         return hpod_fail(err, HPOD_EINVAL, "HPOD_PORT",
                          "could not listen on %s:%ld", cfg->listen_addr,
@@ -734,8 +706,6 @@ http_stop(struct http_server *s)
     if (!s)
         return;
     MHD_stop_daemon(s->daemon);
-    pthread_cond_destroy(&s->gate_cv);
-    pthread_mutex_destroy(&s->gate_mu);
     free(s);
     metrics_free();
 }

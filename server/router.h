@@ -30,9 +30,10 @@ struct route {
      * ROLE_WRITE for what trainers do, ROLE_ADMIN for deletes and
      * tokens. */
     enum access_role role;
-    /* 1 for routes that may hold a pooled connection while they wait for
-     * a study's row lock (suggest): server/http.c lets at most three
-     * quarters of the pool do so, so reports and reads never queue behind
+    /* 1 for routes that wait for a study's row lock (suggest): the
+     * handler gets no pooled connection; it borrows one only when its
+     * call leads a group, and suggests hold at most three quarters of the
+     * pool (study/suggest.c), so reports and reads never queue behind
      * them. */
     int waits_for_study;
 };

@@ -10,21 +10,8 @@
 
 #include "common/mem.h"
 #include "common/err.h"
+#include "store/trial_cols.h"
 
-#define TS(col)                                                                \
-    "to_char(" col " AT TIME ZONE 'UTC', "                                     \
-    "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-
-/* One clause per line reads better than clang-format's packing. */
-/* clang-format off */
-#define TRIAL_COLS \
-    " t.id, t.study_id, t.seq, t.state, t.params::text AS params," \
-    " t.origin, t.metadata::text AS metadata," \
-    " t.candidate, t.worker, t.reason," \
-    " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at," \
-    " t.resume_from_step, t.train_to," \
-    " " TS("t.created_at") " AS created_at," \
-    " " TS("t.updated_at") " AS updated_at"
 static const char *SQL_COLS = "SELECT" TRIAL_COLS " FROM trials t";
 /* clang-format on */
 
@@ -306,8 +293,8 @@ out:
     return st;
 }
 
-static void
-row_to_trial(const struct db_result *r, size_t i, struct trial *t)
+void
+trial_store_row(const struct db_result *r, size_t i, struct trial *t)
 {
     const char *le = db_get(r, i, "lease_expired");
     memset(t, 0, sizeof *t);
@@ -329,11 +316,9 @@ row_to_trial(const struct db_result *r, size_t i, struct trial *t)
     t->updated_at = dup_or_null(db_get(r, i, "updated_at"));
 }
 
-/* Runs sql (its rows: TRIAL_COLS) with params and returns every row as
- * trials, with their values and steps. */
-static enum hpod_status
-query_trials(struct db *db, const char *sql, int np, const char *const *p,
-             struct trial **out, size_t *n, struct hpod_err *err)
+enum hpod_status
+trial_store_query(struct db *db, const char *sql, int np, const char *const *p,
+                  struct trial **out, size_t *n, struct hpod_err *err)
 {
     struct db_result *r = NULL;
     enum hpod_status st;
@@ -345,7 +330,7 @@ query_trials(struct db *db, const char *sql, int np, const char *const *p,
     *n = db_rows(r);
     *out = xcalloc(*n ? *n : 1, sizeof **out);
     for (size_t i = 0; i < *n; i++)
-        row_to_trial(r, i, &(*out)[i]);
+        trial_store_row(r, i, &(*out)[i]);
     db_result_free(r);
     if ((st = load_values(db, *out, *n, err)) != HPOD_OK) {
         trials_free(*out, *n);
@@ -362,7 +347,7 @@ select_trials(struct db *db, const char *where, int np, const char *const *p,
 {
     char sql[4096];
     snprintf(sql, sizeof sql, "%s %s", SQL_COLS, where);
-    return query_trials(db, sql, np, p, out, n, err);
+    return trial_store_query(db, sql, np, p, out, n, err);
 }
 
 static enum hpod_status
@@ -399,7 +384,7 @@ trial_store_held(struct db *db, long long study_id, const char *worker,
     snprintf(sid, sizeof sid, "%lld", study_id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
     const char *p[] = {sid, worker, ls};
-    return query_trials(db, SQL_RENEW_HELD, 3, p, out, n, err);
+    return trial_store_query(db, SQL_RENEW_HELD, 3, p, out, n, err);
 }
 
 enum hpod_status
@@ -441,7 +426,7 @@ trial_store_insert(struct db *db, long long study_id, int seq,
     if ((st = db_exec(db, SQL_INSERT, 7, p, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 1)
-        row_to_trial(r, 0, out);
+        trial_store_row(r, 0, out);
     else
         st = hpod_fail(err, HPOD_EINTERNAL, "",
                        "a trial insert returned no row");
@@ -601,7 +586,7 @@ trial_store_report(struct db *db, long long id, const struct metric_set *add,
         st =
             hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist", id);
     else if (st == HPOD_OK && row)
-        row_to_trial(r, 0, row);
+        trial_store_row(r, 0, row);
     db_result_free(r);
     free(names);
     free(values);

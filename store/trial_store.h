@@ -30,6 +30,17 @@ enum hpod_status trial_store_held(struct db *db, long long study_id,
                                   struct trial **out, size_t *n,
                                   struct hpod_err *err);
 
+/*
+ * trial_store_row - row i of r (read with store/trial_cols.h's TRIAL_COLS)
+ * as a trial, without values. trial_store_query - runs sql (rows:
+ * TRIAL_COLS) with params and returns every row as trials (new array),
+ * with their values and steps.
+ */
+void trial_store_row(const struct db_result *r, size_t i, struct trial *t);
+enum hpod_status trial_store_query(struct db *db, const char *sql, int np,
+                                   const char *const *p, struct trial **out,
+                                   size_t *n, struct hpod_err *err);
+
 /* Next 0-based issue number of the study (call with the study locked). */
 enum hpod_status trial_store_next_seq(struct db *db, long long study_id,
                                       int *seq, struct hpod_err *err);

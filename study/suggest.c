@@ -16,6 +16,7 @@
 #include "core/pareto.h"
 #include "core/sampler.h"
 #include "store/gp_model_store.h"
+#include "store/trial_batch_store.h"
 #include "store/warm_store.h"
 #include "study/warmstart.h"
 #include "store/study_store.h"
@@ -204,6 +205,22 @@ struct suggest_call {
     struct sampler_gp_model gpm; /* the GP's kept model (GP studies) */
     double *prior; /* warm_start: the source's prior per candidate */
     size_t n_prior;
+    /* A batching group (suggest_batching): every worker's held trials,
+     * read at once, and the new trials, inserted at once before the
+     * commit, each into its reserved answer slot. */
+    int batching;
+    struct trial *held;
+    size_t n_held;
+    struct trial_new *ins;
+    struct batch_slot *slot;
+    size_t n_ins, cap_ins;
+};
+
+/* Where a batched new trial goes: answer out, position i. */
+struct batch_slot {
+    struct suggest_answer *out;
+    size_t i;
+    char *ptext; /* the params text ins[] points into (owned) */
 };
 
 /*
@@ -258,8 +275,17 @@ suggest_held(struct suggest_call *c)
 {
     struct trial *held = NULL;
     size_t n_held = 0;
-    enum hpod_status st;
+    long long got = 0;
+    enum hpod_status st = HPOD_OK;
 
+    if (c->batching) {
+        /* Read for the whole group; workers are distinct in a batch. */
+        for (size_t i = 0; i < c->n_held && got < c->count && st == HPOD_OK;
+             i++)
+            if (c->held[i].worker && strcmp(c->held[i].worker, c->worker) == 0)
+                st = answer_add(c, &c->held[i]), got++;
+        return st;
+    }
     if ((st = trial_store_held(c->db, c->id, c->worker, c->s.lease_seconds,
                                &held, &n_held, c->err)) != HPOD_OK)
         goto out;
@@ -477,6 +503,89 @@ suggest_read(struct suggest_call *c)
     return HPOD_OK;
 }
 
+/* Reserves the next answer slot of this call for a new trial (ptext is
+ * taken), inserted by batch_flush. */
+static void
+batch_add(struct suggest_call *c, int seq, char *ptext, size_t cand)
+{
+    if (c->n_ins == c->cap_ins) {
+        c->cap_ins = c->cap_ins ? 2 * c->cap_ins : 32;
+        c->ins = xrealloc(c->ins, c->cap_ins * sizeof *c->ins);
+        c->slot = xrealloc(c->slot, c->cap_ins * sizeof *c->slot);
+    }
+    c->ins[c->n_ins] = (struct trial_new){
+        .seq = seq,
+        .params = ptext,
+        .candidate = cand == (size_t)-1 ? -1 : (long long)cand,
+        .worker = c->worker};
+    c->slot[c->n_ins] =
+        (struct batch_slot){.out = c->out, .i = c->out->n++, .ptext = ptext};
+    c->n_ins++;
+}
+
+/* Inserts the group's new trials (one statement) into their slots. */
+static enum hpod_status
+batch_flush(struct suggest_call *c)
+{
+    struct trial *t = NULL;
+    size_t n = 0;
+    enum hpod_status st = HPOD_OK;
+
+    if (c->n_ins == 0)
+        return HPOD_OK;
+    if ((st = trial_batch_insert(c->db, c->id, c->ins, c->n_ins,
+                                 c->s.lease_seconds, c->work.train_to, &t, &n,
+                                 c->err)) != HPOD_OK)
+        return st;
+    /* Both in seq order: batch_add takes increasing numbers. */
+    for (size_t i = 0; i < n && st == HPOD_OK; i++) {
+        struct suggest_answer *out = c->slot[i].out;
+        size_t keep = out->n;
+        if (t[i].seq != c->ins[i].seq) {
+            st = hpod_fail(c->err, HPOD_EINTERNAL, "",
+                           "a batched insert came back out of order");
+            break;
+        }
+        c->out = out;
+        out->n = c->slot[i].i; /* answer_add fills the reserved slot */
+        st = answer_add(c, &t[i]);
+        out->n = keep;
+    }
+    trials_free(t, n);
+    return st;
+}
+
+static void
+batch_cleanup(struct suggest_call *c)
+{
+    for (size_t i = 0; i < c->n_ins; i++)
+        free(c->slot[i].ptext);
+    free(c->ins);
+    free(c->slot);
+    trials_free(c->held, c->n_held);
+}
+
+/*
+ * 1 when a group's held trials are read and its new trials inserted in
+ * one statement each: no multi-fidelity (its steps read what a call
+ * before wrote), no recorded explanation (it needs each trial's id as it
+ * is inserted), and distinct workers (a worker's second call is answered
+ * its first call's new trial, as held, which the batched read would not
+ * see).
+ */
+static int
+suggest_batching(const struct suggest_call *c, const char *const *workers,
+                 size_t k)
+{
+    if (mf_enabled(&c->d) || study_explain_records(&c->d))
+        return 0;
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(workers[i], workers[j]) == 0)
+                return 0;
+    return 1;
+}
+
 /* Chooses and inserts up to need new trials. */
 static enum hpod_status
 suggest_new(struct suggest_call *c, long long need)
@@ -517,6 +626,10 @@ suggest_new(struct suggest_call *c, long long need)
         json_t *pj = params_to_json(d, raw);
         char *ptext = hj_dump(pj, 0);
         json_decref(pj);
+        if (c->batching) {
+            batch_add(c, seq, ptext, cand);
+            goto chosen;
+        }
         st = trial_store_insert(
             c->db, c->id, seq, ptext, cand == (size_t)-1 ? -1 : (long long)cand,
             c->worker, c->s.lease_seconds, c->work.train_to, &t, c->err);
@@ -528,6 +641,7 @@ suggest_new(struct suggest_call *c, long long need)
         trial_cleanup(&t);
         if (st != HPOD_OK)
             goto out;
+    chosen:
         if (cand != (size_t)-1)
             h->cand_used[cand] = 1;
         history_add_pending(h, np, raw, cand);
@@ -594,64 +708,12 @@ suggest_member(struct suggest_call *c, int first)
     return HPOD_OK;
 }
 
-/*
- * One suggest call of a group: its arguments, its answer, and where it
- * stands. Calls on one study in one process form a group: the first to
- * find no transaction under way leads, and answers every call queued
- * behind it in one transaction under one study lock and one commit.
- * Every call is answered as if the calls had run one after another in
- * that order (the counts are kept current between them); only the
- * waiting for the lock and the commit are shared (issue 14: 64 workers
- * queued on one lock, each paying a lock handoff and a commit).
- */
-enum member_state { M_QUEUED, M_TAKEN, M_DONE, M_SOLO };
-
-struct member {
-    long long study_id;
-    const char *worker;
-    long long count;
-    struct suggest_answer *out;
-    struct hpod_err *err;
-    enum hpod_status st;
-    enum member_state state;
-    struct member *next;
-};
-
-#define GROUP_SLOTS 64
-#define GROUP_MAX 32
-
-static struct group {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int busy; /* a leader runs a transaction for this slot */
-    struct member *head, *tail;
-} groups[GROUP_SLOTS];
-static pthread_once_t groups_once = PTHREAD_ONCE_INIT;
-
-static void
-groups_init(void)
-{
-    for (size_t i = 0; i < GROUP_SLOTS; i++) {
-        pthread_mutex_init(&groups[i].mu, NULL);
-        pthread_cond_init(&groups[i].cv, NULL);
-    }
-}
-
-static void
-answer_reset(struct suggest_answer *out, long long count)
-{
-    suggest_answer_cleanup(out);
-    out->trials = xcalloc(count > 0 ? (size_t)count : 1, sizeof *out->trials);
-}
-
-/*
- * The transaction of members m[0..k-1] of one study; sets each m[i]->st.
- * Returns 1 when it committed.
- */
-static int
+/* study/suggest_group.h */
+int
 suggest_run(struct db *db, long long id, struct member **m, size_t k)
 {
     struct suggest_call c = {.db = db, .id = id, .out = m[0]->out};
+    const char *workers[GROUP_MAX];
     size_t i = 0;
     int committed = 0;
     enum hpod_status st;
@@ -665,6 +727,15 @@ suggest_run(struct db *db, long long id, struct member **m, size_t k)
         st = HPOD_ECONFLICT;
         goto out;
     }
+    /* One round trip each for the group's held and new trials, so the
+     * study lock is held for a few statements, not two per call. */
+    for (i = 0; i < k; i++)
+        workers[i] = m[i]->worker;
+    if ((c.batching = suggest_batching(&c, workers, k))) {
+        if ((st = trial_batch_held(db, id, workers, k, c.s.lease_seconds,
+                                   &c.held, &c.n_held, c.err)) != HPOD_OK)
+            goto out;
+    }
     for (i = 0; i < k; i++) {
         c.worker = m[i]->worker;
         c.count = m[i]->count;
@@ -673,7 +744,8 @@ suggest_run(struct db *db, long long id, struct member **m, size_t k)
         if ((st = suggest_member(&c, i == 0)) != HPOD_OK)
             goto out;
     }
-    if ((st = db_commit(db, c.err)) != HPOD_OK)
+    if ((st = batch_flush(&c)) != HPOD_OK ||
+        (st = db_commit(db, c.err)) != HPOD_OK)
         goto out;
     committed = 1;
     for (i = 0; i < k; i++) {
@@ -689,6 +761,7 @@ out:
             m[i]->out->n_new = 0;
         }
     }
+    batch_cleanup(&c);
     history_cleanup(&c.h);
     sampler_gp_model_clear(&c.gpm);
     free(c.prior);
@@ -701,87 +774,6 @@ out:
     study_def_cleanup(&c.d);
     study_cleanup(&c.s);
     return committed;
-}
-
-/* Leads: takes me and up to GROUP_MAX - 1 queued calls of my study. */
-static void
-group_lead(struct group *g, struct db *db, struct member *me)
-{
-    struct member *m[GROUP_MAX], **pp;
-    size_t k = 1;
-    int committed;
-
-    g->busy = 1;
-    m[0] = me; /* the leader's connection reads and writes for all */
-    for (pp = &g->head; *pp;) {
-        struct member *x = *pp;
-        if (x == me || (x->study_id == me->study_id && k < GROUP_MAX)) {
-            *pp = x->next;
-            x->state = M_TAKEN;
-            if (x != me)
-                m[k++] = x;
-            continue;
-        }
-        pp = &x->next;
-    }
-    g->tail = NULL;
-    for (struct member *x = g->head; x; x = x->next)
-        g->tail = x;
-    pthread_mutex_unlock(&g->mu);
-    for (size_t i = 0; i < k; i++)
-        answer_reset(m[i]->out, m[i]->count);
-    committed = suggest_run(db, me->study_id, m, k);
-    pthread_mutex_lock(&g->mu);
-    /* A group that failed before its commit: every call runs again
-     * alone, on its own connection, so one call's error (or a
-     * multi-fidelity study) is never another call's answer. */
-    for (size_t i = 0; i < k; i++)
-        m[i]->state = committed || k == 1 ? M_DONE : M_SOLO;
-    g->busy = 0;
-    pthread_cond_broadcast(&g->cv);
-}
-
-static enum hpod_status
-suggest_alone(struct db *db, struct member *me)
-{
-    struct member *m[1] = {me};
-    answer_reset(me->out, me->count);
-    suggest_run(db, me->study_id, m, 1);
-    return me->st;
-}
-
-enum hpod_status
-study_suggest(struct db *db, long long study_id, const char *worker,
-              long long count, struct suggest_answer *out, struct hpod_err *err)
-{
-    struct member me = {.study_id = study_id,
-                        .worker = worker,
-                        .count = count,
-                        .out = out,
-                        .err = err,
-                        .state = M_QUEUED};
-    struct group *g;
-
-    memset(out, 0, sizeof *out);
-    pthread_once(&groups_once, groups_init);
-    g = &groups[(unsigned long long)study_id % GROUP_SLOTS];
-    pthread_mutex_lock(&g->mu);
-    if (g->tail)
-        g->tail->next = &me;
-    else
-        g->head = &me;
-    g->tail = &me;
-    while (me.state == M_QUEUED || me.state == M_TAKEN) {
-        if (me.state == M_QUEUED && !g->busy) {
-            group_lead(g, db, &me);
-            continue;
-        }
-        pthread_cond_wait(&g->cv, &g->mu);
-    }
-    pthread_mutex_unlock(&g->mu);
-    if (me.state == M_SOLO)
-        return suggest_alone(db, &me);
-    return me.st;
 }
 
 void

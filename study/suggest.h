@@ -46,9 +46,56 @@ enum hpod_status study_suggest(struct db *db, long long study_id,
                                const char *worker, long long count,
                                struct suggest_answer *out,
                                struct hpod_err *err);
+/*
+ * study_suggest_pooled - the same, but the call borrows a connection of
+ * pool only when it leads a group (or runs alone): a call answered by
+ * another call's transaction holds none while it waits. At most
+ * max_held connections of the process are held by suggest leaders at
+ * once (the rest of the pool stays free for reports and reads, which
+ * then never queue behind a suggest waiting for a study lock).
+ */
+enum hpod_status study_suggest_pooled(struct db_pool *pool, size_t max_held,
+                                      long long study_id, const char *worker,
+                                      long long count,
+                                      struct suggest_answer *out,
+                                      struct hpod_err *err);
 void suggest_answer_cleanup(struct suggest_answer *a);
 
 /* Frees the per-process cache of candidates and sampler state. */
 void suggest_cache_clear(void);
+
+/* Inside study/ only: the groups (study/suggest_group.c, which defines
+ * study_suggest and study_suggest_pooled) and their transaction
+ * (study/suggest.c). */
+/*
+ * One suggest call of a group: its arguments, its answer, and where it
+ * stands. Calls on one study in one process form a group: the first to
+ * find no transaction under way leads, and answers every call queued
+ * behind it in one transaction under one study lock and one commit.
+ * Every call is answered as if the calls had run one after another in
+ * that order (the counts are kept current between them); only the
+ * waiting for the lock and the commit are shared (issue 14: 64 workers
+ * queued on one lock, each paying a lock handoff and a commit).
+ */
+enum member_state { M_QUEUED, M_TAKEN, M_DONE, M_SOLO };
+
+struct member {
+    long long study_id;
+    const char *worker;
+    long long count;
+    struct suggest_answer *out;
+    struct hpod_err *err;
+    enum hpod_status st;
+    enum member_state state;
+    struct member *next;
+};
+
+#define GROUP_MAX 32
+
+/*
+ * The transaction of members m[0..k-1] (k <= GROUP_MAX) of one study;
+ * sets each m[i]->st. Returns 1 when it committed.
+ */
+int suggest_run(struct db *db, long long id, struct member **m, size_t k);
 
 #endif

@@ -266,3 +266,50 @@ def t_gp_kept_model(c):
     check(refits < steps - 3, "refitted at every suggestion: %r" % fits1)
     r1, r2 = model_row(sid1), model_row(sid2)
     check(r1 == r2, "final models differ: %r vs %r" % (r1, r2))
+
+
+@test("suggest groups: 24 concurrent workers named with quotes, backslashes, commas and braces get distinct candidates, each under its own name, and each retry gets its held trial back")
+def t_group_batch(c):
+    import threading
+    space = [{"name": "x", "type": "int", "low": 0, "high": 99}]
+    cands = [{"x": i} for i in range(30)]
+    sid = create(c, {"name": uname("groups"), "space": space, "candidates": cands,
+                     "objectives": BLEU_MAX})["id"]
+    # The calls of a group are read and inserted in one statement each, with
+    # the workers and params as array literals: these names need escaping.
+    names = ['w"%d\\,{a}' % i if i % 2 else "w %d}, \"é\\\\" % i for i in range(24)]
+
+    def burst():
+        got, errs = [None] * len(names), []
+        go = threading.Barrier(len(names))
+
+        def one(i):
+            try:
+                go.wait()
+                got[i] = suggest(c, sid, names[i])
+            except Exception as e:  # reported below
+                errs.append("%s: %s" % (names[i], e))
+        ts = [threading.Thread(target=one, args=(i,)) for i in range(len(names))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        check(not errs, "suggests failed: %r" % errs[:3])
+        return got
+
+    first = burst()
+    for i, r in enumerate(first):
+        check(len(r["trials"]) == 1, "%r: %r" % (names[i], short(r)))
+        check_new_trial(r["trials"][0], sid, names[i], space)
+    ids = [r["trials"][0]["id"] for r in first]
+    check(len(set(ids)) == 24, "trial ids not distinct: %r" % ids)
+    xs = [r["trials"][0]["params"]["x"] for r in first]
+    check(len(set(xs)) == 24 and all(0 <= x < 30 for x in xs),
+          "candidates not distinct: %r" % xs)
+    again = burst()
+    back = [r["trials"][0]["id"] if len(r["trials"]) == 1 else None for r in again]
+    check(back == ids, "retries got %r, held %r" % (back, ids))
+    listed = expect(call(c.port, "GET", "/v1/studies/%d/trials?limit=100" % sid), 200)
+    byid = {t["id"]: t["worker"] for t in listed["trials"]}
+    check(len(byid) == 24 and all(byid[ids[i]] == names[i] for i in range(24)),
+          "stored workers %r" % sorted(byid.values())[:4])

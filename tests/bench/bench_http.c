@@ -18,7 +18,12 @@
  * sees. Only pairs whose suggest started after the warm-up enter the
  * figures; the throughput divides them by the wall time from the end of the
  * warm-up to the moment the last thread finished its last pair (so a pair
- * in flight when the clock runs out is neither dropped nor free).
+ * in flight when the clock runs out is neither dropped nor free). A study
+ * that runs out of trials (a finite one whose candidates are all taken)
+ * is measured over its steady window only: from the end of the warm-up to
+ * the start of the first suggest answered with no trial; the rate is then
+ * the reports that ended in that window over its length, and the
+ * latencies those of the calls started in it.
  *
  * Output: one line per call type (suggest, report) with clients, round
  * trips per second, p50/p99 latency in ms (nearest-rank percentiles over
@@ -100,6 +105,8 @@ struct client {
     long long empty_suggests; /* answers with no trial (budget, finite) */
     long long connects;       /* new connections libcurl opened */
     double last_done;         /* when the last measured pair ended */
+    double first_empty;       /* when the first empty suggest started, or 0 */
+    struct samples done;      /* when each report ended (warm-up too) */
 };
 
 static double
@@ -303,6 +310,8 @@ client_run(void *arg)
         if (got == 0) { /* nothing to do now: budget or candidates used up */
             struct timespec ts = {1, 0};
             c->empty_suggests++;
+            if (c->first_empty == 0)
+                c->first_empty = ta;
             if (done)
                 break;
             if (retry_after > 0 && retry_after < 1)
@@ -331,6 +340,7 @@ client_run(void *arg)
             complain("report", status, &resp, ++c->report_non2xx);
             continue;
         }
+        samples_push(&c->done, tc, tc);
         if (measured) {
             c->pairs++;
             c->last_done = tc;
@@ -532,8 +542,8 @@ main(int argc, char **argv)
     pthread_t *tids;
     struct samples sug = {0}, rep = {0};
     long long pairs = 0, sug_bad = 0, rep_bad = 0, terr = 0, empty = 0;
-    long long connects = 0;
-    double last = 0, wall, rate, seconds;
+    long long connects = 0, in_window = 0;
+    double last = 0, wall, rate, seconds, exhausted = 0;
     double drift_a, drift_b, drift_ra, drift_rb;
     int drift_s, drift_r;
     char *study_body = NULL, *end = NULL;
@@ -602,12 +612,34 @@ main(int argc, char **argv)
         pthread_join(tids[i], NULL);
     pthread_barrier_destroy(&b.start);
 
+    /* A finite study runs out of candidates: from the first empty answer
+     * on, clients sleep and the last trials drain, which is not the
+     * steady load the figures are about. The window then ends there: the
+     * rate is the reports that ended inside it (whenever their suggest
+     * started) over its length, and the latencies are the calls started
+     * inside it. */
+    for (long i = 0; i < clients; i++)
+        if (cs[i].first_empty > 0 &&
+            (exhausted == 0 || cs[i].first_empty < exhausted))
+            exhausted = cs[i].first_empty;
+    if (exhausted > 0 && exhausted <= b.warm_end) {
+        fprintf(stderr, "bench_http: the study ran out of trials during the "
+                        "warm-up; nothing to measure\n");
+        return 1;
+    }
     for (long i = 0; i < clients; i++) {
         struct client *c = &cs[i];
         for (size_t k = 0; k < c->suggest_ms.n; k++)
-            samples_push(&sug, c->suggest_ms.v[k], c->suggest_ms.at[k]);
+            if (exhausted == 0 || c->suggest_ms.at[k] < exhausted)
+                samples_push(&sug, c->suggest_ms.v[k], c->suggest_ms.at[k]);
         for (size_t k = 0; k < c->report_ms.n; k++)
-            samples_push(&rep, c->report_ms.v[k], c->report_ms.at[k]);
+            if (exhausted == 0 || c->report_ms.at[k] < exhausted)
+                samples_push(&rep, c->report_ms.v[k], c->report_ms.at[k]);
+        for (size_t k = 0; k < c->done.n; k++)
+            in_window +=
+                c->done.at[k] >= b.warm_end && c->done.at[k] <= exhausted;
+        free(c->done.v);
+        free(c->done.at);
         pairs += c->pairs;
         sug_bad += c->suggest_non2xx;
         rep_bad += c->report_non2xx;
@@ -623,6 +655,10 @@ main(int argc, char **argv)
     }
     wall = last > b.warm_end ? last - b.warm_end : seconds;
     rate = (double)pairs / wall;
+    if (exhausted > 0) {
+        wall = exhausted - b.warm_end;
+        rate = (double)in_window / wall;
+    }
 
     printf("bench_http: %s%s study %lld, %ld client%s over %zu server%s, "
            "%.1f s measured after %.1f s warm-up (warm-up excluded from "
@@ -630,8 +666,15 @@ main(int argc, char **argv)
            b.url, b.n_urls > 1 ? ",..." : "", b.study_id, clients,
            clients == 1 ? "" : "s", b.n_urls, b.n_urls == 1 ? "" : "s", wall,
            BENCH_WARMUP_S);
-    drift_s = drift(&sug, b.warm_end, b.end, &drift_a, &drift_b);
-    drift_r = drift(&rep, b.warm_end, b.end, &drift_ra, &drift_rb);
+    if (exhausted > 0)
+        printf("bench_http: the study ran out of trials %.2f s after the "
+               "warm-up; rate and latencies cover that steady window only "
+               "(%lld reports ended in it)\n",
+               wall, in_window);
+    drift_s = drift(&sug, b.warm_end, exhausted > 0 ? exhausted : b.end,
+                    &drift_a, &drift_b);
+    drift_r = drift(&rep, b.warm_end, exhausted > 0 ? exhausted : b.end,
+                    &drift_ra, &drift_rb);
     print_line("suggest", (int)clients, rate, &sug, sug_bad);
     print_line("report", (int)clients, rate, &rep, rep_bad);
     /* print_line sorted both sample arrays. */

@@ -238,8 +238,8 @@ print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
                   "algorithm": {"name": "random", "seed": 1}}))
 PY
 start_servers "$replicas"
-echo "-- finite study of $finite_n candidates (suggests answer empty once" \
-    "all are taken; the rate then counts until the last report)"
+echo "-- finite study of $finite_n candidates (measured from the warm-up's" \
+    "end until the candidates run out: the steady window, not the drain)"
 run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \
     "$seconds" "$finite" || fail "bench_http over $replicas replicas (finite) reported errors"
 echo "-- open study (continuous space, no budget)"
