@@ -272,3 +272,38 @@ def t_pareto_bruteforce(c):
               "case %d: history %r" % (case, h))
     expect_error(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=maybe" % s["id"]),
                  400, "invalid_argument", "ranks")
+
+
+@test("decoupled constraint: decoupled and cost stored and read back exactly, bad ones 4xx and nothing written")
+def t_decoupled_constraint_def(c):
+    space = [{"name": "x", "type": "float", "low": 0, "high": 1}]
+    objs = [{"name": "bleu", "goal": "maximize"}]
+    s = create(c, {"name": "dec-def", "space": space, "objectives": objs,
+                   "constraints": [{"metric": "gpu_time", "max": 200, "decoupled": True,
+                                    "cost": 0.125},
+                                   {"metric": "mem", "max": 8, "decoupled": True},
+                                   {"metric": "lat", "max": 3, "decoupled": False}]})
+    cons = s["constraints"]
+    check(cons[0] == {"metric": "gpu_time", "max": 200, "confidence": 0.5,
+                      "decoupled": True, "cost": 0.125}, "explicit cost %r" % cons[0])
+    check(cons[1]["decoupled"] is True and cons[1]["cost"] == 0.1, "default cost %r" % cons[1])
+    check("decoupled" not in cons[2] and "cost" not in cons[2], "coupled %r" % cons[2])
+    g = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
+    check(g["constraints"] == cons, "read back %r vs %r" % (g["constraints"], cons))
+    bad = [({"metric": "gpu_time", "max": 1, "cost": 0.5}, 422, "constraints[0].cost"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": True, "cost": 0}, 422,
+            "constraints[0].cost"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": True, "cost": 1.5}, 422,
+            "constraints[0].cost"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": "yes"}, 400,
+            "constraints[0].decoupled"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": True, "cost": "x"}, 400,
+            "constraints[0].cost")]
+    before = expect(call(c.port, "GET", "/v1/studies"), 200)
+    for k, (con, status, field) in enumerate(bad):
+        r = call(c.port, "POST", "/v1/studies",
+                 {"name": "dec-bad-%d" % k, "space": space, "objectives": objs,
+                  "constraints": [con]})
+        expect_error(r, status, "invalid_argument", field)
+    after = expect(call(c.port, "GET", "/v1/studies"), 200)
+    check(after == before, "a refused definition wrote a study")
