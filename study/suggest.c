@@ -16,12 +16,14 @@
 #include "core/pareto.h"
 #include "core/sampler.h"
 #include "store/gp_model_store.h"
+#include "store/measure_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "study/constraints.h"
 #include "study/def.h"
 #include "study/explain.h"
 #include "study/histcache.h"
+#include "study/measure.h"
 #include "study/history.h"
 #include "study/multifidelity.h"
 #include "study/pareto.h"
@@ -215,6 +217,17 @@ answer_add(struct suggest_call *c, struct trial *t)
     if (!ok)
         return hpod_fail(c->err, HPOD_EINTERNAL, "",
                          "a stored row cannot be read");
+    if (measure_decoupled(&c->d)) {
+        /* What the trial measures now, as stored (no row: everything). */
+        char *m = NULL;
+        enum hpod_status st = measure_store_get(c->db, t->id, &m, c->err);
+        if (st != HPOD_OK)
+            return st;
+        if (!c->out->measures)
+            c->out->measures =
+                xcalloc((size_t)c->count, sizeof *c->out->measures);
+        c->out->measures[c->out->n] = m ? m : measure_all(&c->d);
+    }
     c->out->trials[c->out->n++] = *t;
     memset(t, 0, sizeof *t);
     return HPOD_OK;
@@ -458,6 +471,25 @@ suggest_read(struct suggest_call *c)
     return HPOD_OK;
 }
 
+/*
+ * A decoupled study's new trial (id, issue number seq, at raw): whether
+ * it probes its decoupled constraints or trains (study/measure.h), stored
+ * in the transaction of its insert.
+ */
+static enum hpod_status
+suggest_measure(struct suggest_call *c, long long id, int seq,
+                const double *raw)
+{
+    char *m = NULL;
+    enum hpod_status st = measure_choose(&c->d, &c->h, seq, raw, &m);
+    if (st != HPOD_OK)
+        return hpod_fail(c->err, HPOD_EINTERNAL, "",
+                         "constraint model failed (status %d)", (int)st);
+    st = measure_store_put(c->db, id, m, c->err);
+    free(m);
+    return st;
+}
+
 /* Chooses and inserts up to need new trials. */
 static enum hpod_status
 suggest_new(struct suggest_call *c, long long need)
@@ -504,6 +536,8 @@ suggest_new(struct suggest_call *c, long long need)
         free(ptext);
         if (st == HPOD_OK && study_explain_records(d))
             st = study_explain_suggest(c->db, t.id, d, &ex, c->err);
+        if (st == HPOD_OK && measure_decoupled(d))
+            st = suggest_measure(c, t.id, seq, raw);
         if (st == HPOD_OK)
             st = answer_add(c, &t);
         trial_cleanup(&t);
@@ -769,6 +803,9 @@ suggest_answer_cleanup(struct suggest_answer *a)
 {
     if (!a)
         return;
+    for (size_t i = 0; a->measures && i < a->n; i++)
+        free(a->measures[i]);
+    free(a->measures);
     trials_free(a->trials, a->n);
     memset(a, 0, sizeof *a);
 }
