@@ -21,7 +21,7 @@ decoupled_probe_first(double q, double cost)
     if (isnan(q))
         q = 0.5;
     q = q < 0 ? 0 : q > 1 ? 1 : q;
-    return cost + q < 1;
+    return (cost + q) * (2 - q) < 1;
 }
 
 /* A run's state: what is known of each row, and the observations. */

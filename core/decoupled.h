@@ -15,14 +15,18 @@
  * the constrained optimum. Let g = EI(x)·P(x) be the expected
  * constrained improvement of training x (P the probability that every
  * constraint holds), and q the probability that the decoupled ones hold.
- *   - train now: gain g for cost 1;
- *   - probe, then train only if the probe passes: gain g (a failed probe
- *     means the training would have been infeasible, worth 0), expected
- *     cost C + q.
- * Probing first has the larger gain per unit cost iff C + q < 1: it pays
- * exactly where the constraint is uncertain or likely violated, and the
- * more so the cheaper it is. (It also ignores what the probe teaches the
- * constraint model, which only favours probing more.) After a passing
+ *   - train now, cost 1: gain g, plus, when x turns out infeasible
+ *     (probability 1 - q), an objective observation next to the boundary
+ *     that a probe would not have made; it is valued at g too (what the
+ *     step was chosen for; the simplest proxy for PESC's information
+ *     about the optimum): g·(2 - q);
+ *   - probe, then train only if the probe passes: gain g (both policies
+ *     train in that branch), expected cost C + q.
+ * Probing first has the larger gain per unit cost iff (C + q)(2 - q) < 1:
+ * where the constraint is likely violated, the more so the cheaper the
+ * probe (C = 0.1: q below about 0.62). Without the objective
+ * observation's value the rule is C + q < 1, which probed up to q = 0.9
+ * and lost on the tables (docs/constraints.md). After a passing
  * probe the point's P rises to about 1 while the objective model saw
  * nothing new, so its constrained EI only grows: it is trained next,
  * without choosing again (the lifecycle of docs/ARCHITECTURE.md,
@@ -41,8 +45,8 @@
 /*
  * decoupled_probe_first - 1 if the decoupled constraints (probability
  * q in [0, 1] that they all hold at the point, total probe cost in
- * (0, 1]) should be measured before the objective: cost + q < 1. NaN q
- * (no model yet) counts as 1/2. 0 for a cost outside (0, 1].
+ * (0, 1]) should be measured before the objective: (cost + q)(2 - q) <
+ * 1. NaN q (no model yet) counts as 1/2. 0 for a cost outside (0, 1].
  */
 int decoupled_probe_first(double q, double cost);
 
