@@ -27,6 +27,9 @@
 #include "core/rng.h"
 #include "core/sampler.h"
 
+/* Fewest observations before cap_low_outliers caps anything. */
+#define MOBO_CAP_MIN_N 8
+
 /* Constraint GPs up to this size get a thorough ML-II fit (fit_con_gp). */
 #define CON_FIT_MAX_N 100
 
@@ -59,6 +62,9 @@ struct mobo_ctx {
     int has_best;
     int *sense; /* m entries of +1: everything is oriented */
     struct rng mc;
+    /* 1 (mobo_next): P_c of a candidate is that of its observed value,
+     * σ_c² plus the GP's noise variance (con_logpf). */
+    int observed_pf;
 };
 
 static void
@@ -230,7 +236,26 @@ log_pfeas(double mu, double var, double b)
     return acq_log_norm_cdf((b - mu) / sd);
 }
 
-/* out[i] = Σ_c log P_c(u_i) for k encoded points. */
+/*
+ * The noise variance of a constraint GP in the units of its values (or
+ * log values): σ_n² · scale² (gp_hyper is in standardized units).
+ */
+static double
+con_noise_var(const struct gp *g, size_t dim)
+{
+    double mean, scale;
+    struct gp_hyper h = {.lengthscale =
+                             xmalloc((dim ? dim : 1) * sizeof *h.lengthscale)};
+    gp_get_hyper(g, &h);
+    gp_get_standardization(g, &mean, &scale);
+    free(h.lengthscale);
+    return h.noise_var * scale * scale;
+}
+
+/*
+ * out[i] = Σ_c log P_c(u_i) for k encoded points: the latent P_c, or
+ * under x->observed_pf that of the value a trial there would report.
+ */
 static enum hpod_status
 con_logpf(const struct mobo_ctx *x, const double *u, size_t k, double *out)
 {
@@ -246,10 +271,13 @@ con_logpf(const struct mobo_ctx *x, const double *u, size_t k, double *out)
     for (size_t c = 0; c < x->n_con && st == HPOD_OK; c++) {
         if (!x->cgp[c])
             continue;
+        double nv = 0;
         if ((st = gp_predict(x->cgp[c], u, k, mean, var)) != HPOD_OK)
             break;
+        if (x->observed_pf)
+            nv = con_noise_var(x->cgp[c], x->dim);
         for (size_t i = 0; i < k; i++)
-            out[i] += log_pfeas(mean[i], var[i], x->cbound[c]);
+            out[i] += log_pfeas(mean[i], var[i] + nv, x->cbound[c]);
     }
     free(mean);
     free(var);
@@ -507,6 +535,39 @@ explain_pick(struct sampler_explain *e, const double *score, size_t k,
 
 /* ---- GP surrogate ---- */
 
+static int
+cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Raises the n values of y to at least the lower Tukey fence, Q1 - 1.5
+ * IQR, from MOBO_CAP_MIN_N values on. A training that failed (BLEU 2
+ * among 17 to 20) belongs to another regime than the surface EI climbs;
+ * a stationary GP fitted on it shrinks its lengthscales or inflates its
+ * noise to bridge the cliff, and its predictions near the optimum turn to
+ * noise. Capped, the failure still says "bad here", the order of every
+ * value above the fence is kept and the incumbent (the largest) is not
+ * touched.
+ */
+static void
+cap_low_outliers(double *y, size_t n)
+{
+    if (n < MOBO_CAP_MIN_N)
+        return;
+    double *s = xmalloc(n * sizeof *s);
+    memcpy(s, y, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_dbl);
+    double q1 = s[n / 4], q3 = s[(3 * n) / 4];
+    double fence = q1 - 1.5 * (q3 - q1);
+    for (size_t i = 0; i < n; i++)
+        if (y[i] < fence)
+            y[i] = fence;
+    free(s);
+}
+
 /*
  * GP of objective j on the trials that reported it, then conditioned on
  * them plus the pending trials at their predicted means (kriging
@@ -534,6 +595,8 @@ fit_obj_gp(struct mobo_ctx *x, size_t j)
         space_encode(in->space, in->obs_raw + i * x->np, u + k * dim);
         y[k++] = in->obs_y[i * m + j];
     }
+    if (m == 1)
+        cap_low_outliers(y, n);
     gp = gp_create(n + npd, dim, (enum kernel_kind)in->kernel);
     child_rng(in, TAG_OBJ + j, &r);
     st = gp_fit(gp, u, y, n, &r);
@@ -956,6 +1019,7 @@ mobo_next(const struct mobo_input *in, double *raw, size_t *cand)
 
     rng_seed2(&r, in->seed, (uint64_t)in->seq);
     ctx_init(&x, in);
+    x.observed_pf = 1;
     if ((st = fit_constraints(&x)) != HPOD_OK)
         goto out;
     if (in->surrogate == MOBO_SURROGATE_GRAPH) {

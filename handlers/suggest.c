@@ -71,8 +71,13 @@ handle_suggest(struct req *rq)
     if (st != HPOD_OK)
         goto out;
     trials = json_array();
-    for (size_t i = 0; i < ans.n && st == HPOD_OK; i++)
-        st = hj_append_row(trials, trial_to_json(&ans.trials[i]), &rq->err);
+    for (size_t i = 0; i < ans.n && st == HPOD_OK; i++) {
+        json_t *tj = trial_to_json(&ans.trials[i]);
+        /* A decoupled study says what to measure (study/measure.h). */
+        if (tj && ans.measures && ans.measures[i])
+            json_object_set_new(tj, "measure", hj_parse(ans.measures[i]));
+        st = hj_append_row(trials, tj, &rq->err);
+    }
     if (st != HPOD_OK) {
         json_decref(trials);
         goto out;

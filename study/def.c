@@ -422,11 +422,27 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
     return HPOD_OK;
 }
 
+/* "decoupled" of constraint c (path): absent is false, else a boolean. */
+static enum hpod_status
+con_decoupled(json_t *c, const char *path, int *out, struct hpod_err *err)
+{
+    json_t *v = json_object_get(c, "decoupled");
+    char f[96];
+    *out = 0;
+    if (!v)
+        return HPOD_OK;
+    sd_field(f, sizeof f, path, "decoupled");
+    if (!json_is_boolean(v))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be a boolean", f);
+    *out = json_is_true(v);
+    return HPOD_OK;
+}
+
 static enum hpod_status
 parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
 {
-    static const char *const keys[] = {"metric", "max", "min", "confidence",
-                                       NULL};
+    static const char *const keys[] = {"metric",    "max",  "min", "confidence",
+                                       "decoupled", "cost", NULL};
     enum hpod_status st;
     if (!json_is_array(arr))
         return hpod_fail(err, HPOD_EINVAL, "constraints",
@@ -438,8 +454,8 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
         json_t *c = json_array_get(arr, i);
         char path[48], f[96];
         const char *metric;
-        double max = 0, min = 0, conf = 0.5;
-        int has_max, has_min, has_conf;
+        double max = 0, min = 0, conf = 0.5, cost = CONSTRAINT_PROBE_COST;
+        int has_max, has_min, has_conf, has_cost, decoupled = 0;
         snprintf(path, sizeof path, "constraints[%zu]", i);
         if (!json_is_object(c))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
@@ -452,7 +468,10 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
             (st = sd_get_number(c, "min", path, &min, &has_min, err)) !=
                 HPOD_OK ||
             (st = sd_get_number(c, "confidence", path, &conf, &has_conf,
-                                err)) != HPOD_OK)
+                                err)) != HPOD_OK ||
+            (st = sd_get_number(c, "cost", path, &cost, &has_cost, err)) !=
+                HPOD_OK ||
+            (st = con_decoupled(c, path, &decoupled, err)) != HPOD_OK)
             return st;
         sd_field(f, sizeof f, path, "metric");
         if (!metric_name_ok(metric))
@@ -464,9 +483,24 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
         if (!(conf > 0 && conf < 1))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s must be between 0 and 1",
                              f);
+        sd_field(f, sizeof f, path, "cost");
+        if (has_cost && !decoupled)
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%s is only for a decoupled constraint", f);
+        if (!(cost > 0 && cost <= 1))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%s must be in (0, 1]: a share of a full "
+                             "training",
+                             f);
         json_t *nc = json_pack("{s:s, s:f, s:f}", "metric", metric,
                                has_max ? "max" : "min", has_max ? max : min,
                                "confidence", conf);
+        /* Only a decoupled constraint carries the two fields, so that the
+         * stored definitions of other studies stay as they were. */
+        if (decoupled) {
+            json_object_set_new(nc, "decoupled", json_true());
+            json_object_set_new(nc, "cost", json_real(cost));
+        }
         json_array_append_new(norm, nc);
     }
     return HPOD_OK;
@@ -610,6 +644,10 @@ bind_def(struct study_def *d)
             json_number_value(mx ? mx : json_object_get(c, "min"));
         d->con_confidence[i] =
             json_number_value(json_object_get(c, "confidence"));
+        d->con_decoupled[i] = json_is_true(json_object_get(c, "decoupled"));
+        d->con_cost[i] = d->con_decoupled[i]
+                             ? json_number_value(json_object_get(c, "cost"))
+                             : 1;
     }
     json_t *dobj = json_object_get(d->def, "objectives");
     for (size_t i = 0; i < d->n_objectives; i++)

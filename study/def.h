@@ -22,6 +22,15 @@
 #define MODEL_MAX_OBJECTIVES 8
 #define MODEL_MAX_CONSTRAINTS 16
 
+/*
+ * The default cost of measuring a decoupled constraint, as a share of a
+ * full training: a speed (GPU time per batch, memory) is stable after a
+ * few hundred of a training's tens of thousands of updates (Beck et al.
+ * 2016 measure it on a short run), so a tenth is generous; the
+ * simulation (hpod-bench --decoupled) also shows 0.3.
+ */
+#define CONSTRAINT_PROBE_COST 0.1
+
 struct study_def {
     json_t *def;        /* new reference: the normalized definition */
     json_t *candidates; /* new reference or NULL: normalized candidates */
@@ -38,6 +47,11 @@ struct study_def {
     double con_bound[MODEL_MAX_CONSTRAINTS];
     int con_is_max[MODEL_MAX_CONSTRAINTS];
     double con_confidence[MODEL_MAX_CONSTRAINTS];
+    /* "decoupled": true: the metric may be measured apart from the
+     * objectives, for con_cost (a share of a full training, in (0, 1];
+     * 1 for a coupled constraint). core/decoupled.h. */
+    int con_decoupled[MODEL_MAX_CONSTRAINTS];
+    double con_cost[MODEL_MAX_CONSTRAINTS];
     struct algo_def algo;
     long long budget; /* -1: none */
     int lease_seconds;

@@ -14,6 +14,8 @@
 #include "common/json.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
+#include "store/measure_store.h"
+#include "study/measure.h"
 #include "study/multifidelity.h" /* mf_enabled, mf_decide */
 #include "study/trials.h"
 
@@ -196,6 +198,56 @@ report_answer(struct trial *t, const struct metric_set *add,
  * the trial as it stands at the commit (t itself, moved, when nothing
  * changed).
  */
+/*
+ * A decoupled study's trial (study/measure.h): what locked trial t was
+ * asked to measure (*measure, caller frees; NULL: everything), checked
+ * against the report in.
+ */
+static enum hpod_status
+report_measure_check(struct db *db, const struct study_def *d,
+                     const struct trial *t, const struct report_input *in,
+                     char **measure, struct hpod_err *err)
+{
+    enum hpod_status st;
+    *measure = NULL;
+    if (!measure_decoupled(d))
+        return HPOD_OK;
+    if ((st = measure_store_get(db, t->id, measure, err)) != HPOD_OK)
+        return st;
+    return measure_check_report(*measure, &t->values, &in->values, err);
+}
+
+/*
+ * After a final report adding add to live trial t, asked for measure: a
+ * probe that failed completes the trial (*complete = 1); one that passed
+ * asks the trial for the rest (its stored measure rewritten).
+ */
+static enum hpod_status
+report_measure_after(struct db *db, const struct study_def *d,
+                     const struct trial *t, const char *measure,
+                     const struct metric_set *add, int *complete,
+                     struct hpod_err *err)
+{
+    struct metric_set all = {0};
+    char *next = NULL;
+    int done = 0;
+    enum hpod_status st = HPOD_OK;
+
+    if (!measure || t->state == TRIAL_COMPLETED)
+        return HPOD_OK;
+    for (size_t i = 0; i < t->values.n; i++)
+        metric_set_add(&all, t->values.v[i].name, t->values.v[i].value);
+    for (size_t i = 0; i < add->n; i++)
+        metric_set_add(&all, add->v[i].name, add->v[i].value);
+    measure_after_report(d, measure, &all, &done, &next);
+    *complete |= done;
+    if (next)
+        st = measure_store_put(db, t->id, next, err);
+    free(next);
+    metric_set_cleanup(&all);
+    return st;
+}
+
 static enum hpod_status
 report_final(struct db *db, const struct study_def *d, const struct study *s,
              struct trial *t, const struct report_input *in,
@@ -204,11 +256,14 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
     struct metric_set add = {0};
     int complete;
     size_t bad;
+    char *measure = NULL;
     enum hpod_status st = HPOD_OK;
 
     if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING &&
         t->state != TRIAL_COMPLETED)
         return study_trial_not_live(t, "report on", err);
+    if ((st = report_measure_check(db, d, t, in, &measure, err)) != HPOD_OK)
+        goto out;
     report_merge(d, t, &in->values, &add, &complete, &bad);
     if (bad != (size_t)-1) {
         const struct metric_value *m = &in->values.v[bad];
@@ -227,6 +282,9 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
                            t->id);
         goto out;
     }
+    if (add.n > 0 && (st = report_measure_after(db, d, t, measure, &add,
+                                                &complete, err)) != HPOD_OK)
+        goto out;
     /* Repeating what is stored changes nothing (idempotent). */
     if (add.n > 0 || (complete && t->state != TRIAL_COMPLETED) ||
         t->state == TRIAL_PENDING) {
@@ -239,6 +297,7 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
         memset(t, 0, sizeof *t);
     }
 out:
+    free(measure);
     metric_set_cleanup(&add);
     return st;
 }

@@ -19,12 +19,14 @@
 #include "store/trial_batch_store.h"
 #include "store/warm_store.h"
 #include "study/warmstart.h"
+#include "store/measure_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "study/constraints.h"
 #include "study/def.h"
 #include "study/explain.h"
 #include "study/histcache.h"
+#include "study/measure.h"
 #include "study/history.h"
 #include "study/multifidelity.h"
 #include "study/pareto.h"
@@ -236,6 +238,17 @@ answer_add(struct suggest_call *c, struct trial *t)
     if (!ok)
         return hpod_fail(c->err, HPOD_EINTERNAL, "",
                          "a stored row cannot be read");
+    if (measure_decoupled(&c->d)) {
+        /* What the trial measures now, as stored (no row: everything). */
+        char *m = NULL;
+        enum hpod_status st = measure_store_get(c->db, t->id, &m, c->err);
+        if (st != HPOD_OK)
+            return st;
+        if (!c->out->measures)
+            c->out->measures =
+                xcalloc((size_t)c->count, sizeof *c->out->measures);
+        c->out->measures[c->out->n] = m ? m : measure_all(&c->d);
+    }
     c->out->trials[c->out->n++] = *t;
     memset(t, 0, sizeof *t);
     return HPOD_OK;
@@ -568,22 +581,42 @@ batch_cleanup(struct suggest_call *c)
 /*
  * 1 when a group's held trials are read and its new trials inserted in
  * one statement each: no multi-fidelity (its steps read what a call
- * before wrote), no recorded explanation (it needs each trial's id as it
- * is inserted), and distinct workers (a worker's second call is answered
- * its first call's new trial, as held, which the batched read would not
- * see).
+ * before wrote), no recorded explanation and no decoupled constraint
+ * (each needs its trial's id as it is inserted), and distinct workers (a
+ * worker's second call is answered its first call's new trial, as held, which
+ * the batched read would not see).
  */
 static int
 suggest_batching(const struct suggest_call *c, const char *const *workers,
                  size_t k)
 {
-    if (mf_enabled(&c->d) || study_explain_records(&c->d))
+    if (mf_enabled(&c->d) || study_explain_records(&c->d) ||
+        measure_decoupled(&c->d))
         return 0;
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(workers[i], workers[j]) == 0)
                 return 0;
     return 1;
+}
+
+/*
+ * A decoupled study's new trial (id, issue number seq, at raw): whether
+ * it probes its decoupled constraints or trains (study/measure.h), stored
+ * in the transaction of its insert.
+ */
+static enum hpod_status
+suggest_measure(struct suggest_call *c, long long id, int seq,
+                const double *raw)
+{
+    char *m = NULL;
+    enum hpod_status st = measure_choose(&c->d, &c->h, seq, raw, &m);
+    if (st != HPOD_OK)
+        return hpod_fail(c->err, HPOD_EINTERNAL, "",
+                         "constraint model failed (status %d)", (int)st);
+    st = measure_store_put(c->db, id, m, c->err);
+    free(m);
+    return st;
 }
 
 /* Chooses and inserts up to need new trials. */
@@ -636,6 +669,8 @@ suggest_new(struct suggest_call *c, long long need)
         free(ptext);
         if (st == HPOD_OK && study_explain_records(d))
             st = study_explain_suggest(c->db, t.id, d, &ex, c->err);
+        if (st == HPOD_OK && measure_decoupled(d))
+            st = suggest_measure(c, t.id, seq, raw);
         if (st == HPOD_OK)
             st = answer_add(c, &t);
         trial_cleanup(&t);
@@ -781,6 +816,9 @@ suggest_answer_cleanup(struct suggest_answer *a)
 {
     if (!a)
         return;
+    for (size_t i = 0; a->measures && i < a->n; i++)
+        free(a->measures[i]);
+    free(a->measures);
     trials_free(a->trials, a->n);
     memset(a, 0, sizeof *a);
 }

@@ -26,6 +26,10 @@
 
 struct suggest_answer {
     struct trial *trials; /* n: held, resumed, then new ones, in order */
+    /* n entries, for a study with a decoupled constraint (else NULL):
+     * what trials[i] is asked to measure now, as JSON array text
+     * (study/measure.h). */
+    char **measures;
     size_t n;
     int done;            /* n == 0 and nothing will ever be issued again */
     long long n_new;     /* trials newly issued (inserted, or claimed from

@@ -46,6 +46,7 @@ struct hb_opts {
     int mo;            /* --mo: Table 4 and constrained runs instead */
     int asha;          /* --asha: ASHA instead */
     int multistage;    /* --multistage: multi-stage BO beside ASHA instead */
+    int decoupled;     /* --decoupled: constrained, coupled vs decoupled */
     size_t configs;    /* --configs: configurations per learning-curve run */
     const char *sequences; /* --sequences: Table 3 runs as JSON lines */
     int transfer;          /* --transfer: warm start from another table */
@@ -94,6 +95,7 @@ int hb_asha(const struct hb_opts *o);
 int hb_multistage(const struct hb_opts *o);
 int hb_mo(const struct hb_opts *o);
 int hb_transfer(const struct hb_opts *o);
+int hb_decoupled(const struct hb_opts *o);
 
 /* ASHA as --asha replays it and --multistage compares with it: 4
  * workers, rungs r = 5, 7, 9, ... (u = 2) below R = min(25, the set's

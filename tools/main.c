@@ -59,6 +59,10 @@ usage(FILE *f)
             "  --mo: Table 4 (multi-objective, EHVI against random search) "
             "and\n"
             "        constrained runs; at most 10 runs on sw-en and so-en\n"
+            "  --decoupled: constrained runs, random search and coupled "
+            "constrained EI\n"
+            "        against decoupled (GPU time probed apart) at equal "
+            "cost\n"
             "methods:");
     for (size_t m = 0; m < HB_N_METHODS; m++)
         fprintf(f, " %s", hb_methods[m].key);
@@ -139,6 +143,7 @@ parse_flag(struct hb_opts *o, const char *a)
                 : strcmp(a, "--asha") == 0       ? &o->asha
                 : strcmp(a, "--multistage") == 0 ? &o->multistage
                 : strcmp(a, "--transfer") == 0   ? &o->transfer
+                : strcmp(a, "--decoupled") == 0  ? &o->decoupled
                                                  : NULL;
     if (flag)
         *flag = 1;
@@ -281,6 +286,7 @@ main(int argc, char **argv)
              : o.multistage ? hb_multistage(&o)
              : o.mo         ? hb_mo(&o)
              : o.transfer   ? hb_transfer(&o)
+             : o.decoupled  ? hb_decoupled(&o)
                             : hb_table3(&o);
     opts_free(&o);
     return rc;

@@ -272,3 +272,96 @@ def t_pareto_bruteforce(c):
               "case %d: history %r" % (case, h))
     expect_error(call(c.port, "GET", "/v1/studies/%d/pareto?ranks=maybe" % s["id"]),
                  400, "invalid_argument", "ranks")
+
+
+@test("decoupled constraint: decoupled and cost stored and read back exactly, bad ones 4xx and nothing written")
+def t_decoupled_constraint_def(c):
+    space = [{"name": "x", "type": "float", "low": 0, "high": 1}]
+    objs = [{"name": "bleu", "goal": "maximize"}]
+    s = create(c, {"name": "dec-def", "space": space, "objectives": objs,
+                   "constraints": [{"metric": "gpu_time", "max": 200, "decoupled": True,
+                                    "cost": 0.125},
+                                   {"metric": "mem", "max": 8, "decoupled": True},
+                                   {"metric": "lat", "max": 3, "decoupled": False}]})
+    cons = s["constraints"]
+    check(cons[0] == {"metric": "gpu_time", "max": 200, "confidence": 0.5,
+                      "decoupled": True, "cost": 0.125}, "explicit cost %r" % cons[0])
+    check(cons[1]["decoupled"] is True and cons[1]["cost"] == 0.1, "default cost %r" % cons[1])
+    check("decoupled" not in cons[2] and "cost" not in cons[2], "coupled %r" % cons[2])
+    g = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
+    check(g["constraints"] == cons, "read back %r vs %r" % (g["constraints"], cons))
+    bad = [({"metric": "gpu_time", "max": 1, "cost": 0.5}, 422, "constraints[0].cost"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": True, "cost": 0}, 422,
+            "constraints[0].cost"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": True, "cost": 1.5}, 422,
+            "constraints[0].cost"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": "yes"}, 400,
+            "constraints[0].decoupled"),
+           ({"metric": "gpu_time", "max": 1, "decoupled": True, "cost": "x"}, 400,
+            "constraints[0].cost")]
+    before = expect(call(c.port, "GET", "/v1/studies"), 200)
+    for k, (con, status, field) in enumerate(bad):
+        r = call(c.port, "POST", "/v1/studies",
+                 {"name": "dec-bad-%d" % k, "space": space, "objectives": objs,
+                  "constraints": [con]})
+        expect_error(r, status, "invalid_argument", field)
+    after = expect(call(c.port, "GET", "/v1/studies"), 200)
+    check(after == before, "a refused definition wrote a study")
+
+
+@test("decoupled constraint: suggest names what to measure, a probe report keeps the trial live or completes it, bad partial reports 4xx and nothing written")
+def t_decoupled_measure(c):
+    s = create(c, {"name": "dec-measure",
+                   "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                   "objectives": [{"name": "bleu", "goal": "maximize"}],
+                   "constraints": [{"metric": "gpu_time", "max": 200, "decoupled": True},
+                                   {"metric": "mem", "max": 8}],
+                   "algorithm": {"name": "gp", "seed": 3}})
+    sid = s["id"]
+    # Fewer than 5 reports of gpu_time: nothing is known, so probe first.
+    t = suggest(c, sid, "w1")["trials"][0]
+    check(t["measure"] == ["gpu_time"], "first measure %r" % t.get("measure"))
+    tid = t["id"]
+    url = "/v1/trials/%d/report" % tid
+    # Not asked for: the objective, a coupled constraint; unknown; NaN.
+    expect_error(call(c.port, "POST", url, {"values": {"bleu": 20}}), 422,
+                 "invalid_argument", "values.bleu")
+    expect_error(call(c.port, "POST", url, {"values": {"gpu_time": 100, "mem": 4}}), 422,
+                 "invalid_argument", "values.mem")
+    expect_error(call(c.port, "POST", url, {"values": {"speed": 1}}), 422,
+                 "invalid_argument", "values.speed")
+    r = call(c.port, "POST", url, raw=b'{"values": {"gpu_time": NaN}}')
+    check(400 <= r.status < 500, "NaN report answered %r" % r)
+    g = get_trial(c, tid)
+    check(g["values"] == {} and g["state"] == "pending", "a refused report wrote %r" % short(g))
+    # The probe passes: the trial stays live and comes back for the rest.
+    r = report(c, tid, {"gpu_time": 123.456789012345})
+    check(r["trial"]["state"] == "running"
+          and r["trial"]["values"] == {"gpu_time": 123.456789012345},
+          "probe passed: %r" % short(r))
+    back = suggest(c, sid, "w1")["trials"][0]
+    check(back["id"] == tid and back["measure"] == ["bleu", "mem"],
+          "handed back %r" % short(back))
+    expect_error(call(c.port, "POST", url, {"values": {"gpu_time": 124}}), 409,
+                 "conflict", "values.gpu_time")
+    # Its stored gpu_time may be repeated; the trial completes with bleu.
+    r = report(c, tid, {"gpu_time": 123.456789012345, "bleu": 20.25, "mem": 4})
+    check(r["trial"]["state"] == "completed"
+          and r["trial"]["values"] == {"gpu_time": 123.456789012345, "bleu": 20.25, "mem": 4},
+          "trained: %r" % short(r))
+    # A probe that fails completes the trial with the constraint alone.
+    t2 = suggest(c, sid, "w2")["trials"][0]
+    check(t2["measure"] == ["gpu_time"], "second measure %r" % t2.get("measure"))
+    r = report(c, t2["id"], {"gpu_time": 900})
+    check(r["trial"]["state"] == "completed" and r["trial"]["values"] == {"gpu_time": 900},
+          "probe failed: %r" % short(r))
+    again = report(c, t2["id"], {"gpu_time": 900})
+    check(again["trial"]["values"] == {"gpu_time": 900}, "repeat %r" % short(again))
+    check(get_trial(c, t2["id"])["values"] == {"gpu_time": 900}, "read back")
+    # No measure on a study without a decoupled constraint.
+    s2 = create(c, {"name": "coupled-measure",
+                    "space": [{"name": "x", "type": "float", "low": 0, "high": 1}],
+                    "objectives": [{"name": "bleu", "goal": "maximize"}],
+                    "constraints": [{"metric": "gpu_time", "max": 200}]})
+    t3 = suggest(c, s2["id"], "w3")["trials"][0]
+    check("measure" not in t3, "coupled study answered measure %r" % short(t3))
