@@ -27,20 +27,22 @@ struct autoalgo_features {
     size_t n_objectives;  /* >= 1 */
     size_t n_constraints;
     int decoupled;    /* 1: a constraint is measured apart (decoupled) */
+    int warm_start;   /* 1: the study starts from a source (warm_start) */
     long long budget; /* trials the study may ask for; < 0: none given */
     int init;         /* random trials before any model decides */
 };
 
 /* The cases, in the order autoalgo_case tests them. */
 enum autoalgo_case {
-    AUTOALGO_TINY_BUDGET = 0, /* budget <= init: no model ever decides */
-    AUTOALGO_MO_SMALL,        /* >= 2 objectives, finite <= SMALL_MAX */
-    AUTOALGO_MO_LARGE,        /* >= 2 objectives, larger or continuous */
-    AUTOALGO_DECOUPLED,       /* 1 objective, a decoupled constraint */
-    AUTOALGO_CONSTRAINED,     /* 1 objective with constraints */
-    AUTOALGO_SO_SMALL,        /* 1 objective, finite <= SMALL_MAX */
-    AUTOALGO_SO_LARGE,        /* 1 objective, finite > SMALL_MAX */
-    AUTOALGO_CONTINUOUS,      /* 1 objective, no candidates */
+    AUTOALGO_WARM_START = 0, /* 1 objective, no constraints, warm_start */
+    AUTOALGO_TINY_BUDGET,    /* budget <= init: no model ever decides */
+    AUTOALGO_MO_SMALL,       /* >= 2 objectives, finite <= SMALL_MAX */
+    AUTOALGO_MO_LARGE,       /* >= 2 objectives, larger or continuous */
+    AUTOALGO_DECOUPLED,      /* 1 objective, a decoupled constraint */
+    AUTOALGO_CONSTRAINED,    /* 1 objective with constraints */
+    AUTOALGO_SO_SMALL,       /* 1 objective, finite <= SMALL_MAX */
+    AUTOALGO_SO_LARGE,       /* 1 objective, finite > SMALL_MAX */
+    AUTOALGO_CONTINUOUS,     /* 1 objective, no candidates */
     AUTOALGO_N_CASES
 };
 
@@ -54,13 +56,15 @@ enum autoalgo_method {
 };
 
 /* A chosen configuration. kernel: enum kernel_kind; acquisition: gp 0 ei,
- * 1 pi, 2 ucb; graph 0 ei, 1 eif (as struct algo_def); surrogate (ehvi):
- * enum mobo_surrogate. Fields a method does not use are 0. */
+ * 1 pi, 2 ucb, 3 nei; graph 0 ei, 1 eif (as struct algo_def); surrogate
+ * (ehvi): enum mobo_surrogate; lengthscale_min (gp): 0 for the default.
+ * Fields a method does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
     int acquisition;
     int surrogate;
+    double lengthscale_min;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

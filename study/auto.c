@@ -33,13 +33,13 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
 {
     static const char *const methods[] = {"random", "greedy", "gp", "graph",
                                           "ehvi"};
-    static const char *const acq_gp[] = {"ei", "pi", "ucb"};
+    static const char *const acq_gp[] = {"ei", "pi", "ucb", "nei"};
     const char *name = methods[c->method];
     const char *kernel = c->kernel == KERNEL_RBF ? "rbf" : "matern52";
     const char *acq =
         c->method == AUTOALGO_GRAPH
             ? (c->acquisition ? "eif" : "ei")
-            : acq_gp[c->acquisition >= 0 && c->acquisition < 3 ? c->acquisition
+            : acq_gp[c->acquisition >= 0 && c->acquisition < 4 ? c->acquisition
                                                                : 0];
     const char *sur = c->surrogate == MOBO_SURROGATE_GRAPH ? "graph" : "gp";
     json_t *o = json_pack("{s:s}", "name", name);
@@ -64,6 +64,9 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         json_object_set_new(o, "kernel", json_string(kernel));
         json_object_set_new(o, "acquisition", json_string(acq));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));
+        if (c->method == AUTOALGO_GP && c->lengthscale_min > 0.0)
+            json_object_set_new(o, "lengthscale_min",
+                                json_real(c->lengthscale_min));
         snprintf(label, size, "%s/%s/%s", name, kernel, acq);
         break;
     }

@@ -585,6 +585,8 @@ parse_auto(json_t *body, struct study_def *d, json_t **norm,
         .n_constraints = json_is_array(cons) ? json_array_size(cons) : 0,
         .budget = d->budget,
         .init = AUTO_INIT,
+        .warm_start = !json_is_null(json_object_get(body, "warm_start")) &&
+                      json_object_get(body, "warm_start") != NULL,
     };
     for (size_t i = 0; i < d->space.n_params; i++)
         f.n_categorical += d->space.params[i].type == PARAM_CATEGORICAL;

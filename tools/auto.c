@@ -55,13 +55,14 @@ hb_auto_algo(const struct space *sp, size_t n, size_t init,
     if (out->kind == SAMPLER_GP || out->kind == SAMPLER_GRAPH) {
         out->kernel = c.kernel;
         out->acquisition = c.acquisition;
+        out->ls_min = c.lengthscale_min;
     }
     for (size_t m = 0; m < HB_N_METHODS; m++) {
         const struct simulate_algo *a = &hb_methods[m].algo;
         if (strcmp(hb_methods[m].key, "auto") != 0 && a->kind == out->kind &&
             (out->kind == SAMPLER_RANDOM || out->kind == SAMPLER_GREEDY ||
-             (a->kernel == out->kernel &&
-              a->acquisition == out->acquisition))) {
+             (a->kernel == out->kernel && a->acquisition == out->acquisition &&
+              a->variant == 0 && a->ls_min == out->ls_min))) {
             snprintf(label, size, "%s", hb_methods[m].label);
             return 0;
         }

@@ -46,7 +46,8 @@ def t_auto_default(c):
     s = create(c, {"name": uname("auto default"), "space": SPACE4, "objectives": BLEU_MAX})
     a = check_auto(s, "gp", "continuous")
     check(a["chosen"] == {"name": "gp", "seed": a["seed"], "kernel": "matern52",
-                          "acquisition": "ei", "init": 3}, "chosen %r" % a["chosen"])
+                          "acquisition": "ei", "init": 3, "lengthscale_min": 0.01},
+          "chosen %r" % a["chosen"])
     check("a continuous space (no candidates) over 4 parameters (1 categorical)" in a["reason"],
           "reason %r" % a["reason"])
     g = expect(call(c.port, "GET", "%s/%d" % (P, s["id"])), 200)
@@ -119,18 +120,20 @@ def t_auto_bad(c):
         expect_error(call(c.port, "POST", P, dict(base, algorithm=algo)), status, code, field)
 
 
-@test("auto on nmthpo: 118 rows choose graph, 767 rows gp, two objectives ehvi, constraints gp")
+@test("auto on nmthpo: 118 and 767 rows choose gp/nei, two objectives ehvi, constraints gp, warm_start gp/ei")
 def t_auto_tables(c):
     need_tables()
     zh = create(c, {"name": uname("auto zh"), "benchmark": "nmthpo/zh-en"})
-    a = check_auto(zh, "graph", "so_small")
-    check(a["chosen"] == {"name": "graph", "seed": a["seed"], "kernel": "matern52",
-                          "acquisition": "ei", "init": 3}, "chosen %r" % a["chosen"])
-    check("118 candidates (at most 400)" in a["reason"] and "18.6" in a["reason"],
+    a = check_auto(zh, "gp", "so_small")
+    check(a["chosen"] == {"name": "gp", "seed": a["seed"], "kernel": "matern52",
+                          "acquisition": "nei", "init": 3, "lengthscale_min": 0.3},
+          "chosen %r" % a["chosen"])
+    check("118 candidates (at most 400)" in a["reason"] and "18.2" in a["reason"],
           "reason %r" % a["reason"])
     check(len({str(p) for p in drive(c, zh, 5, "zh-en")}) == 5, "zh-en rows repeat")
     sw = create(c, {"name": uname("auto sw"), "benchmark": "nmthpo/sw-en"})
     a = check_auto(sw, "gp", "so_large")
+    check(a["chosen"]["acquisition"] == "nei", "sw-en chosen %r" % a["chosen"])
     check("767 candidates (more than 400)" in a["reason"], "reason %r" % a["reason"])
     drive(c, sw, 4, "sw-en")
     mo = create(c, {"name": uname("auto mo"), "benchmark": "nmthpo/zh-en",
@@ -149,7 +152,16 @@ def t_auto_tables(c):
     tiny = create(c, {"name": uname("auto tiny"), "benchmark": "nmthpo/zh-en", "budget": 3})
     check_auto(tiny, "random", "tiny_budget")
     four = create(c, {"name": uname("auto four"), "benchmark": "nmthpo/zh-en", "budget": 4})
-    check_auto(four, "graph", "so_small")
+    check_auto(four, "gp", "so_small")
+    # A source's prior is a GP prior mean: warm_start chooses gp/ei, even
+    # with a tiny budget (the prior picks the first trials), and suggests.
+    ws = create(c, {"name": uname("auto warm"), "benchmark": "nmthpo/zh-en", "budget": 3,
+                    "warm_start": {"benchmark": "nmthpo/ru-en"}})
+    a = check_auto(ws, "gp", "warm_start")
+    check(a["chosen"]["acquisition"] == "ei" and "lengthscale_min" in a["chosen"],
+          "warm chosen %r" % a["chosen"])
+    check(ws["warm_start"] == {"benchmark": "nmthpo/ru-en"}, "warm %r" % ws.get("warm_start"))
+    drive(c, ws, 3, "zh-en")
 
 
 @test("auto on nmthpo/zh-en suggests exactly what its chosen algorithm sent explicitly does")
@@ -157,7 +169,7 @@ def t_auto_same_as_chosen(c):
     need_tables()
     au = create(c, {"name": uname("auto same"), "benchmark": "nmthpo/zh-en",
                     "algorithm": {"name": "auto", "seed": 11}})
-    ch = check_auto(au, "graph", "so_small", seed=11)["chosen"]
+    ch = check_auto(au, "gp", "so_small", seed=11)["chosen"]
     ex = create(c, {"name": uname("auto same explicit"), "benchmark": "nmthpo/zh-en",
                     "algorithm": ch})
     check(ex["algorithm"] == ch, "explicit %r" % ex["algorithm"])

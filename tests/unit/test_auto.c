@@ -55,16 +55,18 @@ test_omitted_is_auto(void **state)
     assert_int_equal(study_def_from_json(b, &d, &err), HPOD_OK);
     json_t *a = json_object_get(d.def, "algorithm");
     assert_string_equal(json_string_value(json_object_get(a, "name")), "auto");
-    assert_string_equal(chosen_name(&d), "graph");
-    assert_int_equal(d.algo.name, ALGO_GRAPH);
+    assert_string_equal(chosen_name(&d), "gp");
+    assert_int_equal(d.algo.name, ALGO_GP);
+    assert_int_equal(d.algo.acquisition, 3); /* nei */
+    assert_true(d.algo.ls_min == 0.3);
     assert_int_equal(d.algo.init, AUTO_INIT);
     assert_string_equal(json_string_value(json_object_get(a, "case")),
                         "so_small");
     const char *r = json_string_value(json_object_get(a, "reason"));
-    assert_non_null(strstr(r, "auto chose graph/matern52/ei for 1 objective"));
+    assert_non_null(strstr(r, "auto chose gp/matern52/nei for 1 objective"));
     assert_non_null(strstr(r, "118 candidates (at most 400) over 2 "
                               "parameters (1 categorical)"));
-    assert_non_null(strstr(r, "18.6"));
+    assert_non_null(strstr(r, "18.2"));
     /* The seed is drawn once and is the chosen algorithm's. */
     json_t *seed = json_object_get(a, "seed");
     assert_true(json_is_integer(seed));
@@ -76,7 +78,8 @@ test_omitted_is_auto(void **state)
     struct study_def d2;
     assert_int_equal(study_def_from_text(text, &d2, &err), HPOD_OK);
     assert_true(json_equal(d.def, d2.def));
-    assert_int_equal(d2.algo.name, ALGO_GRAPH);
+    assert_int_equal(d2.algo.name, ALGO_GP);
+    assert_true(d2.algo.ls_min == 0.3);
     assert_int_equal(d2.algo.seed, d.algo.seed);
     free(text);
     study_def_cleanup(&d2);
@@ -100,7 +103,9 @@ test_cases_from_definitions(void **state)
         {150, 2, "", "ehvi", "mo_small", ALGO_EHVI},
         {0, 2, ",\"algorithm\":null", "ehvi", "mo_large", ALGO_EHVI},
         {150, 1, ",\"budget\":3", "random", "tiny_budget", ALGO_RANDOM},
-        {150, 1, ",\"budget\":4", "graph", "so_small", ALGO_GRAPH},
+        {150, 1, ",\"budget\":4", "gp", "so_small", ALGO_GP},
+        {150, 1, ",\"warm_start\":{\"benchmark\":\"t\"}", "gp", "warm_start",
+         ALGO_GP},
         {150, 1, ",\"constraints\":[{\"metric\":\"t\",\"max\":1}]", "gp",
          "constrained", ALGO_GP},
     };
@@ -229,7 +234,7 @@ test_reason_text(void **state)
                                 "2 constraints (decoupled), a continuous "
                                 "space (no candidates) over 1 parameter (0 "
                                 "categorical) and a budget of 50 trials "
-                                "(init 3): no decoupled method"));
+                                "(init 3): constrained EI with the decoupled"));
     assert_int_equal(buf[strlen(buf) - 1], '.');
     char small[16];
     auto_reason(&f, AUTOALGO_DECOUPLED, "gp", small, sizeof small);

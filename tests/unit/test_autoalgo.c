@@ -36,16 +36,18 @@ test_single_objective_sizes(void **state)
     struct autoalgo_features f = base();
     struct autoalgo_config c;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_SMALL);
-    assert_int_equal(c.method, AUTOALGO_GRAPH);
+    assert_int_equal(c.method, AUTOALGO_GP);
     assert_int_equal(c.kernel, KERNEL_MATERN52);
-    assert_int_equal(c.acquisition, 0);
+    assert_int_equal(c.acquisition, 3); /* nei */
+    assert_true(c.lengthscale_min == 0.3);
     f.n_candidates = AUTOALGO_SMALL_MAX;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
     assert_int_equal(c.method, AUTOALGO_GP);
     assert_int_equal(c.kernel, KERNEL_MATERN52);
-    assert_int_equal(c.acquisition, 0);
+    assert_int_equal(c.acquisition, 3);
+    assert_true(c.lengthscale_min == 0.3);
     f.n_candidates = 767;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
     f.n_candidates = 1;
@@ -53,6 +55,8 @@ test_single_objective_sizes(void **state)
     f.n_candidates = 0;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_CONTINUOUS);
     assert_int_equal(c.method, AUTOALGO_GP);
+    assert_int_equal(c.acquisition, 0);
+    assert_true(c.lengthscale_min == 0.0);
     /* Parameters and their categorical share do not move the choice:
      * no table measures them apart (the reason records them). */
     f.n_categorical = 6;
@@ -117,6 +121,32 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(autoalgo_case(&f), AUTOALGO_CONTINUOUS);
 }
 
+/* A source (warm_start) wants the GP for one objective without
+ * constraints, even with a tiny budget; elsewhere it changes nothing. */
+static void
+test_warm_start(void **state)
+{
+    (void)state;
+    struct autoalgo_features f = base();
+    struct autoalgo_config c;
+    f.warm_start = 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_WARM_START);
+    assert_int_equal(c.method, AUTOALGO_GP);
+    assert_int_equal(c.acquisition, 0);
+    f.budget = 2;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_WARM_START);
+    f.n_objectives = 2;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
+    f.budget = -1;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_SMALL);
+    f.n_objectives = 1;
+    f.n_constraints = 1;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_CONSTRAINED);
+    f.n_constraints = 0;
+    f.warm_start = 0;
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+}
+
 /* Every row: a method hpod has, settings it takes, a figure, a code. */
 static void
 test_table_rows(void **state)
@@ -130,7 +160,11 @@ test_table_rows(void **state)
                     r->config.kernel == KERNEL_RBF);
         assert_true(r->config.acquisition >= 0 &&
                     r->config.acquisition <=
-                        (r->config.method == AUTOALGO_GRAPH ? 1 : 2));
+                        (r->config.method == AUTOALGO_GRAPH ? 1 : 3));
+        assert_true(r->config.lengthscale_min == 0.0 ||
+                    (r->config.method == AUTOALGO_GP &&
+                     r->config.lengthscale_min > 0.0 &&
+                     r->config.lengthscale_min <= 10.0));
         assert_true(r->config.surrogate == MOBO_SURROGATE_GP ||
                     r->config.surrogate == MOBO_SURROGATE_GRAPH);
         assert_non_null(r->evidence);
@@ -152,6 +186,7 @@ main(void)
         cmocka_unit_test(test_single_objective_sizes),
         cmocka_unit_test(test_budget_boundary),
         cmocka_unit_test(test_objectives_and_constraints),
+        cmocka_unit_test(test_warm_start),
         cmocka_unit_test(test_table_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
