@@ -43,7 +43,8 @@ struct hb_opts {
     int asha;          /* --asha: ASHA instead */
     int multistage;    /* --multistage: multi-stage BO beside ASHA instead */
     size_t configs;    /* --configs: configurations per learning-curve run */
-    const char *sequences; /* --sequences: Table 3 runs as JSON lines */
+    const char *sequences;  /* --sequences: Table 3 runs as JSON lines */
+    const char *mo_methods; /* --mo-methods: Table 4 method keys (mo.c) */
 };
 
 /* Monotonic seconds. */
