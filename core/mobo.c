@@ -648,14 +648,16 @@ mobo_trust_region(const double *u, size_t n, size_t dim,
 /*
  * The choice under trust_k (finite studies): the best free candidate in
  * the trust region around the observed trials of the incumbent front, if
- * one has a finite score there; else pick_best over every free one.
+ * one has a finite score there; else pick_best over every free one. The
+ * region is left for the step once it has stalled: the last trust_k · |F|
+ * evaluations (F the front's observed trials) added none to F.
  */
 static enum hpod_status
 pick_trust(const struct mobo_ctx *x, const double *u, const double *score,
            const double *lpf, size_t k, const unsigned char *skip, size_t *pick)
 {
     const struct mobo_input *in = x->in;
-    size_t nf = 0, nc = 0, p;
+    size_t nf = 0, nc = 0, p, last = 0;
     size_t *idx, *centre;
     double *pts;
     unsigned char *mask, *sk2;
@@ -673,8 +675,16 @@ pick_trust(const struct mobo_ctx *x, const double *u, const double *score,
     for (size_t i = 0; i < nf; i++)
         memcpy(pts + i * x->m, in->obs_y + idx[i] * x->m, x->m * sizeof *pts);
     nc = pareto_front(pts, nf, x->m, x->sense, centre);
-    for (size_t i = 0; i < nc; i++)
+    for (size_t i = 0; i < nc; i++) {
+        last = idx[centre[i]] > last ? idx[centre[i]] : last;
         centre[i] = in->obs_cand[idx[centre[i]]];
+    }
+    /* Stalled: trust_k evaluations per front trial since the front last
+     * gained one found nothing; this step looks everywhere. */
+    if (nc == 0 || in->n_obs - 1 - last >= in->trust_k * nc) {
+        st = pick_best(x, score, lpf, k, skip, pick);
+        goto out;
+    }
     mobo_trust_region(u, k, x->dim, skip, centre, nc, in->trust_k, mask);
     for (size_t i = 0; i < k; i++)
         sk2[i] = skip[i] || !mask[i];

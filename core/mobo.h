@@ -171,7 +171,9 @@ struct mobo_input {
      * front, MORBO-like (Daulton et al. 2022): only the trust_k nearest
      * free candidates (Euclidean, encoded space; ties to the lower index)
      * of each trial of the incumbent front are eligible; when none of
-     * them has a positive EHVI, every free candidate is. */
+     * them has a positive EHVI, every free candidate is, and so for a
+     * step once the region has stalled: the last trust_k · |F|
+     * evaluations (F the front's observed trials) added none to F. */
     int log_objectives;
     size_t trust_k;
     /* Optional cache (NULL: none); see struct mobo_state. */

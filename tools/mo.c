@@ -73,6 +73,22 @@ static const struct {
      "GB_M log tr (ehvi/graph/matern52, log, trust region 8)",
      {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 1, MO_TRUST_K},
      0},
+    {"gb_m_tr2",
+     "GB_M tr2 (ehvi/graph/matern52, trust region 2)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2},
+     0},
+    {"gb_m_tr4",
+     "GB_M tr4 (ehvi/graph/matern52, trust region 4)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4},
+     0},
+    {"bo_m_tr2",
+     "BO_M tr2 (ehvi/gp/matern52, trust region 2)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 2},
+     0},
+    {"bo_m_tr4",
+     "BO_M tr4 (ehvi/gp/matern52, trust region 4)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 4},
+     0},
 };
 #define N_MO_METHODS (sizeof mo_methods / sizeof mo_methods[0])
 

@@ -1009,7 +1009,7 @@ test_trust_region_pick(void **state)
     (void)state;
     struct study *s = calloc(1, sizeof *s);
     struct rng r;
-    size_t idx[N], nf, centre[N], ch, ch0;
+    size_t idx[N], nf, centre[N], ch, ch0, stalled = 0;
     double raw[2];
     rng_seed(&r, 8);
     for (int t = 0; t < 25; t++)
@@ -1019,18 +1019,58 @@ test_trust_region_pick(void **state)
         assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
         for (size_t i = 0; i < nf; i++)
             centre[i] = s->obs_cand[idx[i]];
+        size_t last = 0;
+        for (size_t f = 0; f < nf; f++)
+            last = idx[f] > last ? idx[f] : last;
+        /* Not stalled: fewer than k·|F| evaluations since the front
+         * last gained a trial (here k = 3 and 25 observations). */
+        assert_true(s->n - 1 - last < 3 * nf);
         in.trust_k = 3;
         assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
         int inside = 0;
         for (size_t f = 0; f < nf; f++)
             inside |= knn_member(cand, N, s->used, centre[f], ch, 3);
         assert_true(inside);
+        /* Stalled (k = 1: k·|F| <= the evaluations since): every free
+         * candidate is eligible, as without a region. */
+        in.trust_k = 0;
+        assert_int_equal(mobo_next(&in, raw, &ch0), HPOD_OK);
+        if (s->n - 1 - last >= nf) {
+            in.trust_k = 1;
+            assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+            assert_int_equal(ch, ch0);
+            stalled++;
+        }
         in.trust_k = N;
         assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
         in.trust_k = 0;
         assert_int_equal(mobo_next(&in, raw, &ch0), HPOD_OK);
         assert_int_equal(ch, ch0);
     }
+    /* A study that found the whole front first, then 30 dominated rows:
+     * stalled at k = 1, so the choice is the unrestricted one. */
+    memset(s, 0, sizeof *s);
+    for (size_t c = 0; c < N; c++)
+        if (in_front[c])
+            study_add(s, c, 2);
+    while (s->n < n_front + 30) {
+        size_t c = random_free(&r, s->used);
+        if (!in_front[c])
+            study_add(s, c, 2);
+    }
+    assert_true(30 >= n_front);
+    for (int sg = 0; sg < 2; sg++) {
+        struct mobo_input in = study_input(s, sg, 2);
+        enum hpod_status s0 = mobo_next(&in, raw, &ch0);
+        in.trust_k = 1;
+        assert_int_equal(mobo_next(&in, raw, &ch), s0);
+        if (s0 == HPOD_OK) {
+            assert_int_equal(ch, ch0);
+            stalled++;
+        }
+    }
+    print_message("trust region: %zu stalled choices compared\n", stalled);
+    assert_true(stalled >= 1);
     free(s);
 }
 
