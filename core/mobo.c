@@ -352,9 +352,11 @@ ctx_init(struct mobo_ctx *x, const struct mobo_input *in)
     x->ref = xcalloc(in->m ? in->m : 1, sizeof *x->ref);
     x->olog = xcalloc(in->m ? in->m : 1, 1);
     for (size_t j = 0; j < in->m; j++) {
+        /* mobo_feasibility's callers pass no objectives (obs_y NULL). */
+        int ys = in->m >= 2 && in->obs_y != NULL;
         x->sense[j] = 1;
-        x->osign[j] = obs_sign(in, j);
-        x->olog[j] = in->m >= 2 && in->log_objectives && log_ok(in, j);
+        x->osign[j] = ys ? obs_sign(in, j) : 1;
+        x->olog[j] = ys && in->log_objectives && log_ok(in, j);
     }
     if (in->m >= 2 && in->ref)
         for (size_t j = 0; j < in->m; j++)

@@ -1131,6 +1131,23 @@ test_log_objectives(void **state)
         assert_true(isfinite(ab));
         assert_int_equal(mobo_next(&in, raw, &cb), HPOD_OK);
     }
+    /* mobo_feasibility reads no objectives: obs_y may be NULL (the
+     * one-column inputs of study/constraints.c), log_objectives or not. */
+    double oc[30], cmax = 0.0, u[2] = {0.2, 0.4}, pf;
+    for (size_t i = 0; i < s->n; i++)
+        oc[i] = con_left(s->obs_raw + 2 * i);
+    struct mobo_input fin = {.space = &sp,
+                             .kernel = KERNEL_MATERN52,
+                             .seed = 1,
+                             .m = 1,
+                             .obs_raw = s->obs_raw,
+                             .n_obs = s->n,
+                             .n_con = 1,
+                             .obs_c = oc,
+                             .con_max = &cmax,
+                             .log_objectives = 1};
+    assert_int_equal(mobo_feasibility(&fin, u, 1, &pf), HPOD_OK);
+    assert_true(pf > 0.5 && pf <= 1);
     free(s);
 }
 
