@@ -52,7 +52,8 @@
 struct mobo_ctx {
     const struct mobo_input *in;
     size_t np, dim, m, n_con;
-    struct gp **ogp; /* m GPs (GP surrogate), else NULL */
+    struct gp **ogp;          /* m GPs (GP surrogate), else NULL */
+    unsigned char *ogp_owned; /* 1: ogp[j] is ours (else the state's) */
     struct gp **cgp; /* n_con GPs; an entry is NULL if nobody reported */
     double *cbound;  /* n_con bounds, log-transformed under con_log */
     double *pend_mu; /* n_pend × m believed means of the pending trials */
@@ -60,7 +61,10 @@ struct mobo_ctx {
     size_t n_front;
     double best; /* m = 1: the incumbent value, if has_best */
     int has_best;
-    int *sense; /* m entries of +1: everything is oriented */
+    int *sense;          /* m entries of +1: everything is oriented */
+    int *osign;          /* m signs of the objectives' values (obj_log) */
+    double *ref;         /* m: in->ref in the surrogates' units (obj_log) */
+    unsigned char *olog; /* m flags: objective j is modeled in logs */
     struct rng mc;
     /* 1 (mobo_next): P_c of a candidate is that of its observed value,
      * σ_c² plus the GP's noise variance (con_logpf). */
@@ -71,6 +75,24 @@ static void
 child_rng(const struct mobo_input *in, uint64_t tag, struct rng *r)
 {
     rng_seed2(r, in->seed ^ (tag * 0x9E3779B97F4A7C15ULL), (uint64_t)in->seq);
+}
+
+/* Objective j in the surrogate's units (mobo_input.obj_log). */
+static double
+obj_value(const struct mobo_ctx *x, size_t j, double v)
+{
+    if (!x->olog[j])
+        return v;
+    return v > 0 ? log(v) : -log(-v);
+}
+
+/* The inverse of obj_value, sign from the objective's values (sgn). */
+static double
+obj_unvalue(const struct mobo_ctx *x, size_t j, double t)
+{
+    if (!x->olog[j])
+        return t;
+    return x->osign[j] > 0 ? exp(t) : -exp(-t);
 }
 
 /* ---- input checks ---- */
@@ -286,6 +308,58 @@ con_logpf(const struct mobo_ctx *x, const double *u, size_t k, double *out)
 
 /* ---- context ---- */
 
+/* The sign of objective j's reported values (+1 when none). */
+static int
+obs_sign(const struct mobo_input *in, size_t j)
+{
+    for (size_t i = 0; i < in->n_obs; i++) {
+        double v = in->obs_y[i * in->m + j];
+        if (isfinite(v))
+            return v < 0 ? -1 : 1;
+    }
+    return 1;
+}
+
+/* Objective j's reports are all nonzero and of one sign. */
+static int
+log_ok(const struct mobo_input *in, size_t j)
+{
+    int pos = 0, neg = 0;
+    for (size_t i = 0; i < in->n_obs; i++) {
+        double v = in->obs_y[i * in->m + j];
+        if (!isfinite(v))
+            continue;
+        if (v == 0)
+            return 0;
+        pos |= v > 0;
+        neg |= v < 0;
+    }
+    return !(pos && neg);
+}
+
+/*
+ * The reference of objective j in the surrogate's units: under obj_log, a
+ * reference of the objective's sign maps as the values do; one of the
+ * other sign or zero has no log and is taken one unit below the smallest
+ * transformed value reported.
+ */
+static double
+ref_value(const struct mobo_ctx *x, size_t j)
+{
+    const struct mobo_input *in = x->in;
+    double r = in->ref[j], lo = INFINITY;
+    if (!x->olog[j])
+        return r;
+    if (r != 0 && (r > 0) == (x->osign[j] > 0))
+        return obj_value(x, j, r);
+    for (size_t i = 0; i < in->n_obs; i++) {
+        double v = in->obs_y[i * in->m + j];
+        if (isfinite(v))
+            lo = fmin(lo, obj_value(x, j, v));
+    }
+    return isfinite(lo) ? lo - 1 : 0;
+}
+
 static void
 ctx_init(struct mobo_ctx *x, const struct mobo_input *in)
 {
@@ -298,11 +372,23 @@ ctx_init(struct mobo_ctx *x, const struct mobo_input *in)
     x->cgp = xcalloc(in->n_con ? in->n_con : 1, sizeof *x->cgp);
     x->cbound = xcalloc(in->n_con ? in->n_con : 1, sizeof *x->cbound);
     x->ogp = xcalloc(in->m ? in->m : 1, sizeof *x->ogp);
+    x->ogp_owned = xcalloc(in->m ? in->m : 1, 1);
     x->pend_mu = xcalloc((in->n_pend ? in->n_pend : 1) * (in->m ? in->m : 1),
                          sizeof *x->pend_mu);
     x->sense = xmalloc((in->m ? in->m : 1) * sizeof *x->sense);
-    for (size_t j = 0; j < in->m; j++)
+    x->osign = xmalloc((in->m ? in->m : 1) * sizeof *x->osign);
+    x->ref = xcalloc(in->m ? in->m : 1, sizeof *x->ref);
+    x->olog = xcalloc(in->m ? in->m : 1, 1);
+    for (size_t j = 0; j < in->m; j++) {
+        /* mobo_feasibility's callers pass no objectives (obs_y NULL). */
+        int ys = in->m >= 2 && in->obs_y != NULL;
         x->sense[j] = 1;
+        x->osign[j] = ys ? obs_sign(in, j) : 1;
+        x->olog[j] = ys && in->log_objectives && log_ok(in, j);
+    }
+    if (in->m >= 2 && in->ref)
+        for (size_t j = 0; j < in->m; j++)
+            x->ref[j] = ref_value(x, j);
     child_rng(in, TAG_MC, &x->mc);
 }
 
@@ -312,13 +398,18 @@ ctx_cleanup(struct mobo_ctx *x)
     for (size_t c = 0; c < x->n_con; c++)
         gp_destroy(x->cgp[c]);
     for (size_t j = 0; j < x->m; j++)
-        gp_destroy(x->ogp[j]);
+        if (x->ogp_owned[j])
+            gp_destroy(x->ogp[j]);
     free(x->cgp);
     free(x->cbound);
     free(x->ogp);
+    free(x->ogp_owned);
     free(x->pend_mu);
     free(x->front);
     free(x->sense);
+    free(x->osign);
+    free(x->olog);
+    free(x->ref);
 }
 
 static enum hpod_status
@@ -430,6 +521,11 @@ build_incumbent(struct mobo_ctx *x)
             x->best = fmax(x->best, pts[i]);
         goto out;
     }
+    /* obj_log: the front in the surrogates' units (a monotone map keeps
+     * dominance). */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++)
+            pts[i * m + j] = obj_value(x, j, pts[i * m + j]);
     x->n_front = pareto_front(pts, n, m, x->sense, idx);
     x->front = xmalloc((x->n_front ? x->n_front : 1) * m * sizeof *x->front);
     for (size_t i = 0; i < x->n_front; i++)
@@ -453,7 +549,6 @@ score_points(const struct mobo_ctx *x, const double *mu, const double *sd,
              const double *lpf, size_t k, const unsigned char *skip,
              double *score)
 {
-    const struct mobo_input *in = x->in;
     size_t m = x->m;
 
     for (size_t i = 0; i < k; i++) {
@@ -479,12 +574,12 @@ score_points(const struct mobo_ctx *x, const double *mu, const double *sd,
             continue;
         }
         if (m == 2) {
-            e = ehvi_2d(x->front, x->n_front, x->sense, in->ref, mi, si);
+            e = ehvi_2d(x->front, x->n_front, x->sense, x->ref, mi, si);
         } else {
             /* The same draws for every candidate (common random numbers):
              * the Monte Carlo error then mostly cancels in comparisons. */
             struct rng r = x->mc;
-            e = ehvi_mc(x->front, x->n_front, m, x->sense, in->ref, mi, si,
+            e = ehvi_mc(x->front, x->n_front, m, x->sense, x->ref, mi, si,
                         MOBO_MC_SAMPLES, &r, NULL);
         }
         score[i] = (e > 0 ? log(e) : -INFINITY) + lpf[i];
@@ -533,6 +628,111 @@ explain_pick(struct sampler_explain *e, const double *score, size_t k,
     e->pick.cand = skip ? pick : (size_t)-1;
 }
 
+/* ---- trust region ---- */
+
+struct dist_idx {
+    double d;
+    size_t i;
+};
+
+static int
+dist_idx_cmp(const void *pa, const void *pb)
+{
+    const struct dist_idx *a = pa, *b = pb;
+    if (a->d != b->d)
+        return a->d < b->d ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+size_t
+mobo_trust_region(const double *u, size_t n, size_t dim,
+                  const unsigned char *used, const size_t *centre, size_t nf,
+                  size_t k, unsigned char *mask)
+{
+    struct dist_idx *di = xmalloc((n ? n : 1) * sizeof *di);
+    size_t marked = 0;
+
+    memset(mask, 0, n);
+    for (size_t f = 0; f < nf; f++) {
+        const double *c = u + centre[f] * dim;
+        size_t nfree = 0;
+        for (size_t i = 0; i < n; i++) {
+            double d = 0;
+            if (used[i])
+                continue;
+            for (size_t t = 0; t < dim; t++)
+                d += (u[i * dim + t] - c[t]) * (u[i * dim + t] - c[t]);
+            di[nfree].d = d;
+            di[nfree++].i = i;
+        }
+        qsort(di, nfree, sizeof *di, dist_idx_cmp);
+        for (size_t r = 0; r < k && r < nfree; r++) {
+            marked += !mask[di[r].i];
+            mask[di[r].i] = 1;
+        }
+    }
+    free(di);
+    return marked;
+}
+
+/*
+ * The choice under trust_k (finite studies): the best free candidate in
+ * the trust region around the observed trials of the incumbent front, if
+ * one has a finite score there; else pick_best over every free one. The
+ * region is left for the step once it has stalled: the last trust_k · |F|
+ * evaluations (F the front's observed trials) added none to F.
+ */
+static enum hpod_status
+pick_trust(const struct mobo_ctx *x, const double *u, const double *score,
+           const double *lpf, size_t k, const unsigned char *skip, size_t *pick)
+{
+    const struct mobo_input *in = x->in;
+    size_t nf = 0, nc = 0, p, last = 0;
+    size_t *idx, *centre;
+    double *pts;
+    unsigned char *mask, *sk2;
+    enum hpod_status st;
+
+    if (in->trust_k == 0 || in->n_cand == 0 || x->m < 2)
+        return pick_best(x, score, lpf, k, skip, pick);
+    idx = xmalloc((in->n_obs ? in->n_obs : 1) * sizeof *idx);
+    centre = xmalloc((in->n_obs ? in->n_obs : 1) * sizeof *centre);
+    pts = xmalloc((in->n_obs ? in->n_obs : 1) * x->m * sizeof *pts);
+    mask = xmalloc(k);
+    sk2 = xmalloc(k);
+    if ((st = feasible_complete(x, idx, &nf)) != HPOD_OK)
+        goto out;
+    for (size_t i = 0; i < nf; i++)
+        memcpy(pts + i * x->m, in->obs_y + idx[i] * x->m, x->m * sizeof *pts);
+    nc = pareto_front(pts, nf, x->m, x->sense, centre);
+    for (size_t i = 0; i < nc; i++) {
+        last = idx[centre[i]] > last ? idx[centre[i]] : last;
+        centre[i] = in->obs_cand[idx[centre[i]]];
+    }
+    /* Stalled: trust_k evaluations per front trial since the front last
+     * gained one found nothing; this step looks everywhere. */
+    if (nc == 0 || in->n_obs - 1 - last >= in->trust_k * nc) {
+        st = pick_best(x, score, lpf, k, skip, pick);
+        goto out;
+    }
+    mobo_trust_region(u, k, x->dim, skip, centre, nc, in->trust_k, mask);
+    for (size_t i = 0; i < k; i++)
+        sk2[i] = skip[i] || !mask[i];
+    p = acq_argmax(score, k, sk2);
+    if (p < k && score[p] > -INFINITY) {
+        *pick = p;
+        goto out;
+    }
+    st = pick_best(x, score, lpf, k, skip, pick);
+out:
+    free(idx);
+    free(centre);
+    free(pts);
+    free(mask);
+    free(sk2);
+    return st;
+}
+
 /* ---- GP surrogate ---- */
 
 static int
@@ -569,18 +769,184 @@ cap_low_outliers(double *y, size_t n)
 }
 
 /*
- * GP of objective j on the trials that reported it, then conditioned on
- * them plus the pending trials at their predicted means (kriging
- * believer), which are kept in pend_mu.
+ * The largest schedule point <= n (mobo.h): n itself up to
+ * GP_REFIT_ALWAYS_N, then s_{k+1} = s_k + ceil(GP_REFIT_GROWTH · s_k).
+ */
+size_t
+mobo_fit_point(size_t n)
+{
+    size_t s = GP_REFIT_ALWAYS_N;
+    if (n <= GP_REFIT_ALWAYS_N)
+        return n;
+    for (;;) {
+        size_t next = s + (size_t)ceil(MOBO_REFIT_GROWTH * (double)s);
+        if (next > n)
+            return s;
+        s = next;
+    }
+}
+
+/* One objective's kept GP: its fit on the first s_fit rows (key). */
+struct obj_model {
+    struct gp *gp;
+    size_t cap, dim;
+    int kernel;
+    int valid; /* the hyperparameters are the fit identified by key */
+    size_t s_fit;
+    uint64_t key;
+};
+
+struct mobo_state {
+    size_t m;
+    struct obj_model *obj;
+    /* Graph surrogate, finite studies: the graph over the candidates
+     * (identified by their encoding and the kernel), whose cached G
+     * graph_predict downdates from one call to the next (core/graph.h). */
+    struct graph *graph;
+    double *graph_u;
+    size_t graph_n, graph_dim;
+    int graph_kernel;
+};
+
+struct mobo_state *
+mobo_state_create(void)
+{
+    return xcalloc(1, sizeof(struct mobo_state));
+}
+
+void
+mobo_state_destroy(struct mobo_state *s)
+{
+    if (!s)
+        return;
+    for (size_t j = 0; j < s->m; j++)
+        gp_destroy(s->obj[j].gp);
+    free(s->obj);
+    graph_destroy(s->graph);
+    free(s->graph_u);
+    free(s);
+}
+
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t
+fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001B3ULL;
+    }
+    return h;
+}
+
+/* Identifies the fit of objective j on the first s rows (u, y). */
+static uint64_t
+fit_key(const struct mobo_input *in, size_t j, const double *u, const double *y,
+        size_t s, size_t dim)
+{
+    uint64_t h = 0xCBF29CE484222325ULL;
+    int kern = in->kernel;
+    h = fnv1a(h, &in->seed, sizeof in->seed);
+    h = fnv1a(h, &j, sizeof j);
+    h = fnv1a(h, &s, sizeof s);
+    h = fnv1a(h, &kern, sizeof kern);
+    h = fnv1a(h, u, s * dim * sizeof *u);
+    return fnv1a(h, y, s * sizeof *y);
+}
+
+/*
+ * The GP for objective j with room for need points: the state's (kept,
+ * grown when short, its hyperparameters carried over), else a new one
+ * (*owned = 1).
+ */
+static struct gp *
+obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
+{
+    struct mobo_state *s = x->in->state;
+    struct obj_model *o;
+    int kern = x->in->kernel;
+
+    *owned = !s;
+    if (!s)
+        return gp_create(need, x->dim, (enum kernel_kind)kern);
+    if (s->m != x->m) {
+        for (size_t i = 0; i < s->m; i++)
+            gp_destroy(s->obj[i].gp);
+        free(s->obj);
+        s->m = x->m;
+        s->obj = xcalloc(x->m, sizeof *s->obj);
+    }
+    o = &s->obj[j];
+    if (o->gp && (o->dim != x->dim || o->kernel != kern)) {
+        gp_destroy(o->gp);
+        memset(o, 0, sizeof *o);
+    }
+    if (!o->gp || o->cap < need) {
+        size_t cap = need + need / 4 + 8;
+        struct gp *g = gp_create(cap, x->dim, (enum kernel_kind)kern);
+        if (o->gp && o->valid) {
+            double *ls = xmalloc(x->dim * sizeof *ls);
+            struct gp_hyper h = {ls, 0.0, 0.0};
+            gp_get_hyper(o->gp, &h);
+            o->valid = gp_set_hyper(g, &h) == HPOD_OK;
+            free(ls);
+        }
+        gp_destroy(o->gp);
+        o->gp = g;
+        o->cap = cap;
+        o->dim = x->dim;
+        o->kernel = kern;
+    }
+    return o->gp;
+}
+
+/*
+ * The hyperparameters of objective j (mobo.h, the refit schedule): kept
+ * from the state when it holds the fit on the same first s rows, else
+ * fitted there from the defaults and the (seed, j, s) stream.
+ */
+static enum hpod_status
+obj_hyper(const struct mobo_ctx *x, size_t j, struct gp *gp, const double *u,
+          const double *y, size_t n)
+{
+    const struct mobo_input *in = x->in;
+    size_t s = mobo_fit_point(n);
+    uint64_t key = fit_key(in, j, u, y, s, x->dim);
+    struct obj_model *o = in->state ? &in->state->obj[j] : NULL;
+    struct rng r;
+    enum hpod_status st;
+
+    if (o && o->valid && o->s_fit == s && o->key == key)
+        return HPOD_OK;
+    if (o)
+        o->valid = 0;
+    gp_reset_hyper(gp);
+    rng_seed2(&r, in->seed ^ ((TAG_OBJ + j) * 0x9E3779B97F4A7C15ULL),
+              (uint64_t)s);
+    if ((st = gp_fit(gp, u, y, s, &r)) != HPOD_OK)
+        return st;
+    if (o) {
+        o->valid = 1;
+        o->s_fit = s;
+        o->key = key;
+    }
+    return HPOD_OK;
+}
+
+/*
+ * GP of objective j on the trials that reported it (hyperparameters from
+ * obj_hyper), conditioned on them plus the pending trials at their
+ * predicted means (kriging believer), which are kept in pend_mu. The
+ * standardization is that of all n reports.
  */
 static enum hpod_status
 fit_obj_gp(struct mobo_ctx *x, size_t j)
 {
     const struct mobo_input *in = x->in;
     size_t n = 0, k = 0, dim = x->dim, m = x->m, npd = in->n_pend;
-    double *u, *y, *pm;
+    double *u, *y, ym, ys;
     struct gp *gp;
-    struct rng r;
+    int owned;
     enum hpod_status st;
 
     for (size_t i = 0; i < in->n_obs; i++)
@@ -593,29 +959,33 @@ fit_obj_gp(struct mobo_ctx *x, size_t j)
         if (!isfinite(in->obs_y[i * m + j]))
             continue;
         space_encode(in->space, in->obs_raw + i * x->np, u + k * dim);
-        y[k++] = in->obs_y[i * m + j];
+        y[k++] = obj_value(x, j, in->obs_y[i * m + j]);
     }
     if (m == 1)
         cap_low_outliers(y, n);
-    gp = gp_create(n + npd, dim, (enum kernel_kind)in->kernel);
-    child_rng(in, TAG_OBJ + j, &r);
-    st = gp_fit(gp, u, y, n, &r);
+    gp_standardization(y, n, &ym, &ys);
+    gp = obj_gp(x, j, n + npd, &owned);
+    if ((st = obj_hyper(x, j, gp, u, y, n)) == HPOD_OK)
+        st = gp_condition_std(gp, u, y, n, ym, ys);
     if (st == HPOD_OK && npd > 0) {
         space_encode_rows(in->space, in->pend_raw, npd, u + n * dim);
         st = gp_predict(gp, u + n * dim, npd, y + n, NULL);
         if (st == HPOD_OK)
-            st = gp_condition(gp, u, y, n + npd);
-        pm = x->pend_mu;
+            st = gp_condition_std(gp, u, y, n + npd, ym, ys);
         for (size_t p = 0; p < npd; p++)
-            pm[p * m + j] = y[n + p];
+            x->pend_mu[p * m + j] = obj_unvalue(x, j, y[n + p]);
     }
     free(u);
     free(y);
     if (st != HPOD_OK) {
-        gp_destroy(gp);
+        if (owned)
+            gp_destroy(gp);
+        else
+            in->state->obj[j].valid = 0;
         return st;
     }
     x->ogp[j] = gp;
+    x->ogp_owned[j] = (unsigned char)owned;
     return HPOD_OK;
 }
 
@@ -659,24 +1029,46 @@ gp_score(const struct mobo_ctx *x, const double *u, size_t k,
     return st;
 }
 
+/*
+ * Finite study: the candidates are every GP's fixed query set
+ * (gp_set_queries), so that a kept GP extends V = L⁻¹K* by the new rows
+ * only (O(n·n_cand) per new point) instead of predicting from scratch.
+ */
 static enum hpod_status
 gp_finite(struct mobo_ctx *x, size_t *cand)
 {
     const struct mobo_input *in = x->in;
-    size_t n = in->n_cand;
+    size_t n = in->n_cand, m = x->m;
     double *u = xmalloc(n * x->dim * sizeof *u);
     double *score = xmalloc(n * sizeof *score);
     double *lpf = xmalloc(n * sizeof *lpf);
-    enum hpod_status st;
+    double *mu = xmalloc(n * m * sizeof *mu), *sd = xmalloc(n * m * sizeof *sd);
+    double *mean = xmalloc(n * sizeof *mean), *var = xmalloc(n * sizeof *var);
+    enum hpod_status st = HPOD_OK;
 
     space_encode_rows(in->space, in->cand_raw, n, u);
-    if ((st = gp_score(x, u, n, in->cand_used, score, lpf)) == HPOD_OK)
-        st = pick_best(x, score, lpf, n, in->cand_used, cand);
+    for (size_t j = 0; j < m && st == HPOD_OK; j++) {
+        if ((st = gp_set_queries(x->ogp[j], u, n)) != HPOD_OK ||
+            (st = gp_predict_queries(x->ogp[j], mean, var)) != HPOD_OK)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            mu[i * m + j] = mean[i];
+            sd[i * m + j] = var[i] > 0 ? sqrt(var[i]) : 0;
+        }
+    }
+    if (st == HPOD_OK && (st = con_logpf(x, u, n, lpf)) == HPOD_OK) {
+        score_points(x, mu, sd, lpf, n, in->cand_used, score);
+        st = pick_trust(x, u, score, lpf, n, in->cand_used, cand);
+    }
     if (st == HPOD_OK)
         explain_pick(in->explain, score, n, in->cand_used, *cand);
     free(u);
     free(score);
     free(lpf);
+    free(mu);
+    free(sd);
+    free(mean);
+    free(var);
     return st;
 }
 
@@ -739,6 +1131,7 @@ graph_labels(const struct mobo_ctx *x, size_t j, const size_t *onode,
         size_t nd = onode[i];
         if (!isfinite(v))
             continue;
+        v = obj_value(x, j, v);
         if (slot[nd] == SIZE_MAX) {
             slot[nd] = nl;
             lab[nl] = nd;
@@ -766,16 +1159,11 @@ graph_labels(const struct mobo_ctx *x, size_t j, const size_t *onode,
 static void
 degree_scale(const struct graph *g, size_t nn, double *dscale)
 {
-    double dbar = 0;
+    double dbar = graph_mean_wdegree(g);
     for (size_t i = 0; i < nn; i++) {
-        double d = 0;
-        for (size_t j = 0; j < nn; j++)
-            d += graph_weight(g, i, j);
-        dscale[i] = d;
-        dbar += d / (double)nn;
+        double d = graph_wdegree(g, i);
+        dscale[i] = d > 0 && dbar > 0 ? d / dbar : 1;
     }
-    for (size_t i = 0; i < nn; i++)
-        dscale[i] = dscale[i] > 0 && dbar > 0 ? dscale[i] / dbar : 1;
 }
 
 /*
@@ -814,8 +1202,8 @@ graph_objectives(struct mobo_ctx *x, struct graph *g, size_t nn,
             break;
         for (size_t p = 0; p < in->n_pend; p++) {
             size_t nd = pnode[p];
-            x->pend_mu[p * m + j] =
-                slot[nd] == SIZE_MAX ? mean[nd] : y[slot[nd]];
+            x->pend_mu[p * m + j] = obj_unvalue(
+                x, j, slot[nd] == SIZE_MAX ? mean[nd] : y[slot[nd]]);
             if (slot[nd] != SIZE_MAX)
                 continue;
             slot[nd] = nl;
@@ -838,6 +1226,36 @@ graph_objectives(struct mobo_ctx *x, struct graph *g, size_t nn,
     free(var);
     free(dscale);
     return st;
+}
+
+/*
+ * The state's graph over the nn encoded candidates u (built when it has
+ * none over the same points and kernel); *g stays the state's.
+ */
+static enum hpod_status
+state_graph(struct mobo_state *s, const double *u, size_t nn, size_t dim,
+            const struct graph_options *o, struct graph **g)
+{
+    enum hpod_status st;
+    if (s->graph && s->graph_n == nn && s->graph_dim == dim &&
+        s->graph_kernel == (int)o->kernel &&
+        memcmp(s->graph_u, u, nn * dim * sizeof *u) == 0) {
+        *g = s->graph;
+        return HPOD_OK;
+    }
+    graph_destroy(s->graph);
+    free(s->graph_u);
+    s->graph = NULL;
+    s->graph_u = NULL;
+    if ((st = graph_create(u, nn, dim, o, &s->graph)) != HPOD_OK)
+        return st;
+    s->graph_u = xmalloc(nn * dim * sizeof *u);
+    memcpy(s->graph_u, u, nn * dim * sizeof *u);
+    s->graph_n = nn;
+    s->graph_dim = dim;
+    s->graph_kernel = (int)o->kernel;
+    *g = s->graph;
+    return HPOD_OK;
 }
 
 /*
@@ -888,13 +1306,16 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     }
     graph_options_default(&o);
     o.kernel = (enum kernel_kind)in->kernel;
-    if ((st = graph_create(u, nn, dim, &o, &g)) != HPOD_OK ||
+    if ((st = finite && in->state
+                  ? state_graph(in->state, u, nn, dim, &o, &g)
+                  : graph_create(u, nn, dim, &o, &g)) != HPOD_OK ||
         (st = graph_objectives(x, g, nn, onode, pnode, mu, sd)) != HPOD_OK ||
         (st = build_incumbent(x)) != HPOD_OK ||
         (st = con_logpf(x, u, nn, lpf)) != HPOD_OK)
         goto out;
     score_points(x, mu, sd, lpf, nn, skip, score);
-    if ((st = pick_best(x, score, lpf, nn, skip, &pick)) != HPOD_OK)
+    if ((st = finite ? pick_trust(x, u, score, lpf, nn, skip, &pick)
+                     : pick_best(x, score, lpf, nn, skip, &pick)) != HPOD_OK)
         goto out;
     explain_pick(in->explain, score, nn, finite ? skip : NULL, pick);
     if (finite) {
@@ -906,7 +1327,10 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
 out:
     /* Continuous: every random node may be skipped only if nn == no+npd,
      * which ACQOPT_N_NODES > 0 rules out, so ENOTFOUND cannot leak. */
-    graph_destroy(g);
+    if (!(finite && in->state))
+        graph_destroy(g);
+    else if (st != HPOD_OK && g)
+        graph_forget(g);
     free(u);
     free(mu);
     free(sd);

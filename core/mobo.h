@@ -85,6 +85,47 @@ struct sampler_explain; /* core/sampler.h */
 enum mobo_surrogate { MOBO_SURROGATE_GP = 0, MOBO_SURROGATE_GRAPH = 1 };
 
 /*
+ * The refit schedule of the objective GPs (GP surrogate): the
+ * hyperparameters of objective j are those ML-II fits on the FIRST s of
+ * the n trials that reported j (in the order of the observations), with s
+ * = mobo_fit_point(n) and the fit's random starts drawn from (seed, j, s)
+ * alone; the GP is then conditioned on all n (and the pending trials)
+ * with them. s = n up to GP_REFIT_ALWAYS_N, then the schedule points
+ * s_{k+1} = s_k + ceil(GP_REFIT_GROWTH · s_k) (core/gp.h): a refit every
+ * 10% growth, as the kept model of gp studies. Every choice is therefore
+ * a function of (seed, seq, history) alone; a struct mobo_state only
+ * saves the fit (and the factor, extended by Cholesky appends) that an
+ * earlier call already made on the same first s rows.
+ */
+#ifndef MOBO_REFIT_GROWTH
+#define MOBO_REFIT_GROWTH 0.1
+#endif
+size_t mobo_fit_point(size_t n);
+
+/*
+ * mobo_trust_region - the trust region of mobo_input.trust_k: sets
+ * mask[i] = 1 for the k nearest candidates i with !used[i] (Euclidean
+ * distance in the encoded space u, n × dim; ties to the lower index) of
+ * each of the nf centres (rows of u, indices centre[0..nf)), 0 elsewhere.
+ * Returns the number of candidates marked.
+ */
+size_t mobo_trust_region(const double *u, size_t n, size_t dim,
+                         const unsigned char *used, const size_t *centre,
+                         size_t nf, size_t k, unsigned char *mask);
+
+/*
+ * Optional per-caller cache (one per study or simulated run; not
+ * thread-safe): the objective GPs of the last call, their fit's key (the
+ * first s rows, seed, objective, kernel) and their factor and candidate
+ * predictions (gp_set_queries), which the next call extends. It never
+ * changes an answer beyond round-off (tests/unit/test_mobo.c checks warm
+ * against cold to 1e-9).
+ */
+struct mobo_state;
+struct mobo_state *mobo_state_create(void);
+void mobo_state_destroy(struct mobo_state *s); /* accepts NULL */
+
+/*
  * Everything mobo_next and mobo_feasibility read. All arrays are borrowed
  * for the call and row-major. A "non-finite" value (NaN, ±Inf) in obs_y or
  * obs_c means "not reported".
@@ -131,6 +172,25 @@ struct mobo_input {
     const double *obs_c;
     const double *con_max;
     const unsigned char *con_log;
+    /* Variants of the multi-objective method (m >= 2; an ehvi study's
+     * options, study/algo.c). log_objectives (0/1): each objective whose
+     * reported values are all nonzero and of one sign (a positive metric,
+     * negated when minimized) gets a surrogate of sign(y)·log|y| (GPU time
+     * and the like have multiplicative noise and span decades); its EHVI,
+     * front and reference are then in those units (a reference of the
+     * other sign or zero, which has no log, is taken one unit below the
+     * smallest transformed value). Other objectives stay as they are.
+     * trust_k (0: off; finite studies only): a trust region around the
+     * front, MORBO-like (Daulton et al. 2022): only the trust_k nearest
+     * free candidates (Euclidean, encoded space; ties to the lower index)
+     * of each trial of the incumbent front are eligible; when none of
+     * them has a positive EHVI, every free candidate is, and so for a
+     * step once the region has stalled: the last trust_k · |F|
+     * evaluations (F the front's observed trials) added none to F. */
+    int log_objectives;
+    size_t trust_k;
+    /* Optional cache (NULL: none); see struct mobo_state. */
+    struct mobo_state *state;
     /* Optional output (NULL: nothing recorded): mobo_next clears it and,
      * on success, fills the pick's acquisition (the log of EHVI, or EI
      * for one objective, plus the log probability of feasibility: the

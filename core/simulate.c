@@ -294,6 +294,7 @@ simulate_run_mo(const struct simulate_mo_problem *p,
     enum hpod_status st = HPOD_OK;
     unsigned char *used = NULL;
     double *obs_raw = NULL, *obs_y = NULL, *obs_c = NULL, *raw = NULL;
+    struct mobo_state *state = NULL;
     size_t len = 0;
 
     if (len_out)
@@ -312,6 +313,7 @@ simulate_run_mo(const struct simulate_mo_problem *p,
     obs_y = xmalloc(cap * m * sizeof *obs_y);
     obs_c = xmalloc(cap * (nc ? nc : 1) * sizeof *obs_c);
     raw = xmalloc(np * sizeof *raw);
+    state = a->random ? NULL : mobo_state_create();
 
     simulate_init_rows(seed, n, ninit, used, seq_out);
     while (len < cap) {
@@ -342,6 +344,9 @@ simulate_run_mo(const struct simulate_mo_problem *p,
                 mi.obs_c = nc ? obs_c : NULL;
                 mi.con_max = p->con_max;
                 mi.con_log = p->con_log;
+                mi.log_objectives = a->log_objectives;
+                mi.trust_k = a->trust_k;
+                mi.state = state;
                 st = mobo_next(&mi, raw, &cand);
             }
             if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
@@ -372,6 +377,7 @@ simulate_run_mo(const struct simulate_mo_problem *p,
     }
 out:
     *len_out = len;
+    mobo_state_destroy(state);
     free(used);
     free(obs_raw);
     free(obs_y);

@@ -123,13 +123,18 @@ struct simulate_mo_algo {
     int random;
     int surrogate; /* enum mobo_surrogate */
     int kernel;    /* enum kernel_kind */
+    /* core/mobo.h's variants (mobo_input.log_objectives, trust_k). */
+    int log_objectives;
+    size_t trust_k;
 };
 
 /*
  * simulate_run_mo - one seeded run as simulate_run, choosing with
  * mobo_next (falling back to the random choice of the step's own stream
  * while the model cannot decide, as the server does). Same outputs and
- * stop rule (until may enable only the Pareto metrics).
+ * stop rule (until may enable only the Pareto metrics). One struct
+ * mobo_state per run keeps the objective GPs between steps (it never
+ * changes a choice: core/mobo.h).
  */
 enum hpod_status simulate_run_mo(const struct simulate_mo_problem *p,
                                  const struct simulate_mo_algo *a,

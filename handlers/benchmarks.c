@@ -422,12 +422,13 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
                                          .kernel = a->kernel,
                                          .acquisition = a->acquisition,
                                          .ls_min = a->ls_min};
-    run->mo =
-        (struct simulate_mo_algo){a->name == ALGO_RANDOM,
-                                  a->name == ALGO_EHVI    ? a->surrogate
-                                  : a->name == ALGO_GRAPH ? MOBO_SURROGATE_GRAPH
-                                                          : MOBO_SURROGATE_GP,
-                                  a->kernel};
+    run->mo = (struct simulate_mo_algo){
+        a->name == ALGO_RANDOM,
+        a->name == ALGO_EHVI    ? a->surrogate
+        : a->name == ALGO_GRAPH ? MOBO_SURROGATE_GRAPH
+                                : MOBO_SURROGATE_GP,
+        a->kernel, a->name == ALGO_EHVI && a->ehvi_log,
+        a->name == ALGO_EHVI ? (size_t)a->ehvi_trust : 0};
     run->mo_able = a->name != ALGO_GREEDY;
     run->force_mo = a->name == ALGO_EHVI;
     run->norm_algo = tr->norm_algo;

@@ -234,13 +234,23 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
 {
     static const char *const surrogates[] = {"gp", "graph", NULL};
     const char *kernel, *sur;
+    json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
+    long long tr = 0;
+    int has;
     enum hpod_status st;
 
     if ((st = sd_get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
             HPOD_OK ||
         (st = sd_get_string(a, "surrogate", "algorithm", 0, &sur, err)) !=
-            HPOD_OK)
+            HPOD_OK ||
+        (st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr, &has,
+                         err)) != HPOD_OK)
         return st;
+    if (lg && !json_is_boolean(lg))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.log_objectives",
+                         "algorithm.log_objectives must be a boolean");
+    al->ehvi_log = lg && json_is_true(lg);
+    al->ehvi_trust = tr;
     kernel = kernel ? kernel : "matern52";
     sur = sur ? sur : "gp";
     if ((st = pick(kernel, kernels, "algorithm.kernel", &al->kernel, err)) !=
@@ -249,9 +259,10 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
                    err)) != HPOD_OK)
         return st;
     al->kernel = al->kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
-    *norm = json_pack("{s:s, s:I, s:s, s:s, s:i}", "name", name, "seed",
-                      (json_int_t)al->seed, "kernel", kernel, "surrogate", sur,
-                      "init", al->init);
+    *norm = json_pack("{s:s, s:I, s:s, s:s, s:i, s:b, s:I}", "name", name,
+                      "seed", (json_int_t)al->seed, "kernel", kernel,
+                      "surrogate", sur, "init", al->init, "log_objectives",
+                      al->ehvi_log, "trust_region", (json_int_t)tr);
     return HPOD_OK;
 }
 
@@ -326,8 +337,9 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_ms[] = {"name",        "seed", "kernel",
                                        "acquisition", "init", "stages",
                                        "k",           "base", NULL};
-    static const char *const k_ehvi[] = {"name",      "seed", "kernel",
-                                         "surrogate", "init", NULL};
+    static const char *const k_ehvi[] = {
+        "name", "seed",           "kernel",       "surrogate",
+        "init", "log_objectives", "trust_region", NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};

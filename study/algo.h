@@ -35,6 +35,10 @@ struct algo_def {
     double ls_min;   /* gp: the lengthscales' lower bound (0: the default) */
     int init;        /* random points before the model takes over */
     int surrogate;   /* ehvi: 0 gp, 1 graph */
+    /* ehvi variants (core/mobo.h, mobo_input): log_objectives 0/1, and
+     * trust_region, the trust_k of finite studies (0: off). */
+    int ehvi_log;
+    long long ehvi_trust;
     /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base
      * sampler for new configurations (ALGO_RANDOM/GP/GRAPH); mode 0
      * promotion (paused, may resume), 1 stopping (pruned). */

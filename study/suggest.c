@@ -176,6 +176,8 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
         .obs_c = nc ? h->mo_c : NULL,
         .con_max = nc ? con_max : NULL,
         .con_log = nc ? con_log : NULL,
+        .log_objectives = d->algo.name == ALGO_EHVI && d->algo.ehvi_log,
+        .trust_k = d->algo.name == ALGO_EHVI ? (size_t)d->algo.ehvi_trust : 0,
         .explain = ex,
     };
     st = mobo_next(&mi, raw, cand);

@@ -197,8 +197,9 @@ dec_table(const struct hb_opts *o, const struct bench_table *tb,
     size_t n_costs = dec_costs(costs);
     for (size_t m = 0; m < 2 + n_costs; m++) {
         char label[64];
-        c.algo = (struct simulate_mo_algo){m == 0, MOBO_SURROGATE_GP,
-                                           KERNEL_MATERN52};
+        c.algo = (struct simulate_mo_algo){.random = m == 0,
+                                           .surrogate = MOBO_SURROGATE_GP,
+                                           .kernel = KERNEL_MATERN52};
         /* A variant: the graph surrogate for BLEU (GPs for GPU time). */
         if (getenv("HPOD_BENCH_CON_GRAPH"))
             c.algo.surrogate = MOBO_SURROGATE_GRAPH;

@@ -48,8 +48,9 @@ struct hb_opts {
     int multistage;    /* --multistage: multi-stage BO beside ASHA instead */
     int decoupled;     /* --decoupled: constrained, coupled vs decoupled */
     size_t configs;    /* --configs: configurations per learning-curve run */
-    const char *sequences; /* --sequences: Table 3 runs as JSON lines */
-    int transfer;          /* --transfer: warm start from another table */
+    const char *sequences;  /* --sequences: Table 3 runs as JSON lines */
+    const char *mo_methods; /* --mo-methods: Table 4 method keys (mo.c) */
+    int transfer;           /* --transfer: warm start from another table */
 };
 
 /*

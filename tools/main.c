@@ -58,7 +58,13 @@ usage(FILE *f)
             "        gp, graph) beside ASHA on the same draws, like --asha\n"
             "  --mo: Table 4 (multi-objective, EHVI against random search) "
             "and\n"
-            "        constrained runs; at most 10 runs on sw-en and so-en\n"
+            "        constrained runs, --repeats runs per cell on every table\n"
+            "  --mo-methods rs,bo_m,bo_r,gb_m,gb_r,con,...|all: the --mo cells "
+            "to run\n"
+            "        (con: the constrained runs; default: those and con; "
+            "variants\n"
+            "        bo_m_log, bo_m_tr, bo_m_log_tr, gb_m_log, gb_m_tr, "
+            "gb_m_log_tr)\n"
             "  --decoupled: constrained runs, random search and coupled "
             "constrained EI\n"
             "        against decoupled (GPU time probed apart) at equal "
@@ -178,6 +184,8 @@ parse_value(struct hb_opts *o, const char *name, const char *val)
         return (o->dir = val)[0] != '\0';
     if (strcmp(name, "--sequences") == 0)
         return (o->sequences = val)[0] != '\0';
+    if (strcmp(name, "--mo-methods") == 0)
+        return (o->mo_methods = val)[0] != '\0';
     return -1;
 }
 

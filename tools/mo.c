@@ -18,22 +18,113 @@
 #include "core/pareto.h"
 #include "tools/hpod_bench.h"
 
-/* Runs on the large tables (sw-en, so-en: EHVI fits at 200-700
- * observations cost seconds per run), and the constrained budget. */
-#define MO_BIG_REPEATS 10
+/* The constrained budget. */
 #define MO_CON_BUDGET 40
 
+/* Trust-region size of the "tr" variants (mobo_input.trust_k). */
+#define MO_TRUST_K 8
+
+/*
+ * The methods of Table 4, by --mo-methods key; def: run by default. The
+ * variants (core/mobo.h, mobo_input): "log" models each objective in
+ * logs (log_objectives), "tr" restricts EHVI to a trust region of the
+ * MO_TRUST_K nearest free rows of each front row (trust_k).
+ */
 static const struct {
-    const char *label;
+    const char *key, *label;
     struct simulate_mo_algo algo;
+    int def;
 } mo_methods[] = {
-    {"RS", {1, 0, KERNEL_MATERN52}},
-    {"BO_M (ehvi/gp/matern52)", {0, MOBO_SURROGATE_GP, KERNEL_MATERN52}},
-    {"BO_R (ehvi/gp/rbf)", {0, MOBO_SURROGATE_GP, KERNEL_RBF}},
-    {"GB_M (ehvi/graph/matern52)", {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52}},
-    {"GB_R (ehvi/graph/rbf)", {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF}},
+    {"rs", "RS", {1, 0, KERNEL_MATERN52, 0, 0}, 1},
+    {"bo_m",
+     "BO_M (ehvi/gp/matern52)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0},
+     1},
+    {"bo_r", "BO_R (ehvi/gp/rbf)", {0, MOBO_SURROGATE_GP, KERNEL_RBF, 0, 0}, 1},
+    {"gb_m",
+     "GB_M (ehvi/graph/matern52)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0},
+     1},
+    {"gb_r",
+     "GB_R (ehvi/graph/rbf)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0},
+     1},
+    {"bo_m_log",
+     "BO_M log (ehvi/gp/matern52, log objectives)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 1, 0},
+     0},
+    {"bo_m_tr",
+     "BO_M tr (ehvi/gp/matern52, trust region 8)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, MO_TRUST_K},
+     0},
+    {"bo_m_log_tr",
+     "BO_M log tr (ehvi/gp/matern52, log, trust region 8)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 1, MO_TRUST_K},
+     0},
+    {"gb_m_log",
+     "GB_M log (ehvi/graph/matern52, log objectives)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 1, 0},
+     0},
+    {"gb_m_tr",
+     "GB_M tr (ehvi/graph/matern52, trust region 8)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, MO_TRUST_K},
+     0},
+    {"gb_m_log_tr",
+     "GB_M log tr (ehvi/graph/matern52, log, trust region 8)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 1, MO_TRUST_K},
+     0},
+    {"gb_m_tr2",
+     "GB_M tr2 (ehvi/graph/matern52, trust region 2)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2},
+     0},
+    {"gb_m_tr4",
+     "GB_M tr4 (ehvi/graph/matern52, trust region 4)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4},
+     0},
+    {"bo_m_tr2",
+     "BO_M tr2 (ehvi/gp/matern52, trust region 2)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 2},
+     0},
+    {"bo_m_tr4",
+     "BO_M tr4 (ehvi/gp/matern52, trust region 4)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 4},
+     0},
 };
 #define N_MO_METHODS (sizeof mo_methods / sizeof mo_methods[0])
+
+/*
+ * Which methods run (use, N_MO_METHODS flags) and whether the constrained
+ * runs do (*con): --mo-methods keys, "con" for the constrained runs, "all"
+ * for everything; without --mo-methods the default ones and con. Returns
+ * 0 on an unknown key.
+ */
+static int
+mo_selection(const struct hb_opts *o, int *use, int *con)
+{
+    char *dup, *save = NULL;
+    int ok = 1;
+    for (size_t m = 0; m < N_MO_METHODS; m++)
+        use[m] = !o->mo_methods && mo_methods[m].def;
+    *con = !o->mo_methods;
+    if (!o->mo_methods)
+        return 1;
+    dup = xstrdup(o->mo_methods);
+    for (char *tok = strtok_r(dup, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int found = strcmp(tok, "con") == 0 || strcmp(tok, "all") == 0;
+        *con |= found;
+        for (size_t m = 0; m < N_MO_METHODS; m++)
+            if (strcmp(tok, "all") == 0 || strcmp(tok, mo_methods[m].key) == 0)
+                use[m] = found = 1;
+        if (!found) {
+            fprintf(stderr, "hpod-bench: unknown --mo-methods key \"%s\"\n",
+                    tok);
+            ok = 0;
+        }
+    }
+    free(dup);
+    return ok;
+}
 
 /* Runs one cell; returns wall seconds, fills seqs/lens, *failed runs. */
 static double
@@ -60,16 +151,9 @@ mo_cell(const struct hb_opts *o, const struct simulate_mo_problem *mp,
     return c.seconds;
 }
 
-static size_t
-mo_runs(const struct hb_opts *o, const struct bench_table *tb)
-{
-    return tb->n > 400 && o->repeats > MO_BIG_REPEATS ? MO_BIG_REPEATS
-                                                      : o->repeats;
-}
-
 /*
  * The auto cell of Table 4 on tb: the cell in ms (the methods run so far,
- * in mo_methods order) of the method the rule picks, relabelled; NULL
+ * found by key) of the method the rule picks, relabelled; NULL
  * when the rule picks a configuration none of them ran.
  */
 static json_t *
@@ -80,13 +164,24 @@ mo_auto_cell(const struct hb_opts *o, const struct bench_table *tb, json_t *ms)
     if (hb_auto_mo_algo(&tb->space, tb->n, 2, 0, o->init, &ma, label,
                         sizeof label) != 0)
         return NULL;
-    for (size_t m = 0; m < N_MO_METHODS && m < json_array_size(ms); m++) {
+    for (size_t m = 0; m < N_MO_METHODS; m++) {
         const struct simulate_mo_algo *a = &mo_methods[m].algo;
         if (a->random != ma.random ||
             (!ma.random &&
-             (a->surrogate != ma.surrogate || a->kernel != ma.kernel)))
+             (a->surrogate != ma.surrogate || a->kernel != ma.kernel ||
+              a->log_objectives != ma.log_objectives ||
+              a->trust_k != ma.trust_k)))
             continue;
-        json_t *c = json_deep_copy(json_array_get(ms, m));
+        json_t *run = NULL;
+        for (size_t i = 0; i < json_array_size(ms) && !run; i++) {
+            json_t *k = json_object_get(json_array_get(ms, i), "key");
+            if (json_is_string(k) &&
+                strcmp(json_string_value(k), mo_methods[m].key) == 0)
+                run = json_array_get(ms, i);
+        }
+        if (!run)
+            continue;
+        json_t *c = json_deep_copy(run);
         snprintf(full, sizeof full, "auto (= %s)", mo_methods[m].label);
         hb_set(c, "label", json_string(full));
         fprintf(stderr, "bench: %s auto: %s\n", tb->name + 7, full);
@@ -98,12 +193,12 @@ mo_auto_cell(const struct hb_opts *o, const struct bench_table *tb, json_t *ms)
 
 /* Table 4 on one table (bleu and gpu_time columns): JSON. */
 static json_t *
-mo_table(const struct hb_opts *o, const struct bench_table *tb,
+mo_table(const struct hb_opts *o, const int *use, const struct bench_table *tb,
          const double *bleu, const double *gpu)
 {
     const char *ds = tb->name + 7;
     int big = tb->n > 400;
-    size_t runs = mo_runs(o, tb), np_rows = 0;
+    size_t runs = o->repeats, np_rows = 0;
     for (size_t i = 0; i < tb->n; i++)
         np_rows += tb->pareto[i];
     /* The problem (BLEU up, GPU time down, the hypervolume reference 10%
@@ -136,12 +231,15 @@ mo_table(const struct hb_opts *o, const struct bench_table *tb,
             break;
         }
         size_t failed = 0;
+        if (!use[m])
+            continue;
         double sec = mo_cell(o, &su.mp, &mo_methods[m].algo, &spec, runs, tb->n,
                              seqs, lens, &failed);
         struct simulate_summary sum;
         simulate_summarize(&spec, seqs, tb->n, lens, runs, &sum);
         json_t *c = json_object();
         hb_set(c, "label", json_string(mo_methods[m].label));
+        hb_set(c, "key", json_string(mo_methods[m].key));
         hb_set(c, "runs", hb_int(runs));
         hb_set(c, "failed", hb_int(failed));
         hb_set(c, "fto", hb_stat(&sum.fto));
@@ -202,7 +300,7 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
           const double *bleu, const double *gpu)
 {
     const char *ds = tb->name + 7;
-    size_t runs = mo_runs(o, tb);
+    size_t runs = o->repeats;
     double *sorted = xmalloc(tb->n * sizeof *sorted);
     memcpy(sorted, gpu, tb->n * sizeof *sorted);
     qsort(sorted, tb->n, sizeof *sorted, hb_dbl_cmp);
@@ -223,7 +321,7 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "best_feasible_bleu", hb_real(best_feas));
     for (int m = 0; m < 2; m++) {
         struct simulate_mo_algo ma = {m == 0, MOBO_SURROGATE_GP,
-                                      KERNEL_MATERN52};
+                                      KERNEL_MATERN52, 0, 0};
         size_t failed = 0;
         double sec = mo_cell(o, &su.mp, &ma, NULL, runs, MO_CON_BUDGET, seqs,
                              lens, &failed);
@@ -250,8 +348,10 @@ hb_mo(const struct hb_opts *o)
     struct hpod_err err = {0};
     struct bench_table *ts = NULL;
     size_t n_tables = 0;
-    int rc = 1;
+    int rc = 1, use[N_MO_METHODS], do_con;
 
+    if (!mo_selection(o, use, &do_con))
+        return 2;
     double t_start = hb_now();
     if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
                               o->n_tables, &ts, &n_tables, &err) != HPOD_OK) {
@@ -260,17 +360,16 @@ hb_mo(const struct hb_opts *o)
     }
     json_t *rep = hb_report_new(o, "mo"), *mo = json_array();
     json_t *con = json_array();
-    hb_set(rep, "big_repeats", hb_int(MO_BIG_REPEATS));
     hb_set(rep, "constrained_budget", hb_int(MO_CON_BUDGET));
     for (size_t t = 0; t < n_tables; t++) {
         const double *bleu = bench_table_metric(&ts[t], "bleu");
         const double *gpu = bench_table_metric(&ts[t], "gpu_time");
         if (bleu && gpu)
-            json_array_append_new(mo, mo_table(o, &ts[t], bleu, gpu));
+            json_array_append_new(mo, mo_table(o, use, &ts[t], bleu, gpu));
     }
     /* Constrained single objective: max BLEU with GPU time <= the
      * table's median, MO_CON_BUDGET evaluations. */
-    for (size_t t = 0; t < n_tables; t++) {
+    for (size_t t = 0; t < n_tables && do_con; t++) {
         const double *bleu = bench_table_metric(&ts[t], "bleu");
         const double *gpu = bench_table_metric(&ts[t], "gpu_time");
         if (bleu && gpu)

@@ -144,6 +144,12 @@ def cases(have_tables):
         body=study(algorithm={"name": "simulated-annealing"}))
     add("unknown gp kernel", "POST", P, 422, IA, prefix="algorithm.kernel",
         body=study(algorithm={"name": "gp", "kernel": "cubic"}))
+    add("ehvi log_objectives not a boolean", "POST", P, 400, IA, "algorithm.log_objectives",
+        body=study(algorithm={"name": "ehvi", "log_objectives": "yes"}))
+    add("ehvi negative trust_region", "POST", P, (400, 422), IA, "algorithm.trust_region",
+        body=study(algorithm={"name": "ehvi", "trust_region": -1}))
+    add("trust_region on a gp study", "POST", P, 400, IA,
+        body=study(algorithm={"name": "gp", "trust_region": 4}))
     MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},
                                            {"steps": 5, "trials": 2}]}
     add("multistage without stages", "POST", P, 400, IA, "algorithm.stages",

@@ -147,6 +147,30 @@ def t_explain_ehvi(c):
                       "runner-up %r (held %r)" % (r, held))
 
 
+@test("ehvi options: log_objectives and trust_region read back, default off, and choose free candidates")
+def t_ehvi_options(c):
+    cands = [{"x": x} for x in range(12)]
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    base = {"space": [{"name": "x", "type": "int", "values": list(range(12))}],
+            "candidates": cands, "objectives": objs}
+    plain = create(c, dict(base, name=uname("ehvi-plain"), algorithm={"name": "ehvi"}))
+    check(plain["algorithm"]["log_objectives"] is False
+          and plain["algorithm"]["trust_region"] == 0, "defaults %r" % plain["algorithm"])
+    s = create(c, dict(base, name=uname("ehvi-opts"),
+                       algorithm={"name": "ehvi", "init": 2, "seed": 4,
+                                  "log_objectives": True, "trust_region": 3}))
+    a = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)["algorithm"]
+    check(a["log_objectives"] is True and a["trust_region"] == 3 and a["name"] == "ehvi",
+          "read back %r" % a)
+    held = set()
+    for i in range(6):
+        t = suggest(c, s["id"], "w")["trials"][0]
+        x = t["params"]["x"]
+        check(x not in held, "candidate %r chosen twice" % x)
+        held.add(x)
+        report(c, t["id"], {"bleu": 10.0 + x - 0.2 * x * x, "gpu_time": 100.0 * (1 + x)})
+
+
 @test("explain: random, enqueued and added trials answer a derived decision; unknown trials 404")
 def t_explain_derived(c):
     cands = [{"x": x} for x in range(5)]

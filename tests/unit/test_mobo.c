@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gp.h"
 #include "core/kernels.h"
 #include "core/mobo.h"
 #include "core/pareto.h"
@@ -928,6 +929,309 @@ test_low_outliers_capped(void **state)
     sampler_explain_clear(&eb);
 }
 
+/* ---- refit schedule, kept state, trust region, log objectives ---- */
+
+static void
+test_fit_point_schedule(void **state)
+{
+    (void)state;
+    /* Brute force: walk the schedule from GP_REFIT_ALWAYS_N. */
+    size_t pts[200], np = 0, s = GP_REFIT_ALWAYS_N;
+    while (s < 5000 && np < 200) {
+        pts[np++] = s;
+        s = s + (size_t)ceil(MOBO_REFIT_GROWTH * (double)s);
+    }
+    for (size_t n = 0; n < 3000; n++) {
+        size_t want = n;
+        if (n > GP_REFIT_ALWAYS_N)
+            for (size_t k = 0; k < np && pts[k] <= n; k++)
+                want = pts[k];
+        assert_int_equal(mobo_fit_point(n), want);
+    }
+    assert_true(mobo_fit_point(1000) < 1000);
+}
+
+/* The choice and its score (explain) of one mobo_next call; its status. */
+static enum hpod_status
+choose_status(struct mobo_input *in, size_t *ch, double *acq)
+{
+    struct sampler_explain ex = {0};
+    double raw[2];
+    enum hpod_status st;
+    in->explain = &ex;
+    st = mobo_next(in, raw, ch);
+    *acq = ex.pick.acq;
+    in->explain = NULL;
+    sampler_explain_clear(&ex);
+    return st;
+}
+
+static void
+choose_explained(struct mobo_input *in, size_t *ch, double *acq)
+{
+    assert_int_equal(choose_status(in, ch, acq), HPOD_OK);
+}
+
+/*
+ * A state kept across a sequential study (with a pending trial on every
+ * third step) chooses as a cold call on every step, with the same
+ * acquisition to 1e-9: its GPs are conditioned by Cholesky appends and
+ * its candidate predictions extended row by row, its graph downdated,
+ * against a fresh fit on the schedule's rows and a fresh factorization.
+ * A state dropped halfway (a restarted process) changes nothing either.
+ */
+static void
+test_state_warm_equals_cold(void **state)
+{
+    (void)state;
+    for (int sg = 0; sg < 2; sg++) {
+        struct study *s = calloc(1, sizeof *s);
+        struct mobo_state *ms = mobo_state_create();
+        struct rng r;
+        size_t steps = sg == MOBO_SURROGATE_GP ? 75 : 60, okc = 0;
+        rng_seed(&r, 11);
+        for (int t = 0; t < 3; t++)
+            study_add(s, random_free(&r, s->used), 2);
+        for (size_t t = 3; t < steps; t++) {
+            struct mobo_input in = study_input(s, sg, 7);
+            size_t cw, cc, pend = N;
+            double aw, ac, praw[2];
+            if (t % 3 == 0) {
+                pend = random_free(&r, s->used);
+                s->used[pend] = 1;
+                memcpy(praw, cand + 2 * pend, sizeof praw);
+                in.pend_raw = praw;
+                in.pend_cand = &pend;
+                in.n_pend = 1;
+            }
+            if (t == steps / 2) {
+                mobo_state_destroy(ms);
+                ms = mobo_state_create();
+            }
+            in.state = ms;
+            enum hpod_status sw = choose_status(&in, &cw, &aw);
+            in.state = NULL;
+            enum hpod_status sc = choose_status(&in, &cc, &ac);
+            /* Once no candidate improves (EHVI 0 everywhere), both tell
+             * the caller to choose at random. */
+            assert_int_equal(sw, sc);
+            assert_true(sw == HPOD_OK || sw == HPOD_ENUMERIC);
+            if (sw == HPOD_OK) {
+                assert_int_equal(cw, cc);
+                assert_true(fabs(aw - ac) <= 1e-9 * fmax(1.0, fabs(ac)));
+                okc++;
+            }
+            if (pend < N)
+                s->used[pend] = 0;
+            study_add(s, sw == HPOD_OK ? cw : random_free(&r, s->used), 2);
+        }
+        print_message("surrogate %d: %zu of %zu model choices compared\n", sg,
+                      okc, steps - 3);
+        assert_true(okc >= 40);
+        mobo_state_destroy(ms);
+        free(s);
+    }
+    mobo_state_destroy(NULL);
+}
+
+/* Brute-force kNN membership: i is among the k nearest free candidates
+ * of c iff fewer than k free j come before it in (distance, index). */
+static int
+knn_member(const double *u, size_t n, const unsigned char *used, size_t c,
+           size_t i, size_t k)
+{
+    double di = hypot(u[2 * i] - u[2 * c], u[2 * i + 1] - u[2 * c + 1]);
+    size_t before = 0;
+    if (used[i])
+        return 0;
+    for (size_t j = 0; j < n; j++) {
+        double dj = hypot(u[2 * j] - u[2 * c], u[2 * j + 1] - u[2 * c + 1]);
+        if (used[j] || j == i)
+            continue;
+        before += dj * dj < di * di || (dj * dj == di * di && j < i);
+    }
+    return before < k;
+}
+
+static void
+test_trust_region_knn(void **state)
+{
+    (void)state;
+    struct rng r;
+    unsigned char used[N], mask[N];
+    size_t centre[4] = {5, 77, 140, 20};
+    rng_seed(&r, 3);
+    for (size_t i = 0; i < N; i++)
+        used[i] = rng_below(&r, 4) == 0;
+    for (size_t k = 1; k <= 13; k += 4) {
+        size_t marked = mobo_trust_region(cand, N, 2, used, centre, 4, k, mask);
+        size_t cnt = 0;
+        for (size_t i = 0; i < N; i++) {
+            int want = 0;
+            for (int f = 0; f < 4; f++)
+                want |= knn_member(cand, N, used, centre[f], i, k);
+            assert_int_equal(mask[i], want);
+            cnt += want;
+        }
+        assert_int_equal(marked, cnt);
+        /* The grid has ties: every centre still gets exactly k. */
+        assert_true(cnt >= k && cnt <= 4 * k);
+    }
+}
+
+/*
+ * With trust_k the pick is a free candidate in the trust region around
+ * the observed front (brute-force kNN from mobo_front's trials), and a
+ * region holding every candidate chooses as no region.
+ */
+static void
+test_trust_region_pick(void **state)
+{
+    (void)state;
+    struct study *s = calloc(1, sizeof *s);
+    struct rng r;
+    size_t idx[N], nf, centre[N], ch, ch0, stalled = 0;
+    double raw[2];
+    rng_seed(&r, 8);
+    for (int t = 0; t < 25; t++)
+        study_add(s, random_free(&r, s->used), 2);
+    for (int sg = 0; sg < 2; sg++) {
+        struct mobo_input in = study_input(s, sg, 2);
+        assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
+        for (size_t i = 0; i < nf; i++)
+            centre[i] = s->obs_cand[idx[i]];
+        size_t last = 0;
+        for (size_t f = 0; f < nf; f++)
+            last = idx[f] > last ? idx[f] : last;
+        /* Not stalled: fewer than k·|F| evaluations since the front
+         * last gained a trial (here k = 3 and 25 observations). */
+        assert_true(s->n - 1 - last < 3 * nf);
+        in.trust_k = 3;
+        assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+        int inside = 0;
+        for (size_t f = 0; f < nf; f++)
+            inside |= knn_member(cand, N, s->used, centre[f], ch, 3);
+        assert_true(inside);
+        /* Stalled (k = 1: k·|F| <= the evaluations since): every free
+         * candidate is eligible, as without a region. */
+        in.trust_k = 0;
+        assert_int_equal(mobo_next(&in, raw, &ch0), HPOD_OK);
+        if (s->n - 1 - last >= nf) {
+            in.trust_k = 1;
+            assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+            assert_int_equal(ch, ch0);
+            stalled++;
+        }
+        in.trust_k = N;
+        assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+        in.trust_k = 0;
+        assert_int_equal(mobo_next(&in, raw, &ch0), HPOD_OK);
+        assert_int_equal(ch, ch0);
+    }
+    /* A study that found the whole front first, then 30 dominated rows:
+     * stalled at k = 1, so the choice is the unrestricted one. */
+    memset(s, 0, sizeof *s);
+    for (size_t c = 0; c < N; c++)
+        if (in_front[c])
+            study_add(s, c, 2);
+    while (s->n < n_front + 30) {
+        size_t c = random_free(&r, s->used);
+        if (!in_front[c])
+            study_add(s, c, 2);
+    }
+    assert_true(30 >= n_front);
+    for (int sg = 0; sg < 2; sg++) {
+        struct mobo_input in = study_input(s, sg, 2);
+        enum hpod_status s0 = mobo_next(&in, raw, &ch0);
+        in.trust_k = 1;
+        assert_int_equal(mobo_next(&in, raw, &ch), s0);
+        if (s0 == HPOD_OK) {
+            assert_int_equal(ch, ch0);
+            stalled++;
+        }
+    }
+    print_message("trust region: %zu stalled choices compared\n", stalled);
+    assert_true(stalled >= 1);
+    free(s);
+}
+
+/*
+ * log_objectives on a positive objective y0 = e^{a} and on a negated
+ * positive one y1 = -e^{-b} chooses as plain EHVI on (a, b) with the
+ * reference mapped alike; an objective with values of both signs keeps
+ * its raw model; a reference of the wrong sign still gives a choice.
+ */
+static void
+test_log_objectives(void **state)
+{
+    (void)state;
+    struct study *s = calloc(1, sizeof *s);
+    struct rng r;
+    double ylog[N * 2], ref[2], refl[2], raw[2], shifted[N * 2];
+    size_t ca, cb;
+    double aa, ab;
+    rng_seed(&r, 4);
+    for (int t = 0; t < 30; t++)
+        study_add(s, random_free(&r, s->used), 2);
+    for (int sg = 0; sg < 2; sg++) {
+        struct mobo_input in = study_input(s, sg, 9);
+        memcpy(refl, in.ref, sizeof refl);
+        for (size_t i = 0; i < s->n; i++) {
+            ylog[2 * i] = exp(s->obs_y[2 * i]);
+            ylog[2 * i + 1] = -exp(-s->obs_y[2 * i + 1]);
+        }
+        ref[0] = exp(refl[0]);
+        ref[1] = -exp(-refl[1]);
+        choose_explained(&in, &ca, &aa);
+        in.obs_y = ylog;
+        in.ref = ref;
+        in.log_objectives = 1;
+        choose_explained(&in, &cb, &ab);
+        assert_int_equal(ca, cb);
+        assert_true(fabs(aa - ab) <= 1e-6 * fmax(1.0, fabs(aa)));
+        /* Without the log, the same values choose otherwise or score
+         * otherwise: the option is not a no-op. */
+        in.log_objectives = 0;
+        choose_explained(&in, &cb, &ab);
+        assert_true(cb != ca || fabs(aa - ab) > 1e-6);
+        /* Mixed signs: the raw model, as without the option. */
+        for (size_t i = 0; i < 2 * s->n; i++)
+            shifted[i] = s->obs_y[i] + 0.3;
+        in.obs_y = shifted;
+        in.ref = refl;
+        choose_explained(&in, &ca, &aa);
+        in.log_objectives = 1;
+        choose_explained(&in, &cb, &ab);
+        assert_int_equal(ca, cb);
+        assert_true(fabs(aa - ab) <= 1e-12 * fmax(1.0, fabs(aa)));
+        /* A reference of the other sign (0 has no log). */
+        in.obs_y = ylog;
+        ref[0] = 0;
+        in.ref = ref;
+        choose_explained(&in, &cb, &ab);
+        assert_true(isfinite(ab));
+        assert_int_equal(mobo_next(&in, raw, &cb), HPOD_OK);
+    }
+    /* mobo_feasibility reads no objectives: obs_y may be NULL (the
+     * one-column inputs of study/constraints.c), log_objectives or not. */
+    double oc[30], cmax = 0.0, u[2] = {0.2, 0.4}, pf;
+    for (size_t i = 0; i < s->n; i++)
+        oc[i] = con_left(s->obs_raw + 2 * i);
+    struct mobo_input fin = {.space = &sp,
+                             .kernel = KERNEL_MATERN52,
+                             .seed = 1,
+                             .m = 1,
+                             .obs_raw = s->obs_raw,
+                             .n_obs = s->n,
+                             .n_con = 1,
+                             .obs_c = oc,
+                             .con_max = &cmax,
+                             .log_objectives = 1};
+    assert_int_equal(mobo_feasibility(&fin, u, 1, &pf), HPOD_OK);
+    assert_true(pf > 0.5 && pf <= 1);
+    free(s);
+}
+
 int
 main(void)
 {
@@ -945,6 +1249,11 @@ main(void)
         cmocka_unit_test(test_continuous_and_pending),
         cmocka_unit_test(test_three_objectives_monte_carlo),
         cmocka_unit_test(test_low_outliers_capped),
+        cmocka_unit_test(test_fit_point_schedule),
+        cmocka_unit_test(test_state_warm_equals_cold),
+        cmocka_unit_test(test_trust_region_knn),
+        cmocka_unit_test(test_trust_region_pick),
+        cmocka_unit_test(test_log_objectives),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
