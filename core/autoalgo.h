@@ -37,7 +37,8 @@ enum autoalgo_case {
     AUTOALGO_WARM_START = 0, /* 1 objective, no constraints, warm_start */
     AUTOALGO_TINY_BUDGET,    /* budget <= init: no model ever decides */
     AUTOALGO_MO_SMALL,       /* >= 2 objectives, finite <= SMALL_MAX */
-    AUTOALGO_MO_LARGE,       /* >= 2 objectives, larger or continuous */
+    AUTOALGO_MO_LARGE,       /* >= 2 objectives, finite > SMALL_MAX */
+    AUTOALGO_MO_CONTINUOUS,  /* >= 2 objectives, no candidates */
     AUTOALGO_DECOUPLED,      /* 1 objective, a decoupled constraint */
     AUTOALGO_CONSTRAINED,    /* 1 objective with constraints */
     AUTOALGO_SO_SMALL,       /* 1 objective, finite <= SMALL_MAX */
@@ -57,14 +58,16 @@ enum autoalgo_method {
 
 /* A chosen configuration. kernel: enum kernel_kind; acquisition: gp 0 ei,
  * 1 pi, 2 ucb, 3 nei; graph 0 ei, 1 eif (as struct algo_def); surrogate
- * (ehvi): enum mobo_surrogate; lengthscale_min (gp): 0 for the default.
- * Fields a method does not use are 0. */
+ * (ehvi): enum mobo_surrogate; lengthscale_min (gp): 0 for the default;
+ * trust_region (ehvi): K of its trust region, 0 for none. Fields a method
+ * does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
     int acquisition;
     int surrogate;
     double lengthscale_min;
+    int trust_region;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

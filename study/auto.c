@@ -57,6 +57,9 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
     case AUTOALGO_EHVI:
         json_object_set_new(o, "kernel", json_string(kernel));
         json_object_set_new(o, "surrogate", json_string(sur));
+        if (c->trust_region > 0)
+            json_object_set_new(o, "trust_region",
+                                json_integer(c->trust_region));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));
         snprintf(label, size, "%s/%s/%s", name, sur, kernel);
         break;

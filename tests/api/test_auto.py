@@ -120,7 +120,7 @@ def t_auto_bad(c):
         expect_error(call(c.port, "POST", P, dict(base, algorithm=algo)), status, code, field)
 
 
-@test("auto on nmthpo: 118 and 767 rows choose gp/nei, two objectives ehvi, constraints gp, warm_start gp/ei")
+@test("auto on nmthpo: 118 and 767 rows choose gp/nei, two objectives ehvi/graph, constraints gp, warm_start gp/ei")
 def t_auto_tables(c):
     need_tables()
     zh = create(c, {"name": uname("auto zh"), "benchmark": "nmthpo/zh-en"})
@@ -139,12 +139,14 @@ def t_auto_tables(c):
     mo = create(c, {"name": uname("auto mo"), "benchmark": "nmthpo/zh-en",
                     "objectives": [BLEU_MAX[0], GPU_MIN]})
     a = check_auto(mo, "ehvi", "mo_small")
-    check(a["chosen"]["surrogate"] == "graph" and "2 objectives" in a["reason"],
+    check(a["chosen"]["surrogate"] == "graph" and a["chosen"]["trust_region"] == 4
+          and "2 objectives" in a["reason"],
           "chosen %r" % a)
     drive(c, mo, 4, "zh-en")
     mol = create(c, {"name": uname("auto mo sw"), "benchmark": "nmthpo/sw-en",
                      "objectives": [BLEU_MAX[0], GPU_MIN]})
-    check(check_auto(mol, "ehvi", "mo_large")["chosen"]["surrogate"] == "gp", "sw-en mo")
+    ch = check_auto(mol, "ehvi", "mo_large")["chosen"]
+    check(ch["surrogate"] == "graph" and ch["trust_region"] == 0, "sw-en mo %r" % ch)
     con = create(c, {"name": uname("auto con"), "benchmark": "nmthpo/ja-en",
                      "constraints": [{"metric": "gpu_time", "max": 1.0}]})
     check("1 constraint" in check_auto(con, "gp", "constrained")["reason"], "constrained")

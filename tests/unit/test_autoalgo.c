@@ -98,12 +98,16 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_SMALL);
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
+    assert_int_equal(c.trust_region, 4);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
     assert_int_equal(c.method, AUTOALGO_EHVI);
-    assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);
+    assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
+    assert_int_equal(c.trust_region, 0);
     f.n_candidates = 0;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_LARGE);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_CONTINUOUS);
+    assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);
+    assert_int_equal(c.trust_region, 0);
     /* Several objectives with constraints: EHVI handles both. */
     f.n_candidates = 150;
     f.n_constraints = 1;
@@ -161,6 +165,10 @@ test_table_rows(void **state)
         assert_true(r->config.acquisition >= 0 &&
                     r->config.acquisition <=
                         (r->config.method == AUTOALGO_GRAPH ? 1 : 3));
+        assert_true(r->config.trust_region == 0 ||
+                    (r->config.method == AUTOALGO_EHVI &&
+                     r->config.surrogate == MOBO_SURROGATE_GRAPH &&
+                     r->config.trust_region > 0));
         assert_true(r->config.lengthscale_min == 0.0 ||
                     (r->config.method == AUTOALGO_GP &&
                      r->config.lengthscale_min > 0.0 &&
