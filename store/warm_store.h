@@ -1,6 +1,6 @@
 /*
  * store/warm_store.h - a warm-started study's source prior over its
- * candidates (table study_warm_priors, migration 0014), written with the
+ * candidates (table study_warm_priors, migration 0013), written with the
  * study in its create transaction and read by suggest.
  */
 #ifndef HPOD_WARM_STORE_H

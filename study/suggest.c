@@ -503,7 +503,7 @@ suggest_read(struct suggest_call *c)
     if (sampler_of(d) == SAMPLER_GP && !history_uses_mobo(d) &&
         (st = gp_model_store_get(c->db, c->id, &c->gpm, c->err)) != HPOD_OK)
         return st;
-    /* warm_start: the prior stored with the study (migration 0014). */
+    /* warm_start: the prior stored with the study (migration 0013). */
     if (d->warm_study || d->warm_benchmark) {
         free(c->prior);
         if ((st = warm_store_get(c->db, c->id, &c->prior, &c->n_prior,

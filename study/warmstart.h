@@ -2,7 +2,7 @@
  * study/warmstart.h - "warm_start" (issue 16): checks a new study's source
  * and computes the source's prior over the study's candidates
  * (core/transfer.c), which study_create stores with the study (migration
- * 0014) and suggest hands to the GP sampler (sampler_input.prior_cand).
+ * 0013) and suggest hands to the GP sampler (sampler_input.prior_cand).
  */
 #ifndef HPOD_STUDY_WARMSTART_H
 #define HPOD_STUDY_WARMSTART_H

@@ -1,4 +1,4 @@
--- 0014_warm_start.sql - the source prior of a warm-started study (issue
+-- 0013_warm_start.sql - the source prior of a warm-started study (issue
 -- 16, "warm_start": {"study": id} | {"benchmark": name}).
 --
 -- The source's values, as normal scores of their ranks, carried to each
