@@ -421,12 +421,13 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
     run->single = (struct simulate_algo){.kind = (enum sampler_kind)a->name,
                                          .kernel = a->kernel,
                                          .acquisition = a->acquisition};
-    run->mo =
-        (struct simulate_mo_algo){a->name == ALGO_RANDOM,
-                                  a->name == ALGO_EHVI    ? a->surrogate
-                                  : a->name == ALGO_GRAPH ? MOBO_SURROGATE_GRAPH
-                                                          : MOBO_SURROGATE_GP,
-                                  a->kernel};
+    run->mo = (struct simulate_mo_algo){
+        a->name == ALGO_RANDOM,
+        a->name == ALGO_EHVI     ? a->surrogate
+        : a->name == ALGO_GRAPH  ? MOBO_SURROGATE_GRAPH
+        : a->name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
+                                 : MOBO_SURROGATE_GP,
+        a->kernel};
     run->mo_able = a->name != ALGO_GREEDY;
     run->force_mo = a->name == ALGO_EHVI;
     run->norm_algo = tr->norm_algo;

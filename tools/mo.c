@@ -32,6 +32,7 @@ static const struct {
     {"BO_R (ehvi/gp/rbf)", {0, MOBO_SURROGATE_GP, KERNEL_RBF}},
     {"GB_M (ehvi/graph/matern52)", {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52}},
     {"GB_R (ehvi/graph/rbf)", {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF}},
+    {"greedy (nearest to the front)", {0, MOBO_SURROGATE_GREEDY, 0}},
 };
 #define N_MO_METHODS (sizeof mo_methods / sizeof mo_methods[0])
 
@@ -89,8 +90,8 @@ mo_table(const struct hb_opts *o, const struct bench_table *tb,
     spec.n = tb->n;
     spec.ninit = o->init;
     spec.fbp_budget = big ? 200 : 50;
-    size_t *seqs = xmalloc(runs * tb->n * sizeof *seqs);
-    size_t *lens = xcalloc(runs, sizeof *lens);
+    size_t *seqs = xmalloc(o->repeats * tb->n * sizeof *seqs);
+    size_t *lens = xcalloc(o->repeats, sizeof *lens);
     json_t *j = json_object(), *ms = json_array();
     hb_set(j, "name", json_string(ds));
     hb_set(j, "rows", hb_int(tb->n));
@@ -98,6 +99,9 @@ mo_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "fbp_budget", hb_int(spec.fbp_budget));
     for (size_t m = 0; m < N_MO_METHODS; m++) {
         size_t failed = 0;
+        /* Greedy fits nothing: every table gets all the runs. */
+        if (mo_methods[m].algo.surrogate == MOBO_SURROGATE_GREEDY)
+            runs = o->repeats;
         double sec = mo_cell(o, &su.mp, &mo_methods[m].algo, &spec, runs, tb->n,
                              seqs, lens, &failed);
         struct simulate_summary sum;
