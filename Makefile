@@ -234,14 +234,16 @@ bench-docs: deps
 # python3-optuna, installed by scripts/deps.sh bench) under nice, written to
 # docs/peers_mo.json for tools/render_benchmarks.py. PEERS_ARGS: runs per
 # cell (--runs on the four small tables, --runs-big on sw-en and so-en, whose
-# runs cost ~5-10 CPU s each), --jobs processes, --tables.
+# runs cost ~5-13 CPU s each), --jobs processes, --tables. Every run is kept
+# in $(O)/peers_runs.jsonl: an interrupted bench-peers resumes where it was.
 PEER_PYTHON ?= /usr/bin/python3
 PEERS_ARGS ?= --runs 100 --runs-big 20 --jobs 2
 .PHONY: bench-peers
 bench-peers:
 	@sh scripts/deps.sh bench
+	@mkdir -p $(O)
 	nice -n 10 $(PEER_PYTHON) tests/bench/mo_peers.py $(PEERS_ARGS) \
-	    --out docs/peers_mo.json
+	    --runs-file $(O)/peers_runs.jsonl --out docs/peers_mo.json
 
 # make fuzz: not part of make test (it runs for minutes); exits non-zero
 # if any harness crashed, leaked or tripped a sanitizer.

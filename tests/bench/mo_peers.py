@@ -5,7 +5,14 @@ hpod-bench's protocol, so that Table 4 (max BLEU, min GPU time) and Table 3
 
   mo_peers.py [--dir DIR] [--tables zh-en,...] [--runs 100] [--runs-big 10]
               [--seed 0] [--init 3] [--jobs 1] [--methods motpe,nsga2,tpe]
-              [--out docs/peers_mo.json]
+              [--runs-file FILE [--summarize 1]] [--out docs/peers_mo.json]
+
+--runs-file keeps every run (one JSON line: table, method, seed, init,
+sequence, CPU seconds) as it ends, and a later invocation with the same
+file runs only what it lacks; runs go seed by seed across all cells, so a
+run stopped early leaves every cell with about as many seeds. A cell's
+figures use seeds seed.. as far as they are contiguous ("runs" says how
+many). --summarize 1 runs nothing: the JSON from the file alone.
 
 Methods (Debian's python3-optuna 3.1.0, in-memory storage, sampler seeded
 with the run's seed):
@@ -257,14 +264,18 @@ def run_one(t, method, seed, init):
     return seq
 
 
+_TABLES = {}
+
+
 def _worker(args):
     root, ds, method, seed, init = args
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")
-    t = Table(root, ds)
+    if ds not in _TABLES:
+        _TABLES[ds] = Table(root, ds)
     t0 = time.process_time()
-    seq = run_one(t, method, seed, init)
-    return seed, seq, time.process_time() - t0
+    seq = run_one(_TABLES[ds], method, seed, init)
+    return ds, method, seed, init, seq, time.process_time() - t0
 
 
 def stat(v):
@@ -290,7 +301,7 @@ def parse(argv):
     o = {"dir": os.environ.get("HPOD_BENCHMARKS", "../shared/benchmarks"),
          "tables": DATASETS, "runs": 100, "runs_big": 10, "seed": 0,
          "init": 3, "jobs": 1, "methods": ["motpe", "nsga2", "tpe"],
-         "out": "-"}
+         "out": "-", "runs_file": None, "summarize": 0}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -301,7 +312,7 @@ def parse(argv):
         k, v = a[2:].replace("-", "_"), argv[i + 1]
         if k in ("tables", "methods"):
             o[k] = v.split(",")
-        elif k in ("runs", "runs_big", "seed", "init", "jobs"):
+        elif k in ("runs", "runs_big", "seed", "init", "jobs", "summarize"):
             o[k] = int(v)
         else:
             o[k] = v
@@ -312,10 +323,57 @@ def parse(argv):
     return o
 
 
+def read_runs(path):
+    """{(table, method, seed, init): (seq, cpu)} from a --runs-file."""
+    done_runs = {}
+    if path and os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for ln in f:
+                try:
+                    x = json.loads(ln)
+                except ValueError:
+                    continue  # a line cut short by a kill
+                done_runs[(x["table"], x["method"], x["seed"], x["init"])] = (
+                    x["seq"], x["cpu"])
+    return done_runs
+
+
+def run_all(o, tables):
+    """Runs what the runs file lacks, seed by seed across every cell (so a
+    run stopped early leaves every cell with about as many runs), appending
+    each run to the file as it ends."""
+    have = read_runs(o["runs_file"])
+    jobs = []
+    for k in range(max(o["runs"], o["runs_big"])):
+        for t in tables:
+            if k >= (o["runs_big"] if t.big else o["runs"]):
+                continue
+            for m in o["methods"]:
+                if (t.name, m, o["seed"] + k, o["init"]) not in have:
+                    jobs.append((o["dir"], t.name, m, o["seed"] + k, o["init"]))
+    sys.stderr.write("peers: %d runs to go\n" % len(jobs))
+    out = open(o["runs_file"], "a", encoding="utf-8") if o["runs_file"] \
+        else None
+    pool = multiprocessing.Pool(o["jobs"]) if o["jobs"] > 1 else None
+    it = pool.imap_unordered(_worker, jobs) if pool else map(_worker, jobs)
+    for ds, m, seed, init, seq, cpu in it:
+        have[(ds, m, seed, init)] = (seq, cpu)
+        if out:
+            out.write(json.dumps({"table": ds, "method": m, "seed": seed,
+                                  "init": init, "seq": seq, "cpu": cpu})
+                      + "\n")
+            out.flush()
+    if pool:
+        pool.close()
+    return have
+
+
 def main(argv):
     o = parse(argv)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     start = time.time()
+    tables = [Table(o["dir"], ds) for ds in o["tables"]]
+    have = read_runs(o["runs_file"]) if o["summarize"] else run_all(o, tables)
     rep = {"report": "peers",
            "command": "tests/bench/mo_peers.py " + " ".join(argv),
            "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
@@ -324,31 +382,33 @@ def main(argv):
            "mapping": "scaled [0,1] space; a proposal that is not a free row "
                       "evaluates the nearest free row (ties: lowest id), told "
                       "as that row (asked trial FAIL + add_trial)",
-           "tables": [], "table3": [], "partial": True}
-    pool = multiprocessing.Pool(o["jobs"]) if o["jobs"] > 1 else None
-    for ds in o["tables"]:
-        t = Table(o["dir"], ds)
-        runs = o["runs_big"] if t.big else o["runs"]
-        mt = {"name": ds, "rows": t.n, "pareto_rows": t.n_pareto,
+           "tables": [], "table3": []}
+    for t in tables:
+        want = o["runs_big"] if t.big else o["runs"]
+        mt = {"name": t.name, "rows": t.n, "pareto_rows": t.n_pareto,
               "fbp_budget": t.fbp_budget, "methods": []}
-        t3 = {"name": ds, "rows": t.n, "tol": t.tol, "methods": []}
+        t3 = {"name": t.name, "rows": t.n, "tol": t.tol, "methods": []}
         for m in o["methods"]:
-            jobs = [(o["dir"], ds, m, o["seed"] + k, o["init"])
-                    for k in range(runs)]
-            res = pool.map(_worker, jobs) if pool else map(_worker, jobs)
-            res = sorted(res)
-            ms = [metrics(t, seq, o["init"]) for _, seq, _ in res]
-            cpu = sum(c for _, _, c in res)
+            # Seeds seed.. in order, as far as they are contiguous.
+            res = []
+            while len(res) < want and (t.name, m, o["seed"] + len(res),
+                                       o["init"]) in have:
+                res.append(have[(t.name, m, o["seed"] + len(res), o["init"])])
+            runs = len(res)
+            if runs == 0:
+                continue
+            ms = [metrics(t, seq, o["init"]) for seq, _ in res]
+            cpu = sum(c for _, c in res)
             cell = {"label": LABELS[m], "runs": runs, "failed": 0,
                     "fto": stat([x["fto"] for x in ms]),
                     "fta": stat([x["fta"] for x in ms]),
                     "fbp": stat_all([x["fbp"] for x in ms]),
                     "seconds": cpu,
-                    "mean_length": sum(len(s) for _, s, _ in res) / runs}
+                    "mean_length": sum(len(s) for s, _ in res) / runs}
             mt["methods"].append(cell)
             sys.stderr.write("peers: %s %s: %d runs, %.1f CPU s, fto %.1f "
                              "fta %.1f fbp %.2f\n"
-                             % (ds, m, runs, cpu, cell["fto"]["mean"] or 0,
+                             % (t.name, m, runs, cpu, cell["fto"]["mean"] or 0,
                                 cell["fta"]["mean"] or 0,
                                 cell["fbp"]["mean"]))
             if m == "tpe":
@@ -359,36 +419,22 @@ def main(argv):
                       "seconds": cpu}
                 t3["methods"].append(c3)
                 sys.stderr.write("peers: %s TPE ftb %.1f ftc %.1f fb %.2f\n"
-                                 % (ds, c3["ftb"]["mean"] or 0,
+                                 % (t.name, c3["ftb"]["mean"] or 0,
                                     c3["ftc"]["mean"] or 0,
                                     c3["fb"]["mean"]))
-            write(o["out"], rep, mt, t3)
-        rep["tables"].append(mt)
+        if mt["methods"]:
+            rep["tables"].append(mt)
         if t3["methods"]:
             rep["table3"].append(t3)
-    if pool:
-        pool.close()
     rep["seconds"] = time.time() - start
-    del rep["partial"]
-    write(o["out"], rep, None, None)
-    return 0
-
-
-def write(out, rep, mt, t3):
-    """Writes rep (with the table in progress, mt and t3, when not None:
-    the file then says "partial") to out; "-" prints only the final."""
-    if mt is not None:
-        if out == "-":
-            return
-        rep = dict(rep, tables=rep["tables"] + [mt],
-                   table3=rep["table3"] + ([t3] if t3["methods"] else []))
     text = json.dumps(rep, indent=1) + "\n"
-    if out == "-":
+    if o["out"] == "-":
         sys.stdout.write(text)
-        return
-    with open(out + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(out + ".tmp", out)
+    else:
+        with open(o["out"] + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(o["out"] + ".tmp", o["out"])
+    return 0
 
 
 if __name__ == "__main__":
