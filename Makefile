@@ -8,6 +8,10 @@
 #   make bench-docs      rerun the papers' experiments with hpod-bench
 #                        (tools/) and render docs/benchmarks.md from its
 #                        JSON (tools/render_benchmarks.py); minutes
+#   make bench-peers     Optuna's MOTPE, NSGA-II and TPE on the same tables
+#                        and protocol (tests/bench/mo_peers.py) into
+#                        docs/peers_mo.json, rendered beside hpod's rows;
+#                        tens of minutes
 #   make                 release build -> build/release/hpod
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
 #   make lint fmt        layer check, clang-format, the OpenAPI spec
@@ -225,6 +229,21 @@ bench-docs: deps
 	    $(O)/bench-docs/table3.json $(O)/bench-docs/sh.json \
 	    $(O)/bench-docs/asha.json $(O)/bench-docs/multistage.json \
 	    $(O)/bench-docs/mo.json
+
+# make bench-peers: the Optuna peers of Table 3 and Table 4 (Debian's
+# python3-optuna, installed by scripts/deps.sh bench) under nice, written to
+# docs/peers_mo.json for tools/render_benchmarks.py. PEERS_ARGS: runs per
+# cell (--runs on the four small tables, --runs-big on sw-en and so-en, whose
+# runs cost ~5-13 CPU s each), --jobs processes, --tables. Every run is kept
+# in $(O)/peers_runs.jsonl: an interrupted bench-peers resumes where it was.
+PEER_PYTHON ?= /usr/bin/python3
+PEERS_ARGS ?= --runs 100 --runs-big 20 --jobs 2
+.PHONY: bench-peers
+bench-peers:
+	@sh scripts/deps.sh bench
+	@mkdir -p $(O)
+	nice -n 10 $(PEER_PYTHON) tests/bench/mo_peers.py $(PEERS_ARGS) \
+	    --runs-file $(O)/peers_runs.jsonl --out docs/peers_mo.json
 
 # make fuzz: not part of make test (it runs for minutes); exits non-zero
 # if any harness crashed, leaked or tripped a sanitizer.

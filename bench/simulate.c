@@ -507,14 +507,17 @@ simulate_mo(json_t *body, const char *name, const struct bench_table *t,
     enum hpod_status st;
     json_t *summary = NULL, *metrics = NULL, *names = NULL;
 
-    if (!tr->mo_able)
-        return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
-                         "greedy has no multi-objective or constrained form");
     if ((st = mo_objectives(body, t, &q, err)) != HPOD_OK ||
         (st = mo_constraints(body, t, &q, err)) != HPOD_OK ||
         (st = mo_metrics(body, &q, &asked, err)) != HPOD_OK ||
         (st = sim_tolerance(body, err, t, &tol)) != HPOD_OK)
         goto out;
+    if (!tr->mo_able && q.m == 1) {
+        st = hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
+                       "greedy has no constrained single-objective form: "
+                       "it takes constraints with several objectives");
+        goto out;
+    }
     size_t m = q.m;
     int big = n > 400;
     if ((st = bench_sim_int(body, err, "budget", 1, 1000000, m == 1 ? 40 : 20,

@@ -68,8 +68,10 @@ enum hpod_status bench_sim_metrics_parse(struct hpod_err *err, json_t *ms,
 struct bench_sim_table {
     struct simulate_algo single; /* the sampler of a single-objective run */
     struct simulate_mo_algo mo;  /* that of a multi-objective run */
-    int mo_able;                 /* 0: no multi-objective form (greedy) */
-    int force_mo;                /* 1: always the multi-objective run (ehvi) */
+    /* 0: greedy, whose multi-objective form (core/mobo.h mobo_greedy)
+     * needs several objectives: no constrained single-objective run. */
+    int mo_able;
+    int force_mo;      /* 1: always the multi-objective run (ehvi) */
     json_t *norm_algo; /* borrowed: the normalized algorithm, stored as is
                           (its "seed" is set to seed) */
     long long repeats, init, seed, budget;

@@ -424,9 +424,10 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
                                          .ls_min = a->ls_min};
     run->mo = (struct simulate_mo_algo){
         a->name == ALGO_RANDOM,
-        a->name == ALGO_EHVI    ? a->surrogate
-        : a->name == ALGO_GRAPH ? MOBO_SURROGATE_GRAPH
-                                : MOBO_SURROGATE_GP,
+        a->name == ALGO_EHVI     ? a->surrogate
+        : a->name == ALGO_GRAPH  ? MOBO_SURROGATE_GRAPH
+        : a->name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
+                                 : MOBO_SURROGATE_GP,
         a->kernel, a->name == ALGO_EHVI && a->ehvi_log,
         a->name == ALGO_EHVI ? (size_t)a->ehvi_trust : 0};
     run->mo_able = a->name != ALGO_GREEDY;

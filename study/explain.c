@@ -76,7 +76,8 @@ study_explain_mobo(struct sampler_explain *ex, const struct study_def *d,
             n_mo_complete < need ? SAMPLER_CHOSE_INIT : SAMPLER_CHOSE_FALLBACK;
     } else {
         /* core/mobo filled the pick's acquisition and the runners-up. */
-        ex->chooser = SAMPLER_CHOSE_MODEL;
+        ex->chooser = d->algo.name == ALGO_GREEDY ? SAMPLER_CHOSE_GREEDY
+                                                  : SAMPLER_CHOSE_MODEL;
         ex->pick.cand = cand;
     }
     ex->n_obs = n_mo;

@@ -19,6 +19,7 @@ int
 history_uses_mobo(const struct study_def *d)
 {
     return d->algo.name == ALGO_EHVI ||
+           (d->algo.name == ALGO_GREEDY && d->n_objectives > 1) ||
            (d->n_constraints > 0 &&
             (d->algo.name == ALGO_GP || d->algo.name == ALGO_GRAPH));
 }

@@ -25,6 +25,7 @@ study_check_rules(const struct study_def *d, struct hpod_err *err)
         return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
                          "greedy needs a finite space: give candidates");
     if (d->algo.name != ALGO_RANDOM && d->algo.name != ALGO_EHVI &&
+        d->algo.name != ALGO_GREEDY &&
         !(d->algo.name == ALGO_ASHA && d->algo.base == ALGO_RANDOM) &&
         d->n_objectives > 1)
         return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",

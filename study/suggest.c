@@ -154,9 +154,10 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
     constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
     struct mobo_input mi = {
         .space = &d->space,
-        .surrogate = d->algo.name == ALGO_EHVI    ? d->algo.surrogate
-                     : d->algo.name == ALGO_GRAPH ? 1
-                                                  : 0,
+        .surrogate = d->algo.name == ALGO_EHVI     ? d->algo.surrogate
+                     : d->algo.name == ALGO_GRAPH  ? 1
+                     : d->algo.name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
+                                                   : 0,
         .kernel = d->algo.kernel,
         .seed = d->algo.seed,
         .seq = seq,

@@ -191,6 +191,63 @@ mo_auto_cell(const struct hb_opts *o, const struct bench_table *tb, json_t *ms)
     return NULL;
 }
 
+/*
+ * The model-free controls, all o->repeats runs on every table (they fit
+ * nothing), appended to ms: greedy with two objectives (core/mobo.h
+ * mobo_greedy: the free row nearest any row of the observed front), and
+ * the single-objective greedy on BLEU alone (core/sampler.c: nearest the
+ * best BLEU), the control that ignores GPU time as "TPE on BLEU alone"
+ * does for Optuna (tests/bench/mo_peers.py).
+ */
+static void
+greedy_cells(const struct hb_opts *o, const struct bench_table *tb,
+             const double *bleu, const struct simulate_mo_problem *mp,
+             const struct metric_spec *spec, json_t *ms)
+{
+    size_t *seqs = xmalloc(o->repeats * tb->n * sizeof *seqs);
+    size_t *lens = xcalloc(o->repeats, sizeof *lens);
+    struct simulate_problem p = {&tb->space, tb->raw, bleu, tb->n};
+    struct simulate_algo a = {.kind = SAMPLER_GREEDY};
+    struct simulate_mo_algo ma = {.surrogate = MOBO_SURROGATE_GREEDY,
+                                  .kernel = KERNEL_MATERN52};
+    const char *label[2] = {"greedy (nearest to the front)",
+                            "greedy on BLEU alone"};
+    for (int k = 0; k < 2; k++) {
+        enum hpod_status *st = xcalloc(o->repeats, sizeof *st);
+        struct simrun c;
+        memset(&c, 0, sizeof c);
+        c.p = &p;
+        c.algo = &a;
+        c.mo = k == 0 ? mp : NULL;
+        c.mo_algo = k == 0 ? &ma : NULL;
+        c.spec = spec;
+        c.seed0 = o->seed;
+        c.init = o->init;
+        c.runs = o->repeats;
+        c.seqs = seqs;
+        c.lens = lens;
+        c.status = st;
+        c.length = tb->n;
+        simrun_simulate(&c, o->threads);
+        free(st);
+        struct simulate_summary sum;
+        simulate_summarize(spec, seqs, tb->n, lens, o->repeats, &sum);
+        json_t *j = json_object();
+        hb_set(j, "label", json_string(label[k]));
+        hb_set(j, "runs", hb_int(o->repeats));
+        hb_set(j, "failed", hb_int(c.failed));
+        hb_set(j, "fto", hb_stat(&sum.fto));
+        hb_set(j, "fta", hb_stat(&sum.fta));
+        hb_set(j, "fbp", hb_stat(&sum.fbp));
+        hb_set(j, "seconds", hb_real(c.seconds));
+        json_array_append_new(ms, j);
+        fprintf(stderr, "bench: %s %s: fta %.1f, fbp %.2f\n", tb->name + 7,
+                label[k], sum.fta.mean, sum.fbp.mean);
+    }
+    free(seqs);
+    free(lens);
+}
+
 /* Table 4 on one table (bleu and gpu_time columns): JSON. */
 static json_t *
 mo_table(const struct hb_opts *o, const int *use, const struct bench_table *tb,
@@ -251,6 +308,7 @@ mo_table(const struct hb_opts *o, const int *use, const struct bench_table *tb,
                 "bench: %s %s: %zu runs in %.1f s, fta %.1f, fbp %.2f\n", ds,
                 mo_methods[m].label, runs, sec, sum.fta.mean, sum.fbp.mean);
     }
+    greedy_cells(o, tb, bleu, &su.mp, &spec, ms);
     hb_set(j, "methods", ms);
     free(seqs);
     free(lens);

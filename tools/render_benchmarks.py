@@ -4,13 +4,17 @@ reports of hpod-bench (tools/*.c) and the papers' figures
 (tools/paper_figures.json).
 
 usage: render_benchmarks.py [--out docs/benchmarks.md|-] [--paper FILE]
-                            REPORT.json...
+                            [--peers FILE] REPORT.json...
 
 Each report (one JSON document per file: Table 3, --sh, --asha,
 --multistage or --mo) becomes one section between its HTML markers
 (<!-- hpod-bench --sh: begin --> ... end -->); a section already in --out
 is replaced in place, a new one is put in report order, and the rest of
 the file is left alone. "-" prints the sections instead.
+
+--peers (default docs/peers_mo.json, skipped when absent): Optuna's rows
+measured by tests/bench/mo_peers.py (make bench-peers), set beside hpod's
+in Table 3 and Table 4.
 
 hpod-bench computes every measured figure; this script only formats them,
 sets the papers' figures beside them and derives the comparisons the prose
@@ -25,7 +29,7 @@ import os
 import sys
 
 from render_common import (fmt_plain, fmt_stat, generated, legacy_markers,
-                           markers)
+                           markers, peer_cells, peer_mark, peer_note)
 from render_curves import render_asha, render_multistage, render_sh
 from render_table3 import render_table3
 
@@ -72,6 +76,12 @@ def render_mo(r, figures):
               % (p["best_fto"][0], p["best_fto"][1], p["best_fta"][0],
                  p["best_fta"][1], p["best_fbp"], p["rs_fto"], p["rs_fta"],
                  p["rs_fbp"]))
+        for c in peer_cells(figures, "tables", t["name"]):
+            w("| | %s (%s) | %d | %s | %s | %s | %.2f |\n"
+              % (c["label"], peer_mark(figures), c["runs"],
+                 fmt_stat(c["fto"], 1), fmt_stat(c["fta"], 1),
+                 fmt_stat(c["fbp"], 2), c["seconds"]))
+    w(peer_note(figures))
     w("\n## Constrained: max BLEU with GPU time <= the table's median (Beck et "
       "al. 2016)\n\nThe same protocol, %d evaluations per run, %d runs per "
       "cell%s. BO = `gp` with the constraint: "
@@ -150,13 +160,17 @@ def main(argv):
     out = "docs/benchmarks.md"
     paper = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "paper_figures.json")
+    peers = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "docs", "peers_mo.json")
     reports = []
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a in ("--out", "--paper") and i + 1 < len(argv):
+        if a in ("--out", "--paper", "--peers") and i + 1 < len(argv):
             if a == "--out":
                 out = argv[i + 1]
+            elif a == "--peers":
+                peers = argv[i + 1]
             else:
                 paper = argv[i + 1]
             i += 2
@@ -171,6 +185,9 @@ def main(argv):
         return 2
     with open(paper, encoding="utf-8") as f:
         figures = json.load(f)
+    if os.path.exists(peers):
+        with open(peers, encoding="utf-8") as f:
+            figures["peers"] = json.load(f)
     sections = {}
     for path in reports:
         with open(path, encoding="utf-8") as f:

@@ -61,3 +61,36 @@ def generated(r, extra=""):
 
 # --------------------------------------------------------------------------
 # Table 3
+
+
+def peer_cells(figures, section, ds):
+    """The cells of table ds that tests/bench/mo_peers.py measured
+    (figures["peers"], docs/peers_mo.json, when it exists), for section
+    "tables" (Table 4) or "table3"; [] otherwise."""
+    peers = figures.get("peers")
+    for t in (peers or {}).get(section, []):
+        if t["name"] == ds:
+            return t["methods"]
+    return []
+
+
+def peer_mark(figures):
+    """What marks a peer row: the Optuna version and the date measured."""
+    p = figures["peers"]
+    return "Optuna %s, measured by tests/bench/mo_peers.py on %s" % (
+        p["optuna"], p["date"][:10])
+
+
+def peer_note(figures):
+    """The paragraph under a table that holds peer rows ("" without)."""
+    p = figures.get("peers")
+    if not p:
+        return ""
+    return ("\nRows marked \"Optuna\": %s (`%s`; docs/peers_mo.json%s), same "
+            "seeds, first %d rows the same as hpod's at each seed (enqueue_trial), "
+            "then the sampler (TPE's n_startup_trials = %d); the table's "
+            "parameters in the papers' scaled [0,1] encoding, a proposal that is "
+            "not a free row evaluates the nearest free row (ties: lowest id) and "
+            "the sampler is told that row. Time: CPU seconds of the cell.\n"
+            % (peer_mark(figures), p["command"],
+               ", partial" if p.get("partial") else "", p["init"], p["init"]))

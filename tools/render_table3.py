@@ -4,7 +4,8 @@ render_benchmarks.py.
 """
 import math
 
-from render_common import RENDERER, fmt_stat, markers
+from render_common import (RENDERER, fmt_stat, markers, peer_cells, peer_mark,
+                           peer_note)
 
 
 def t3_cell(t, key):
@@ -60,7 +61,7 @@ def t3_head(w, r):
       "loader reproduces exactly; greedy, GP and graph distances use it.\n\n")
 
 
-def t3_table(w, r, paper):
+def t3_table(w, r, paper, figures):
     w("## Table 3: single objective\n\n")
     w("| table (rows) | method | ftb | ftc | fb | time (s) |\n")
     w("|---|---|---|---|---|---|\n")
@@ -94,6 +95,10 @@ def t3_table(w, r, paper):
               % (pr["rs_ftb"][0], pr["rs_ftb"][1], pr["rs_ftc"][0],
                  pr["rs_ftc"][1], pr["rs_fb"]))
             w("| | greedy, reference code | ≈ %.0f | | | |\n" % pr["greedy_ftb"])
+        for c in peer_cells(figures, "table3", ds):
+            w("| | %s (%s) | %s | %s | %s | %.2f |\n"
+              % (c["label"], peer_mark(figures), fmt_stat(c["ftb"], 1),
+                 fmt_stat(c["ftc"], 1), fmt_stat(c["fb"], 2), c["seconds"]))
 
 
 def t3_rs(w, r, paper):
@@ -290,7 +295,8 @@ def render_table3(r, figures):
     w = out.append
     paper = figures["table3"]["tables"]
     t3_head(w, r)
-    t3_table(w, r, paper)
+    t3_table(w, r, paper, figures)
+    w(peer_note(figures))
     t3_rs(w, r, paper)
     behind_any = t3_best_table(w, r, paper)
     t3_time(w, r)

@@ -4,13 +4,14 @@ HTTP path, ehvi and constrained gp on the nmthpo tables.
 """
 
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 import time
 
-from harness import TOP, call, check, expect, short, test
+from harness import TOP, call, cfg, check, expect, expect_error, short, test
 from client import BLEU_MAX, all_trials, canon, create, report, suggest, uname
 from tables import NMTHPO_PARAMS, curve_models, evaluate, need_tables, study_metrics, tsv_rows
 
@@ -209,3 +210,47 @@ def t_constrained(c):
     print("# constrained ja-en: gap to the best feasible BLEU after 40: %s" %
           ", ".join("%.2f" % g for g in gaps))
     check(sum(gaps) / len(gaps) <= 0.5, "mean gap %.3f > 0.5" % (sum(gaps) / len(gaps)))
+
+
+@test("benchmarks: greedy with two objectives: a study on nmthpo/zh-en issues the rows its simulation picks, nearest the observed front")
+def t_greedy_two_objectives(c):
+    need_tables()
+    t = tsv_rows("zh-en")
+    rows = {canon({p: r[p] for p in NMTHPO_PARAMS}): i for i, r in enumerate(t)}
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    s = create(c, {"name": uname("greedy-mo"), "benchmark": "nmthpo/zh-en", "objectives": objs,
+                   "algorithm": {"name": "greedy", "seed": 7}, "budget": 15})
+    got = []
+    for k in range(15):
+        tr = suggest(c, s["id"], "g")["trials"][0]
+        ev = evaluate(c, "nmthpo/zh-en", tr["params"])
+        got.append(rows[canon(tr["params"])])
+        report(c, tr["id"], study_metrics(s, ev["values"]))
+        d = [x for x in expect(call(c.port, "GET", "/v1/trials/%d/explain" % tr["id"]),
+                               200)["decisions"] if x["kind"] == "suggest"][0]
+        check(d["chooser"] == ("initial_random" if k < 3 else "greedy"),
+              "trial %d explained %r" % (k, short(d)))
+    sim = expect(call(c.port, "POST", "/v1/benchmarks/nmthpo/zh-en/simulate",
+                      {"algorithm": {"name": "greedy"}, "objectives": objs, "repeats": 1,
+                       "seed": 7}), 201)
+    check(sim["sequences"][0][:15] == got, "study %r, simulation %r" % (got, sim["sequences"][0][:15]))
+    # The rule, recomputed: after the 3 initial rows, each row is the free
+    # one nearest (scaled, ties to the lowest id) any row of the front.
+    with open(os.path.join(cfg.bench_dir, "nmthpo", "zh-en.hyps_scaled")) as f:
+        scaled = [[float(v) for v in ln.split()] for ln in f if ln.strip()]
+    for k in range(3, 15):
+        seen = got[:k]
+        front = [i for i in seen if not any(
+            t[j]["bleu"] >= t[i]["bleu"] and t[j]["gpu_time"] <= t[i]["gpu_time"]
+            and (t[j]["bleu"] > t[i]["bleu"] or t[j]["gpu_time"] < t[i]["gpu_time"])
+            for j in seen)]
+        dist = [min(sum((a - b) ** 2 for a, b in zip(scaled[r], scaled[f])) for f in front)
+                if r not in seen else float("inf") for r in range(len(t))]
+        want = min(range(len(t)), key=lambda r: (dist[r], r))
+        check(math.isclose(dist[got[k]], dist[want], rel_tol=1e-12, abs_tol=1e-12),
+              "row %d: chose %d at %r, nearest the front %r is %d at %r"
+              % (k, got[k], dist[got[k]], front, want, dist[want]))
+    expect_error(call(c.port, "POST", "/v1/benchmarks/nmthpo/zh-en/simulate",
+                      {"algorithm": {"name": "greedy"}, "objectives": [objs[0]],
+                       "constraints": [{"metric": "gpu_time", "max": 100}]}),
+                 422, "invalid_argument", "algorithm.name")

@@ -44,7 +44,9 @@ test_rules(void **state)
         {"{\"name\":\"graph\"}", 1, 0, HPOD_EUNPROC},
         {"{\"name\":\"greedy\"}", 0, 0, HPOD_EUNPROC},
         {"{\"name\":\"greedy\"}", 0, 1, HPOD_OK},
-        {"{\"name\":\"greedy\"}", 1, 1, HPOD_EUNPROC},
+        /* Greedy with two objectives: nearest the front (mobo_greedy). */
+        {"{\"name\":\"greedy\"}", 1, 1, HPOD_OK},
+        {"{\"name\":\"greedy\"}", 1, 0, HPOD_EUNPROC},
         {"{\"name\":\"asha\",\"R\":9}", 1, 0, HPOD_OK},
         {"{\"name\":\"asha\",\"R\":9,\"base\":\"gp\"}", 1, 0, HPOD_EUNPROC},
         {"{\"name\":\"asha\",\"R\":9,\"base\":\"gp\"}", 0, 0, HPOD_OK},
