@@ -80,7 +80,7 @@ static const struct {
     {"gb_m_tr4",
      "GB_M tr4 (ehvi/graph/matern52, trust region 4)",
      {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4},
-     0},
+     1},
     {"bo_m_tr2",
      "BO_M tr2 (ehvi/gp/matern52, trust region 2)",
      {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 2},
