@@ -74,44 +74,17 @@ static enum hpod_status
 choose(const struct drun *s, const struct simulate_mo_algo *a,
        unsigned long long seed, size_t seq, size_t *row)
 {
-    const struct simulate_mo_problem *p = s->p;
     double *raw = xmalloc(s->np * sizeof *raw);
-    enum hpod_status st = HPOD_ENUMERIC;
-    if (!a->random) {
-        struct mobo_input mi;
-        memset(&mi, 0, sizeof mi);
-        mi.space = p->space;
-        mi.surrogate = a->surrogate;
-        mi.kernel = a->kernel;
-        mi.seed = seed;
-        mi.seq = (int)seq;
-        mi.cand_raw = p->raw;
-        mi.cand_used = s->used;
-        mi.n_cand = s->n;
-        mi.m = 1;
-        mi.ref = p->ref;
-        mi.obs_raw = s->obs_raw;
-        mi.obs_y = s->obs_y;
-        mi.obs_cand = s->obs_row;
-        mi.n_obs = s->n_obs;
-        mi.n_con = s->nc;
-        mi.obs_c = s->obs_c;
-        mi.con_max = p->con_max;
-        mi.con_log = p->con_log;
-        st = mobo_next(&mi, raw, row);
-    }
-    if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
-        struct sampler_input in;
-        memset(&in, 0, sizeof in);
-        in.space = p->space;
-        in.kind = SAMPLER_RANDOM;
-        in.seed = seed;
-        in.seq = (int)seq;
-        in.cand_raw = p->raw;
-        in.cand_used = s->used;
-        in.n_cand = s->n;
-        st = sampler_next(&in, raw, row);
-    }
+    struct simulate_mo_step step = {.used = s->used,
+                                    .m = 1,
+                                    .n_con = s->nc,
+                                    .n_obs = s->n_obs,
+                                    .obs_raw = s->obs_raw,
+                                    .obs_y = s->obs_y,
+                                    .obs_c = s->obs_c,
+                                    .obs_cand = s->obs_row};
+    enum hpod_status st =
+        simulate_mo_choose(s->p, a, seed, seq, &step, raw, row);
     free(raw);
     return st;
 }

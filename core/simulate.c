@@ -286,6 +286,55 @@ simulate_rs_ftb_expectation(size_t n, size_t ninit, double *mean, double *std)
 }
 
 enum hpod_status
+simulate_mo_choose(const struct simulate_mo_problem *p,
+                   const struct simulate_mo_algo *a, unsigned long long seed,
+                   size_t seq, const struct simulate_mo_step *s, double *raw,
+                   size_t *row)
+{
+    enum hpod_status st = HPOD_ENUMERIC;
+    if (!a->random) {
+        struct mobo_input mi;
+        memset(&mi, 0, sizeof mi);
+        mi.space = p->space;
+        mi.surrogate = a->surrogate;
+        mi.kernel = a->kernel;
+        mi.seed = seed;
+        mi.seq = (int)seq;
+        mi.cand_raw = p->raw;
+        mi.cand_used = s->used;
+        mi.n_cand = p->n;
+        mi.m = s->m;
+        mi.ref = p->ref;
+        mi.obs_raw = s->obs_raw;
+        mi.obs_y = s->obs_y;
+        mi.obs_cand = s->obs_cand;
+        mi.n_obs = s->n_obs;
+        mi.n_con = s->n_con;
+        mi.obs_c = s->n_con ? s->obs_c : NULL;
+        mi.con_max = p->con_max;
+        mi.con_log = p->con_log;
+        mi.log_objectives = a->log_objectives;
+        mi.trust_k = a->trust_k;
+        mi.state = s->state;
+        st = mobo_next(&mi, raw, row);
+    }
+    if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
+        /* The server's fallback: the step's own random choice. */
+        struct sampler_input in;
+        memset(&in, 0, sizeof in);
+        in.space = p->space;
+        in.kind = SAMPLER_RANDOM;
+        in.seed = seed;
+        in.seq = (int)seq;
+        in.cand_raw = p->raw;
+        in.cand_used = s->used;
+        in.n_cand = p->n;
+        st = sampler_next(&in, raw, row);
+    }
+    return st;
+}
+
+enum hpod_status
 simulate_run_mo(const struct simulate_mo_problem *p,
                 const struct simulate_mo_algo *a, unsigned long long seed,
                 size_t init, size_t length, const struct metric_spec *until,
@@ -322,46 +371,16 @@ simulate_run_mo(const struct simulate_mo_problem *p,
             row = seq_out[len];
         } else {
             size_t cand = (size_t)-1;
-            st = HPOD_ENUMERIC;
-            if (!a->random) {
-                struct mobo_input mi;
-                memset(&mi, 0, sizeof mi);
-                mi.space = p->space;
-                mi.surrogate = a->surrogate;
-                mi.kernel = a->kernel;
-                mi.seed = seed;
-                mi.seq = (int)len;
-                mi.cand_raw = p->raw;
-                mi.cand_used = used;
-                mi.n_cand = n;
-                mi.m = m;
-                mi.ref = p->ref;
-                mi.obs_raw = obs_raw;
-                mi.obs_y = obs_y;
-                mi.obs_cand = seq_out;
-                mi.n_obs = len;
-                mi.n_con = nc;
-                mi.obs_c = nc ? obs_c : NULL;
-                mi.con_max = p->con_max;
-                mi.con_log = p->con_log;
-                mi.log_objectives = a->log_objectives;
-                mi.trust_k = a->trust_k;
-                mi.state = state;
-                st = mobo_next(&mi, raw, &cand);
-            }
-            if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
-                /* The server's fallback: the step's own random choice. */
-                struct sampler_input in;
-                memset(&in, 0, sizeof in);
-                in.space = p->space;
-                in.kind = SAMPLER_RANDOM;
-                in.seed = seed;
-                in.seq = (int)len;
-                in.cand_raw = p->raw;
-                in.cand_used = used;
-                in.n_cand = n;
-                st = sampler_next(&in, raw, &cand);
-            }
+            struct simulate_mo_step step = {.used = used,
+                                            .m = m,
+                                            .n_con = nc,
+                                            .n_obs = len,
+                                            .obs_raw = obs_raw,
+                                            .obs_y = obs_y,
+                                            .obs_c = obs_c,
+                                            .obs_cand = seq_out,
+                                            .state = state};
+            st = simulate_mo_choose(p, a, seed, len, &step, raw, &cand);
             if (st != HPOD_OK ||
                 (st = take_row(used, n, cand, seq_out, len)) != HPOD_OK)
                 goto out;

@@ -128,6 +128,35 @@ struct simulate_mo_algo {
     size_t trust_k;
 };
 
+struct mobo_state;
+
+/*
+ * What one step of a simulated multi-objective run knows, borrowed: the
+ * candidates taken (used, one flag per row of the problem), the m
+ * objectives and n_con constraints observed so far (obs_raw n_obs x
+ * n_params, obs_y n_obs x m, obs_c n_obs x n_con, obs_cand their rows) and
+ * the run's kept models (state, NULL for none).
+ */
+struct simulate_mo_step {
+    const unsigned char *used;
+    size_t m, n_con, n_obs;
+    const double *obs_raw, *obs_y, *obs_c;
+    const size_t *obs_cand;
+    struct mobo_state *state;
+};
+
+/*
+ * simulate_mo_choose - the row step seq of a run chooses: mobo_next with
+ * a's surrogate and settings on what s knows or, when the model cannot
+ * decide, the step's own random choice, as the server falls back. raw:
+ * scratch of the space's n_params. HPOD_ENOTFOUND when no row is left.
+ */
+enum hpod_status simulate_mo_choose(const struct simulate_mo_problem *p,
+                                    const struct simulate_mo_algo *a,
+                                    unsigned long long seed, size_t seq,
+                                    const struct simulate_mo_step *s,
+                                    double *raw, size_t *row);
+
 /*
  * simulate_run_mo - one seeded run as simulate_run, choosing with
  * mobo_next (falling back to the random choice of the step's own stream
