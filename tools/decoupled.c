@@ -163,14 +163,7 @@ dec_table(const struct hb_opts *o, const struct bench_table *tb,
           const double *bleu, const double *gpu)
 {
     const char *ds = tb->name + 7;
-    double *sorted = xmalloc(tb->n * sizeof *sorted);
-    memcpy(sorted, gpu, tb->n * sizeof *sorted);
-    qsort(sorted, tb->n, sizeof *sorted, hb_dbl_cmp);
-    double bound = sorted[(tb->n - 1) / 2], best_feas = -INFINITY;
-    free(sorted);
-    for (size_t i = 0; i < tb->n; i++)
-        if (gpu[i] <= bound && bleu[i] > best_feas)
-            best_feas = bleu[i];
+    double best_feas, bound = hb_median_bound(gpu, bleu, tb->n, &best_feas);
     const double *cols[1] = {bleu}, *ccols[1] = {gpu};
     int sense[1] = {1}, cmax[1] = {1};
     struct bench_mo_setup su;

@@ -74,6 +74,11 @@ double hb_now(void);
 int hb_size_cmp(const void *a, const void *b);
 int hb_dbl_cmp(const void *a, const void *b);
 
+/* The constrained runs' bound, GPU time <= the table's median (the lower
+ * middle value of gpu[0..n)), and the best bleu among the rows within it. */
+double hb_median_bound(const double *gpu, const double *bleu, size_t n,
+                       double *best_feasible);
+
 /* JSON values (new references): a real, or null for NaN and infinities;
  * an integer; a simulate_stat as {mean, std, runs, missed}. */
 json_t *hb_real(double v);

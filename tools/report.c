@@ -109,6 +109,22 @@ hb_dbl_cmp(const void *pa, const void *pb)
     return (x > y) - (x < y);
 }
 
+double
+hb_median_bound(const double *gpu, const double *bleu, size_t n,
+                double *best_feasible)
+{
+    double *sorted = xmalloc(n * sizeof *sorted);
+    memcpy(sorted, gpu, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, hb_dbl_cmp);
+    double bound = sorted[(n - 1) / 2];
+    free(sorted);
+    *best_feasible = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (gpu[i] <= bound && bleu[i] > *best_feasible)
+            *best_feasible = bleu[i];
+    return bound;
+}
+
 json_t *
 hb_real(double v)
 {
