@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <libpq-fe.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/dtoa.h"
 #include "common/mem.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -828,4 +830,45 @@ db_exec_script(struct db *db, const char *sql, struct hpod_err *err)
     enum hpod_status st = exec_on(db, sql, 0, NULL, 1, &res, err);
     PQclear(res);
     return st;
+}
+
+char *
+db_float8_array(const double *v, size_t n)
+{
+    size_t cap = 3 + n * 40, len = 0;
+    char *arr = xmalloc(cap);
+
+    arr[len++] = '{';
+    for (size_t i = 0; i < n; i++) {
+        char num[40];
+        hpod_dtoa(v[i], num);
+        len +=
+            (size_t)snprintf(arr + len, cap - len, "%s%s", i ? "," : "", num);
+    }
+    snprintf(arr + len, cap - len, "}");
+    return arr;
+}
+
+int
+db_parse_float8_array(const char *s, double *v, size_t cap, size_t *n)
+{
+    char *end;
+
+    *n = 0;
+    if (!s || *s != '{')
+        return 0;
+    s++;
+    while (*s && *s != '}') {
+        if (*n == cap)
+            return 0;
+        errno = 0;
+        v[*n] = strtod(s, &end);
+        if (end == s || errno != 0 || !isfinite(v[*n]))
+            return 0;
+        (*n)++;
+        s = end;
+        if (*s == ',')
+            s++;
+    }
+    return *s == '}' && s[1] == '\0';
 }

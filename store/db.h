@@ -108,6 +108,15 @@ long long db_get_ll(const struct db_result *r, size_t row, const char *col,
                     long long dflt);
 void db_result_free(struct db_result *r);
 
+/*
+ * float8[] parameters and results as text: db_float8_array writes v[0..n)
+ * as a literal "{a,b,...}" in shortest round-trip form (a new string);
+ * db_parse_float8_array reads one into at most cap finite values, 1 on
+ * success, 0 on anything else (a NULL, a bad number, more than cap).
+ */
+char *db_float8_array(const double *v, size_t n);
+int db_parse_float8_array(const char *s, double *v, size_t cap, size_t *n);
+
 /* db_ping - HPOD_OK when the server answers a trivial query. */
 enum hpod_status db_ping(struct db *db, struct hpod_err *err);
 

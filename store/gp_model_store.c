@@ -3,8 +3,6 @@
  */
 #include "store/gp_model_store.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,31 +20,6 @@ static const char *SQL_PUT =
     " ON CONFLICT (study_id) DO UPDATE SET kernel = EXCLUDED.kernel,"
     " n_fit = EXCLUDED.n_fit, lml_fit = EXCLUDED.lml_fit,"
     " hyper = EXCLUDED.hyper, fitted_at = now()";
-
-/* Parses a float8[] literal "{a,b,...}" into at most cap values. */
-static int
-parse_array(const char *s, double *v, size_t cap, size_t *n)
-{
-    char *end;
-
-    *n = 0;
-    if (!s || *s != '{')
-        return 0;
-    s++;
-    while (*s && *s != '}') {
-        if (*n == cap)
-            return 0;
-        errno = 0;
-        v[*n] = strtod(s, &end);
-        if (end == s || errno != 0 || !isfinite(v[*n]))
-            return 0;
-        (*n)++;
-        s = end;
-        if (*s == ',')
-            s++;
-    }
-    return *s == '}' && s[1] == '\0';
-}
 
 enum hpod_status
 gp_model_store_get(struct db *db, long long study_id,
@@ -68,7 +41,7 @@ gp_model_store_get(struct db *db, long long study_id,
     cap = txt ? strlen(txt) / 2 + 1 : 1;
     hy = xmalloc(cap * sizeof *hy);
     lml = strtod(db_get(r, 0, "lml_fit"), &end);
-    if (!parse_array(txt, hy, cap, &n) ||
+    if (!db_parse_float8_array(txt, hy, cap, &n) ||
         sampler_gp_model_set(m, (int)db_get_ll(r, 0, "kernel", -1),
                              (size_t)db_get_ll(r, 0, "n_fit", 0), lml, hy,
                              n) != HPOD_OK) {
@@ -89,7 +62,6 @@ gp_model_store_put(struct db *db, long long study_id,
 {
     char id[32], kernel[16], nfit[32], lml[40], *arr = NULL;
     const char *p[5] = {id, kernel, nfit, lml, NULL};
-    size_t cap, len = 0;
     enum hpod_status st;
 
     if (!m || !m->valid || !m->hyper)
@@ -98,16 +70,7 @@ gp_model_store_put(struct db *db, long long study_id,
     snprintf(kernel, sizeof kernel, "%d", m->kernel);
     snprintf(nfit, sizeof nfit, "%zu", m->n_fit);
     hpod_dtoa(m->lml_fit, lml);
-    cap = 2 + m->n_hyper * 40;
-    arr = xmalloc(cap);
-    arr[len++] = '{';
-    for (size_t i = 0; i < m->n_hyper; i++) {
-        char num[40];
-        hpod_dtoa(m->hyper[i], num);
-        len +=
-            (size_t)snprintf(arr + len, cap - len, "%s%s", i ? "," : "", num);
-    }
-    snprintf(arr + len, cap - len, "}");
+    arr = db_float8_array(m->hyper, m->n_hyper);
     p[4] = arr;
     st = db_exec(db, SQL_PUT, 5, p, NULL, err);
     free(arr);
