@@ -12,28 +12,11 @@
 #include "common/dtoa.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/strbuf.h"
 
 /* jansson's own parser stops at this depth, so no text we read is deeper;
  * the limit only guards against a value built with a cycle. */
 #define MAX_DEPTH 2048
-
-struct out {
-    char *p;
-    size_t len, cap;
-};
-
-static void
-put(struct out *o, const char *s, size_t n)
-{
-    if (o->len + n + 1 > o->cap) {
-        while (o->len + n + 1 > o->cap)
-            o->cap *= 2;
-        o->p = xrealloc(o->p, o->cap);
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-    o->p[o->len] = '\0';
-}
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid
  * (overlong forms, surrogates and code points past U+10FFFF included). */
@@ -68,11 +51,11 @@ utf8_len(const unsigned char *s, size_t n)
 }
 
 static int
-put_string(struct out *o, const char *str, size_t n)
+put_string(struct strbuf *o, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0, run = 0;
-    put(o, "\"", 1);
+    strbuf_put(o, "\"", 1);
     while (i < n) {
         unsigned char c = s[i];
         char esc[8];
@@ -87,42 +70,42 @@ put_string(struct out *o, const char *str, size_t n)
             i += k;
             continue;
         }
-        put(o, str + run, i - run);
+        strbuf_put(o, str + run, i - run);
         switch (c) {
         case '"':
-            put(o, "\\\"", 2);
+            strbuf_put(o, "\\\"", 2);
             break;
         case '\\':
-            put(o, "\\\\", 2);
+            strbuf_put(o, "\\\\", 2);
             break;
         case '\b':
-            put(o, "\\b", 2);
+            strbuf_put(o, "\\b", 2);
             break;
         case '\f':
-            put(o, "\\f", 2);
+            strbuf_put(o, "\\f", 2);
             break;
         case '\n':
-            put(o, "\\n", 2);
+            strbuf_put(o, "\\n", 2);
             break;
         case '\r':
-            put(o, "\\r", 2);
+            strbuf_put(o, "\\r", 2);
             break;
         case '\t':
-            put(o, "\\t", 2);
+            strbuf_put(o, "\\t", 2);
             break;
         default:
             snprintf(esc, sizeof esc, "\\u%04X", c);
-            put(o, esc, 6);
+            strbuf_put(o, esc, 6);
         }
         run = ++i;
     }
-    put(o, str + run, n - run);
-    put(o, "\"", 1);
+    strbuf_put(o, str + run, n - run);
+    strbuf_put(o, "\"", 1);
     return 0;
 }
 
 static int
-put_real(struct out *o, double x)
+put_real(struct strbuf *o, double x)
 {
     char buf[HPOD_DTOA_SIZE + 2];
     size_t n;
@@ -134,7 +117,7 @@ put_real(struct out *o, double x)
         memcpy(buf + n, ".0", 3);
         n += 2;
     }
-    put(o, buf, n);
+    strbuf_put(o, buf, n);
     return 0;
 }
 
@@ -152,10 +135,11 @@ cmp_key(const void *a, const void *b)
     return c ? c : (x->n > y->n) - (x->n < y->n);
 }
 
-static int put_value(struct out *o, const json_t *v, size_t flags, int depth);
+static int put_value(struct strbuf *o, const json_t *v, size_t flags,
+                     int depth);
 
 static int
-put_object(struct out *o, const json_t *v, size_t flags, int depth)
+put_object(struct strbuf *o, const json_t *v, size_t flags, int depth)
 {
     json_t *obj = (json_t *)v; /* jansson's iterators take no const */
     size_t n = json_object_size(obj), i = 0;
@@ -169,22 +153,22 @@ put_object(struct out *o, const json_t *v, size_t flags, int depth)
     }
     if (flags & JSON_SORT_KEYS)
         qsort(keys, i, sizeof *keys, cmp_key);
-    put(o, "{", 1);
+    strbuf_put(o, "{", 1);
     for (size_t k = 0; k < i && rc == 0; k++) {
         if (k)
-            put(o, ",", 1);
+            strbuf_put(o, ",", 1);
         if ((rc = put_string(o, keys[k].s, keys[k].n)) == 0) {
-            put(o, ":", 1);
+            strbuf_put(o, ":", 1);
             rc = put_value(o, keys[k].v, flags, depth + 1);
         }
     }
-    put(o, "}", 1);
+    strbuf_put(o, "}", 1);
     free(keys);
     return rc;
 }
 
 static int
-put_value(struct out *o, const json_t *v, size_t flags, int depth)
+put_value(struct strbuf *o, const json_t *v, size_t flags, int depth)
 {
     char buf[32];
     int rc = 0;
@@ -194,31 +178,31 @@ put_value(struct out *o, const json_t *v, size_t flags, int depth)
     case JSON_OBJECT:
         return put_object(o, v, flags, depth);
     case JSON_ARRAY:
-        put(o, "[", 1);
+        strbuf_put(o, "[", 1);
         for (size_t i = 0; i < json_array_size(v) && rc == 0; i++) {
             if (i)
-                put(o, ",", 1);
+                strbuf_put(o, ",", 1);
             rc = put_value(o, json_array_get(v, i), flags, depth + 1);
         }
-        put(o, "]", 1);
+        strbuf_put(o, "]", 1);
         return rc;
     case JSON_STRING:
         return put_string(o, json_string_value(v), json_string_length(v));
     case JSON_INTEGER:
-        put(o, buf,
-            (size_t)snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT,
-                             json_integer_value(v)));
+        strbuf_put(o, buf,
+                   (size_t)snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT,
+                                    json_integer_value(v)));
         return 0;
     case JSON_REAL:
         return put_real(o, json_real_value(v));
     case JSON_TRUE:
-        put(o, "true", 4);
+        strbuf_put(o, "true", 4);
         return 0;
     case JSON_FALSE:
-        put(o, "false", 5);
+        strbuf_put(o, "false", 5);
         return 0;
     case JSON_NULL:
-        put(o, "null", 4);
+        strbuf_put(o, "null", 4);
         return 0;
     }
     return -1;
@@ -227,7 +211,7 @@ put_value(struct out *o, const json_t *v, size_t flags, int depth)
 char *
 hj_dump(const json_t *v, size_t flags)
 {
-    struct out o = {xmalloc(256), 0, 256};
+    struct strbuf o = {xmalloc(256), 0, 256};
     o.p[0] = '\0';
     if (put_value(&o, v, flags, 0) != 0) {
         free(o.p);

@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
+#include "common/strbuf.h"
 #include "study/def.h"
 
 json_t *
@@ -145,48 +146,30 @@ query_bool(const char *text, const char *name, int *out, struct hpod_err *err)
     return hpod_fail(err, HPOD_EINVAL, name, "%s must be true or false", name);
 }
 
-/* A growing string. */
-struct sbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static void
-sb_put(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = 2 * (b->len + n + 1) + 256;
-        b->s = xrealloc(b->s, b->cap);
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
 /* One CSV field: quoted (quotes doubled) when it holds , " CR or LF. */
 static void
-sb_field(struct sbuf *b, int first, const char *s)
+sb_field(struct strbuf *b, int first, const char *s)
 {
     if (!first)
-        sb_put(b, ",", 1);
+        strbuf_put(b, ",", 1);
     if (!s || !strpbrk(s, ",\"\r\n")) {
         if (s)
-            sb_put(b, s, strlen(s));
+            strbuf_put(b, s, strlen(s));
         return;
     }
-    sb_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
     for (const char *p = s; *p; p++) {
         if (*p == '"')
-            sb_put(b, "\"\"", 2);
+            strbuf_put(b, "\"\"", 2);
         else
-            sb_put(b, p, 1);
+            strbuf_put(b, p, 1);
     }
-    sb_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
 }
 
 /* A JSON scalar as a CSV field: a string as is, a number as JSON has it. */
 static void
-sb_json(struct sbuf *b, const json_t *v)
+sb_json(struct strbuf *b, const json_t *v)
 {
     char *text;
     if (!v || json_is_null(v)) {
@@ -244,13 +227,13 @@ csv_metrics(const struct study_def *d, const struct trial *rows, size_t n,
 char *
 trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
 {
-    struct sbuf b = {0};
+    struct strbuf b = {0};
     const char **metrics = NULL;
     size_t nm = csv_metrics(d, rows, n, &metrics);
     char name[128], num[32];
     int ok = 1;
 
-    sb_put(&b, "number,id,state,origin", strlen("number,id,state,origin"));
+    strbuf_put(&b, "number,id,state,origin", strlen("number,id,state,origin"));
     for (size_t i = 0; i < d->space.n_params; i++) {
         snprintf(name, sizeof name, "params.%s", d->names[i]);
         sb_field(&b, 0, name);
@@ -259,7 +242,7 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         snprintf(name, sizeof name, "values.%s", metrics[j]);
         sb_field(&b, 0, name);
     }
-    sb_put(&b, ",created_at,updated_at\r\n", 24);
+    strbuf_put(&b, ",created_at,updated_at\r\n", 24);
     for (size_t i = 0; i < n && ok; i++) {
         const struct trial *t = &rows[i];
         json_t *params = hj_parse(t->params);
@@ -285,12 +268,12 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         }
         sb_field(&b, 0, t->created_at ? t->created_at : "");
         sb_field(&b, 0, t->updated_at ? t->updated_at : "");
-        sb_put(&b, "\r\n", 2);
+        strbuf_put(&b, "\r\n", 2);
     }
     free(metrics);
     if (!ok) {
-        free(b.s);
+        free(b.p);
         return NULL;
     }
-    return b.s;
+    return b.p;
 }

@@ -10,6 +10,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/strbuf.h"
 #include "store/trial_cols.h"
 #include "store/trial_store.h"
 
@@ -27,38 +28,20 @@ static const char *SQL_INSERT =
     " FROM unnest($2::integer[], $3::text[], $4::integer[], $5::text[])"
     " AS u (seq, params, cand, worker) RETURNING" TRIAL_COLS;
 
-/* A growing string. */
-struct sbuf {
-    char *p;
-    size_t len, cap;
-};
-
-static void
-sb_put(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = 2 * (b->len + n + 1);
-        b->p = xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
 /* Appends s as one quoted element of an array literal ('"' and '\'
  * escaped by '\'), after a comma unless first. */
 static void
-sb_elem(struct sbuf *b, const char *s, int first)
+sb_elem(struct strbuf *b, const char *s, int first)
 {
     if (!first)
-        sb_put(b, ",", 1);
-    sb_put(b, "\"", 1);
+        strbuf_put(b, ",", 1);
+    strbuf_put(b, "\"", 1);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            sb_put(b, "\\", 1);
-        sb_put(b, s, 1);
+            strbuf_put(b, "\\", 1);
+        strbuf_put(b, s, 1);
     }
-    sb_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
 }
 
 enum hpod_status
@@ -67,15 +50,15 @@ trial_batch_held(struct db *db, long long study_id, const char *const *workers,
                  struct hpod_err *err)
 {
     char sid[32], ls[32];
-    struct sbuf w = {0};
+    struct strbuf w = {0};
     enum hpod_status st;
 
     snprintf(sid, sizeof sid, "%lld", study_id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
-    sb_put(&w, "{", 1);
+    strbuf_put(&w, "{", 1);
     for (size_t i = 0; i < k; i++)
         sb_elem(&w, workers[i], i == 0);
-    sb_put(&w, "}", 1);
+    strbuf_put(&w, "}", 1);
     const char *p[] = {sid, w.p, ls};
     st = trial_store_query(db, SQL_HELD, 3, p, out, n, err);
     free(w.p);
@@ -95,7 +78,7 @@ trial_batch_insert(struct db *db, long long study_id, const struct trial_new *t,
                    struct trial **out, size_t *n, struct hpod_err *err)
 {
     char sid[32], ls[32], tt[32], num[32];
-    struct sbuf seq = {0}, par = {0}, cand = {0}, wrk = {0};
+    struct strbuf seq = {0}, par = {0}, cand = {0}, wrk = {0};
     struct db_result *r = NULL;
     enum hpod_status st;
 
@@ -104,25 +87,25 @@ trial_batch_insert(struct db *db, long long study_id, const struct trial_new *t,
     snprintf(sid, sizeof sid, "%lld", study_id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
     snprintf(tt, sizeof tt, "%lld", train_to);
-    sb_put(&seq, "{", 1);
-    sb_put(&par, "{", 1);
-    sb_put(&cand, "{", 1);
-    sb_put(&wrk, "{", 1);
+    strbuf_put(&seq, "{", 1);
+    strbuf_put(&par, "{", 1);
+    strbuf_put(&cand, "{", 1);
+    strbuf_put(&wrk, "{", 1);
     for (size_t i = 0; i < k; i++) {
         int len = snprintf(num, sizeof num, "%s%d", i ? "," : "", t[i].seq);
-        sb_put(&seq, num, (size_t)len);
+        strbuf_put(&seq, num, (size_t)len);
         sb_elem(&par, t[i].params, i == 0);
         len = t[i].candidate >= 0
                   ? snprintf(num, sizeof num, "%s%lld", i ? "," : "",
                              t[i].candidate)
                   : snprintf(num, sizeof num, "%sNULL", i ? "," : "");
-        sb_put(&cand, num, (size_t)len);
+        strbuf_put(&cand, num, (size_t)len);
         sb_elem(&wrk, t[i].worker, i == 0);
     }
-    sb_put(&seq, "}", 1);
-    sb_put(&par, "}", 1);
-    sb_put(&cand, "}", 1);
-    sb_put(&wrk, "}", 1);
+    strbuf_put(&seq, "}", 1);
+    strbuf_put(&par, "}", 1);
+    strbuf_put(&cand, "}", 1);
+    strbuf_put(&wrk, "}", 1);
     const char *p[] = {
         sid, seq.p, par.p, cand.p, wrk.p, ls, train_to >= 1 ? tt : NULL};
     if ((st = db_exec(db, SQL_INSERT, 7, p, &r, err)) != HPOD_OK)
