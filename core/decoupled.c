@@ -99,6 +99,15 @@ probe_prob(const struct drun *s, const struct simulate_mo_algo *a,
     for (size_t c = 0; c < s->nc; c++) {
         if (!s->dec[c])
             continue;
+        /* As the service (study/constraints.c): too few reports of a
+         * decoupled constraint vouch for nothing, so q = 0 and it probes. */
+        size_t reports = 0;
+        for (size_t i = 0; i < s->n_obs; i++)
+            reports += isfinite(s->obs_c[i * s->nc + c]) != 0;
+        if (reports < MOBO_MIN_CON_REPORTS) {
+            *q = 0;
+            return HPOD_OK;
+        }
         for (size_t i = 0; i < s->n_obs; i++)
             s->dc[i * s->nc + nd] = s->obs_c[i * s->nc + c];
         s->dmax[nd] = p->con_max[c];

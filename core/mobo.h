@@ -82,6 +82,17 @@ struct sampler_explain; /* core/sampler.h */
  */
 #define MOBO_MIN_PFEAS 1e-3
 
+/*
+ * Fewest reports of a constrained metric before its GP may vouch for a
+ * trial that did not report it (mobo_feasibility's callers: the service's
+ * /best and decoupled probes, and their simulation). ML-II on fewer points
+ * does not identify signal variance, noise and a lengthscale per
+ * dimension: with two reports on either side of the bound, the fit can put
+ * the whole difference in a long lengthscale and answer P ≈ 1 next to the
+ * feasible one, which no user would take as evidence.
+ */
+#define MOBO_MIN_CON_REPORTS 5
+
 /* GREEDY: no surrogate, the model-free control (mobo_greedy). */
 enum mobo_surrogate {
     MOBO_SURROGATE_GP = 0,

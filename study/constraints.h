@@ -14,17 +14,12 @@
 #include <stddef.h>
 
 #include "common/status.h"
+#include "core/mobo.h"
 #include "study/def.h"
 
-/*
- * Fewest reports of a constrained metric before its GP may vouch for a
- * trial that did not report it. ML-II on fewer points does not identify
- * signal variance, noise and a lengthscale per dimension: with two reports
- * on either side of the bound, the fit can put the whole difference in a
- * long lengthscale and answer P ≈ 1 next to the feasible one, which no
- * user would take as evidence.
- */
-#define CONSTRAINT_MIN_REPORTS 5
+/* Fewest reports of a constrained metric before its GP may vouch for a
+ * trial that did not report it: core/mobo.h says why. */
+#define CONSTRAINT_MIN_REPORTS MOBO_MIN_CON_REPORTS
 
 /*
  * constraint_value - the value of d's constraint c reported in vals,
