@@ -32,6 +32,7 @@
 #include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
 #include "store/bench_store.h"
+#include "study/auto.h"
 #include "study/def.h"
 
 /* The benchmark rq names (rq->err on failure; 404 if none). */
@@ -341,9 +342,38 @@ out:
 
 /* ---- POST /v1/benchmarks/{name}/simulate and /v1/simulations ---- */
 
+/*
+ * sim_auto - "algorithm": {"name": "auto"} on table t: the choice a study
+ * whose candidates are t's rows would get (study/auto.h), with the
+ * request's objectives, constraints, budget (none unless given) and init.
+ * Only an explicit auto: an omitted algorithm keeps its old meaning here.
+ */
+static enum hpod_status
+sim_auto(json_t *body, json_t *a, const struct bench_table *t, long long init,
+         struct algo_def *algo, json_t **norm, struct hpod_err *err)
+{
+    json_t *objs = json_object_get(body, "objectives");
+    json_t *cons = json_object_get(body, "constraints");
+    json_t *budget = json_object_get(body, "budget");
+    struct autoalgo_features f = {
+        .n_params = t->n_params,
+        .n_candidates = t->n,
+        .n_objectives = json_is_array(objs) && json_array_size(objs) > 0
+                            ? json_array_size(objs)
+                            : 1,
+        .n_constraints = json_is_array(cons) ? json_array_size(cons) : 0,
+        .budget = json_is_integer(budget) ? json_integer_value(budget) : -1,
+        .init = (int)init,
+    };
+    /* A table's parameters are value lists of numbers (bench/expand.c),
+     * never categorical; simulate has no decoupled constraint or source. */
+    return algo_auto(a, &f, algo, norm, err);
+}
+
 /* See benchmarks.h. */
 enum hpod_status
-sim_table_parse(struct req *rq, struct sim_table_req *out)
+sim_table_parse(struct req *rq, const struct bench_table *table,
+                struct sim_table_req *out)
 {
     static const char *const keys[] = {
         "algorithm",  "repeats",     "init",    "seed",
@@ -372,13 +402,19 @@ sim_table_parse(struct req *rq, struct sim_table_req *out)
                        "nmtlc set");
         goto out;
     }
-    if ((st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,
-                             &rq->err)) != HPOD_OK)
+    /* init first: auto's rule reads it. */
+    if ((st = bench_sim_int(rq->body, &rq->err, "init", 1, 50, 3, &init)) !=
+        HPOD_OK)
+        goto out;
+    if (v && !json_is_null(v) && algo_is_auto(v))
+        st = sim_auto(rq->body, v, table, init, &algo, &norm_algo, &rq->err);
+    else
+        st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,
+                            &rq->err);
+    if (st != HPOD_OK)
         goto out;
     if ((st = bench_sim_int(rq->body, &rq->err, "repeats", 1,
                             BENCH_SIM_MAX_REPEATS, 100, &repeats)) != HPOD_OK ||
-        (st = bench_sim_int(rq->body, &rq->err, "init", 1, 50, 3, &init)) !=
-            HPOD_OK ||
         (st = bench_sim_int(rq->body, &rq->err, "seed", 0, (1LL << 53) - 1, 0,
                             &seed)) != HPOD_OK ||
         (st = bench_sim_int(rq->body, &rq->err, "budget", 1, 1000000, 20,
@@ -398,6 +434,9 @@ sim_table_parse(struct req *rq, struct sim_table_req *out)
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
      * part, so the stored algorithm says so rather than show a fresh one. */
     json_object_set_new(norm_algo, "seed", json_integer(seed));
+    if (json_is_object(json_object_get(norm_algo, "chosen")))
+        json_object_set_new(json_object_get(norm_algo, "chosen"), "seed",
+                            json_integer(seed));
     out->algo = algo;
     out->norm_algo = norm_algo;
     norm_algo = NULL;
@@ -490,7 +529,7 @@ sim_validate(struct req *rq, const struct bench_ref *ref, long long *repeats)
         json_decref(cr.norm);
         return st;
     }
-    if ((st = sim_table_parse(rq, &tr)) != HPOD_OK)
+    if ((st = sim_table_parse(rq, ref->table, &tr)) != HPOD_OK)
         return st;
     sim_table_run(&tr, &run);
     run.validate_only = 1;
@@ -519,7 +558,7 @@ simulation_job_run(void *arg, const struct bench_job *job,
                                      job->ref->curves, res, err);
     memset(&rq, 0, sizeof rq);
     rq.body = job->request;
-    if ((st = sim_table_parse(&rq, &tr)) == HPOD_OK) {
+    if ((st = sim_table_parse(&rq, job->ref->table, &tr)) == HPOD_OK) {
         sim_table_run(&tr, &run);
         run.progress = job->progress;
         run.progress_arg = job->progress_arg;

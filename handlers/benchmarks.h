@@ -30,10 +30,14 @@ struct sim_table_req {
 
 /*
  * sim_table_parse - validates the table-independent part of a simulate
- * request on a lookup table. Reads rq->body, writes rq->err; nothing else
- * of rq. On failure out->norm_algo is NULL.
+ * request on lookup table `table` (read only for "auto", whose choice
+ * depends on the table's size). Reads rq->body, writes rq->err; nothing
+ * else of rq. On failure out->norm_algo is NULL.
  */
-enum hpod_status sim_table_parse(struct req *rq, struct sim_table_req *out);
+struct bench_table;
+enum hpod_status sim_table_parse(struct req *rq,
+                                 const struct bench_table *table,
+                                 struct sim_table_req *out);
 
 /*
  * simulation_job_run - the bench_job_run_fn (bench/jobs.h) of `hpod serve`:

@@ -130,6 +130,41 @@ def t_simulate_same_as_bench(c):
     check("fto" in e["message"], "fto on a table without gpu_time: %r" % e)
 
 
+@test("simulate: auto on a table chooses as a study on its rows would, records why, and runs exactly its choice")
+def t_simulate_auto(c):
+    need_tables()
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    rows = len(tsv_rows("zh-en"))
+    for body, case in [({"objective": BLEU_MAX[0]}, "so_small"),
+                       ({"objectives": objs}, "mo_small")]:
+        base = dict(body, repeats=4, seed=7)
+        a = simulate(c, "nmthpo/zh-en", dict(base, algorithm={"name": "auto"}))
+        al = a["algorithm"]
+        check(al["name"] == "auto" and al["case"] == case and al["seed"] == 7
+              and al["chosen"].get("seed") == 7 and str(rows) in al["reason"],
+              "auto on zh-en: %r" % al)
+        # A study on the same rows records the same choice.
+        space = [{"name": "x", "type": "int", "low": 0, "high": 10 ** 6}]
+        cands = [{"x": i} for i in range(rows)]
+        sd = expect(call(c.port, "POST", "/v1/studies",
+                         {"name": "auto-sim-%s" % case, "space": space, "candidates": cands,
+                          "objectives": body.get("objectives") or [body["objective"]]}), 201)
+        chosen = dict(sd["algorithm"]["chosen"])
+        check(sd["algorithm"]["case"] == case, "study case %r" % sd["algorithm"])
+        for k in ("seed", "init"):
+            chosen.pop(k, None)
+            al["chosen"].pop(k, None)
+        check(chosen == al["chosen"], "study chose %r, simulate %r" % (chosen, al["chosen"]))
+        # Running the choice by name gives the same runs.
+        e = simulate(c, "nmthpo/zh-en", dict(base, algorithm=chosen))
+        check(e["sequences"] == a["sequences"] and e["metrics"] == a["metrics"],
+              "auto and its choice differ: %r vs %r" % (a["metrics"], e["metrics"]))
+    # auto is validated as for a study: no other key.
+    expect_error(call(c.port, "POST", "/v1/benchmarks/nmthpo/zh-en/simulate",
+                      {"algorithm": {"name": "auto", "kernel": "rbf"}, "repeats": 1}),
+                 400, "invalid_argument", "algorithm.kernel")
+
+
 def zh_en_sim(c, algorithm, repeats=30, seed=0):
     return simulate(c, "nmthpo/zh-en", {"algorithm": {"name": algorithm}, "repeats": repeats,
                                         "seed": seed})
