@@ -13,9 +13,10 @@
 #include "core/decoupled.h"
 #include "core/kernels.h"
 #include "core/mobo.h"
+#include "tests/support/grid.h"
 
-#define NROWS 50
-#define NP 2
+#define NROWS GRID_ROWS
+#define NP GRID_PARAMS
 
 struct table {
     struct space sp;
@@ -25,27 +26,14 @@ struct table {
     struct simulate_mo_problem p;
 };
 
-/* 5 × 10 grid; y peaks at (4, 3.1) (row 24), the constraint c grows with
- * x0, with a rugged factor the GP cannot predict well, so that the best
- * feasible rows lie on an uncertain boundary (c <= 6). */
+/* The shared 5 × 10 grid (tests/support/grid.h): y peaks at row 24, the
+ * constraint c grows with x0, with a rugged factor the GP cannot predict
+ * well, so that the best feasible rows lie on an uncertain boundary
+ * (c <= 6). */
 static void
 table_make(struct table *t)
 {
-    double v0[5] = {1, 2, 4, 8, 16}, v1[10];
-    for (int j = 0; j < 10; j++)
-        v1[j] = 0.3 + 0.7 * j;
-    space_init(&t->sp);
-    assert_int_equal(space_add_values(&t->sp, PARAM_INT, v0, 5, 1), HPOD_OK);
-    assert_int_equal(space_add_values(&t->sp, PARAM_FLOAT, v1, 10, 0), HPOD_OK);
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 10; j++) {
-            int r = i * 10 + j;
-            t->raw[r * NP] = v0[i];
-            t->raw[r * NP + 1] = v1[j];
-            double a = log2(v0[i]) - 2.0, b = v1[j] - 3.1;
-            t->y[r] = 20.385 - 1.3 * a * a - 0.41 * b * b + 0.01 * (r % 7);
-            t->c[r] = v0[i] * (1 + 0.1 * v1[j]) * (1 + 0.25 * ((r * 7) % 5));
-        }
+    grid_make(&t->sp, t->raw, t->y, t->c);
     t->ref[0] = 0;
     t->cmax[0] = 6;
     t->clog[0] = 1;

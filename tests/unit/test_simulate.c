@@ -12,9 +12,10 @@
 
 #include "core/metrics.h"
 #include "core/simulate.h"
+#include "tests/support/grid.h"
 
-#define NROWS 50
-#define NP 2
+#define NROWS GRID_ROWS
+#define NP GRID_PARAMS
 
 struct table {
     struct space sp;
@@ -23,27 +24,11 @@ struct table {
     struct simulate_problem p;
 };
 
-/*
- * 5 × 10 grid: x0 in {1,2,4,8,16} (log scale), x1 in 0.3 + 0.7·j; y has a
- * single maximum at (4, 3.1), row 2·10 + 4 = 24.
- */
+/* The shared 5 × 10 grid (tests/support/grid.h): y peaks at row 24. */
 static void
 table_make(struct table *t)
 {
-    double v0[5] = {1, 2, 4, 8, 16}, v1[10];
-    for (int j = 0; j < 10; j++)
-        v1[j] = 0.3 + 0.7 * j;
-    space_init(&t->sp);
-    assert_int_equal(space_add_values(&t->sp, PARAM_INT, v0, 5, 1), HPOD_OK);
-    assert_int_equal(space_add_values(&t->sp, PARAM_FLOAT, v1, 10, 0), HPOD_OK);
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 10; j++) {
-            int r = i * 10 + j;
-            t->raw[r * NP] = v0[i];
-            t->raw[r * NP + 1] = v1[j];
-            double a = log2(v0[i]) - 2.0, b = v1[j] - 3.1;
-            t->y[r] = 20.385 - 1.3 * a * a - 0.41 * b * b + 0.01 * (r % 7);
-        }
+    grid_make(&t->sp, t->raw, t->y, NULL);
     t->p.space = &t->sp;
     t->p.raw = t->raw;
     t->p.y = t->y;
