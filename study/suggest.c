@@ -36,11 +36,13 @@
 /*
  * Per-process cache, keyed by study id, of what never changes or only
  * grows: a finite study's candidates, parsed (they are immutable once the
- * study exists, and ids are never reused), and the sampler state (the graph
- * over the candidates and its factorization). An entry is taken out while a
- * request uses it and put back after, so two threads never share one. The
- * sampler's answer never depends on the cache: a cold process computes the
- * same choice: with a seed, the same history gives the same
+ * study exists, and ids are never reused), the sampler state (the graph
+ * over the candidates and its factorization) and the multi-objective
+ * state (core/mobo.h: each objective's fit, factor and predictions, and
+ * the graph, each checked against the rows it is asked about). An entry is
+ * taken out while a request uses it and put back after, so two threads never
+ * share one. The sampler's answer never depends on the cache: a cold process
+ * computes the same choice: with a seed, the same history gives the same
  * configurations.
  */
 struct study_cache {
@@ -48,6 +50,7 @@ struct study_cache {
     double *cand_raw; /* n_cand × n_params, NULL until loaded */
     size_t n_cand;
     struct sampler_state *state;
+    struct mobo_state *mstate; /* NULL until a multi-objective choice */
 };
 
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -64,6 +67,7 @@ study_cache_destroy(struct study_cache *e)
         return;
     free(e->cand_raw);
     sampler_state_destroy(e->state);
+    mobo_state_destroy(e->mstate);
     free(e);
 }
 
@@ -126,8 +130,9 @@ suggest_cache_clear(void)
  * back to the random choice.
  */
 static enum hpod_status
-mobo_choose(const struct study_def *d, const struct history *h, int seq,
-            double *raw, size_t *cand, struct sampler_explain *ex)
+mobo_choose(const struct study_def *d, const struct history *h,
+            struct study_cache *entry, int seq, double *raw, size_t *cand,
+            struct sampler_explain *ex)
 {
     size_t m = d->n_objectives, nc = d->n_constraints;
     double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
@@ -181,6 +186,9 @@ mobo_choose(const struct study_def *d, const struct history *h, int seq,
         .trust_k = d->algo.name == ALGO_EHVI ? (size_t)d->algo.ehvi_trust : 0,
         .explain = ex,
     };
+    if (entry && !entry->mstate)
+        entry->mstate = mobo_state_create();
+    mi.state = entry ? entry->mstate : NULL;
     st = mobo_next(&mi, raw, cand);
     return st;
 }
@@ -449,7 +457,7 @@ choose_one(const struct study_def *d, const struct history *h,
 
     *cand = (size_t)-1;
     if (history_uses_mobo(d))
-        st = mobo_choose(d, h, seq, raw, cand, ex);
+        st = mobo_choose(d, h, entry, seq, raw, cand, ex);
     int by_mobo = st == HPOD_OK;
     if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
         /* Single-objective samplers, or a model that cannot decide yet
