@@ -90,6 +90,10 @@ double pareto_hv_volume(struct pareto_hv *w, const double *y, size_t n,
 void pareto_crowding(const double *y, const size_t *idx, size_t k, size_t m,
                      double *dist);
 
+/* The margin of the default reference point, a study's (study/pareto.c)
+ * and a simulated run's (core/simulate.c) alike. */
+#define PARETO_REF_MARGIN 0.1
+
 /*
  * pareto_reference - the default hypervolume reference point, written to
  * ref (m entries): per objective, the worst finite observed value w (the

@@ -11,6 +11,7 @@
 
 #include "common/mem.h"
 #include "core/mobo.h"
+#include "core/pareto.h"
 #include "core/rng.h"
 
 void
@@ -285,6 +286,35 @@ simulate_rs_ftb_expectation(size_t n, size_t ninit, double *mean, double *std)
     *std = sqrt(var > 0 ? var : 0);
 }
 
+/*
+ * The reference point a study uses (study/pareto.c) for what run step s
+ * has observed: the worst value of the complete observations moved out by
+ * PARETO_REF_MARGIN of their range, oriented. Never the table's: a study
+ * knows only its own trials. Caller frees.
+ */
+static double *
+observed_reference(const struct simulate_mo_step *s)
+{
+    size_t m = s->m, k = 0;
+    double *y = xmalloc((s->n_obs ? s->n_obs : 1) * m * sizeof *y);
+    double *ref = xmalloc(m * sizeof *ref);
+    int *ones = xmalloc(m * sizeof *ones);
+
+    for (size_t j = 0; j < m; j++)
+        ones[j] = 1;
+    for (size_t i = 0; i < s->n_obs; i++) {
+        size_t j = 0;
+        while (j < m && isfinite(s->obs_y[i * m + j]))
+            j++;
+        if (j == m)
+            memcpy(y + k++ * m, s->obs_y + i * m, m * sizeof *y);
+    }
+    pareto_reference(y, k, m, ones, PARETO_REF_MARGIN, ref);
+    free(ones);
+    free(y);
+    return ref;
+}
+
 enum hpod_status
 simulate_mo_choose(const struct simulate_mo_problem *p,
                    const struct simulate_mo_algo *a, unsigned long long seed,
@@ -292,8 +322,10 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
                    size_t *row)
 {
     enum hpod_status st = HPOD_ENUMERIC;
+    double *ref = NULL;
     if (!a->random) {
         struct mobo_input mi;
+        ref = observed_reference(s);
         memset(&mi, 0, sizeof mi);
         mi.space = p->space;
         mi.surrogate = a->surrogate;
@@ -304,7 +336,7 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         mi.cand_used = s->used;
         mi.n_cand = p->n;
         mi.m = s->m;
-        mi.ref = p->ref;
+        mi.ref = ref;
         mi.obs_raw = s->obs_raw;
         mi.obs_y = s->obs_y;
         mi.obs_cand = s->obs_cand;
@@ -331,6 +363,7 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         in.n_cand = p->n;
         st = sampler_next(&in, raw, row);
     }
+    free(ref);
     return st;
 }
 

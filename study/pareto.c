@@ -23,7 +23,7 @@ study_pareto_reference(const struct study_def *d, const double *y, size_t k,
 
     for (size_t j = 0; j < m; j++)
         sense[j] = oriented ? 1 : d->obj_sense[j];
-    pareto_reference(y, k, m, sense, STUDY_PARETO_REF_MARGIN, ref);
+    pareto_reference(y, k, m, sense, PARETO_REF_MARGIN, ref);
     for (size_t j = 0; j < m; j++) {
         json_t *v = json_object_get(given, d->obj_names[j]);
         if (json_is_number(v))

@@ -17,17 +17,13 @@
 #include "store/model.h"
 #include "study/def.h"
 
-/* How far the default reference point lies past the worst observation,
- * as a fraction of the observed range. */
-#define STUDY_PARETO_REF_MARGIN 0.1
-
 /*
  * study_pareto_reference - the reference point (m = d->n_objectives
  * entries) for the k observations y (k × m): per objective the study's
  * own ("reference" in its definition), else the worst observed value
- * moved out by STUDY_PARETO_REF_MARGIN of the range (pareto_reference).
- * oriented = 1: y and ref are oriented, larger is better (as core/mobo
- * takes them); 0: as reported, with the study's goals.
+ * moved out by PARETO_REF_MARGIN (core/pareto.h) of the range
+ * (pareto_reference). oriented = 1: y and ref are oriented, larger is better
+ * (as core/mobo takes them); 0: as reported, with the study's goals.
  */
 void study_pareto_reference(const struct study_def *d, const double *y,
                             size_t k, int oriented, double *ref);

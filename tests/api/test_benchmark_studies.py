@@ -189,7 +189,7 @@ def t_ehvi(c):
     check(fta["ehvi/graph"] <= len(rows), "ehvi/graph fta %r" % fta)
 
 
-@test("ehvi: the model state a server keeps per study never changes a choice: two servers taking turns issue what one server issues (zh-en, gp and graph)")
+@test("ehvi: the model state a server keeps per study never changes a choice: two servers taking turns issue what one server issues, and what the simulation replays (zh-en, gp and graph)")
 def t_ehvi_kept_state(c):
     need_tables()
     b = c.server()
@@ -213,6 +213,15 @@ def t_ehvi_kept_state(c):
         check(seqs[0] == seqs[1], "%s: two servers %r, one server %r"
               % (sur, seqs[0], seqs[1]))
         check(len(set(seqs[0])) == 40, "%s: a row issued twice %r" % (sur, seqs[0]))
+        # The simulation replays the service: the same rows, in order, up
+        # to where it stops (every Pareto row found), also its reference
+        # point (the study's, from the rows seen so far).
+        sim = expect(call(c.port, "POST", "/v1/benchmarks/nmthpo/zh-en/simulate",
+                          {"algorithm": {"name": "ehvi", "surrogate": sur}, "objectives": objs,
+                           "repeats": 1, "seed": 5}), 201)["sequences"][0]
+        k = min(len(sim), 40)
+        check(k > 3 and sim[:k] == seqs[1][:k], "%s: simulation %r, study %r"
+              % (sur, sim[:k], seqs[1][:k]))
 
 
 @test("constrained gp on ja-en (gpu_time <= median): within 0.5 BLEU of the best feasible row after 40, never an infeasible best")
