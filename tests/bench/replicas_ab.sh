@@ -34,6 +34,7 @@ stop_servers() {
     pids=""
     urls=""
 }
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
     trap - EXIT INT TERM HUP
     stop_servers
