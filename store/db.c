@@ -78,13 +78,23 @@ struct db {
     unsigned next_stmt; /* per connection; reset with it */
 };
 
+/* A caller of db_pool_acquire waiting for a connection (on its stack). */
+struct pool_waiter {
+    pthread_cond_t cv;
+    struct db *got; /* handed over by db_pool_release */
+    struct pool_waiter *next;
+};
+
 struct db_pool {
     char *url;
     size_t size;
     struct db *conns;
     struct db_opts opts;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    /* Waiters in arrival order (issue 14: a condition variable woke them
+     * in no order, and after a suggest group answered a burst of reports,
+     * a report could wait out several others' turns: the report p99). */
+    struct pool_waiter *head, *tail;
     /* Reachability, for logging state changes only (under mu). */
     atomic_int down;
     struct timespec down_since;
@@ -427,7 +437,6 @@ db_pool_create(const char *url, size_t size, const struct db_opts *opts)
     }
     atomic_init(&p->down, 0);
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
     return p;
 }
 
@@ -442,7 +451,6 @@ db_pool_destroy(struct db_pool *p)
         free(p->conns[i].stmts);
     }
     pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
     free(p->conns);
     free(p->url);
     free(p);
@@ -456,19 +464,29 @@ db_pool_acquire(struct db_pool *p, struct db **out, struct hpod_err *err)
 
     *out = NULL;
     pthread_mutex_lock(&p->mu);
-    for (;;) {
-        /* Prefer a slot with an open connection. */
-        for (size_t i = 0; i < p->size && !d; i++)
-            if (!p->conns[i].busy && p->conns[i].conn)
-                d = &p->conns[i];
-        for (size_t i = 0; i < p->size && !d; i++)
-            if (!p->conns[i].busy)
-                d = &p->conns[i];
-        if (d)
-            break;
-        pthread_cond_wait(&p->cv, &p->mu);
+    /* Prefer a slot with an open connection; none is free while others
+     * wait (release hands each freed one to the first of them). */
+    for (size_t i = 0; i < p->size && !d && !p->head; i++)
+        if (!p->conns[i].busy && p->conns[i].conn)
+            d = &p->conns[i];
+    for (size_t i = 0; i < p->size && !d && !p->head; i++)
+        if (!p->conns[i].busy)
+            d = &p->conns[i];
+    if (d) {
+        d->busy = 1;
+    } else {
+        struct pool_waiter w = {.got = NULL, .next = NULL};
+        pthread_cond_init(&w.cv, NULL);
+        if (p->tail)
+            p->tail->next = &w;
+        else
+            p->head = &w;
+        p->tail = &w;
+        while (!w.got)
+            pthread_cond_wait(&w.cv, &p->mu);
+        pthread_cond_destroy(&w.cv);
+        d = w.got; /* still busy: handed over */
     }
-    d->busy = 1;
     pthread_mutex_unlock(&p->mu);
 
     if (d->conn && PQstatus(d->conn) != CONNECTION_OK) {
@@ -498,8 +516,16 @@ db_pool_release(struct db_pool *p, struct db *d)
     if (d->in_tx)
         db_rollback(d);
     pthread_mutex_lock(&p->mu);
-    d->busy = 0;
-    pthread_cond_signal(&p->cv);
+    if (p->head) {
+        struct pool_waiter *w = p->head;
+        p->head = w->next;
+        if (!p->head)
+            p->tail = NULL;
+        w->got = d;
+        pthread_cond_signal(&w->cv);
+    } else {
+        d->busy = 0;
+    }
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -163,8 +163,9 @@ trial_store_read_value(const char *text, long long trial_id, const char *metric,
  * The text[] and float8[] literals of m's names and values (new strings).
  * Names need no escapes inside quotes: they are [A-Za-z0-9_.-].
  */
-static void
-array_literals(const struct metric_set *m, char **names, char **values)
+void
+trial_store_array_literals(const struct metric_set *m, char **names,
+                           char **values)
 {
     size_t cap = 2 + m->n * (METRIC_NAME_MAX + 4);
     size_t vcap = 2 + m->n * 32;
@@ -578,7 +579,7 @@ trial_store_report(struct db *db, long long id, const struct metric_set *add,
     snprintf(sid, sizeof sid, "%lld", id);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
     if (add && add->n > 0)
-        array_literals(add, &names, &values);
+        trial_store_array_literals(add, &names, &values);
     const char *p[] = {sid, complete ? "true" : "false", ls,
                        names ? names : "{}", values ? values : "{}"};
     st = db_exec(db, SQL_REPORTED, 5, p, &r, err);
@@ -618,7 +619,7 @@ trial_store_intermediate(struct db *db, long long id, int step,
         if ((st = db_exec(db, SQL_INTERMEDIATE_OLD, 2, p, &r, err)) != HPOD_OK)
             goto out;
     } else if (values && values->n > 0) {
-        array_literals(values, &names, &vals);
+        trial_store_array_literals(values, &names, &vals);
         const char *pv[] = {sid, sstep, names, vals};
         if ((st = exec_affected(db, SQL_ADD_STEP_VALUES, 4, pv, NULL, err)) !=
             HPOD_OK)
@@ -807,7 +808,7 @@ trial_store_insert_user(struct db *db, long long study_id, int seq,
     id = db_get_ll(r, 0, "id", 0);
     if (values && values->n > 0) {
         snprintf(tid, sizeof tid, "%lld", id);
-        array_literals(values, &names, &vals);
+        trial_store_array_literals(values, &names, &vals);
         const char *pv[] = {tid, names, vals};
         if ((st = exec_affected(db, SQL_ADD_VALUES, 3, pv, NULL, err)) !=
             HPOD_OK)

@@ -77,6 +77,11 @@ enum hpod_status trial_store_list(struct db *db, long long study_id, int state,
                                   struct trial **out, size_t *n,
                                   long long *total, struct hpod_err *err);
 
+/* The text[] and float8[] literals of m's names and values (new strings),
+ * for unnest($n::text[], $m::float8[]). */
+void trial_store_array_literals(const struct metric_set *m, char **names,
+                                char **values);
+
 /*
  * trial_store_read_value - a stored double precision value as text
  * (PostgreSQL prints the shortest text that reads back to the same

@@ -5,6 +5,7 @@
 #include "study/report.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "common/dtoa.h"
 #include "common/err.h"
 #include "common/json.h"
+#include "common/mem.h"
+#include "store/report_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "store/measure_store.h"
@@ -248,6 +251,42 @@ report_measure_after(struct db *db, const struct study_def *d,
     return st;
 }
 
+/*
+ * The values of final report in that t lacks (*add) and whether t is
+ * complete with them; HPOD_ECONFLICT when the report changes a stored
+ * value or adds one to a completed trial.
+ */
+static enum hpod_status
+report_decide(const struct study_def *d, const struct trial *t,
+              const struct report_input *in, struct metric_set *add,
+              int *complete, struct hpod_err *err)
+{
+    size_t bad;
+    report_merge(d, t, &in->values, add, complete, &bad);
+    if (bad == (size_t)-1)
+        return HPOD_OK;
+    const struct metric_value *m = &in->values.v[bad];
+    const double *old = metric_set_find(&t->values, m->name);
+    char f[96], num[HPOD_DTOA_SIZE];
+    snprintf(f, sizeof f, "values.%s", m->name);
+    if (!old)
+        return hpod_fail(err, HPOD_ECONFLICT, f,
+                         "trial %lld is completed: its values cannot change",
+                         t->id);
+    hpod_dtoa(*old, num);
+    return hpod_fail(err, HPOD_ECONFLICT, f, "trial %lld already has %s = %s",
+                     t->id, m->name, num);
+}
+
+/* Whether a final report adding add to t changes anything (a repeat of
+ * what is stored writes nothing: idempotent). */
+static int
+report_writes(const struct trial *t, const struct metric_set *add, int complete)
+{
+    return add->n > 0 || (complete && t->state != TRIAL_COMPLETED) ||
+           t->state == TRIAL_PENDING;
+}
+
 static enum hpod_status
 report_final(struct db *db, const struct study_def *d, const struct study *s,
              struct trial *t, const struct report_input *in,
@@ -255,39 +294,19 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
 {
     struct metric_set add = {0};
     int complete;
-    size_t bad;
     char *measure = NULL;
     enum hpod_status st = HPOD_OK;
 
     if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING &&
         t->state != TRIAL_COMPLETED)
         return study_trial_not_live(t, "report on", err);
-    if ((st = report_measure_check(db, d, t, in, &measure, err)) != HPOD_OK)
+    if ((st = report_measure_check(db, d, t, in, &measure, err)) != HPOD_OK ||
+        (st = report_decide(d, t, in, &add, &complete, err)) != HPOD_OK)
         goto out;
-    report_merge(d, t, &in->values, &add, &complete, &bad);
-    if (bad != (size_t)-1) {
-        const struct metric_value *m = &in->values.v[bad];
-        const double *old = metric_set_find(&t->values, m->name);
-        char f[96], num[HPOD_DTOA_SIZE];
-        snprintf(f, sizeof f, "values.%s", m->name);
-        if (old) {
-            hpod_dtoa(*old, num);
-            st = hpod_fail(err, HPOD_ECONFLICT, f,
-                           "trial %lld already has %s = %s", t->id, m->name,
-                           num);
-        } else
-            st = hpod_fail(err, HPOD_ECONFLICT, f,
-                           "trial %lld is completed: its values cannot "
-                           "change",
-                           t->id);
-        goto out;
-    }
     if (add.n > 0 && (st = report_measure_after(db, d, t, measure, &add,
                                                 &complete, err)) != HPOD_OK)
         goto out;
-    /* Repeating what is stored changes nothing (idempotent). */
-    if (add.n > 0 || (complete && t->state != TRIAL_COMPLETED) ||
-        t->state == TRIAL_PENDING) {
+    if (report_writes(t, &add, complete)) {
         st = trial_store_report(db, t->id, &add, complete, s->lease_seconds,
                                 after, err);
         if (st == HPOD_OK)
@@ -363,6 +382,140 @@ merge_metadata(struct db *db, const struct trial *t, json_t *metadata,
     return st;
 }
 
+/* ---- a final report without a transaction (store/report_store.h) ---- */
+
+/* Reads before a report falls back to the transaction, when other writers
+ * keep changing the trial between its read and its write. */
+#define REPORT_TRIES 4
+
+/*
+ * This thread's last parsed definition (issue 14: a report parsed its
+ * study's definition every time). Kept per thread, so no lock: with
+ * HPOD_THREADS=0 a client's keep-alive connection has its own thread, and
+ * its reports are on one study. Valid only for the same study and the
+ * same text, compared whole with the text the report read: a definition
+ * changed in the database (by any process) is parsed again.
+ */
+struct def_slot {
+    long long study_id;
+    char *text;
+    struct study_def d;
+};
+
+static pthread_key_t def_key;
+static pthread_once_t def_once = PTHREAD_ONCE_INIT;
+
+static void
+def_slot_free(void *p)
+{
+    struct def_slot *c = p;
+    if (!c)
+        return;
+    free(c->text);
+    study_def_cleanup(&c->d);
+    free(c);
+}
+
+static void
+def_key_make(void)
+{
+    pthread_key_create(&def_key, def_slot_free);
+}
+
+/* The parsed definition text of study study_id, borrowed until this
+ * thread's next call. */
+static enum hpod_status
+report_def(long long study_id, const char *text, const struct study_def **out,
+           struct hpod_err *err)
+{
+    struct def_slot *c;
+    enum hpod_status st;
+
+    pthread_once(&def_once, def_key_make);
+    c = pthread_getspecific(def_key);
+    if (c && c->text && c->study_id == study_id && strcmp(c->text, text) == 0) {
+        *out = &c->d;
+        return HPOD_OK;
+    }
+    if (!c) {
+        c = xcalloc(1, sizeof *c);
+        pthread_setspecific(def_key, c);
+    }
+    free(c->text);
+    c->text = NULL;
+    study_def_cleanup(&c->d);
+    if ((st = study_def_from_text(text, &c->d, err)) != HPOD_OK) {
+        study_def_cleanup(&c->d);
+        return st;
+    }
+    c->study_id = study_id;
+    c->text = xstrdup(text);
+    *out = &c->d;
+    return HPOD_OK;
+}
+
+/*
+ * A final report without metadata, in two round trips: read (trial,
+ * values, definition, version), decide, and write only if the trial's
+ * version is still the one read; read again when it moved on. Trials with
+ * intermediate reports and studies with decoupled constraints (whose
+ * rules read and write more) answer *done = 0: the caller runs the
+ * transaction. The checks and their order are the transaction's.
+ */
+static enum hpod_status
+report_unlocked(struct db *db, long long trial_id,
+                const struct report_input *in, struct study_report_answer *out,
+                int *done, struct hpod_err *err)
+{
+    struct report_row r = {0};
+    struct metric_set add = {0};
+    struct trial after = {0};
+    const struct study_def *d;
+    int complete, written = 0;
+    enum hpod_status st = HPOD_OK;
+
+    *done = 0;
+    for (int i = 0; i < REPORT_TRIES && !*done; i++) {
+        report_row_cleanup(&r);
+        metric_set_cleanup(&add);
+        if ((st = report_store_read(db, trial_id, &r, err)) != HPOD_OK ||
+            (st = report_def(r.study_id, r.definition, &d, err)) != HPOD_OK ||
+            (st = report_check_metrics(d, in, err)) != HPOD_OK)
+            goto out;
+        if (r.has_steps || measure_decoupled(d))
+            goto out;
+        if (r.trial.state != TRIAL_PENDING && r.trial.state != TRIAL_RUNNING &&
+            r.trial.state != TRIAL_COMPLETED) {
+            st = study_trial_not_live(&r.trial, "report on", err);
+            goto out;
+        }
+        if ((st = report_decide(d, &r.trial, in, &add, &complete, err)) !=
+            HPOD_OK)
+            goto out;
+        if (!report_writes(&r.trial, &add, complete)) {
+            out->trial = r.trial;
+            memset(&r.trial, 0, sizeof r.trial);
+            *done = 1;
+            break;
+        }
+        if ((st = report_store_write(db, trial_id, r.version, &add, complete,
+                                     r.lease_seconds, &written, &after, err)) !=
+            HPOD_OK)
+            goto out;
+        if (written) {
+            report_answer(&r.trial, &add, &after);
+            out->trial = after;
+            memset(&after, 0, sizeof after);
+            *done = 1;
+        }
+    }
+out:
+    report_row_cleanup(&r);
+    metric_set_cleanup(&add);
+    trial_cleanup(&after);
+    return st;
+}
+
 /* study_report: contract in report.h. */
 enum hpod_status
 study_report(struct db *db, long long trial_id, const struct report_input *in,
@@ -376,6 +529,12 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
+    if (in->step < 0 && !in->metadata) {
+        int done = 0;
+        st = report_unlocked(db, trial_id, in, out, &done, err);
+        if (st != HPOD_OK || done)
+            return st;
+    }
     /* ASHA decisions compare the study's trials, so they are serialized by
      * the study lock, taken before the trial's (the order suggest uses
      * too). */

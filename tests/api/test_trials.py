@@ -2,10 +2,12 @@
 held trials, lease expiry.
 """
 
+import http.client
+import json
 import re
 import time
 
-from harness import call, check, expect, expect_error, parse_ts, short, test
+from harness import call, check, expect, expect_error, parse_ts, psql, short, test
 from client import BLEU_MAX, SPACE4, create, get_trial, report, suggest, uname
 
 
@@ -123,3 +125,80 @@ def t_report_answer_is_stored(c):
           "final report answered %r, stored %r" % (short(full), short(stored)))
     check(full["state"] == "completed" and full["values"] == {
         "zeta": 0.1, "alpha": 3e-300, "Mid_1.b": 1.7976931348623157e308}, "values %r" % full)
+
+
+@test("report: a study definition changed in the database is the one a report checks, on a "
+      "connection whose thread has parsed the old one (the per-thread definition cache)")
+def t_report_definition_changed(c):
+    sid = create(c, {"name": uname("defcache"), "space": SPACE4, "objectives": BLEU_MAX})["id"]
+    ts = [suggest(c, sid, "dc-%d" % i)["trials"][0] for i in range(3)]
+    # One keep-alive connection: every request on it runs on one server
+    # thread (HPOD_THREADS=0), whose cache then holds the definition.
+    conn = http.client.HTTPConnection("127.0.0.1", c.port, timeout=30)
+
+    def rep(tid, values):
+        conn.request("POST", "/v1/trials/%d/report" % tid, body=json.dumps({"values": values}),
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        return r.status, json.loads(r.read() or b"null")
+
+    try:
+        st, body = rep(ts[0]["id"], {"bleu": 1.5})
+        check(st == 200 and body["trial"]["state"] == "completed", "first report %d %r" % (st, body))
+        # The objective renamed behind the servers' back (no API changes a
+        # definition; another version of hpod, or an operator, could).
+        psql(c.dburl, "UPDATE studies SET definition = jsonb_set(definition::jsonb,"
+             " '{objectives,0,name}', '\"acc\"')::json WHERE id = %d" % sid)
+        st, body = rep(ts[1]["id"], {"bleu": 2.5})
+        check(st == 422 and body["error"]["field"] == "values.bleu",
+              "a metric the new definition lacks was taken: %d %r" % (st, body))
+        st, body = rep(ts[1]["id"], {"acc": 2.5})
+        check(st == 200 and body["trial"]["state"] == "completed" and
+              body["trial"]["values"] == {"acc": 2.5},
+              "the new definition's objective was refused: %d %r" % (st, body))
+        # And back: the cache follows every change, not only the first.
+        psql(c.dburl, "UPDATE studies SET definition = jsonb_set(definition::jsonb,"
+             " '{objectives,0,name}', '\"bleu\"')::json WHERE id = %d" % sid)
+        st, body = rep(ts[2]["id"], {"acc": 3.5})
+        check(st == 422, "acc taken after the change back: %d %r" % (st, body))
+        st, body = rep(ts[2]["id"], {"bleu": 3.5})
+        check(st == 200 and body["trial"]["state"] == "completed", "bleu refused: %d %r" % (st, body))
+    finally:
+        conn.close()
+
+
+@test("report: 12 concurrent final reports with different values on one trial over two servers: "
+      "one is acknowledged, the rest are 409, and the stored value is the acknowledged one")
+def t_report_race(c):
+    import threading
+    from harness import Server
+    other = Server(c.args.hpod, c.logdir, c.dburl)
+    other.start()
+    try:
+        sid = create(c, {"name": uname("race"), "space": SPACE4, "objectives": BLEU_MAX})["id"]
+        for rnd in range(3):
+            t = suggest(c, sid, "race-%d" % rnd)["trials"][0]
+            answers = [None] * 12
+            go = threading.Barrier(12)
+
+            def one(i):
+                go.wait()
+                port = c.port if i % 2 == 0 else other.port
+                answers[i] = call(port, "POST", "/v1/trials/%d/report" % t["id"],
+                                  {"values": {"bleu": float(i)}})
+
+            th = [threading.Thread(target=one, args=(i,)) for i in range(12)]
+            for x in th:
+                x.start()
+            for x in th:
+                x.join()
+            ok = [i for i, a in enumerate(answers) if a.status == 200]
+            check(len(ok) == 1, "round %d: %d reports acknowledged: %r"
+                  % (rnd, len(ok), [a.status for a in answers]))
+            check(all(a.status in (200, 409) for a in answers),
+                  "round %d: statuses %r" % (rnd, [a.status for a in answers]))
+            stored = get_trial(c, t["id"])
+            check(stored["state"] == "completed" and stored["values"] == {"bleu": float(ok[0])},
+                  "round %d: acknowledged bleu=%d, stored %r" % (rnd, ok[0], short(stored)))
+    finally:
+        other.stop()

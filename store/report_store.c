@@ -1,0 +1,125 @@
+/*
+ * store/report_store.c - a final report's read and its conditional write;
+ * see report_store.h.
+ */
+#include "store/report_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/mem.h"
+#include "store/trial_cols.h"
+#include "store/trial_store.h"
+
+/* The trial, its study's definition and its final values, one row per
+ * value (one row with a NULL metric when it has none), in metric order. */
+/* clang-format off */
+static const char *SQL_READ =
+    "SELECT" TRIAL_COLS ", t.changed_xid::text AS version,"
+    " s.definition::text AS definition, s.lease_seconds,"
+    " EXISTS (SELECT 1 FROM intermediate_values i WHERE i.trial_id = t.id)"
+    "  AS has_steps,"
+    " v.metric AS v_metric, v.value AS v_value"
+    " FROM trials t JOIN studies s ON s.id = t.study_id"
+    " LEFT JOIN trial_values v ON v.trial_id = t.id"
+    " WHERE t.id = $1 ORDER BY v.metric";
+/* The values are inserted only when the UPDATE matched (they select
+ * from its rows). $4, $5: text[] and float8[] literals, maybe empty. */
+static const char *SQL_WRITE =
+    "WITH u AS (UPDATE trials AS t SET"
+    " state = CASE WHEN $2 THEN 'completed' ELSE 'running' END,"
+    " lease_expires_at = CASE WHEN $2 THEN NULL"
+    "  ELSE now() + make_interval(secs => $3) END,"
+    " updated_at = now() WHERE t.id = $1 AND t.changed_xid = $6::xid8"
+    " RETURNING" TRIAL_COLS "),"
+    " v AS (INSERT INTO trial_values (trial_id, metric, value)"
+    " SELECT u.id, m.m, m.v FROM u,"
+    " unnest($4::text[], $5::float8[]) AS m (m, v))"
+    " SELECT * FROM u";
+/* clang-format on */
+
+void
+report_row_cleanup(struct report_row *r)
+{
+    if (!r)
+        return;
+    free(r->definition);
+    trial_cleanup(&r->trial);
+    memset(r, 0, sizeof *r);
+}
+
+enum hpod_status
+report_store_read(struct db *db, long long trial_id, struct report_row *out,
+                  struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    const char *v, *def;
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    if ((st = db_exec_id(db, SQL_READ, trial_id, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0) {
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
+                       trial_id);
+        goto out;
+    }
+    trial_store_row(r, 0, &out->trial);
+    out->study_id = out->trial.study_id;
+    out->lease_seconds = (int)db_get_ll(r, 0, "lease_seconds", 0);
+    def = db_get(r, 0, "definition");
+    out->definition = xstrdup(def ? def : "");
+    v = db_get(r, 0, "version");
+    snprintf(out->version, sizeof out->version, "%s", v ? v : "");
+    v = db_get(r, 0, "has_steps");
+    out->has_steps = v && v[0] == 't';
+    for (size_t i = 0; i < db_rows(r) && st == HPOD_OK; i++) {
+        const char *metric = db_get(r, i, "v_metric");
+        double x;
+        if (!metric)
+            continue;
+        if ((st = trial_store_read_value(db_get(r, i, "v_value"), trial_id,
+                                         metric, &x, err)) == HPOD_OK)
+            metric_set_add(&out->trial.values, metric, x);
+    }
+out:
+    db_result_free(r);
+    if (st != HPOD_OK)
+        report_row_cleanup(out);
+    return st;
+}
+
+enum hpod_status
+report_store_write(struct db *db, long long trial_id, const char *version,
+                   const struct metric_set *add, int complete,
+                   int lease_seconds, int *written, struct trial *row,
+                   struct hpod_err *err)
+{
+    char sid[32], ls[32];
+    char *names = NULL, *values = NULL;
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *written = 0;
+    snprintf(sid, sizeof sid, "%lld", trial_id);
+    snprintf(ls, sizeof ls, "%d", lease_seconds);
+    if (add && add->n > 0)
+        trial_store_array_literals(add, &names, &values);
+    const char *p[] = {sid,
+                       complete ? "true" : "false",
+                       ls,
+                       names ? names : "{}",
+                       values ? values : "{}",
+                       version};
+    st = db_exec(db, SQL_WRITE, 6, p, &r, err);
+    if (st == HPOD_OK && db_rows(r) == 1) {
+        trial_store_row(r, 0, row);
+        *written = 1;
+    }
+    db_result_free(r);
+    free(names);
+    free(values);
+    return st;
+}
