@@ -132,6 +132,17 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
 #define SAMPLER_V_NOISY 1u
 #define SAMPLER_V_FLOOR 2u
 #define SAMPLER_V_MIX 4u
+/* SAMPLER_V_TR (finite spaces, a trust region in the manner of TuRBO,
+ * Eriksson et al., NeurIPS 2019, on the candidate list): the GP's argmax
+ * only among the k candidates nearest (encoded space, ties to the lower
+ * index; used ones count) the best observation (the first of the largest
+ * value), k = n_cand / SAMPLER_TR_DIV doubled for every SAMPLER_TR_TAU
+ * observations after that best one (in obs order: trials that did not
+ * improve on it); over all candidates once k >= n_cand or when none of
+ * the k is free. hpod-bench's BO_NEITR_M (docs/sampler-nei.md). */
+#define SAMPLER_V_TR 8u
+#define SAMPLER_TR_DIV 8
+#define SAMPLER_TR_TAU 4
 
 struct sampler_input {
     const struct space *space;

@@ -79,6 +79,12 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      "BO_NEILS04_M",
      {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.4, NULL, 0},
      1},
+    /* nei with lengthscale_min 0.3, argmax in the trust region of the
+     * best observation (SAMPLER_V_TR). */
+    {"bo_neitr_m",
+     "BO_NEITR_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_TR, 0.3, NULL, 0},
+     1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:
