@@ -45,6 +45,9 @@
  * normal scores' variance). 0.01, 0.05, 0.1 and 0.2 were measured on the
  * NMT tables (docs/sampler-nei.md); 0.05 was best on four of six. */
 #define SAMPLER_NEI_FLOOR 0.05
+/* SAMPLER_V_LSPRIOR: the lengthscales' prior median and log sd. */
+#define SAMPLER_LSP_MEDIAN 1.0
+#define SAMPLER_LSP_SD 1.0
 
 struct sampler_state {
     /* Graph over a finite candidate set, identified by its encoding. */
@@ -327,6 +330,10 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
     gp_fit_options_default(&o);
     if (in->ls_min > 0.0 && in->ls_min <= o.ls_max)
         o.ls_min = in->ls_min;
+    if (sampler_variant(in) & SAMPLER_V_LSPRIOR) {
+        o.ls_prior_median = SAMPLER_LSP_MEDIAN;
+        o.ls_prior_sd = SAMPLER_LSP_SD;
+    }
     if (gp)
         (void)gp_set_fit_options(gp, &o); /* valid by construction */
     return gp;

@@ -143,6 +143,10 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
 #define SAMPLER_V_TR 8u
 #define SAMPLER_TR_DIV 8
 #define SAMPLER_TR_TAU 4
+/* SAMPLER_V_LSPRIOR: the GP's lengthscales fitted by MAP under a
+ * log-normal prior (gp_fit_options.ls_prior_*), median SAMPLER_LSP_MEDIAN
+ * and log sd SAMPLER_LSP_SD (sampler.c). hpod-bench's BO_NEILSP_M. */
+#define SAMPLER_V_LSPRIOR 16u
 
 struct sampler_input {
     const struct space *space;

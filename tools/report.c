@@ -85,6 +85,18 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      "BO_NEITR_M",
      {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_TR, 0.3, NULL, 0},
      1},
+    /* nei, lengthscales by MAP under a log-normal prior (median 1, log sd
+     * 1) instead of the floor (SAMPLER_V_LSPRIOR); and with the trust
+     * region too. */
+    {"bo_neilsp_m",
+     "BO_NEILSP_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_LSPRIOR, 0.0, NULL, 0},
+     1},
+    {"bo_neilsptr_m",
+     "BO_NEILSPTR_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_LSPRIOR | SAMPLER_V_TR, 0.0,
+      NULL, 0},
+     1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:
