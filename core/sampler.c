@@ -45,9 +45,6 @@
  * normal scores' variance). 0.01, 0.05, 0.1 and 0.2 were measured on the
  * NMT tables (docs/sampler-nei.md); 0.05 was best on four of six. */
 #define SAMPLER_NEI_FLOOR 0.05
-/* SAMPLER_V_LSPRIOR: the lengthscales' prior median and log sd. */
-#define SAMPLER_LSP_MEDIAN 1.0
-#define SAMPLER_LSP_SD 1.0
 
 struct sampler_state {
     /* Graph over a finite candidate set, identified by its encoding. */
@@ -330,8 +327,9 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
     gp_fit_options_default(&o);
     if (in->ls_min > 0.0 && in->ls_min <= o.ls_max)
         o.ls_min = in->ls_min;
-    if (sampler_variant(in) & SAMPLER_V_LSPRIOR) {
-        o.ls_prior_median = SAMPLER_LSP_MEDIAN;
+    if ((sampler_variant(in) & SAMPLER_V_LSPRIOR) || in->ls_prior > 0.0) {
+        o.ls_prior_median =
+            in->ls_prior > 0.0 ? in->ls_prior : SAMPLER_LSP_MEDIAN;
         o.ls_prior_sd = SAMPLER_LSP_SD;
     }
     if (gp)
@@ -597,7 +595,8 @@ prior_rescore(const struct sampler_input *in, double w, double best, size_t n,
 static void
 trust_region(const struct sampler_input *in, const double *u, double *score)
 {
-    size_t n = in->n_cand, dim = in->space->dim, k = n / SAMPLER_TR_DIV;
+    size_t n = in->n_cand, dim = in->space->dim;
+    size_t k = n / (size_t)(in->trust_div > 0 ? in->trust_div : SAMPLER_TR_DIV);
     size_t bo = best_obs(in), b = in->obs_cand[bo], nfree = 0;
     size_t fails = in->n_obs - 1 - bo;
 
@@ -659,7 +658,7 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
             prior_rescore(in, w, best, n, buf);
         if (sampler_variant(in) & SAMPLER_V_MIX)
             st = graph_mix(in, u, buf + 2 * n);
-        if (sampler_variant(in) & SAMPLER_V_TR)
+        if ((sampler_variant(in) & SAMPLER_V_TR) || in->trust_div > 0)
             trust_region(in, u, buf + 2 * n);
     }
     if (st == HPOD_OK) {

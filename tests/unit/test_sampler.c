@@ -741,9 +741,23 @@ test_gp_graph_mix_reference(void **state)
 
 /* One GP (nei, lengthscale_min 0.3) choice over the grid with the given
  * used flags and variant. */
+static size_t gp_choice_opt(const size_t *obs_cand, const double *obs_raw,
+                            const double *y, size_t no,
+                            const unsigned char *used, unsigned variant,
+                            int trust_div, double ls_prior);
+
 static size_t
 gp_choice(const size_t *obs_cand, const double *obs_raw, const double *y,
           size_t no, const unsigned char *used, unsigned variant)
+{
+    return gp_choice_opt(obs_cand, obs_raw, y, no, used, variant, 0, 0.0);
+}
+
+/* gp_choice with the study options trust_div and ls_prior. */
+static size_t
+gp_choice_opt(const size_t *obs_cand, const double *obs_raw, const double *y,
+              size_t no, const unsigned char *used, unsigned variant,
+              int trust_div, double ls_prior)
 {
     struct sampler_input in = {.space = &sp,
                                .kind = SAMPLER_GP,
@@ -754,6 +768,8 @@ gp_choice(const size_t *obs_cand, const double *obs_raw, const double *y,
                                .acquisition = 3,
                                .variant = variant,
                                .ls_min = 0.3,
+                               .trust_div = trust_div,
+                               .ls_prior = ls_prior,
                                .cand_raw = cand,
                                .cand_used = used,
                                .n_cand = G * G,
@@ -836,6 +852,14 @@ test_gp_trust_region_reference(void **state)
                       got);
         assert_int_equal(got, want);
         differs += want != plain;
+        /* The study options are the flags with their constants. */
+        assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used, 0,
+                                       SAMPLER_TR_DIV, 0.0),
+                         got);
+        assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used,
+                                       SAMPLER_V_TR, 0, SAMPLER_LSP_MEDIAN),
+                         gp_choice(obs_cand, obs_raw, y, NO, used,
+                                   SAMPLER_V_TR | SAMPLER_V_LSPRIOR));
     }
     /* The region changed at least one choice: the test can fail. */
     assert_true(differs > 0);
