@@ -589,8 +589,10 @@ prior_rescore(const struct sampler_input *in, double w, double best, size_t n,
 
 /*
  * SAMPLER_V_TR (sampler.h): sets the scores (n) of the candidates outside
- * the trust region to -inf; leaves them all when the region covers every
- * candidate or holds no free one. O(n·(dim + k)).
+ * the trust region to NaN (not eligible: acq_argmax and the explanation
+ * skip them, and no infinity reaches the stored decision); leaves them all
+ * when the region covers every candidate or holds no free one with a
+ * score. O(n·(dim + k)).
  */
 static void
 trust_region(const struct sampler_input *in, const double *u, double *score)
@@ -619,11 +621,11 @@ trust_region(const struct sampler_input *in, const double *u, double *score)
             if (!keep[i] && (m == n || d[i] < d[m]))
                 m = i;
         keep[m] = 1;
-        nfree += !in->cand_used[m];
+        nfree += !in->cand_used[m] && !isnan(score[m]);
     }
     for (size_t i = 0; nfree > 0 && i < n; i++)
         if (!keep[i])
-            score[i] = -INFINITY;
+            score[i] = NAN;
     free(d);
     free(keep);
 }

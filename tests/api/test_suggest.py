@@ -219,6 +219,13 @@ def t_gp_trust_prior(c):
         check(key not in seen, "trial %d repeats %r" % (i, key))
         seen.add(key)
         report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2 - (t["params"]["y"] - 0.2) ** 2})
+    # The region (64/8 = 8 rows) is nearly used up: the explanation lists
+    # only eligible runners, each with a finite acquisition.
+    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    dec = [d for d in ex["decisions"] if d["kind"] == "suggest"]
+    check(len(dec) == 1 and dec[0]["chooser"] == "model", "explain %r" % short(ex))
+    check(all(isinstance(r.get("acquisition"), (int, float)) for r in dec[0]["runners_up"]),
+          "runners %r" % dec[0]["runners_up"])
     # Off (0 or absent): not written back, as before these options.
     d = create(c, {"name": uname("gp tr off"), "space": space, "candidates": cands,
                    "objectives": objs, "algorithm": {"name": "gp", "trust_region": 0}})

@@ -852,6 +852,34 @@ test_gp_trust_region_reference(void **state)
                       got);
         assert_int_equal(got, want);
         differs += want != plain;
+        /* The explanation ranks only the region's free rows: finite. */
+        struct sampler_explain ex = {0};
+        struct sampler_input ein = {.space = &sp,
+                                    .kind = SAMPLER_GP,
+                                    .seed = 5,
+                                    .seq = NO,
+                                    .init = 3,
+                                    .kernel = KERNEL_MATERN52,
+                                    .acquisition = 3,
+                                    .variant = SAMPLER_V_TR,
+                                    .ls_min = 0.3,
+                                    .cand_raw = cand,
+                                    .cand_used = used,
+                                    .n_cand = G * G,
+                                    .obs_raw = obs_raw,
+                                    .obs_y = y,
+                                    .obs_cand = obs_cand,
+                                    .n_obs = NO,
+                                    .explain = &ex};
+        double eraw[2];
+        size_t ec;
+        assert_int_equal(sampler_next(&ein, eraw, &ec), HPOD_OK);
+        assert_int_equal(ex.pick.cand, got);
+        for (size_t j = 0; j < ex.n_runners; j++) {
+            assert_true(isfinite(ex.runner[j].acq));
+            assert_false(ref[ex.runner[j].cand] && k < G * G);
+        }
+        sampler_explain_clear(&ex);
         /* The study options are the flags with their constants. */
         assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used, 0,
                                        SAMPLER_TR_DIV, 0.0),
