@@ -59,8 +59,10 @@ enum autoalgo_method {
 /* A chosen configuration. kernel: enum kernel_kind; acquisition: gp 0 ei,
  * 1 pi, 2 ucb, 3 nei; graph 0 ei, 1 eif (as struct algo_def); surrogate
  * (ehvi): enum mobo_surrogate; lengthscale_min (gp): 0 for the default;
- * trust_region (ehvi): K of its trust region, 0 for none. Fields a method
- * does not use are 0. */
+ * trust_region (ehvi): K of its trust region, (gp, finite spaces) the
+ * divisor of its trust region (sampler_input.trust_div), 0 for none;
+ * lengthscale_prior (gp): the median of the lengthscales' log-normal
+ * prior, 0 for none. Fields a method does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
@@ -68,6 +70,7 @@ struct autoalgo_config {
     int surrogate;
     double lengthscale_min;
     int trust_region;
+    double lengthscale_prior;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

@@ -93,6 +93,8 @@ gp_fit_options_default(struct gp_fit_options *o)
     o->n_starts = 0;
     o->n_local = 0;
     o->max_eval = 0;
+    o->ls_prior_median = 0.0;
+    o->ls_prior_sd = 0.0;
 }
 
 struct gp *
@@ -153,6 +155,10 @@ gp_set_fit_options(struct gp *gp, const struct gp_fit_options *o)
             return HPOD_EINVAL;
     if (o->ls_min > o->ls_max || o->sf2_min > o->sf2_max ||
         o->sn2_min > o->sn2_max)
+        return HPOD_EINVAL;
+    if (!(o->ls_prior_sd >= 0.0) || !isfinite(o->ls_prior_sd) ||
+        (o->ls_prior_sd > 0.0 &&
+         (!(o->ls_prior_median > 0.0) || !isfinite(o->ls_prior_median))))
         return HPOD_EINVAL;
     gp->opt = *o;
     return HPOD_OK;
@@ -358,6 +364,26 @@ fit_budget(const struct gp *gp, size_t n, size_t *starts, size_t *local,
     *maxeval = gp->opt.max_eval ? gp->opt.max_eval : me;
 }
 
+/*
+ * The lengthscales' log-normal prior (gp_fit_options): adds its log
+ * density, -Σ_d (θ_d - log m)² / 2s², to *v and its derivative to grad
+ * (may be NULL). No prior (s = 0): nothing.
+ */
+static void
+add_ls_prior(const struct gp *gp, const double *theta, double *v, double *grad)
+{
+    double s = gp->opt.ls_prior_sd;
+    if (!(s > 0.0))
+        return;
+    double m = log(gp->opt.ls_prior_median);
+    for (size_t d = 0; d < gp->dim; d++) {
+        double t = theta[d] - m;
+        *v -= 0.5 * t * t / (s * s);
+        if (grad)
+            grad[d] -= t / (s * s);
+    }
+}
+
 static double
 objective(unsigned p, const double *theta, double *grad, void *data)
 {
@@ -374,6 +400,7 @@ objective(unsigned p, const double *theta, double *grad, void *data)
         nlopt_force_stop(c->opt);
         return -HUGE_VAL;
     }
+    add_ls_prior(gp, theta, &lml, grad);
     if (lml > c->best_lml) {
         c->best_lml = lml;
         memcpy(c->best_theta, theta, p * sizeof(double));
@@ -636,6 +663,8 @@ gp_fit(struct gp *gp, const double *x, const double *y, size_t n,
             if (gp_lml(gp->x, gp->y, n, gp->dim, gp->kind, starts + k * p, &v,
                        NULL, gp->work) != HPOD_OK)
                 v = -HUGE_VAL;
+            else
+                add_ls_prior(gp, starts + k * p, &v, NULL);
             vals[k] = v;
             if (v > c.best_lml) {
                 c.best_lml = v;

@@ -71,6 +71,11 @@ struct gp_fit_options {
     size_t n_starts; /* random starts, scored by the LML alone; 0 = auto */
     size_t n_local;  /* L-BFGS runs, from the best starts; 0 = auto */
     size_t max_eval; /* LML+gradient evaluations per run; 0 = auto */
+    /* A log-normal prior on every lengthscale (MAP instead of ML-II):
+     * log ℓ_d ~ N(log ls_prior_median, ls_prior_sd²), its log density
+     * (without the constant) added to the LML the fit maximizes, at the
+     * starts and in L-BFGS. ls_prior_sd = 0 (the default): no prior. */
+    double ls_prior_median, ls_prior_sd;
 };
 
 /* What the last gp_fit did (for benchmarks and logs). */

@@ -327,6 +327,11 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
     gp_fit_options_default(&o);
     if (in->ls_min > 0.0 && in->ls_min <= o.ls_max)
         o.ls_min = in->ls_min;
+    if ((sampler_variant(in) & SAMPLER_V_LSPRIOR) || in->ls_prior > 0.0) {
+        o.ls_prior_median =
+            in->ls_prior > 0.0 ? in->ls_prior : SAMPLER_LSP_MEDIAN;
+        o.ls_prior_sd = SAMPLER_LSP_SD;
+    }
     if (gp)
         (void)gp_set_fit_options(gp, &o); /* valid by construction */
     return gp;
@@ -582,6 +587,49 @@ prior_rescore(const struct sampler_input *in, double w, double best, size_t n,
               kind == ACQ_UCB ? SAMPLER_UCB_BETA : 0, buf + 2 * n);
 }
 
+/*
+ * SAMPLER_V_TR (sampler.h): sets the scores (n) of the candidates outside
+ * the trust region to NaN (not eligible: acq_argmax and the explanation
+ * skip them, and no infinity reaches the stored decision); leaves them all
+ * when the region covers every candidate or holds no free one with a
+ * score. O(n·(dim + k)).
+ */
+static void
+trust_region(const struct sampler_input *in, const double *u, double *score)
+{
+    size_t n = in->n_cand, dim = in->space->dim;
+    size_t k = n / (size_t)(in->trust_div > 0 ? in->trust_div : SAMPLER_TR_DIV);
+    size_t bo = best_obs(in), b = in->obs_cand[bo], nfree = 0;
+    size_t fails = in->n_obs - 1 - bo;
+
+    if (fails / SAMPLER_TR_TAU >= 16 || (k << (fails / SAMPLER_TR_TAU)) >= n)
+        return;
+    k <<= fails / SAMPLER_TR_TAU;
+    double *d = xmalloc(n * sizeof *d);
+    unsigned char *keep = xcalloc(n, 1);
+
+    for (size_t i = 0; i < n; i++) {
+        d[i] = 0.0;
+        for (size_t j = 0; j < dim; j++) {
+            double t = u[i * dim + j] - u[b * dim + j];
+            d[i] += t * t;
+        }
+    }
+    for (size_t c = 0; c < k && c < n; c++) {
+        size_t m = n;
+        for (size_t i = 0; i < n; i++)
+            if (!keep[i] && (m == n || d[i] < d[m]))
+                m = i;
+        keep[m] = 1;
+        nfree += !in->cand_used[m] && !isnan(score[m]);
+    }
+    for (size_t i = 0; nfree > 0 && i < n; i++)
+        if (!keep[i])
+            score[i] = NAN;
+    free(d);
+    free(keep);
+}
+
 static enum hpod_status graph_mix(const struct sampler_input *in,
                                   const double *u, double *score);
 
@@ -612,6 +660,8 @@ gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
             prior_rescore(in, w, best, n, buf);
         if (sampler_variant(in) & SAMPLER_V_MIX)
             st = graph_mix(in, u, buf + 2 * n);
+        if ((sampler_variant(in) & SAMPLER_V_TR) || in->trust_div > 0)
+            trust_region(in, u, buf + 2 * n);
     }
     if (st == HPOD_OK) {
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);

@@ -132,6 +132,25 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
 #define SAMPLER_V_NOISY 1u
 #define SAMPLER_V_FLOOR 2u
 #define SAMPLER_V_MIX 4u
+/* SAMPLER_V_TR (finite spaces, a trust region in the manner of TuRBO,
+ * Eriksson et al., NeurIPS 2019, on the candidate list): the GP's argmax
+ * only among the k candidates nearest (encoded space, ties to the lower
+ * index; used ones count) the best observation (the first of the largest
+ * value), k = n_cand / SAMPLER_TR_DIV doubled for every SAMPLER_TR_TAU
+ * observations after that best one (in obs order: trials that did not
+ * improve on it); over all candidates once k >= n_cand or when none of
+ * the k is free. hpod-bench's BO_NEITR_M (docs/sampler-nei.md). */
+#define SAMPLER_V_TR 8u
+#define SAMPLER_TR_DIV 8
+#define SAMPLER_TR_TAU 4
+/* SAMPLER_V_LSPRIOR: the GP's lengthscales fitted by MAP under a
+ * log-normal prior (gp_fit_options.ls_prior_*), median SAMPLER_LSP_MEDIAN
+ * (the unit cube's width: a parameter matters across its range unless the
+ * data say otherwise) and log sd SAMPLER_LSP_SD. hpod-bench's
+ * BO_NEILSP_M. */
+#define SAMPLER_V_LSPRIOR 16u
+#define SAMPLER_LSP_MEDIAN 1.0
+#define SAMPLER_LSP_SD 1.0
 
 struct sampler_input {
     const struct space *space;
@@ -145,6 +164,12 @@ struct sampler_input {
     /* GP: the lower bound of the fitted lengthscales (encoded units);
      * 0: gp.h's default (0.01). */
     double ls_min;
+    /* GP on finite studies: the trust region's divisor (SAMPLER_V_TR with
+     * n_cand / trust_div instead of n_cand / SAMPLER_TR_DIV; 0: only the
+     * flag's) and the median of the lengthscales' log-normal prior
+     * (SAMPLER_V_LSPRIOR with this median; 0: only the flag's). */
+    int trust_div;
+    double ls_prior;
     /* Finite studies: n_cand candidates (raw, n_cand × n_params) and the
      * ones already held by a trial. n_cand == 0: continuous space. */
     const double *cand_raw;

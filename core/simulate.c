@@ -119,6 +119,8 @@ simulate_run(const struct simulate_problem *p, const struct simulate_algo *a,
     in.prior_rule = a->prior_rule;
     in.variant = a->variant;
     in.ls_min = a->ls_min;
+    in.trust_div = a->trust_div;
+    in.ls_prior = a->ls_prior;
     in.cand_raw = p->raw;
     in.cand_used = used;
     in.n_cand = n;

@@ -42,6 +42,8 @@ struct simulate_algo {
      * simulate_init_rows'. */
     const double *prior;
     int prior_rule;
+    int trust_div;   /* sampler_input.trust_div (0: none) */
+    double ls_prior; /* sampler_input.ls_prior (0: none) */
 };
 
 /*

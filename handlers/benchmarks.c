@@ -457,10 +457,13 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
     const struct algo_def *a = &tr->algo;
 
     memset(run, 0, sizeof *run);
-    run->single = (struct simulate_algo){.kind = (enum sampler_kind)a->name,
-                                         .kernel = a->kernel,
-                                         .acquisition = a->acquisition,
-                                         .ls_min = a->ls_min};
+    run->single = (struct simulate_algo){
+        .kind = (enum sampler_kind)a->name,
+        .kernel = a->kernel,
+        .acquisition = a->acquisition,
+        .ls_min = a->ls_min,
+        .trust_div = a->name == ALGO_GP ? (int)a->gp_trust : 0,
+        .ls_prior = a->name == ALGO_GP ? a->ls_prior : 0.0};
     run->mo = (struct simulate_mo_algo){
         a->name == ALGO_RANDOM,
         a->name == ALGO_EHVI     ? a->surrogate

@@ -294,6 +294,42 @@ parse_ls_min(json_t *a, struct algo_def *al, json_t *norm, struct hpod_err *err)
     return HPOD_OK;
 }
 
+/*
+ * gp's "trust_region" (integer d, 0..100000: the argmax among the n/d
+ * candidates nearest the best trial, core/sampler.h SAMPLER_V_TR; 0 off)
+ * and "lengthscale_prior" (0 < median <= the lengthscales' upper bound:
+ * MAP under a log-normal prior); each written into norm when set.
+ */
+static enum hpod_status
+parse_gp_local(json_t *a, struct algo_def *al, json_t *norm,
+               struct hpod_err *err)
+{
+    struct gp_fit_options o;
+    long long tr = 0;
+    double v = 0.0;
+    int has_tr = 0, has_p = 0;
+    enum hpod_status st;
+
+    gp_fit_options_default(&o);
+    if ((st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr,
+                         &has_tr, err)) != HPOD_OK ||
+        (st = sd_get_number(a, "lengthscale_prior", "algorithm", &v, &has_p,
+                            err)) != HPOD_OK)
+        return st;
+    if (has_p && !(v > 0.0 && v <= o.ls_max))
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.lengthscale_prior",
+                         "algorithm.lengthscale_prior must be > 0 and <= %g",
+                         o.ls_max);
+    al->gp_trust = has_tr ? tr : 0;
+    al->ls_prior = has_p ? v : 0.0;
+    if (al->gp_trust > 0)
+        json_object_set_new(norm, "trust_region",
+                            json_integer((json_int_t)al->gp_trust));
+    if (has_p)
+        json_object_set_new(norm, "lengthscale_prior", json_real(v));
+    return HPOD_OK;
+}
+
 /* gp and graph: one model, its kernel and acquisition. */
 static enum hpod_status
 parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
@@ -320,9 +356,10 @@ parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     *norm = json_pack("{s:s, s:I, s:s, s:s, s:i}", "name", name, "seed",
                       (json_int_t)al->seed, "kernel", kernel, "acquisition",
                       acq, "init", al->init);
-    if (al->name == ALGO_GP)
-        return parse_ls_min(a, al, *norm, err);
-    return HPOD_OK;
+    if (al->name == ALGO_GP &&
+        (st = parse_ls_min(a, al, *norm, err)) == HPOD_OK)
+        st = parse_gp_local(a, al, *norm, err);
+    return st;
 }
 
 enum hpod_status
@@ -343,8 +380,14 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};
-    static const char *const k_gp[] = {"name",        "seed", "kernel",
-                                       "acquisition", "init", "lengthscale_min",
+    static const char *const k_gp[] = {"name",
+                                       "seed",
+                                       "kernel",
+                                       "acquisition",
+                                       "init",
+                                       "lengthscale_min",
+                                       "trust_region",
+                                       "lengthscale_prior",
                                        NULL};
     static const char *const k_greedy[] = {"name", "seed", "init", NULL};
     const char *name;

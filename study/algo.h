@@ -33,8 +33,13 @@ struct algo_def {
     int kernel;      /* enum kernel_kind */
     int acquisition; /* gp: 0 ei, 1 pi, 2 ucb, 3 nei; graph: 0 ei, 1 eif */
     double ls_min;   /* gp: the lengthscales' lower bound (0: the default) */
-    int init;        /* random points before the model takes over */
-    int surrogate;   /* ehvi: 0 gp, 1 graph */
+    /* gp: trust_region, sampler_input.trust_div (0: off); and
+     * lengthscale_prior, the median of the lengthscales' log-normal prior
+     * (sampler_input.ls_prior; 0: none). */
+    long long gp_trust;
+    double ls_prior;
+    int init;      /* random points before the model takes over */
+    int surrogate; /* ehvi: 0 gp, 1 graph */
     /* ehvi variants (core/mobo.h, mobo_input): log_objectives 0/1, and
      * trust_region, the trust_k of finite studies (0: off). */
     int ehvi_log;

@@ -70,6 +70,12 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         if (c->method == AUTOALGO_GP && c->lengthscale_min > 0.0)
             json_object_set_new(o, "lengthscale_min",
                                 json_real(c->lengthscale_min));
+        if (c->method == AUTOALGO_GP && c->trust_region > 0)
+            json_object_set_new(o, "trust_region",
+                                json_integer(c->trust_region));
+        if (c->method == AUTOALGO_GP && c->lengthscale_prior > 0.0)
+            json_object_set_new(o, "lengthscale_prior",
+                                json_real(c->lengthscale_prior));
         snprintf(label, size, "%s/%s/%s", name, kernel, acq);
         break;
     }

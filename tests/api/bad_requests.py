@@ -148,8 +148,8 @@ def cases(have_tables):
         body=study(algorithm={"name": "ehvi", "log_objectives": "yes"}))
     add("ehvi negative trust_region", "POST", P, (400, 422), IA, "algorithm.trust_region",
         body=study(algorithm={"name": "ehvi", "trust_region": -1}))
-    add("trust_region on a gp study", "POST", P, 400, IA,
-        body=study(algorithm={"name": "gp", "trust_region": 4}))
+    add("trust_region on a graph study", "POST", P, 400, IA,
+        body=study(algorithm={"name": "graph", "trust_region": 4}))
     MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},
                                            {"steps": 5, "trials": 2}]}
     add("multistage without stages", "POST", P, 400, IA, "algorithm.stages",

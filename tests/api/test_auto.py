@@ -126,14 +126,16 @@ def t_auto_tables(c):
     zh = create(c, {"name": uname("auto zh"), "benchmark": "nmthpo/zh-en"})
     a = check_auto(zh, "gp", "so_small")
     check(a["chosen"] == {"name": "gp", "seed": a["seed"], "kernel": "matern52",
-                          "acquisition": "nei", "init": 3, "lengthscale_min": 0.3},
+                          "acquisition": "nei", "init": 3, "lengthscale_min": 0.01,
+                          "trust_region": 8, "lengthscale_prior": 1.0},
           "chosen %r" % a["chosen"])
-    check("118 candidates (at most 400)" in a["reason"] and "18.2" in a["reason"],
+    check("118 candidates (at most 400)" in a["reason"] and "17.5" in a["reason"],
           "reason %r" % a["reason"])
     check(len({str(p) for p in drive(c, zh, 5, "zh-en")}) == 5, "zh-en rows repeat")
     sw = create(c, {"name": uname("auto sw"), "benchmark": "nmthpo/sw-en"})
     a = check_auto(sw, "gp", "so_large")
-    check(a["chosen"]["acquisition"] == "nei", "sw-en chosen %r" % a["chosen"])
+    check(a["chosen"]["acquisition"] == "nei" and a["chosen"]["trust_region"] == 8
+          and a["chosen"]["lengthscale_prior"] == 1.0, "sw-en chosen %r" % a["chosen"])
     check("767 candidates (more than 400)" in a["reason"], "reason %r" % a["reason"])
     drive(c, sw, 4, "sw-en")
     mo = create(c, {"name": uname("auto mo"), "benchmark": "nmthpo/zh-en",

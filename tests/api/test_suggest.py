@@ -194,6 +194,57 @@ def t_gp_nei(c):
     expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument")
 
 
+@test("gp trust_region and lengthscale_prior: validated, normalized, read back, absent when off; the study suggests")
+def t_gp_trust_prior(c):
+    from harness import expect_error
+    grid = [i / 7.0 for i in range(8)]
+    space = [{"name": "x", "type": "float", "values": grid},
+             {"name": "y", "type": "float", "values": grid}]
+    cands = [{"x": a, "y": b} for a in grid for b in grid]
+    objs = [{"name": "v", "goal": "maximize"}]
+    algo = {"name": "gp", "acquisition": "nei", "trust_region": 8,
+            "lengthscale_prior": 0.7, "seed": 5}
+    s = create(c, {"name": uname("gp tr"), "space": space, "candidates": cands,
+                   "objectives": objs, "algorithm": algo})
+    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
+            "init": 3, "lengthscale_min": 0.01, "trust_region": 8,
+            "lengthscale_prior": 0.7}
+    check(s["algorithm"] == want, "normalized %r" % s["algorithm"])
+    got = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
+    check(got["algorithm"] == want, "read back %r" % got["algorithm"])
+    seen = set()
+    for i in range(8):
+        t = suggest(c, s["id"], "w")["trials"][0]
+        key = canon(t["params"])
+        check(key not in seen, "trial %d repeats %r" % (i, key))
+        seen.add(key)
+        report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2 - (t["params"]["y"] - 0.2) ** 2})
+    # The region (64/8 = 8 rows) is nearly used up: the explanation lists
+    # only eligible runners, each with a finite acquisition.
+    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    dec = [d for d in ex["decisions"] if d["kind"] == "suggest"]
+    check(len(dec) == 1 and dec[0]["chooser"] == "model", "explain %r" % short(ex))
+    check(all(isinstance(r.get("acquisition"), (int, float)) for r in dec[0]["runners_up"]),
+          "runners %r" % dec[0]["runners_up"])
+    # Off (0 or absent): not written back, as before these options.
+    d = create(c, {"name": uname("gp tr off"), "space": space, "candidates": cands,
+                   "objectives": objs, "algorithm": {"name": "gp", "trust_region": 0}})
+    check("trust_region" not in d["algorithm"] and "lengthscale_prior" not in d["algorithm"],
+          "off %r" % d["algorithm"])
+    for bad, status, field in [({"trust_region": -1}, (400, 422), "trust_region"),
+                               ({"trust_region": 1.5}, 400, "trust_region"),
+                               ({"lengthscale_prior": 0}, 422, "lengthscale_prior"),
+                               ({"lengthscale_prior": 10.5}, 422, "lengthscale_prior"),
+                               ({"lengthscale_prior": "1"}, 400, "lengthscale_prior")]:
+        body = {"name": uname("gp bad tr"), "space": space, "candidates": cands,
+                "objectives": objs, "algorithm": dict({"name": "gp"}, **bad)}
+        expect_error(call(c.port, "POST", "/v1/studies", body), status, "invalid_argument",
+                     "algorithm." + field)
+    body = {"name": uname("graph prior"), "space": space, "candidates": cands,
+            "objectives": objs, "algorithm": {"name": "graph", "lengthscale_prior": 1.0}}
+    expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument")
+
+
 @test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")
 def t_gp_kept_model(c):
     # Two studies with the same seed and the same (deterministic) values:

@@ -58,7 +58,9 @@ test_omitted_is_auto(void **state)
     assert_string_equal(chosen_name(&d), "gp");
     assert_int_equal(d.algo.name, ALGO_GP);
     assert_int_equal(d.algo.acquisition, 3); /* nei */
-    assert_true(d.algo.ls_min == 0.3);
+    assert_true(d.algo.ls_min == 0.01); /* gp.h's default: the prior rules */
+    assert_int_equal(d.algo.gp_trust, 8);
+    assert_true(d.algo.ls_prior == 1.0);
     assert_int_equal(d.algo.init, AUTO_INIT);
     assert_string_equal(json_string_value(json_object_get(a, "case")),
                         "so_small");
@@ -66,7 +68,7 @@ test_omitted_is_auto(void **state)
     assert_non_null(strstr(r, "auto chose gp/matern52/nei for 1 objective"));
     assert_non_null(strstr(r, "118 candidates (at most 400) over 2 "
                               "parameters (1 categorical)"));
-    assert_non_null(strstr(r, "18.2"));
+    assert_non_null(strstr(r, "17.5"));
     /* The seed is drawn once and is the chosen algorithm's. */
     json_t *seed = json_object_get(a, "seed");
     assert_true(json_is_integer(seed));
@@ -79,7 +81,9 @@ test_omitted_is_auto(void **state)
     assert_int_equal(study_def_from_text(text, &d2, &err), HPOD_OK);
     assert_true(json_equal(d.def, d2.def));
     assert_int_equal(d2.algo.name, ALGO_GP);
-    assert_true(d2.algo.ls_min == 0.3);
+    assert_true(d2.algo.ls_min == 0.01);
+    assert_int_equal(d2.algo.gp_trust, 8);
+    assert_true(d2.algo.ls_prior == 1.0);
     assert_int_equal(d2.algo.seed, d.algo.seed);
     free(text);
     study_def_cleanup(&d2);

@@ -39,7 +39,9 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.method, AUTOALGO_GP);
     assert_int_equal(c.kernel, KERNEL_MATERN52);
     assert_int_equal(c.acquisition, 3); /* nei */
-    assert_true(c.lengthscale_min == 0.3);
+    assert_true(c.lengthscale_min == 0.0);
+    assert_int_equal(c.trust_region, 8);
+    assert_true(c.lengthscale_prior == 1.0);
     f.n_candidates = AUTOALGO_SMALL_MAX;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
@@ -47,7 +49,9 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.method, AUTOALGO_GP);
     assert_int_equal(c.kernel, KERNEL_MATERN52);
     assert_int_equal(c.acquisition, 3);
-    assert_true(c.lengthscale_min == 0.3);
+    assert_true(c.lengthscale_min == 0.0);
+    assert_int_equal(c.trust_region, 8);
+    assert_true(c.lengthscale_prior == 1.0);
     f.n_candidates = 767;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
     f.n_candidates = 1;
@@ -57,6 +61,8 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.method, AUTOALGO_GP);
     assert_int_equal(c.acquisition, 0);
     assert_true(c.lengthscale_min == 0.0);
+    assert_int_equal(c.trust_region, 0);
+    assert_true(c.lengthscale_prior == 0.0);
     /* Parameters and their categorical share do not move the choice:
      * no table measures them apart (the reason records them). */
     f.n_categorical = 6;
@@ -165,10 +171,16 @@ test_table_rows(void **state)
         assert_true(r->config.acquisition >= 0 &&
                     r->config.acquisition <=
                         (r->config.method == AUTOALGO_GRAPH ? 1 : 3));
-        assert_true(r->config.trust_region == 0 ||
-                    (r->config.method == AUTOALGO_EHVI &&
-                     r->config.surrogate == MOBO_SURROGATE_GRAPH &&
-                     r->config.trust_region > 0));
+        assert_true(
+            r->config.trust_region == 0 ||
+            (r->config.method == AUTOALGO_EHVI &&
+             r->config.surrogate == MOBO_SURROGATE_GRAPH &&
+             r->config.trust_region > 0) ||
+            (r->config.method == AUTOALGO_GP && r->config.trust_region > 0));
+        assert_true(r->config.lengthscale_prior == 0.0 ||
+                    (r->config.method == AUTOALGO_GP &&
+                     r->config.lengthscale_prior > 0.0 &&
+                     r->config.lengthscale_prior <= 10.0));
         assert_true(r->config.lengthscale_min == 0.0 ||
                     (r->config.method == AUTOALGO_GP &&
                      r->config.lengthscale_min > 0.0 &&

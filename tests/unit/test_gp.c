@@ -547,6 +547,93 @@ test_errors(void **state)
 }
 
 /* Custom bounds are honoured, even when the defaults lie outside them. */
+/* The MAP objective of a log-normal lengthscale prior (median m, log sd
+ * s): the LML plus Σ_d -(θ_d - log m)² / 2s². */
+static double
+post_at(const double *x, const double *y, size_t n, size_t dim,
+        enum kernel_kind kind, const double *th, double m, double s)
+{
+    double v = lml_at(x, y, n, dim, kind, th);
+    for (size_t d = 0; d < dim; d++)
+        v -= 0.5 * (th[d] - log(m)) * (th[d] - log(m)) / (s * s);
+    return v;
+}
+
+/*
+ * A lengthscale prior (gp_fit_options.ls_prior_*): the fit maximizes the
+ * LML plus the prior's log density. Brute force: no random θ in the
+ * bounds, and no step of ±0.01 from the fit in any coordinate, has a
+ * larger value; the prior pulls the irrelevant inputs' lengthscales (ℓ_1,
+ * ℓ_2 > 3ℓ_0 without it) down towards its median. Invalid priors are
+ * refused.
+ */
+static void
+test_fit_ls_prior(void **state)
+{
+    (void)state;
+    enum { n = 30, dim = 3, P = dim + 2 };
+    const double m = 0.5, s = 0.3;
+    struct rng r;
+    double x[n * dim], y[n], ls0[dim], ls[dim];
+    struct gp_hyper h0 = {ls0, 0, 0}, h = {ls, 0, 0};
+    struct gp_fit_options o;
+    rng_seed(&r, 31);
+    for (size_t i = 0; i < n * dim; i++)
+        x[i] = rng_uniform(&r);
+    for (size_t i = 0; i < n; i++)
+        y[i] = 20.0 + 3.0 * sin(6.0 * x[i * dim]) + 0.01 * rng_normal(&r);
+    struct gp *gp = gp_create(n, dim, KERNEL_MATERN52);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_hyper(gp, &h0);
+    gp_fit_options_default(&o);
+    assert_close(o.ls_prior_sd, 0.0, 0, 0); /* no prior by default */
+    o.ls_prior_median = m;
+    o.ls_prior_sd = s;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+    gp_reset_hyper(gp);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_hyper(gp, &h);
+    double th[P], lo[P], hi[P];
+    for (size_t d = 0; d < dim; d++) {
+        th[d] = log(ls[d]);
+        lo[d] = log(o.ls_min);
+        hi[d] = log(o.ls_max);
+    }
+    th[dim] = log(h.signal_var);
+    th[dim + 1] = log(h.noise_var);
+    lo[dim] = log(o.sf2_min);
+    hi[dim] = log(o.sf2_max);
+    lo[dim + 1] = log(o.sn2_min);
+    hi[dim + 1] = log(o.sn2_max);
+    double best = post_at(x, y, n, dim, KERNEL_MATERN52, th, m, s);
+    for (int k = 0; k < 2000; k++) {
+        double t[P];
+        for (size_t j = 0; j < P; j++)
+            t[j] = lo[j] + (hi[j] - lo[j]) * rng_uniform(&r);
+        assert_true(post_at(x, y, n, dim, KERNEL_MATERN52, t, m, s) <=
+                    best + 1e-6);
+    }
+    for (size_t j = 0; j < P; j++)
+        for (int sg = -1; sg <= 1; sg += 2) {
+            double t[P];
+            memcpy(t, th, sizeof t);
+            t[j] += 0.01 * sg;
+            if (t[j] < lo[j] || t[j] > hi[j])
+                continue;
+            assert_true(post_at(x, y, n, dim, KERNEL_MATERN52, t, m, s) <=
+                        best + 1e-6);
+        }
+    assert_true(ls0[1] > 3.0 * ls0[0] && ls0[2] > 3.0 * ls0[0]);
+    assert_true(ls[1] < ls0[1] && ls[2] < ls0[2]);
+    /* Refused: a negative sd, or a prior without a positive median. */
+    o.ls_prior_sd = -1.0;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_EINVAL);
+    o.ls_prior_sd = 1.0;
+    o.ls_prior_median = 0.0;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_EINVAL);
+    gp_destroy(gp);
+}
+
 static void
 test_fit_options_bounds(void **state)
 {
@@ -755,6 +842,7 @@ main(void)
         cmocka_unit_test(test_lml_gradient_fd),
         cmocka_unit_test(test_variance_at_training_points),
         cmocka_unit_test(test_fit_improves_and_ard),
+        cmocka_unit_test(test_fit_ls_prior),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_degenerate_data),
         cmocka_unit_test(test_kriging_believer),

@@ -739,6 +739,160 @@ test_gp_graph_mix_reference(void **state)
     assert_int_equal(got, want);
 }
 
+/* One GP (nei, lengthscale_min 0.3) choice over the grid with the given
+ * used flags and variant. */
+static size_t gp_choice_opt(const size_t *obs_cand, const double *obs_raw,
+                            const double *y, size_t no,
+                            const unsigned char *used, unsigned variant,
+                            int trust_div, double ls_prior);
+
+static size_t
+gp_choice(const size_t *obs_cand, const double *obs_raw, const double *y,
+          size_t no, const unsigned char *used, unsigned variant)
+{
+    return gp_choice_opt(obs_cand, obs_raw, y, no, used, variant, 0, 0.0);
+}
+
+/* gp_choice with the study options trust_div and ls_prior. */
+static size_t
+gp_choice_opt(const size_t *obs_cand, const double *obs_raw, const double *y,
+              size_t no, const unsigned char *used, unsigned variant,
+              int trust_div, double ls_prior)
+{
+    struct sampler_input in = {.space = &sp,
+                               .kind = SAMPLER_GP,
+                               .seed = 5,
+                               .seq = (int)no,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .acquisition = 3,
+                               .variant = variant,
+                               .ls_min = 0.3,
+                               .trust_div = trust_div,
+                               .ls_prior = ls_prior,
+                               .cand_raw = cand,
+                               .cand_used = used,
+                               .n_cand = G * G,
+                               .obs_raw = obs_raw,
+                               .obs_y = y,
+                               .obs_cand = obs_cand,
+                               .n_obs = no};
+    double raw[2];
+    size_t got;
+    assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
+    return got;
+}
+
+/*
+ * SAMPLER_V_TR against brute force: the choice equals the plain GP's with
+ * every candidate outside the region marked used (the model never reads
+ * the used flags), the region being the k = 144/SAMPLER_TR_DIV candidates
+ * nearest the best observation, sorted by distance (ties to the lower
+ * index), k doubled for every SAMPLER_TR_TAU observations after the best;
+ * once k >= 144 the choice is the plain one.
+ */
+static void
+test_gp_trust_region_reference(void **state)
+{
+    (void)state;
+    enum { NO = 16 };
+    size_t obs_cand[NO], fails[3] = {0, SAMPLER_TR_TAU, 3 * SAMPLER_TR_TAU};
+    double obs_raw[2 * NO], y[NO];
+    unsigned char used[G * G] = {0}, ref[G * G];
+    int differs = 0;
+
+    history(NO, 0, obs_cand, obs_raw, y, used);
+    /* The best observation far from the bump at (0.7, 0.3), where the
+     * plain GP keeps looking. */
+    size_t far = 0;
+    for (size_t i = 1; i < NO; i++)
+        if (obs_raw[2 * i] - obs_raw[2 * i + 1] <
+            obs_raw[2 * far] - obs_raw[2 * far + 1])
+            far = i;
+    y[far] = 3.0;
+    for (int t = 0; t < 3; t++) {
+        /* the best observation moved to position NO - 1 - fails[t] */
+        size_t bo = 0, to = NO - 1 - fails[t];
+        for (size_t i = 1; i < NO; i++)
+            if (y[i] > y[bo])
+                bo = i;
+        size_t tc = obs_cand[bo];
+        double ty = y[bo], tr[2] = {obs_raw[2 * bo], obs_raw[2 * bo + 1]};
+        obs_cand[bo] = obs_cand[to];
+        y[bo] = y[to];
+        memcpy(obs_raw + 2 * bo, obs_raw + 2 * to, sizeof tr);
+        obs_cand[to] = tc;
+        y[to] = ty;
+        memcpy(obs_raw + 2 * to, tr, sizeof tr);
+
+        size_t k = (size_t)(G * G / SAMPLER_TR_DIV)
+                   << (fails[t] / SAMPLER_TR_TAU);
+        size_t order[G * G];
+        double d[G * G];
+        for (size_t i = 0; i < G * G; i++) {
+            double a = cand[2 * i] - cand[2 * tc],
+                   b = cand[2 * i + 1] - cand[2 * tc + 1];
+            d[i] = a * a + b * b;
+            order[i] = i;
+        }
+        for (size_t a = 1; a < G * G; a++) /* stable insertion sort */
+            for (size_t b = a; b > 0 && d[order[b]] < d[order[b - 1]]; b--) {
+                size_t v = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = v;
+            }
+        memcpy(ref, used, sizeof ref);
+        for (size_t r = k; r < G * G; r++)
+            ref[order[r]] = 1;
+        size_t plain = gp_choice(obs_cand, obs_raw, y, NO, used, 0);
+        size_t want =
+            k >= G * G ? plain : gp_choice(obs_cand, obs_raw, y, NO, ref, 0);
+        size_t got = gp_choice(obs_cand, obs_raw, y, NO, used, SAMPLER_V_TR);
+        print_message("trust region k %zu: plain %zu, region %zu\n", k, plain,
+                      got);
+        assert_int_equal(got, want);
+        differs += want != plain;
+        /* The explanation ranks only the region's free rows: finite. */
+        struct sampler_explain ex = {0};
+        struct sampler_input ein = {.space = &sp,
+                                    .kind = SAMPLER_GP,
+                                    .seed = 5,
+                                    .seq = NO,
+                                    .init = 3,
+                                    .kernel = KERNEL_MATERN52,
+                                    .acquisition = 3,
+                                    .variant = SAMPLER_V_TR,
+                                    .ls_min = 0.3,
+                                    .cand_raw = cand,
+                                    .cand_used = used,
+                                    .n_cand = G * G,
+                                    .obs_raw = obs_raw,
+                                    .obs_y = y,
+                                    .obs_cand = obs_cand,
+                                    .n_obs = NO,
+                                    .explain = &ex};
+        double eraw[2];
+        size_t ec;
+        assert_int_equal(sampler_next(&ein, eraw, &ec), HPOD_OK);
+        assert_int_equal(ex.pick.cand, got);
+        for (size_t j = 0; j < ex.n_runners; j++) {
+            assert_true(isfinite(ex.runner[j].acq));
+            assert_false(ref[ex.runner[j].cand] && k < G * G);
+        }
+        sampler_explain_clear(&ex);
+        /* The study options are the flags with their constants. */
+        assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used, 0,
+                                       SAMPLER_TR_DIV, 0.0),
+                         got);
+        assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used,
+                                       SAMPLER_V_TR, 0, SAMPLER_LSP_MEDIAN),
+                         gp_choice(obs_cand, obs_raw, y, NO, used,
+                                   SAMPLER_V_TR | SAMPLER_V_LSPRIOR));
+    }
+    /* The region changed at least one choice: the test can fail. */
+    assert_true(differs > 0);
+}
+
 /* sampler_explain_rank on scores with ties, NaN and skipped entries. */
 static void
 test_explain_rank(void **state)
@@ -948,6 +1102,7 @@ main(void)
         cmocka_unit_test(test_gp_plugin_incumbent),
         cmocka_unit_test(test_gp_nei_reference),
         cmocka_unit_test(test_gp_graph_mix_reference),
+        cmocka_unit_test(test_gp_trust_region_reference),
         cmocka_unit_test(test_continuous),
         cmocka_unit_test(test_explain_rank),
         cmocka_unit_test(test_explain_phases),

@@ -49,9 +49,10 @@ spec_for(const struct table *t)
     return s;
 }
 
-static const struct simulate_algo RS = {SAMPLER_RANDOM, 0, 0, 0, 0.0, NULL, 0};
-static const struct simulate_algo GREEDY = {SAMPLER_GREEDY, 0, 0, 0, 0.0,
-                                            NULL,           0};
+static const struct simulate_algo RS = {SAMPLER_RANDOM, 0, 0, 0,  0.0,
+                                        NULL,           0, 0, 0.0};
+static const struct simulate_algo GREEDY = {SAMPLER_GREEDY, 0, 0, 0,  0.0,
+                                            NULL,           0, 0, 0.0};
 
 static void
 test_oracle_of_fixture(void **state)
@@ -272,8 +273,8 @@ test_shared_state_changes_nothing(void **state)
     static const unsigned long long order[5] = {4, 1, 3, 1, 0};
     int differs = 0;
     for (int acq = 0; acq < 2; acq++) {
-        struct simulate_algo g = {SAMPLER_GRAPH, 1 /* RBF */, acq, 0,
-                                  0.0,           NULL,        0};
+        struct simulate_algo g = {SAMPLER_GRAPH, 1 /* RBF */, acq, 0,  0.0,
+                                  NULL,          0,           0,   0.0};
         struct sampler_state *st = sampler_state_create();
         for (int k = 0; k < 5; k++) {
             assert_int_equal(
@@ -537,7 +538,8 @@ test_error_paths(void **state)
     assert_int_equal(simulate_many(&t.p, &RS, 0, 2, 3, 0, NULL, a, lens),
                      HPOD_EINVAL);
     /* A sampler failure is passed through with the rows so far. */
-    struct simulate_algo bad = {(enum sampler_kind)99, 0, 0, 0, 0.0, NULL, 0};
+    struct simulate_algo bad = {
+        (enum sampler_kind)99, 0, 0, 0, 0.0, NULL, 0, 0, 0.0};
     enum hpod_status st = simulate_run(&t.p, &bad, 0, 3, 5, NULL, NULL, a, &la);
     if (st != HPOD_OK) {
         assert_int_equal(la, 3);
