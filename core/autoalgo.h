@@ -59,8 +59,10 @@ enum autoalgo_method {
 /* A chosen configuration. kernel: enum kernel_kind; acquisition: gp 0 ei,
  * 1 pi, 2 ucb, 3 nei; graph 0 ei, 1 eif (as struct algo_def); surrogate
  * (ehvi): enum mobo_surrogate; lengthscale_min (gp): 0 for the default;
- * trust_region (ehvi): K of its trust region, 0 for none. Fields a method
- * does not use are 0. */
+ * trust_region (ehvi): K of its trust region, 0 for none;
+ * front_reference (ehvi): the margin of EHVI's reference at the observed
+ * front (core/mobo.h front_ref), 0 for the study's reference. Fields a
+ * method does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
@@ -68,6 +70,7 @@ struct autoalgo_config {
     int surrogate;
     double lengthscale_min;
     int trust_region;
+    double front_reference;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */
