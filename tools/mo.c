@@ -115,6 +115,14 @@ static const struct {
      "BO_M tr4 fr0.3 (ehvi/gp/matern52, trust region 4, front reference 0.3)",
      {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 4, 0.3},
      0},
+    {"bo_m_fr05",
+     "BO_M fr0.5 (ehvi/gp/matern52, front reference 0.5)",
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0.5},
+     0},
+    {"gb_r_fr05",
+     "GB_R fr0.5 (ehvi/graph/rbf, front reference 0.5)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0, 0.5},
+     0},
 };
 #define N_MO_METHODS (sizeof mo_methods / sizeof mo_methods[0])
 

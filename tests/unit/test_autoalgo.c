@@ -110,7 +110,7 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_CONTINUOUS);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);
     assert_int_equal(c.trust_region, 0);
-    assert_true(c.front_reference == 0.0);
+    assert_true(c.front_reference == 0.5);
     /* Several objectives with constraints: EHVI handles both. */
     f.n_candidates = 150;
     f.n_constraints = 1;

@@ -1221,6 +1221,37 @@ test_front_reference(void **state)
                   "default reference's\n",
                   differ, compared);
     assert_true(differ > 0);
+    /* Continuous (the acquisition optimizer, GP and graph): the same
+     * point as with the brute-force reference given. */
+    {
+        size_t nf = pareto_front(s->obs_y, s->n, 2, sense2, idx);
+        for (size_t j = 0; j < 2; j++) {
+            double lo = INFINITY, hi = -INFINITY, w = INFINITY;
+            for (size_t i = 0; i < s->n; i++) {
+                lo = fmin(lo, s->obs_y[i * 2 + j]);
+                hi = fmax(hi, s->obs_y[i * 2 + j]);
+            }
+            for (size_t f = 0; f < nf; f++)
+                w = fmin(w, s->obs_y[idx[f] * 2 + j]);
+            ref[j] = w - 0.5 * (hi - lo);
+        }
+        for (int sg = 0; sg < 2; sg++) {
+            double raw2[2];
+            struct mobo_input in = study_input(s, sg, 6);
+            in.space = &csp;
+            in.n_cand = 0;
+            in.cand_raw = NULL;
+            in.cand_used = NULL;
+            in.obs_cand = NULL;
+            in.front_ref = 0.5;
+            assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+            in.front_ref = 0;
+            in.ref = ref;
+            assert_int_equal(mobo_next(&in, raw2, &ch), HPOD_OK);
+            assert_true(fabs(raw[0] - raw2[0]) <= 1e-12 &&
+                        fabs(raw[1] - raw2[1]) <= 1e-12);
+        }
+    }
     struct mobo_input in = study_input(s, 1, 5);
     in.front_ref = -0.1;
     assert_int_equal(mobo_next(&in, raw, &ch), HPOD_EINVAL);
