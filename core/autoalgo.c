@@ -15,47 +15,68 @@
  * a better method, change its line (configuration and figure) here.
  */
 const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES] = {
-    [AUTOALGO_WARM_START] = {{AUTOALGO_GP, KERNEL_MATERN52, 0, 0, 0.0, 0},
+    [AUTOALGO_WARM_START] = {{.method = AUTOALGO_GP, .kernel = KERNEL_MATERN52},
                              "a source's prior is a GP prior mean; gp/matern52/"
                              "ei started from the most correlated other table "
                              "lowers mean ftb on every nmthpo table (25.4 -> "
                              "16.7 on zh-en, 25.6 -> 3.0 on en-ja, "
                              "docs/transfer.md)"},
-    [AUTOALGO_TINY_BUDGET] = {{AUTOALGO_RANDOM, 0, 0, 0, 0.0, 0},
+    [AUTOALGO_TINY_BUDGET] = {{.method = AUTOALGO_RANDOM},
                               "every trial is one of the initial random "
                               "ones, so no model would ever decide"},
-    [AUTOALGO_MO_SMALL] = {{AUTOALGO_EHVI, KERNEL_MATERN52, 0,
-                            MOBO_SURROGATE_GRAPH, 0.0, 4},
+    [AUTOALGO_MO_SMALL] = {{.method = AUTOALGO_EHVI,
+                            .kernel = KERNEL_MATERN52,
+                            .surrogate = MOBO_SURROGATE_GRAPH,
+                            .trust_region = 4,
+                            .front_reference = 0.5},
                            "on the 118-176-row tables of Table 4 ehvi/graph/"
                            "matern52 with a trust region of the 4 nearest "
-                           "rows of each front row has the lowest mean fta "
-                           "(80.1 against 86.0 without it and 94.1 for "
-                           "ehvi/gp) and the highest fbp (3.12 against 2.81 "
-                           "and 2.59), seeds 0-99 (docs/mo_tuning.md)"},
-    [AUTOALGO_MO_LARGE] = {{AUTOALGO_EHVI, KERNEL_MATERN52, 0,
-                            MOBO_SURROGATE_GRAPH, 0.0, 0},
+                           "rows of each front row and EHVI's reference at "
+                           "the observed front (front_reference 0.5) has the "
+                           "lowest mean fta (76.1 against 80.1 with the "
+                           "default reference and 94.1 for ehvi/gp) and the "
+                           "highest fbp (3.25 against 3.12 and 2.59) on seeds "
+                           "0-99, 76.8 against 81.1 and fbp 3.15 against "
+                           "3.12 on seeds 100-199 (docs/mo_tuning.md)"},
+    [AUTOALGO_MO_LARGE] = {{.method = AUTOALGO_EHVI,
+                            .kernel = KERNEL_MATERN52,
+                            .surrogate = MOBO_SURROGATE_GRAPH,
+                            .front_reference = 0.5},
                            "on the 604-767-row tables of Table 4 ehvi/graph/"
-                           "matern52 has the lowest mean fta (258.9 against "
-                           "278.7 for ehvi/gp) at nearly its fbp (7.84 against "
-                           "8.01); the trust region lost there "
-                           "(docs/mo_tuning.md)"},
-    [AUTOALGO_MO_CONTINUOUS] = {{AUTOALGO_EHVI, KERNEL_MATERN52, 0,
-                                 MOBO_SURROGATE_GP, 0.0, 0},
+                           "matern52 with EHVI's reference at the observed "
+                           "front (front_reference 0.5) has the lowest mean "
+                           "fta (247.5 against 258.9 with the default "
+                           "reference and 278.7 for ehvi/gp) at fbp 7.90 "
+                           "against 7.84 on seeds 0-99, 259.2 against 269.4 "
+                           "and fbp 8.00 against 7.68 on seeds 100-199; the "
+                           "trust region lost there (docs/mo_tuning.md)"},
+    [AUTOALGO_MO_CONTINUOUS] = {{.method = AUTOALGO_EHVI,
+                                 .kernel = KERNEL_MATERN52,
+                                 .surrogate = MOBO_SURROGATE_GP,
+                                 .front_reference = 0.5},
                                 "the graph surrogate and the trust region "
-                                "need a candidate list; ehvi/gp is within "
-                                "noise of the graph on Table 4's large "
-                                "tables (fbp 8.01 against 7.84)"},
-    [AUTOALGO_DECOUPLED] = {{AUTOALGO_GP, KERNEL_MATERN52, 0, 0, 0.0, 0},
+                                "need a candidate list; ehvi/gp with EHVI's "
+                                "reference at the observed front "
+                                "(front_reference 0.5) beats ehvi/gp without "
+                                "it on fta and fbp on all six tables of "
+                                "Table 4 (e.g. so-en 267.2 against 278.7, fbp "
+                                "5.39 against 4.91; docs/mo_tuning.md)"},
+    [AUTOALGO_DECOUPLED] = {{.method = AUTOALGO_GP, .kernel = KERNEL_MATERN52},
                             "constrained EI with the decoupled probe rule has "
                             "a mean gap after 40 units of cost of 0.09 BLEU "
                             "over the six tables against coupled constrained "
                             "EI's 0.11 (docs/constraints.md)"},
-    [AUTOALGO_CONSTRAINED] = {{AUTOALGO_GP, KERNEL_MATERN52, 0, 0, 0.0, 0},
+    [AUTOALGO_CONSTRAINED] = {{.method = AUTOALGO_GP,
+                               .kernel = KERNEL_MATERN52},
                               "gp with constrained EI has a mean gap after 40 "
                               "trials of 0.11 BLEU against random search's "
                               "0.66 over the six tables, and is better than "
                               "random on each (docs/constraints.md)"},
-    [AUTOALGO_SO_SMALL] = {{AUTOALGO_GP, KERNEL_MATERN52, 3, 0, 0.0, 8, 1.0},
+    [AUTOALGO_SO_SMALL] = {{.method = AUTOALGO_GP,
+                            .kernel = KERNEL_MATERN52,
+                            .acquisition = 3,
+                            .trust_region = 8,
+                            .lengthscale_prior = 1.0},
                            "on the 118-176-row tables of Table 3 gp/matern52/"
                            "nei with a lengthscale prior (median 1) and a "
                            "trust region (n/8 rows nearest the best, doubled "
@@ -65,13 +86,17 @@ const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES] = {
                            "19.1 and 19.0 on seeds 100-199); ja-en 12.7 "
                            "against 15.4, ru-en 10.7 against 12.1; zh-en "
                            "and en-ja are still lost (docs/sampler-nei.md)"},
-    [AUTOALGO_SO_LARGE] = {{AUTOALGO_GP, KERNEL_MATERN52, 3, 0, 0.0, 8, 1.0},
+    [AUTOALGO_SO_LARGE] = {{.method = AUTOALGO_GP,
+                            .kernel = KERNEL_MATERN52,
+                            .acquisition = 3,
+                            .trust_region = 8,
+                            .lengthscale_prior = 1.0},
                            "on the 604-767-row tables of Table 3 gp/matern52/"
                            "nei with a lengthscale prior (median 1) and a "
                            "trust region has mean ftb 29.6 over seeds 0-199 "
                            "against 31.7 for nei with lengthscale_min 0.3 "
                            "and at best 68.4 for graph (docs/sampler-nei.md)"},
-    [AUTOALGO_CONTINUOUS] = {{AUTOALGO_GP, KERNEL_MATERN52, 0, 0, 0.0, 0},
+    [AUTOALGO_CONTINUOUS] = {{.method = AUTOALGO_GP, .kernel = KERNEL_MATERN52},
                              "no table measures a continuous space; the GP "
                              "wins the large tables of Table 3 (mean ftb 32.9 "
                              "against 68.4 for the best graph method) and "

@@ -62,7 +62,9 @@ enum autoalgo_method {
  * trust_region (ehvi): K of its trust region, (gp, finite spaces) the
  * divisor of its trust region (sampler_input.trust_div), 0 for none;
  * lengthscale_prior (gp): the median of the lengthscales' log-normal
- * prior, 0 for none. Fields a method does not use are 0. */
+ * prior, 0 for none; front_reference (ehvi): the margin of EHVI's
+ * reference at the observed front (core/mobo.h front_ref), 0 for the
+ * study's reference. Fields a method does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
@@ -71,6 +73,7 @@ struct autoalgo_config {
     double lengthscale_min;
     int trust_region;
     double lengthscale_prior;
+    double front_reference;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

@@ -134,7 +134,7 @@ check_input(const struct mobo_input *in, const double *raw, const size_t *cand)
         in->surrogate != MOBO_SURROGATE_GRAPH)
         return HPOD_EINVAL;
     if (in->m >= 2) {
-        if (!in->ref)
+        if (!in->ref || !(in->front_ref >= 0) || !isfinite(in->front_ref))
             return HPOD_EINVAL;
         for (size_t j = 0; j < in->m; j++)
             if (!isfinite(in->ref[j]))
@@ -483,6 +483,31 @@ out:
 }
 
 /*
+ * mobo_input.front_ref > 0: x->ref from the nf observed points pts (nf ×
+ * m, the feasible complete observations in the surrogates' units): per
+ * objective, the worst value w on their front moved out by front_ref × d,
+ * d the range of the nf values (|w| if that is 0, 1 if both are).
+ */
+static void
+front_reference(struct mobo_ctx *x, const double *pts, size_t nf)
+{
+    size_t m = x->m, *fi = xmalloc(nf * sizeof *fi);
+    size_t k = pareto_front(pts, nf, m, x->sense, fi);
+    for (size_t j = 0; j < m; j++) {
+        double lo = INFINITY, hi = -INFINITY, w = INFINITY, d;
+        for (size_t i = 0; i < nf; i++) {
+            lo = fmin(lo, pts[i * m + j]);
+            hi = fmax(hi, pts[i * m + j]);
+        }
+        for (size_t f = 0; f < k; f++)
+            w = fmin(w, pts[fi[f] * m + j]);
+        d = hi > lo ? hi - lo : fabs(w) > 0 ? fabs(w) : 1;
+        x->ref[j] = w - x->in->front_ref * d;
+    }
+    free(fi);
+}
+
+/*
  * The incumbent: the feasible complete observations, plus pending trials
  * at their believed means when feasible with probability >= ½ (the
  * kriging believer applied to the front too, so that a second worker is
@@ -526,6 +551,8 @@ build_incumbent(struct mobo_ctx *x)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < m; j++)
             pts[i * m + j] = obj_value(x, j, pts[i * m + j]);
+    if (in->front_ref > 0 && nf > 0)
+        front_reference(x, pts, nf);
     x->n_front = pareto_front(pts, n, m, x->sense, idx);
     x->front = xmalloc((x->n_front ? x->n_front : 1) * m * sizeof *x->front);
     for (size_t i = 0; i < x->n_front; i++)

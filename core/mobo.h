@@ -205,6 +205,17 @@ struct mobo_input {
      * evaluations (F the front's observed trials) added none to F. */
     int log_objectives;
     size_t trust_k;
+    /* front_ref (>= 0, finite; 0: off, ref as given): EHVI's reference is
+     * taken from the observed front instead of ref: per objective, the
+     * worst value on the front of the trials that reported every
+     * objective and meet their constraints, moved out by front_ref × the
+     * range of those trials' values (|that value| if the range is 0, 1 if
+     * both are); in the surrogates' units under log_objectives. While no
+     * trial qualifies, ref. With ref beyond the worst of the whole space
+     * (the default), EHVI pays for extending the front into values no
+     * front row has, dominated corners included; at the front's nadir it
+     * pays for the region the front spans (docs/mo_tuning.md). */
+    double front_ref;
     /* Optional cache (NULL: none); see struct mobo_state. */
     struct mobo_state *state;
     /* Optional output (NULL: nothing recorded): mobo_next clears it and,

@@ -349,6 +349,7 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         mi.con_log = p->con_log;
         mi.log_objectives = a->log_objectives;
         mi.trust_k = a->trust_k;
+        mi.front_ref = a->front_ref;
         mi.state = s->state;
         st = mobo_next(&mi, raw, row);
     }

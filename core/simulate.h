@@ -128,6 +128,7 @@ struct simulate_mo_algo {
     /* core/mobo.h's variants (mobo_input.log_objectives, trust_k). */
     int log_objectives;
     size_t trust_k;
+    double front_ref; /* mobo_input.front_ref */
 };
 
 struct mobo_state;

@@ -236,6 +236,7 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     const char *kernel, *sur;
     json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
     long long tr = 0;
+    double fr = 0.0;
     int has;
     enum hpod_status st;
 
@@ -251,6 +252,16 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
                          "algorithm.log_objectives must be a boolean");
     al->ehvi_log = lg && json_is_true(lg);
     al->ehvi_trust = tr;
+    if ((st = sd_get_number(a, "front_reference", "algorithm", &fr, &has,
+                            err)) != HPOD_OK)
+        return st;
+    if (!has)
+        fr = 0.0;
+    else if (!(fr >= 0.0 && fr <= ALGO_FRONT_REF_MAX))
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.front_reference",
+                         "algorithm.front_reference must be >= 0 and <= %g",
+                         ALGO_FRONT_REF_MAX);
+    al->ehvi_front_ref = fr;
     kernel = kernel ? kernel : "matern52";
     sur = sur ? sur : "gp";
     if ((st = pick(kernel, kernels, "algorithm.kernel", &al->kernel, err)) !=
@@ -263,6 +274,7 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
                       "seed", (json_int_t)al->seed, "kernel", kernel,
                       "surrogate", sur, "init", al->init, "log_objectives",
                       al->ehvi_log, "trust_region", (json_int_t)tr);
+    json_object_set_new(*norm, "front_reference", json_real(fr));
     return HPOD_OK;
 }
 
@@ -376,7 +388,8 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
                                        "k",           "base", NULL};
     static const char *const k_ehvi[] = {
         "name", "seed",           "kernel",       "surrogate",
-        "init", "log_objectives", "trust_region", NULL};
+        "init", "log_objectives", "trust_region", "front_reference",
+        NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};

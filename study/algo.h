@@ -13,6 +13,8 @@
 
 /* Most trials a study (or a multistage stage) may ask for. */
 #define STUDY_MAX_BUDGET 10000000
+/* The largest ehvi "front_reference" (a margin in ranges of the values). */
+#define ALGO_FRONT_REF_MAX 100.0
 
 enum algo_name {
     ALGO_RANDOM = 0,
@@ -44,6 +46,9 @@ struct algo_def {
      * trust_region, the trust_k of finite studies (0: off). */
     int ehvi_log;
     long long ehvi_trust;
+    /* ehvi front_reference: core/mobo.h front_ref (0: the study's
+     * reference). */
+    double ehvi_front_ref;
     /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base
      * sampler for new configurations (ALGO_RANDOM/GP/GRAPH); mode 0
      * promotion (paused, may resume), 1 stopping (pruned). */

@@ -60,6 +60,9 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         if (c->trust_region > 0)
             json_object_set_new(o, "trust_region",
                                 json_integer(c->trust_region));
+        if (c->front_reference > 0.0)
+            json_object_set_new(o, "front_reference",
+                                json_real(c->front_reference));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));
         snprintf(label, size, "%s/%s/%s", name, sur, kernel);
         break;

@@ -65,7 +65,7 @@ usage(FILE *f)
             "variants\n"
             "        bo_m_log, bo_m_tr, bo_m_log_tr, gb_m_log, gb_m_tr, "
             "gb_m_log_tr,\n"
-            "        gb_m_tr2, bo_m_tr2, bo_m_tr4)\n"
+            "        gb_m_tr2, bo_m_tr2, bo_m_tr4, gb_m_fr03, gb_m_tr4_fr03)\n"
             "  --decoupled: constrained runs, random search and coupled "
             "constrained EI\n"
             "        against decoupled (GPU time probed apart) at equal "

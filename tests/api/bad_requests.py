@@ -150,6 +150,14 @@ def cases(have_tables):
         body=study(algorithm={"name": "ehvi", "trust_region": -1}))
     add("trust_region on a graph study", "POST", P, 400, IA,
         body=study(algorithm={"name": "graph", "trust_region": 4}))
+    add("ehvi negative front_reference", "POST", P, (400, 422), IA, "algorithm.front_reference",
+        body=study(algorithm={"name": "ehvi", "front_reference": -0.5}))
+    add("ehvi front_reference not a number", "POST", P, 400, IA, "algorithm.front_reference",
+        body=study(algorithm={"name": "ehvi", "front_reference": "0.3"}))
+    add("ehvi front_reference too large", "POST", P, (400, 422), IA, "algorithm.front_reference",
+        body=study(algorithm={"name": "ehvi", "front_reference": 101}))
+    add("front_reference on a graph study", "POST", P, 400, IA,
+        body=study(algorithm={"name": "graph", "front_reference": 0.3}))
     MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},
                                            {"steps": 5, "trials": 2}]}
     add("multistage without stages", "POST", P, 400, IA, "algorithm.stages",

@@ -147,7 +147,7 @@ def t_explain_ehvi(c):
                       "runner-up %r (held %r)" % (r, held))
 
 
-@test("ehvi options: log_objectives and trust_region read back, default off, and choose free candidates")
+@test("ehvi options: log_objectives, trust_region and front_reference read back, default off, and choose free candidates")
 def t_ehvi_options(c):
     cands = [{"x": x} for x in range(12)]
     objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
@@ -155,13 +155,15 @@ def t_ehvi_options(c):
             "candidates": cands, "objectives": objs}
     plain = create(c, dict(base, name=uname("ehvi-plain"), algorithm={"name": "ehvi"}))
     check(plain["algorithm"]["log_objectives"] is False
-          and plain["algorithm"]["trust_region"] == 0, "defaults %r" % plain["algorithm"])
+          and plain["algorithm"]["trust_region"] == 0
+          and plain["algorithm"]["front_reference"] == 0, "defaults %r" % plain["algorithm"])
     s = create(c, dict(base, name=uname("ehvi-opts"),
                        algorithm={"name": "ehvi", "init": 2, "seed": 4,
-                                  "log_objectives": True, "trust_region": 3}))
+                                  "log_objectives": True, "trust_region": 3,
+                                  "front_reference": 0.35}))
     a = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)["algorithm"]
-    check(a["log_objectives"] is True and a["trust_region"] == 3 and a["name"] == "ehvi",
-          "read back %r" % a)
+    check(a["log_objectives"] is True and a["trust_region"] == 3 and a["name"] == "ehvi"
+          and a["front_reference"] == 0.35, "read back %r" % a)
     held = set()
     for i in range(6):
         t = suggest(c, s["id"], "w")["trials"][0]
