@@ -888,6 +888,33 @@ graph_eif_terms(struct graph *g, const size_t *lab, const double *y, size_t nl,
     return eif_run(g, lab, y, nl, NULL, f, t0, t1);
 }
 
+enum hpod_status
+graph_eif_spread(struct graph *g, const size_t *lab, const double *y, size_t nl,
+                 double *q)
+{
+    enum hpod_status st;
+    double *s, *one;
+    size_t u;
+
+    if (g == NULL || q == NULL)
+        return HPOD_EINVAL;
+    if ((st = prepare(g, lab, y, nl)) != HPOD_OK)
+        return st;
+    u = g->cu;
+    for (size_t j = 0; j < nl; j++)
+        q[lab[j]] = 0.0;
+    if (u == 0)
+        return HPOD_OK;
+    s = g->v[3];
+    one = g->v[4];
+    for (size_t p = 0; p < u; p++)
+        one[p] = 1.0;
+    linalg_gemv(0, u, u, 1.0, g->gm, one, 0.0, s);
+    for (size_t p = 0; p < u; p++)
+        q[g->cuidx[p]] = s[p] / g->gm[p * u + p] - 1.0;
+    return HPOD_OK;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Brute force (tests)                                                    */
 /* ---------------------------------------------------------------------- */
