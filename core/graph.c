@@ -31,9 +31,11 @@ struct graph {
     double *w;   /* n×n symmetric weights, 0 on the diagonal */
     double *deg; /* n weighted degrees d_i = Σ_j w_ij */
     size_t *nnb; /* n neighbour counts */
-    /* Row i's nonzero weights are at columns adj[adj_off[i] ..
-     * adj_off[i+1]), ascending (rhs walks them instead of the whole row). */
+    /* Row i's nonzero weights are adj_w[e] at columns adj[e], e in
+     * [adj_off[i], adj_off[i+1]), ascending (rhs walks them instead of the
+     * whole row). */
     size_t *adj_off, *adj;
+    double *adj_w;
     size_t *comp; /* n component ids (edges with w > 0) */
 
     /*
@@ -379,10 +381,13 @@ graph_create(const double *x, size_t n, size_t dim,
         g->adj_off[i + 1] = g->adj_off[i] + c;
     }
     g->adj = xmalloc((g->adj_off[n] ? g->adj_off[n] : 1) * sizeof *g->adj);
+    g->adj_w = xmalloc((g->adj_off[n] ? g->adj_off[n] : 1) * sizeof *g->adj_w);
     for (size_t i = 0, e = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
-            if (g->w[i * n + j] != 0.0)
+            if (g->w[i * n + j] != 0.0) {
+                g->adj_w[e] = g->w[i * n + j];
                 g->adj[e++] = j;
+            }
     g->ncomp = label_components(g->w, n, g->comp, g->pos);
     g->chas = xcalloc(g->ncomp, 1);
     g->ohas = xcalloc(g->ncomp, 1);
@@ -416,6 +421,7 @@ graph_destroy(struct graph *g)
     free(g->inv);
     free(g->adj_off);
     free(g->adj);
+    free(g->adj_w);
     for (int v = 0; v < 5; v++)
         free(g->v[v]);
     free(g);
@@ -638,11 +644,17 @@ downdate(struct graph *g, size_t r)
      * Compact G_RR in place to leading dimension r: the source index
      * rp[i]·cu + rp[j] is never below the destination i·r + j, and
      * destinations are written in increasing order, so no source is
-     * overwritten before it is read.
+     * overwritten before it is read. Each row goes by runs of consecutive
+     * source columns (memmove: a run may overlap its own source), at most
+     * m + 1 runs.
      */
     for (size_t i = 0; i < r; i++)
-        for (size_t j = 0; j < r; j++)
-            gm[i * r + j] = gm[rp[i] * cu + rp[j]];
+        for (size_t j = 0, e; j < r; j = e) {
+            for (e = j + 1; e < r && rp[e] == rp[e - 1] + 1;)
+                e++;
+            memmove(gm + i * r + j, gm + rp[i] * cu + rp[j],
+                    (e - j) * sizeof *gm);
+        }
     linalg_trsm_lower(a, m, c, r, 0);
     linalg_gemm(1, 0, r, r, m, -1.0, c, c, 1.0, gm);
     /* Symmetrize by tiles: each pair is set once from its two entries, so
@@ -740,12 +752,11 @@ rhs(struct graph *g, const size_t *uidx, size_t u, const size_t *lab,
         inv[uidx[p]] = p;
     }
     for (size_t j = 0; j < nl; j++) {
-        const double *wj = g->w + lab[j] * n;
         double zj = z[j];
         for (size_t e = g->adj_off[lab[j]]; e < g->adj_off[lab[j] + 1]; e++) {
-            size_t m = g->adj[e], p = inv[m];
+            size_t p = inv[g->adj[e]];
             if (p != SIZE_MAX)
-                b[p] += wj[m] * zj;
+                b[p] += g->adj_w[e] * zj;
         }
     }
 }
