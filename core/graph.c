@@ -19,6 +19,8 @@
 #include "core/linalg.h"
 #include "common/mem.h"
 
+#define SYM_TILE 32
+
 struct graph {
     size_t n, dim, k, ncomp;
     double ell;  /* lengthscale used */
@@ -26,9 +28,14 @@ struct graph {
     double eps;  /* relative ε (options) */
     enum kernel_kind kernel;
     int eif_mode;
-    double *w;    /* n×n symmetric weights, 0 on the diagonal */
-    double *deg;  /* n weighted degrees d_i = Σ_j w_ij */
-    size_t *nnb;  /* n neighbour counts */
+    double *w;   /* n×n symmetric weights, 0 on the diagonal */
+    double *deg; /* n weighted degrees d_i = Σ_j w_ij */
+    size_t *nnb; /* n neighbour counts */
+    /* Row i's nonzero weights are adj_w[e] at columns adj[e], e in
+     * [adj_off[i], adj_off[i+1]), ascending (rhs walks them instead of the
+     * whole row). */
+    size_t *adj_off, *adj;
+    double *adj_w;
     size_t *comp; /* n component ids (edges with w > 0) */
 
     /*
@@ -49,6 +56,7 @@ struct graph {
     unsigned char *chas; /* ncomp: component holds a label (current call) */
     unsigned char *ohas; /* ncomp: the same for the cached set */
     size_t *pos;         /* n */
+    size_t *inv;         /* n: position in cuidx, or SIZE_MAX (rhs) */
     double *v[5];        /* n each */
 };
 
@@ -256,6 +264,8 @@ graph_alloc(const double *x, size_t n, size_t dim,
     g->cuidx = xcalloc(n, sizeof *g->cuidx);
     g->mark = xcalloc(n, 1);
     g->pos = xcalloc(n, sizeof *g->pos);
+    g->inv = xcalloc(n, sizeof *g->inv);
+    g->adj_off = xcalloc(n + 1, sizeof *g->adj_off);
     for (int v = 0; v < 5; v++)
         g->v[v] = xcalloc(n, sizeof(double));
 
@@ -364,6 +374,20 @@ graph_create(const double *x, size_t n, size_t dim,
         total += d;
     }
     g->dbar = total > 0.0 ? total / (double)n : 1.0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            c += g->w[i * n + j] != 0.0;
+        g->adj_off[i + 1] = g->adj_off[i] + c;
+    }
+    g->adj = xmalloc((g->adj_off[n] ? g->adj_off[n] : 1) * sizeof *g->adj);
+    g->adj_w = xmalloc((g->adj_off[n] ? g->adj_off[n] : 1) * sizeof *g->adj_w);
+    for (size_t i = 0, e = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (g->w[i * n + j] != 0.0) {
+                g->adj_w[e] = g->w[i * n + j];
+                g->adj[e++] = j;
+            }
     g->ncomp = label_components(g->w, n, g->comp, g->pos);
     g->chas = xcalloc(g->ncomp, 1);
     g->ohas = xcalloc(g->ncomp, 1);
@@ -394,6 +418,10 @@ graph_destroy(struct graph *g)
     free(g->chas);
     free(g->ohas);
     free(g->pos);
+    free(g->inv);
+    free(g->adj_off);
+    free(g->adj);
+    free(g->adj_w);
     for (int v = 0; v < 5; v++)
         free(g->v[v]);
     free(g);
@@ -616,18 +644,29 @@ downdate(struct graph *g, size_t r)
      * Compact G_RR in place to leading dimension r: the source index
      * rp[i]·cu + rp[j] is never below the destination i·r + j, and
      * destinations are written in increasing order, so no source is
-     * overwritten before it is read.
+     * overwritten before it is read. Each row goes by runs of consecutive
+     * source columns (memmove: a run may overlap its own source), at most
+     * m + 1 runs.
      */
     for (size_t i = 0; i < r; i++)
-        for (size_t j = 0; j < r; j++)
-            gm[i * r + j] = gm[rp[i] * cu + rp[j]];
+        for (size_t j = 0, e; j < r; j = e) {
+            for (e = j + 1; e < r && rp[e] == rp[e - 1] + 1;)
+                e++;
+            memmove(gm + i * r + j, gm + rp[i] * cu + rp[j],
+                    (e - j) * sizeof *gm);
+        }
     linalg_trsm_lower(a, m, c, r, 0);
     linalg_gemm(1, 0, r, r, m, -1.0, c, c, 1.0, gm);
-    for (size_t i = 0; i < r; i++)
-        for (size_t j = i + 1; j < r; j++) {
-            double t = 0.5 * (gm[i * r + j] + gm[j * r + i]);
-            gm[i * r + j] = gm[j * r + i] = t;
-        }
+    /* Symmetrize by tiles: each pair is set once from its two entries, so
+     * the order is free; tiles keep the column side in cache. */
+    for (size_t ib = 0; ib < r; ib += SYM_TILE)
+        for (size_t jb = ib; jb < r; jb += SYM_TILE)
+            for (size_t i = ib; i < ib + SYM_TILE && i < r; i++)
+                for (size_t j = jb > i + 1 ? jb : i + 1;
+                     j < jb + SYM_TILE && j < r; j++) {
+                    double t = 0.5 * (gm[i * r + j] + gm[j * r + i]);
+                    gm[i * r + j] = gm[j * r + i] = t;
+                }
     for (size_t i = 0; i < r; i++)
         g->cuidx[i] = g->cuidx[rp[i]];
     memcpy(g->clab, g->mark, g->n);
@@ -695,20 +734,30 @@ prepare(struct graph *g, const size_t *lab, const double *y, size_t nl)
 /*
  * b[p] = Σ_j w(U_p, lab_j)·z_j = (W_UL z)_p = (-Δ_UL z)_p. W is symmetric,
  * so it walks the labeled nodes' rows, each once and in order, instead of
- * one scattered entry of every unlabeled row per label (the same sums in
- * the same order: the same bits).
+ * one scattered entry of every unlabeled row per label; and only their
+ * nonzero entries (adj), which leaves out terms w·z_j = ±0 only: each b[p]
+ * gets the same nonzero terms in the same order, and adding ±0 to a sum
+ * that started at +0 changes no bit. O(nl·degree) instead of O(nl·u).
  */
 static void
-rhs(const struct graph *g, const size_t *uidx, size_t u, const size_t *lab,
+rhs(struct graph *g, const size_t *uidx, size_t u, const size_t *lab,
     const double *z, size_t nl, double *b)
 {
-    for (size_t p = 0; p < u; p++)
+    size_t n = g->n, *inv = g->inv;
+
+    for (size_t i = 0; i < n; i++)
+        inv[i] = SIZE_MAX;
+    for (size_t p = 0; p < u; p++) {
         b[p] = 0.0;
+        inv[uidx[p]] = p;
+    }
     for (size_t j = 0; j < nl; j++) {
-        const double *wj = g->w + lab[j] * g->n;
         double zj = z[j];
-        for (size_t p = 0; p < u; p++)
-            b[p] += wj[uidx[p]] * zj;
+        for (size_t e = g->adj_off[lab[j]]; e < g->adj_off[lab[j] + 1]; e++) {
+            size_t p = inv[g->adj[e]];
+            if (p != SIZE_MAX)
+                b[p] += g->adj_w[e] * zj;
+        }
     }
 }
 
@@ -888,9 +937,51 @@ graph_eif_terms(struct graph *g, const size_t *lab, const double *y, size_t nl,
     return eif_run(g, lab, y, nl, NULL, f, t0, t1);
 }
 
+enum hpod_status
+graph_eif_spread(struct graph *g, const size_t *lab, const double *y, size_t nl,
+                 double *q)
+{
+    enum hpod_status st;
+    double *s, *one;
+    size_t u;
+
+    if (g == NULL || q == NULL)
+        return HPOD_EINVAL;
+    if ((st = prepare(g, lab, y, nl)) != HPOD_OK)
+        return st;
+    u = g->cu;
+    for (size_t j = 0; j < nl; j++)
+        q[lab[j]] = 0.0;
+    if (u == 0)
+        return HPOD_OK;
+    s = g->v[3];
+    one = g->v[4];
+    for (size_t p = 0; p < u; p++)
+        one[p] = 1.0;
+    linalg_gemv(0, u, u, 1.0, g->gm, one, 0.0, s);
+    for (size_t p = 0; p < u; p++)
+        q[g->cuidx[p]] = s[p] / g->gm[p * u + p] - 1.0;
+    return HPOD_OK;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Brute force (tests)                                                    */
 /* ---------------------------------------------------------------------- */
+
+/* rhs by the whole rows (the reference for the sparse walk). */
+static void
+rhs_dense(const struct graph *g, const size_t *uidx, size_t u,
+          const size_t *lab, const double *z, size_t nl, double *b)
+{
+    for (size_t p = 0; p < u; p++)
+        b[p] = 0.0;
+    for (size_t j = 0; j < nl; j++) {
+        const double *wj = g->w + lab[j] * g->n;
+        double zj = z[j];
+        for (size_t p = 0; p < u; p++)
+            b[p] += wj[uidx[p]] * zj;
+    }
+}
 
 /* Assembles Δ_UU + E for uidx[0..u) and factors it into a; work u×u. */
 static enum hpod_status
@@ -956,7 +1047,7 @@ graph_eif_bruteforce(const struct graph *g, const size_t *lab, const double *y,
             fl[j] = h / g->deg[lab[b]] > 0.5 ? 1.0 : 0.0;
         }
     }
-    rhs(g, uidx, u, lab, fl, nl, f);
+    rhs_dense(g, uidx, u, lab, fl, nl, f);
     linalg_chol_solve(a, u, f);
 
     /* Every candidate: clamp, refactor the (u-1)-node problem, re-solve. */
@@ -970,7 +1061,7 @@ graph_eif_bruteforce(const struct graph *g, const size_t *lab, const double *y,
             if ((st = factor(g, uidx2, u2, has, a, work)) != HPOD_OK)
                 goto out;
             for (int yk = 0; yk <= 1; yk++) {
-                rhs(g, uidx2, u2, lab, fl, nl, x);
+                rhs_dense(g, uidx2, u2, lab, fl, nl, x);
                 for (size_t q = 0; q < u2; q++)
                     x[q] += g->w[uidx2[q] * n + k] * (double)yk;
                 linalg_chol_solve(a, u2, x);

@@ -220,6 +220,19 @@ enum hpod_status graph_eif_terms(struct graph *g, const size_t *lab,
                                  double *t0, double *t1);
 
 /*
+ * graph_eif_spread - the label-free part of the EIF terms (n entries):
+ * q[k] = Σ_{i∈U\k} G_ik/G_kk for unlabeled k (so that t0 + t1 = (u-1) + q
+ * in graph_eif_terms, whatever the labels), 0 at labeled nodes. One G·1
+ * on the cached G (same cache as graph_predict): a caller that needs only
+ * q and its own propagation (core/sampler.c's eif_scores) skips the
+ * labels' walk, their propagation and the second product that
+ * graph_eif_terms computes.
+ * Return: as graph_predict.
+ */
+enum hpod_status graph_eif_spread(struct graph *g, const size_t *lab,
+                                  const double *y, size_t nl, double *q);
+
+/*
  * graph_eif_bruteforce - the same scores by definition: for every unlabeled
  * k, assembles and factors the Laplacian of U \ {k} and solves with k
  * clamped to 0 and to 1; the paper-mode labels come from one solve per

@@ -906,8 +906,9 @@ eif_labels(const double *y, size_t nl, double *fl)
  * its predictions inversely.
  *
  * graph_eif_terms scales the labels itself (best alone -> 1), so t1 is
- * rebuilt from the label-free part of its terms: t0_k + t1_k = (u-1) + q_k,
- * q_k = Σ_{i∈U\k} G_ik/G_kk, whence with any f in [0,1]
+ * rebuilt from the label-free part of its terms, graph_eif_spread's
+ * t0_k + t1_k - (u-1) = q_k = Σ_{i∈U\k} G_ik/G_kk, whence with any f in
+ * [0,1]
  *   t1_k = (F - f_k) + (1 - f_k)·q_k,   F = Σ_{i∈U} f_i
  * (rank-one look-ahead, graph.h), and f itself is graph_predict of the
  * {0,1} labels (equal to the uncentered propagation wherever a component
@@ -922,18 +923,16 @@ eif_scores(struct graph *g, size_t n, const size_t *lab, const double *y,
            size_t nl, double *score, double *f_out)
 {
     double *f = xmalloc(n * sizeof *f), *t0 = xmalloc(n * sizeof *t0);
-    double *t1 = xmalloc(n * sizeof *t1), *var = xmalloc(n * sizeof *var);
+    double *var = xmalloc(n * sizeof *var);
     double *fl = xmalloc(nl * sizeof *fl);
     unsigned char *is_lab = xcalloc(n, 1);
-    double u1 = (double)(n - nl) - 1.0, sum_f = 0.0;
+    double sum_f = 0.0;
     enum hpod_status st;
 
     eif_labels(y, nl, fl);
-    if ((st = graph_eif_terms(g, lab, y, nl, f, t0, t1)) != HPOD_OK)
+    /* q alone (t0 holds it): one G·1, not the terms' labels and f. */
+    if ((st = graph_eif_spread(g, lab, y, nl, t0)) != HPOD_OK)
         goto out;
-    /* t0 + t1 - (u-1) = q needs the terms; f is overwritten next. */
-    for (size_t i = 0; i < n; i++)
-        t0[i] += t1[i] - u1;
     if ((st = graph_predict(g, lab, fl, nl, f, var)) != HPOD_OK)
         goto out;
     for (size_t j = 0; j < nl; j++)
@@ -949,7 +948,6 @@ eif_scores(struct graph *g, size_t n, const size_t *lab, const double *y,
 out:
     free(f);
     free(t0);
-    free(t1);
     free(var);
     free(fl);
     free(is_lab);

@@ -14,6 +14,12 @@ median, the mean (refits amortized) and the max of the warm calls, and
 "result http_<algo>_<N>_warm_ms V" (median) and "..._mean_ms V" lines
 (algo gp_ei, graph_ei, graph_eif) for run.sh's summary, whose goals read
 the mean. Standard library only.
+
+Environment: BENCH_MODELS, the rows to run as a comma-separated list of
+keys (graph_eif, graph_ei, gp_ei; default all); BENCH_MODELS_OBS, the
+observation counts (default "50,200,500"); BENCH_MODELS_WARM, the warm
+calls per row (default 50; more make the mean more precise, none of them
+changes what one call measures).
 """
 import http.client
 import json
@@ -29,7 +35,9 @@ TSV = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
     "nmthpo", "sw-en.tsv")
 # Warm calls per row: at 500 observations the GP refits when n has grown
 # 10% (core/gp.h, gp_refit_due), so 50 calls hold one scheduled refit.
-WARM = 50
+WARM = int(os.environ.get("BENCH_MODELS_WARM", "50"))
+ONLY = [k for k in os.environ.get("BENCH_MODELS", "").split(",") if k]
+OBS = [int(k) for k in os.environ.get("BENCH_MODELS_OBS", "50,200,500").split(",") if k]
 PARAMS = ["bpe", "num_layers", "num_embed", "num_hidden", "num_heads", "init_lr"]
 
 
@@ -87,7 +95,9 @@ def main():
     for label, algo in [("graph/eif", {"name": "graph", "acquisition": "eif"}),
                         ("graph/ei", {"name": "graph", "acquisition": "ei"}),
                         ("gp/ei (refit)", {"name": "gp", "acquisition": "ei"})]:
-        for n_obs in (50, 200, 500):
+        if ONLY and key_of[label] not in ONLY:
+            continue
+        for n_obs in OBS:
             s = call("POST", "/v1/studies", {
                 "name": "bench %s %d" % (label, n_obs), "space": space,
                 "candidates": cands,

@@ -29,7 +29,11 @@
 # (default "1 4 16 64"), BENCH_REPLICAS (default 3), BENCH_FINITE (the
 # finite study's candidates, default 3000), BENCH_PEER=0 skips
 # the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
-# Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run.
+# Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run,
+# BENCH_ONLY (comma-separated steps among http, models, simload, importance,
+# replicas, peer, core, cold; default all) runs only those steps, e.g.
+# BENCH_ONLY=models,simload for the single-server model and simulation
+# figures without the rest.
 set -u
 B=${1:?usage: tests/bench/run.sh BUILD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,6 +50,16 @@ case " $clients_list " in
 esac
 peer_python=${BENCH_PEER_PYTHON:-/usr/bin/python3}
 export OPENBLAS_NUM_THREADS=1 BENCH_REPLICAS="$replicas"
+
+only=${BENCH_ONLY:-}
+# want STEP: whether BENCH_ONLY selects STEP (all steps when it is empty).
+want() {
+    [ -z "$only" ] && return 0
+    case ",$only," in
+    *",$1,"*) return 0 ;;
+    esac
+    return 1
+}
 
 pgdir=""
 pids="" # the running hpod serve processes
@@ -188,24 +202,28 @@ echo
 echo "== HTTP, one server: suggest -> report round trips on an open study" \
     "(tests/bench/bench_http.c)"
 start_servers 1
-for c in $clients_list; do
+want http && for c in $clients_list; do
     run_tagged "http_1s_w${c}_" "$B/tests/bench_http" "$urls" "$c" "$seconds" ||
         fail "bench_http with $c clients reported errors"
 done
 
-if [ -f "$root/tests/bench/bench_models.py" ]; then
+if want models && [ -f "$root/tests/bench/bench_models.py" ]; then
     echo
     echo "== HTTP: model samplers on a real table (tests/bench/bench_models.py)"
     run_tagged "" python3 "$root/tests/bench/bench_models.py" "$urls" ||
         fail "bench_models.py failed"
 fi
+if want simload; then
+    echo
+    echo "== HTTP: one trainer's suggest latency, idle and while 4 simulations" \
+        "run on the job pool (tests/bench/bench_simload.py)"
+    run_tagged "" python3 "$root/tests/bench/bench_simload.py" "$urls" ||
+        fail "bench_simload.py failed"
+fi
 echo
-echo "== HTTP: one trainer's suggest latency, idle and while 4 simulations run" \
-    "on the job pool (tests/bench/bench_simload.py)"
-run_tagged "" python3 "$root/tests/bench/bench_simload.py" "$urls" ||
-    fail "bench_simload.py failed"
-echo
-if "$peer_python" -c 'import optuna, sklearn' 2>/dev/null; then
+if ! want importance; then
+    echo "== importance vs fANOVA: skipped (BENCH_ONLY)"
+elif "$peer_python" -c 'import optuna, sklearn' 2>/dev/null; then
     echo "== importance: hpod's EBM beside Optuna's fANOVA on the six tables" \
         "(tests/bench/importance_fanova.py)"
     "$peer_python" "$root/tests/bench/importance_fanova.py" "$urls" ||
@@ -217,11 +235,12 @@ fi
 stop_servers_checked
 
 # --- 2. replicas ------------------------------------------------------------
-echo
-echo "== HTTP, $replicas replicas on one database: 64 clients round-robin" \
-    "over the servers, one study"
-finite="$pgdir/finite.json"
-python3 - "$finite_n" >"$finite" <<'PY'
+if want replicas; then
+    echo
+    echo "== HTTP, $replicas replicas on one database: 64 clients round-robin" \
+        "over the servers, one study"
+    finite="$pgdir/finite.json"
+    python3 - "$finite_n" >"$finite" <<'PY'
 import json, sys
 n = int(sys.argv[1])
 # bench_http's default space; n distinct candidates inside it.
@@ -237,20 +256,21 @@ print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
                   "objectives": [{"name": "loss", "goal": "minimize"}],
                   "algorithm": {"name": "random", "seed": 1}}))
 PY
-start_servers "$replicas"
-echo "-- finite study of $finite_n candidates (measured from the warm-up's" \
-    "end until the candidates run out: the steady window, not the drain)"
-run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \
-    "$seconds" "$finite" || fail "bench_http over $replicas replicas (finite) reported errors"
-echo "-- open study (continuous space, no budget)"
-run_tagged "http_${replicas}r_open_" "$B/tests/bench_http" "$urls" 64 \
-    "$seconds" || fail "bench_http over $replicas replicas (open) reported errors"
-stop_servers_checked
+    start_servers "$replicas"
+    echo "-- finite study of $finite_n candidates (measured from the warm-up's" \
+        "end until the candidates run out: the steady window, not the drain)"
+    run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \
+        "$seconds" "$finite" || fail "bench_http over $replicas replicas (finite) reported errors"
+    echo "-- open study (continuous space, no budget)"
+    run_tagged "http_${replicas}r_open_" "$B/tests/bench_http" "$urls" 64 \
+        "$seconds" || fail "bench_http over $replicas replicas (open) reported errors"
+    stop_servers_checked
+fi
 
 # --- 3. the peer: Optuna ------------------------------------------------------
 echo
-if [ "${BENCH_PEER:-1}" = 0 ]; then
-    echo "== peer (Optuna): skipped (BENCH_PEER=0)"
+if [ "${BENCH_PEER:-1}" = 0 ] || ! want peer; then
+    echo "== peer (Optuna): skipped (BENCH_PEER=0 or BENCH_ONLY)"
 elif ! "$peer_python" -c 'import optuna, sqlalchemy, psycopg2' 2>/dev/null; then
     echo "== peer (Optuna): $peer_python cannot import optuna, sqlalchemy and" \
         "psycopg2 (sh scripts/deps.sh bench installs them); skipped"
@@ -279,7 +299,7 @@ sh "$root/scripts/pg.sh" stop "$pgdir"
 unset HPOD_DATABASE_URL
 
 # --- 4. numeric core --------------------------------------------------------
-for name in bench_sampler bench_gp bench_graph; do
+want core && for name in bench_sampler bench_gp bench_graph; do
     echo
     if [ -x "$B/tests/$name" ]; then
         echo "== core: $name (tests/bench/$name.c)"
@@ -304,8 +324,8 @@ pgdir=""
 
 # --- 5. cold start ----------------------------------------------------------
 echo
-if [ "${BENCH_COLD:-1}" = 0 ]; then
-    echo "== cold make run: skipped (BENCH_COLD=0)"
+if [ "${BENCH_COLD:-1}" = 0 ] || ! want cold; then
+    echo "== cold make run: skipped (BENCH_COLD=0 or BENCH_ONLY)"
 else
     echo "== cold make run (tests/bench/cold_run.sh)"
     sh "$root/tests/bench/cold_run.sh" "$root" || fail "cold run failed"

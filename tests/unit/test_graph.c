@@ -703,6 +703,56 @@ test_eif_definition(void **state)
     free(x);
 }
 
+/*
+ * graph_eif_spread against the clamped solves of ref_eif: q = t0 + t1 -
+ * (u-1) at unlabeled nodes, 0 at labeled ones; cold, then warm after one
+ * more label (the downdated G) and on a reused set, in both label modes
+ * (q does not depend on the labels' values).
+ */
+static void
+test_eif_spread(void **state)
+{
+    (void)state;
+    struct rng r;
+    size_t n = 24, dim = 2, nl = 6, lab[6];
+    double y[6], fnode[24], want[24], fref[24], t0[24], t1[24], q[24];
+    unsigned char mark[24];
+    rng_seed(&r, 4242);
+    double *x = random_points(&r, n, dim);
+    for (int mode = 0; mode <= 1; mode++) {
+        struct graph *g = make_graph(x, n, dim, 4, KERNEL_RBF, mode);
+        random_labels(&r, n, nl, lab, y);
+        for (size_t m = nl - 1; m <= nl; m++) {
+            for (int again = 0; again < 2; again++) {
+                for (size_t i = 0; i < n; i++)
+                    q[i] = NAN;
+                assert_int_equal(graph_eif_spread(g, lab, y, m, q), HPOD_OK);
+                memset(mark, 0, sizeof mark);
+                memset(fnode, 0, sizeof fnode);
+                for (size_t j = 0; j < m; j++) {
+                    mark[lab[j]] = 1;
+                    fnode[lab[j]] = y[j] > 0.5 ? 1.0 : 0.0;
+                }
+                ref_eif(g, mark, fnode, want, fref, t0, t1);
+                double u1 = (double)(n - m) - 1.0;
+                for (size_t i = 0; i < n; i++) {
+                    if (mark[i]) {
+                        assert_true(q[i] == 0.0);
+                        continue;
+                    }
+                    assert_close(q[i], t0[i] + t1[i] - u1, 1e-10, 1e-10);
+                    assert_true(q[i] >= 0.0);
+                }
+            }
+        }
+        assert_int_equal(graph_eif_spread(NULL, lab, y, nl, q), HPOD_EINVAL);
+        assert_int_equal(graph_eif_spread(g, lab, y, nl, NULL), HPOD_EINVAL);
+        assert_int_equal(graph_eif_spread(g, lab, y, 0, q), HPOD_EINVAL);
+        graph_destroy(g);
+    }
+    free(x);
+}
+
 static void
 check_eif(struct graph *g, const size_t *lab, const double *y, size_t nl)
 {
@@ -1071,6 +1121,7 @@ main(void)
         cmocka_unit_test(test_wdegree_variance),
         cmocka_unit_test(test_eif_labels_path),
         cmocka_unit_test(test_eif_definition),
+        cmocka_unit_test(test_eif_spread),
         cmocka_unit_test(test_eif_against_bruteforce),
         cmocka_unit_test(test_warm_equals_cold),
         cmocka_unit_test(test_unlabeled_component),
