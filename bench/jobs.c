@@ -139,10 +139,9 @@ settle(struct bench_jobs *j, const struct sim_claim *c, int cancelled,
 out:
     free(sum);
     free(seq);
-    pthread_mutex_lock(&j->mu);
-    j->generation++;
-    pthread_cond_broadcast(&j->settled);
-    pthread_mutex_unlock(&j->mu);
+    bench_jobs_settled(j);
+    if (j->o.settled)
+        j->o.settled(j->o.hook_arg);
 }
 
 /* Runs claimed job c on slot s: resolve, compute (no connection held),
@@ -356,6 +355,19 @@ bench_jobs_notify(struct bench_jobs *j)
         return;
     pthread_mutex_lock(&j->mu);
     pthread_cond_signal(&j->wake);
+    pthread_mutex_unlock(&j->mu);
+    if (j->o.queued)
+        j->o.queued(j->o.hook_arg);
+}
+
+void
+bench_jobs_settled(struct bench_jobs *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->generation++;
+    pthread_cond_broadcast(&j->settled);
     pthread_mutex_unlock(&j->mu);
 }
 

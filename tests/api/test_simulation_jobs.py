@@ -246,3 +246,70 @@ def t_sigterm_requeues(c):
     check(final["state"] == "done" and final["progress"]["done"] == 60, "final %r" % final)
     print("# SIGTERM with a job in flight: stopped in %.1f s" % stopped)
     check(b.stop() == 0, "second server exit status")
+
+
+def _children(pid):
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:  # ppid
+                kids.append(int(d))
+    return kids
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@test("simulation jobs: the workers run in a child process with its own session and a niced scheduling group; killed, it is started again; it stops with the server")
+def t_sim_process(c):
+    need_tables()
+    url = fresh_database(c.dburl, "hpod_simproc")
+    hpod(c, url, "migrate")
+    a = job_server(c, url, 2)
+    pid = a.proc.pid
+    kids = _children(pid)
+    check(len(kids) == 1, "children of the server: %r" % kids)
+    kid = kids[0]
+    with open("/proc/%d/cmdline" % kid, "rb") as f:
+        check(f.read().split(b"\0")[1] == b"sim-worker", "child is not the sim-worker")
+    check(os.getsid(kid) != os.getsid(pid) and os.getsid(kid) == kid,
+          "child session %d, server's %d" % (os.getsid(kid), os.getsid(pid)))
+    with open("/proc/%d/autogroup" % kid) as f:
+        ag = f.read()
+    check(ag.strip().endswith("nice 19"), "child autogroup %r" % ag)
+    # A synchronous simulate is computed there and answered at once.
+    t0 = time.monotonic()
+    r = expect(call(a.port, "POST", bench_path("nmthpo/zh-en", "/simulate"),
+                    {"algorithm": {"name": "random"}, "repeats": 5}), 201)
+    check(len(r["sequences"]) == 5, "sequences %d" % len(r["sequences"]))
+    first = time.monotonic() - t0
+    # Killed, the child is started again and jobs still finish.
+    os.kill(kid, 9)
+    end = time.monotonic() + 30
+    while True:
+        now = [k for k in _children(pid) if k != kid and _alive(k)]
+        if now:
+            break
+        check(time.monotonic() < end, "no new child after kill -9 of %d" % kid)
+        time.sleep(0.1)
+    job = post_async(a.port, "nmthpo/zh-en", {"algorithm": {"name": "random"}, "repeats": 3})
+    final, _ = poll(a.port, job["id"], timeout=60)
+    check(final["state"] == "done", "job after the respawn: %r" % final["state"])
+    # It stops with the server, which exits 0 (the child did too).
+    check(a.stop() == 0, "server exit status")
+    end = time.monotonic() + 10
+    while _alive(now[0]):
+        check(time.monotonic() < end, "child %d outlived the server" % now[0])
+        time.sleep(0.1)
+    print("# sim-worker process: first synchronous simulate %.2f s; respawned after kill -9"
+          % first)
