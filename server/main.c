@@ -62,7 +62,7 @@ static struct db_opts
 db_opts_of(const struct config *cfg)
 {
     struct db_opts o = {cfg->db_connect_timeout_ms,
-                        cfg->db_statement_timeout_ms};
+                        cfg->db_statement_timeout_ms, 0};
     return o;
 }
 

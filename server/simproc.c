@@ -73,7 +73,7 @@ spawn_child(struct simproc *p)
 {
     int q[2] = {-1, -1}, s[2] = {-1, -1}, rc = -1;
     posix_spawnattr_t attr;
-    sigset_t none, def;
+    sigset_t stop;
     char value[64], *argv[] = {"hpod", "sim-worker", NULL};
     pid_t pid;
 
@@ -89,16 +89,18 @@ spawn_child(struct simproc *p)
     snprintf(value, sizeof value, "%d,%d,%ld", q[0], s[1], (long)getpid());
     char *own = NULL;
     char **env = child_env(value, &own);
-    sigemptyset(&none);
-    sigemptyset(&def);
-    sigaddset(&def, SIGINT);
-    sigaddset(&def, SIGTERM);
+    /* The child starts with the stop signals blocked (it sigwaits for
+     * them), so one that arrives while it starts is not fatal: it stops
+     * cleanly once it is ready. */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID |
                                         POSIX_SPAWN_SETSIGMASK |
                                         POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &def);
+    posix_spawnattr_setsigmask(&attr, &stop);
+    posix_spawnattr_setsigdefault(&attr, &stop);
     /* This executable by its path, so that ps shows "hpod". */
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -351,7 +353,7 @@ simproc_child_main(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     struct db_opts opts = {cfg->db_connect_timeout_ms,
-                           cfg->db_statement_timeout_ms};
+                           cfg->db_statement_timeout_ms, 1};
     struct db_pool *pool =
         db_pool_create(cfg->database_url, (size_t)cfg->sim_workers + 1, &opts);
     memset(&bench, 0, sizeof bench);
