@@ -41,6 +41,9 @@
  * Cost: one statement over the index trials_changed (study_id,
  * changed_xid), returning only what changed, instead of every trial and
  * every value parsed again under the study lock.
+ * study/suggest.c runs it inside its lease-expiry statement
+ * (history_store_expire_changes, one round trip), and a refresh that only
+ * updates or appends rows merges in place (merge_in_place).
  */
 #include "study/histcache.h"
 
