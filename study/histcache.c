@@ -41,6 +41,9 @@
  * Cost: one statement over the index trials_changed (study_id,
  * changed_xid), returning only what changed, instead of every trial and
  * every value parsed again under the study lock.
+ * study/suggest.c runs it inside its lease-expiry statement
+ * (history_store_expire_changes, one round trip), and a refresh that only
+ * updates or appends rows merges in place (merge_in_place).
  */
 #include "study/histcache.h"
 
@@ -74,9 +77,85 @@ hcache_reset(struct hcache *c)
     c->study_id = id;
 }
 
-void
-hcache_merge(struct hcache *c, struct trial *delta, size_t nd,
-             const struct study_def *d)
+/* The index of the cached row with this id, or c->n. */
+static size_t
+row_find(const struct hcache *c, long long id)
+{
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->rows[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n && c->rows[lo].id == id ? lo : c->n;
+}
+
+/* Moves delta row t into slot i (a new slot when i == c->n). */
+static void
+row_put(struct hcache *c, size_t i, struct trial *t, const struct study_def *d)
+{
+    if (i == c->n)
+        c->n++;
+    else
+        trial_cleanup(&c->rows[i]);
+    c->rows[i] = *t;
+    c->ok[i] = d && t->candidate < 0 &&
+               history_parse_params(d, t->params, c->raw + i * c->np);
+}
+
+/*
+ * The usual refresh: every row of delta replaces a cached row of its id
+ * or comes after the last cached id, and none drops a cached row (lease
+ * expiry): merged in place, in O(nd log n) instead of copying all n rows
+ * (under the study lock, 0.15-0.3 ms per suggest group at 3,000 trials).
+ * 0 when delta is not of that kind (nothing changed).
+ */
+static int
+merge_in_place(struct hcache *c, struct trial *delta, size_t nd,
+               const struct study_def *d)
+{
+    size_t np = d ? d->space.n_params : 0, add = 0;
+    long long last;
+
+    if (c->n == 0 || np != c->np)
+        return 0;
+    last = c->rows[c->n - 1].id;
+    for (size_t j = 0; j < nd; j++) {
+        if (delta[j].id > last) {
+            last = delta[j].id;
+            add += !delta[j].lease_expired;
+        } else if (delta[j].lease_expired || row_find(c, delta[j].id) == c->n)
+            return 0;
+    }
+    if (c->n + add > c->cap) {
+        size_t cap = 2 * c->cap > c->n + add ? 2 * c->cap : c->n + add;
+        c->rows = xrealloc(c->rows, cap * sizeof *c->rows);
+        c->raw = xrealloc(c->raw, cap * (np ? np : 1) * sizeof *c->raw);
+        c->ok = xrealloc(c->ok, cap);
+        c->cap = cap;
+    }
+    last = c->rows[c->n - 1].id;
+    for (size_t j = 0; j < nd; j++) {
+        struct trial *t = &delta[j];
+        if (t->id > last) {
+            last = t->id;
+            if (t->lease_expired)
+                trial_cleanup(t); /* never cached: nothing to drop */
+            else
+                row_put(c, c->n, t, d);
+        } else {
+            row_put(c, row_find(c, t->id), t, d);
+        }
+    }
+    return 1;
+}
+
+/* Any refresh: a new array of the rows of both, in id order. */
+static void
+merge_copy(struct hcache *c, struct trial *delta, size_t nd,
+           const struct study_def *d)
 {
     size_t np = d ? d->space.n_params : 0, cap = c->n + nd, k = 0;
     struct trial *rows = xcalloc(cap ? cap : 1, sizeof *rows);
@@ -112,6 +191,55 @@ hcache_merge(struct hcache *c, struct trial *delta, size_t nd,
     c->ok = ok;
     c->n = k;
     c->np = np;
+    c->cap = cap ? cap : 1;
+}
+
+void
+hcache_merge(struct hcache *c, struct trial *delta, size_t nd,
+             const struct study_def *d)
+{
+    if (!merge_in_place(c, delta, nd, d))
+        merge_copy(c, delta, nd, d);
+}
+
+int
+hcache_with_values(const struct study_def *d, const struct mf_work *w)
+{
+    return d->algo.name != ALGO_RANDOM || w->multistage;
+}
+
+const char *
+hcache_since(struct hcache *c, long long study_id, const char *def_text,
+             int with_values)
+{
+    if (c->study_id != study_id || !c->def_text ||
+        strcmp(c->def_text, def_text) != 0 || c->with_values != with_values) {
+        hcache_reset(c);
+        c->study_id = study_id;
+        c->def_text = xstrdup(def_text);
+        c->with_values = with_values;
+    }
+    return c->xmin[0] ? c->xmin : "0";
+}
+
+void
+hcache_apply(struct hcache *c, struct trial *delta, size_t nd,
+             const struct study_def *d, const char xmin[HISTORY_XID_MAX])
+{
+    hcache_merge(c, delta, nd, c->with_values ? d : NULL);
+    memcpy(c->xmin, xmin, HISTORY_XID_MAX);
+}
+
+void
+hcache_build(const struct hcache *c, const struct study_def *d,
+             const double *cand_raw, size_t n_cand, int finite,
+             const struct mf_work *w, struct history *h)
+{
+    if (!c->with_values)
+        history_taken_rows(c->rows, c->n, cand_raw, n_cand, h);
+    else
+        history_build_parsed(d, c->rows, c->raw, c->ok, c->n, cand_raw, n_cand,
+                             finite, w, h);
 }
 
 enum hpod_status
@@ -120,7 +248,7 @@ hcache_history(struct hcache *c, struct db *db, long long study_id,
                const double *cand_raw, size_t n_cand, int finite,
                const struct mf_work *w, struct history *h, struct hpod_err *err)
 {
-    int with_values = d->algo.name != ALGO_RANDOM || w->multistage;
+    int with_values = hcache_with_values(d, w);
     char xmin[HISTORY_XID_MAX];
     struct trial *delta = NULL;
     size_t nd = 0;
@@ -131,26 +259,20 @@ hcache_history(struct hcache *c, struct db *db, long long study_id,
                             err);
     if (!finite && d->algo.name == ALGO_RANDOM)
         return HPOD_OK; /* random search on a continuous space */
-    if (c->study_id != study_id || !c->def_text ||
-        strcmp(c->def_text, def_text) != 0 || c->with_values != with_values) {
-        hcache_reset(c);
-        c->study_id = study_id;
-        c->def_text = xstrdup(def_text);
-        c->with_values = with_values;
-    }
-    if ((st = history_store_changes(db, study_id, c->xmin[0] ? c->xmin : "0",
-                                    with_values, xmin, &delta, &nd, err)) !=
-        HPOD_OK)
+    const char *since = hcache_since(c, study_id, def_text, with_values);
+    if ((st = history_store_changes(db, study_id, since, with_values, xmin,
+                                    &delta, &nd, err)) != HPOD_OK)
         return st;
-    hcache_merge(c, delta, nd, with_values ? d : NULL);
+    hcache_apply(c, delta, nd, d, xmin);
     free(delta);
-    memcpy(c->xmin, xmin, sizeof xmin);
-    if (!with_values)
-        history_taken_rows(c->rows, c->n, cand_raw, n_cand, h);
-    else
-        history_build_parsed(d, c->rows, c->raw, c->ok, c->n, cand_raw, n_cand,
-                             finite, w, h);
+    hcache_build(c, d, cand_raw, n_cand, finite, w, h);
     return HPOD_OK;
+}
+
+int
+hcache_enabled(void)
+{
+    return enabled;
 }
 
 /* The process's entries; an entry is out of the table while in use. */

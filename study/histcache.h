@@ -23,7 +23,7 @@ struct hcache {
     int with_values; /* rows carry values (model samplers) */
     char xmin[HISTORY_XID_MAX]; /* "" until the first read */
     struct trial *rows;         /* id order; none failed by lease expiry */
-    size_t n;
+    size_t n, cap;              /* rows, raw and ok have room for cap rows */
     double *raw;       /* n × np: each row's params parsed (rows_ok) */
     unsigned char *ok; /* 1: raw holds the row's point */
     size_t np;
@@ -56,6 +56,27 @@ enum hpod_status hcache_history(struct hcache *c, struct db *db,
                                 const double *cand_raw, size_t n_cand,
                                 int finite, const struct mf_work *w,
                                 struct history *h, struct hpod_err *err);
+
+/*
+ * The steps of hcache_history, for a caller that reads the changes itself
+ * (study/suggest.c: with the lease expiry, in one statement):
+ * hcache_with_values says whether the rows carry values (model samplers,
+ * multistage); hcache_since keys c by (study, definition text,
+ * with_values), emptying it when the key differs, and returns the xid8
+ * text to read the changes since ("0": everything); hcache_apply merges
+ * the changes read in one snapshot whose xmin is xmin (delta's rows are
+ * moved, the array is not); hcache_build builds h from the rows.
+ * hcache_enabled: 0 under hcache_set_enabled(0).
+ */
+int hcache_with_values(const struct study_def *d, const struct mf_work *w);
+const char *hcache_since(struct hcache *c, long long study_id,
+                         const char *def_text, int with_values);
+void hcache_apply(struct hcache *c, struct trial *delta, size_t nd,
+                  const struct study_def *d, const char xmin[HISTORY_XID_MAX]);
+void hcache_build(const struct hcache *c, const struct study_def *d,
+                  const double *cand_raw, size_t n_cand, int finite,
+                  const struct mf_work *w, struct history *h);
+int hcache_enabled(void);
 
 /*
  * The process's cache of entries, keyed by study id. hcache_take takes a

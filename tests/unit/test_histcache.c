@@ -204,6 +204,85 @@ test_merge_candidates_only(void **unused)
     hcache_reset(&c);
 }
 
+/* One trial row as a refresh reads it (x: its params; owned strings). */
+static void
+row_make(struct trial *t, long long id, int state, int expired, double x)
+{
+    char p[64];
+    memset(t, 0, sizeof *t);
+    t->id = id;
+    t->state = (enum trial_state)state;
+    t->candidate = -1;
+    t->train_to = -1;
+    t->resume_from_step = -1;
+    t->lease_expired = expired;
+    snprintf(p, sizeof p, "{\"x\":%.17g}", x);
+    t->params = xstrdup(p);
+}
+
+/*
+ * Refreshes that only update cached rows and append new ids (the usual
+ * case, merged in place, growing the arrays), then one that brings an id
+ * below the last cached one (a trial whose insert committed late) and one
+ * that expires a cached row (both merged by copying): after each, the
+ * rows equal the reference, in id order, with their params parsed.
+ */
+static void
+test_merge_in_place(void **unused)
+{
+    (void)unused;
+    enum { N = 400, HOLE = 57 };
+    struct study_def d;
+    struct hcache c = {.study_id = 3};
+    int state[N + 1] = {0}, live[N + 1] = {0};
+    long long next = 1;
+    def_make(&d);
+    srand(7);
+    for (int round = 0; round < 150 && next < N - 4; round++) {
+        struct trial delta[16];
+        size_t nd = 0;
+        for (long long id = 1; id < next && nd < 8; id++)
+            if (live[id] && rand() % 20 == 0) {
+                state[id] = rand() % 2 ? TRIAL_COMPLETED : TRIAL_RUNNING;
+                row_make(&delta[nd++], id, state[id], 0, (double)id / N);
+            }
+        for (int a = rand() % 4; a > 0; a--, next++) {
+            if (next == HOLE)
+                continue; /* its insert commits late (below) */
+            int expired = rand() % 10 == 0; /* never seen live */
+            live[next] = !expired;
+            state[next] = expired ? TRIAL_FAILED : TRIAL_PENDING;
+            row_make(&delta[nd++], next, state[next], expired,
+                     (double)next / N);
+        }
+        hcache_merge(&c, delta, nd, &d);
+        if (round == 100 || round == 120) {
+            struct trial late;
+            long long id = round == 100 ? HOLE : 3;
+            live[id] = round == 100; /* the hole arrives; trial 3 expires */
+            state[id] = round == 100 ? TRIAL_PENDING : TRIAL_FAILED;
+            row_make(&late, id, state[id], round == 120, (double)id / N);
+            hcache_merge(&c, &late, 1, &d);
+        }
+        size_t k = 0;
+        for (long long id = 1; id < next; id++) {
+            if (!live[id])
+                continue;
+            assert_true(k < c.n);
+            assert_int_equal(c.rows[k].id, id);
+            assert_int_equal(c.rows[k].state, state[id]);
+            assert_int_equal(c.ok[k], 1);
+            assert_true(c.raw[k] == (double)id / N);
+            k++;
+        }
+        assert_int_equal(c.n, k);
+        assert_true(c.cap >= c.n);
+    }
+    assert_true(next > 200);
+    hcache_reset(&c);
+    study_def_cleanup(&d);
+}
+
 /* The process table: take, put back, take again gives the same entry;
  * put with keep = 0 destroys it. */
 static void
@@ -233,6 +312,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_equals_full_read),
         cmocka_unit_test(test_merge_candidates_only),
+        cmocka_unit_test(test_merge_in_place),
         cmocka_unit_test(test_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
