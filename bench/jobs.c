@@ -139,9 +139,10 @@ settle(struct bench_jobs *j, const struct sim_claim *c, int cancelled,
 out:
     free(sum);
     free(seq);
-    bench_jobs_settled(j);
-    if (j->o.settled)
-        j->o.settled(j->o.hook_arg);
+    pthread_mutex_lock(&j->mu);
+    j->generation++;
+    pthread_cond_broadcast(&j->settled);
+    pthread_mutex_unlock(&j->mu);
 }
 
 /* Runs claimed job c on slot s: resolve, compute (no connection held),
@@ -355,19 +356,6 @@ bench_jobs_notify(struct bench_jobs *j)
         return;
     pthread_mutex_lock(&j->mu);
     pthread_cond_signal(&j->wake);
-    pthread_mutex_unlock(&j->mu);
-    if (j->o.queued)
-        j->o.queued(j->o.hook_arg);
-}
-
-void
-bench_jobs_settled(struct bench_jobs *j)
-{
-    if (!j)
-        return;
-    pthread_mutex_lock(&j->mu);
-    j->generation++;
-    pthread_cond_broadcast(&j->settled);
     pthread_mutex_unlock(&j->mu);
 }
 

@@ -54,13 +54,6 @@ struct bench_jobs_opts {
     long lease_ms;
     bench_job_run_fn run;
     void *run_arg;
-    /* Optional, for workers in another process of the same server
-     * (server/simproc.h): queued is called by bench_jobs_notify (tell the
-     * workers), settled after a worker here settled a job (tell the
-     * waiters). hook_arg is passed to both. */
-    void (*queued)(void *hook_arg);
-    void (*settled)(void *hook_arg);
-    void *hook_arg;
 };
 
 struct bench_jobs;
@@ -72,12 +65,8 @@ struct bench_jobs *bench_jobs_start(const struct bench_jobs_opts *opts);
 void bench_jobs_stop(struct bench_jobs *j);
 /* Frees a stopped pool; no waiter may be left. Accepts NULL. */
 void bench_jobs_free(struct bench_jobs *j);
-/* A job was queued: wakes an idle worker (and calls opts.queued). Accepts
- * NULL. */
+/* A job was queued: wakes an idle worker. Accepts NULL. */
 void bench_jobs_notify(struct bench_jobs *j);
-/* A job settled in another process (opts.settled there): wakes this
- * process's waiters at once rather than at their next poll. Accepts NULL. */
-void bench_jobs_settled(struct bench_jobs *j);
 
 /*
  * bench_jobs_wait - waits without holding a connection (one is borrowed

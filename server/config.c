@@ -57,10 +57,6 @@ static const struct config_var vars[] = {
     {"HPOD_SIM_WORKERS", CV_INT, "1", 0, 16, INT(sim_workers),
      "simulation worker threads (0: this process runs no simulation jobs, "
      "other replicas do)"},
-    {"HPOD_SIM_PROCESS", CV_INT, "1", 0, 1, INT(sim_process),
-     "1: the simulation workers run in a child process in its own session "
-     "whose scheduling group yields to the server and the database "
-     "(server/simproc.h); 0: as threads of the server"},
     {"HPOD_SIM_LEASE_MS", CV_INT, "30000", 300, 3600000, INT(sim_lease_ms),
      "lease of a running simulation job, renewed while it computes; a job "
      "whose process died is taken again once it lapses"},

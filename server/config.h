@@ -27,7 +27,6 @@ struct config {
     long reaper_ms;
     long sim_workers;
     long sim_lease_ms;
-    long sim_process;
     long history_cache;
     char log_level[16];
     char auth[8];

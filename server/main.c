@@ -25,7 +25,6 @@
 #include "server/config.h"
 #include "server/healthcheck.h"
 #include "server/http.h"
-#include "server/simproc.h"
 #include "server/token_cli.h"
 #include "store/db.h"
 #include "common/log.h"
@@ -52,7 +51,6 @@ usage(FILE *out)
                  "(`hpod token` for usage)\n"
                  "  healthcheck  exit 0 if the local `hpod serve` answers "
                  "GET /healthz with status ok, else 1\n"
-                 "  sim-worker   (started by serve: its simulation workers)\n"
                  "(the benchmark reports are a separate program, "
                  "hpod-bench)\n");
     config_print_help(out);
@@ -62,7 +60,7 @@ static struct db_opts
 db_opts_of(const struct config *cfg)
 {
     struct db_opts o = {cfg->db_connect_timeout_ms,
-                        cfg->db_statement_timeout_ms, 0};
+                        cfg->db_statement_timeout_ms};
     return o;
 }
 
@@ -203,30 +201,19 @@ reaper_main(void *arg)
 }
 
 /* The simulation workers (bench/jobs.h), started before the port opens
- * so that a synchronous simulate always has a pool to wait on: in a child
- * process (server/simproc.h) unless HPOD_SIM_PROCESS=0 or it cannot be
- * started, then as threads of this one. */
-static struct simproc *
+ * so that a synchronous simulate always has a pool to wait on. */
+static void
 sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
 {
-    struct simproc *sp = NULL;
-    long here = cfg->sim_workers;
-    if (here > 0 && cfg->sim_process && (sp = simproc_start(here)) != NULL)
-        here = 0;
     struct bench_jobs_opts o = {.pool = ctx->pool,
                                 .bench = ctx->bench,
-                                .workers = (size_t)here,
+                                .workers = (size_t)cfg->sim_workers,
                                 .lease_ms = cfg->sim_lease_ms,
                                 .run = simulation_job_run,
-                                .run_arg = ctx,
-                                .queued = sp ? simproc_queued : NULL,
-                                .hook_arg = sp};
+                                .run_arg = ctx};
     ctx->jobs = bench_jobs_start(&o);
-    simproc_attach(sp, ctx->jobs);
-    hpod_log(HPOD_LOG_INFO, "%ld simulation workers%s, lease %ld ms",
-             cfg->sim_workers, sp ? " in a child process" : "",
-             cfg->sim_lease_ms);
-    return sp;
+    hpod_log(HPOD_LOG_INFO, "%ld simulation workers, lease %ld ms",
+             cfg->sim_workers, cfg->sim_lease_ms);
 }
 
 /* Tokens before the port opens: see server/auth.h. */
@@ -251,7 +238,6 @@ run_serve(const struct config *cfg)
     struct bench_db bench;
     struct http_server *http = NULL;
     struct reaper reaper;
-    struct simproc *sp = NULL;
     struct hpod_err err = {0};
     struct db_opts opts;
     sigset_t set;
@@ -294,11 +280,10 @@ run_serve(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     hcache_set_enabled(cfg->history_cache != 0);
-    sp = sim_jobs_start(cfg, &ctx);
+    sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
         bench_jobs_stop(ctx.jobs);
-        simproc_stop(sp);
         bench_jobs_free(ctx.jobs);
         db_pool_destroy(ctx.pool);
         bench_db_free(&bench);
@@ -320,7 +305,6 @@ run_serve(const struct config *cfg)
     /* Jobs in flight go back to the queue and synchronous waiters answer
      * 503 before the HTTP server waits for its requests. */
     bench_jobs_stop(ctx.jobs);
-    int sim_rc = simproc_stop(sp);
     http_stop(http);
     bench_jobs_free(ctx.jobs);
     pthread_mutex_lock(&reaper.mu);
@@ -335,7 +319,7 @@ run_serve(const struct config *cfg)
     bench_catalog_clear();
     bench_db_free(&bench);
     hpod_log(HPOD_LOG_INFO, "stopped");
-    return sim_rc == 0 ? 0 : 1;
+    return 0;
 }
 
 int
@@ -374,8 +358,6 @@ main(int argc, char **argv)
         return run_serve(&cfg);
     if (strcmp(argv[1], "healthcheck") == 0)
         return healthcheck_run(&cfg);
-    if (strcmp(argv[1], "sim-worker") == 0)
-        return simproc_child_main(&cfg);
     fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);
     usage(stderr);
     return 2;

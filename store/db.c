@@ -145,7 +145,7 @@ stmts_clear(struct db *db, int fresh)
 }
 
 static const struct db_opts default_opts = {DB_CONNECT_TIMEOUT_MS_DEFAULT,
-                                            DB_STATEMENT_TIMEOUT_MS_DEFAULT, 0};
+                                            DB_STATEMENT_TIMEOUT_MS_DEFAULT};
 
 /* Copies a libpq message onto one line: white space runs become one
  * space, none at either end. */
@@ -382,7 +382,7 @@ pool_mark_down(struct db_pool *p, const char *why)
     if (!atomic_load(&p->down)) {
         clock_gettime(CLOCK_MONOTONIC, &p->down_since);
         atomic_store(&p->down, 1);
-        hpod_log(p->opts.quiet_reachability ? HPOD_LOG_DEBUG : HPOD_LOG_WARN,
+        hpod_log(HPOD_LOG_WARN,
                  "database unreachable, answering 503 until it is back: %s",
                  why);
     } else {
@@ -401,7 +401,7 @@ pool_mark_up(struct db_pool *p)
     if (atomic_load(&p->down)) {
         atomic_store(&p->down, 0);
         clock_gettime(CLOCK_MONOTONIC, &now);
-        hpod_log(p->opts.quiet_reachability ? HPOD_LOG_DEBUG : HPOD_LOG_INFO,
+        hpod_log(HPOD_LOG_INFO,
                  "database reachable again after %.1f s unreachable",
                  (double)(now.tv_sec - p->down_since.tv_sec) +
                      (double)(now.tv_nsec - p->down_since.tv_nsec) * 1e-9);

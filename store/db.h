@@ -36,10 +36,6 @@ struct db_pool; /* opaque */
 struct db_opts {
     long connect_timeout_ms;
     long statement_timeout_ms;
-    /* 1: the pool's reachability changes are logged at debug level only
-     * (another pool of the same server, whose log they share, says them:
-     * the simulation worker process, server/simproc.h). */
-    int quiet_reachability;
 };
 
 /* Returns a new pool of at most size connections to url (copied), with
