@@ -25,23 +25,29 @@
  * (1.6 ms per refresh at 40,000 trials of other studies).
  */
 /* clang-format off */
+/* A study's trials changed since $2 (their params when not a candidate). */
+#define CHANGED_ROWS \
+    "SELECT id, state, candidate, train_to, lease_expired," \
+    "  CASE WHEN candidate IS NULL THEN params::text END AS params" \
+    "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8"
+/* Row kind 0 (the snapshot's xmin for the next refresh, and `expired` in
+ * the candidate column), kind 1 the rows of c, kind 2 their values. */
+#define CHANGES_SELECT(expired) \
+    " SELECT 0 AS k, NULL::bigint AS id," \
+    "  least(pg_snapshot_xmin(pg_current_snapshot())," \
+    "   pg_current_xact_id_if_assigned())::text AS state," \
+    "  " expired " AS candidate, NULL::integer AS train_to," \
+    "  NULL::boolean AS lease_expired, NULL::text AS params," \
+    "  NULL::text AS metric, NULL::float8 AS value" \
+    " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired," \
+    "  params, NULL, NULL FROM c" \
+    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL," \
+    "  v.metric, v.value FROM trial_values v" \
+    "  WHERE $3 AND v.trial_id = ANY (ARRAY(" \
+    "   SELECT id FROM c WHERE NOT lease_expired))" \
+    " ORDER BY 1, 2, 8"
 static const char *SQL_CHANGES =
-    "WITH c AS (SELECT id, state, candidate, train_to, lease_expired,"
-    "  CASE WHEN candidate IS NULL THEN params::text END AS params"
-    "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8)"
-    " SELECT 0 AS k, NULL::bigint AS id,"
-    "  least(pg_snapshot_xmin(pg_current_snapshot()),"
-    "   pg_current_xact_id_if_assigned())::text AS state,"
-    "  NULL::integer AS candidate, NULL::integer AS train_to,"
-    "  NULL::boolean AS lease_expired, NULL::text AS params,"
-    "  NULL::text AS metric, NULL::float8 AS value"
-    " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired,"
-    "  params, NULL, NULL FROM c"
-    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL,"
-    "  v.metric, v.value FROM trial_values v"
-    "  WHERE $3 AND v.trial_id = ANY (ARRAY("
-    "   SELECT id FROM c WHERE NOT lease_expired))"
-    " ORDER BY 1, 2, 8";
+    "WITH c AS (" CHANGED_ROWS ")" CHANGES_SELECT("NULL::integer");
 /*
  * The same read, preceded in the same statement by the study's lease
  * expiry (trial_store_expire's SQL_EXPIRE_ONE): one round trip under the
@@ -49,33 +55,17 @@ static const char *SQL_CHANGES =
  * taken before the UPDATE, so the rows it expired (e) replace their old
  * versions; row kind 0 also carries how many it expired.
  */
-/* clang-format off */
 static const char *SQL_EXPIRE_CHANGES =
     "WITH e AS (UPDATE trials SET state = 'failed', reason = 'lease expired',"
     "  lease_expired = true, lease_expires_at = NULL, updated_at = now()"
     "  WHERE study_id = $1 AND state IN ('pending', 'running')"
     "  AND lease_expires_at < now()"
     "  RETURNING id, state, candidate, train_to, lease_expired),"
-    " c AS (SELECT id, state, candidate, train_to, lease_expired,"
-    "  CASE WHEN candidate IS NULL THEN params::text END AS params"
-    "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8"
+    " c AS (" CHANGED_ROWS
     "  AND id <> ALL (ARRAY(SELECT id FROM e))"
     "  UNION ALL SELECT id, state, candidate, train_to, lease_expired,"
     "  NULL::text FROM e)"
-    " SELECT 0 AS k, NULL::bigint AS id,"
-    "  least(pg_snapshot_xmin(pg_current_snapshot()),"
-    "   pg_current_xact_id_if_assigned())::text AS state,"
-    "  (SELECT count(*) FROM e)::integer AS candidate,"
-    "  NULL::integer AS train_to,"
-    "  NULL::boolean AS lease_expired, NULL::text AS params,"
-    "  NULL::text AS metric, NULL::float8 AS value"
-    " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired,"
-    "  params, NULL, NULL FROM c"
-    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL,"
-    "  v.metric, v.value FROM trial_values v"
-    "  WHERE $3 AND v.trial_id = ANY (ARRAY("
-    "   SELECT id FROM c WHERE NOT lease_expired))"
-    " ORDER BY 1, 2, 8";
+    CHANGES_SELECT("(SELECT count(*) FROM e)::integer");
 /* clang-format on */
 
 static void

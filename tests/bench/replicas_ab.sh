@@ -46,36 +46,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-free_port() {
-    python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
-# start_servers BUILD: BENCH_REPLICAS servers of BUILD; sets pids, urls.
-start_servers() {
-    k=0
-    while [ "$k" -lt "$replicas" ]; do
-        port=$(free_port)
-        (cd "$root" && HPOD_PORT="$port" exec "$1/hpod" serve) \
-            >>"$pgdir/hpod-$k.log" 2>&1 &
-        pids="$pids $!"
-        u="http://127.0.0.1:$port"
-        urls="${urls:+$urls,}$u"
-        i=0
-        until curl -fsS -o /dev/null "$u/healthz" 2>/dev/null; do
-            i=$((i + 1))
-            if [ "$i" -gt 300 ] || ! kill -0 "$!" 2>/dev/null; then
-                tail -20 "$pgdir/hpod-$k.log" >&2
-                echo "replicas_ab: hpod serve did not answer" >&2
-                exit 1
-            fi
-            sleep 0.1
-        done
-        k=$((k + 1))
-    done
-}
+# free_port, start_servers N BUILD
+# shellcheck source=tests/bench/servers.sh
+. "$root/tests/bench/servers.sh"
 
 # server_side: each route's server-side latency (hpod's /metrics histogram,
 # summed over the replicas, both runs of the side): the share of each
@@ -127,7 +100,7 @@ r=1
 while [ "$r" -le "$rounds" ]; do
     for side in A B; do
         if [ "$side" = A ]; then build=$A; else build=$Bb; fi
-        start_servers "$build"
+        start_servers "$replicas" "$build"
         for kind in finite open; do
             echo "== round $r $side $kind load $(cut -d' ' -f1-3 /proc/loadavg)"
             if [ "$kind" = finite ]; then

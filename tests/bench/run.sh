@@ -92,42 +92,14 @@ trap cleanup EXIT
 trap 'echo "bench: interrupted" >&2; exit 130' INT TERM HUP
 trap 'exit 141' PIPE # stdout closed (| head): still clean up
 
-free_port() {
-    python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
 fail() {
     echo "bench: $*" >&2
     status=1
 }
 
-# start_servers N: N `hpod serve` on free ports, one database; sets pids and
-# urls; exits when one does not answer /healthz within 30 s.
-start_servers() {
-    k=0
-    while [ "$k" -lt "$1" ]; do
-        port=$(free_port)
-        (cd "$root" && HPOD_PORT="$port" exec "$B/hpod" serve) \
-            >>"$pgdir/hpod-$k.log" 2>&1 &
-        pids="$pids $!"
-        u="http://127.0.0.1:$port"
-        urls="${urls:+$urls,}$u"
-        i=0
-        until curl -fsS -o /dev/null "$u/healthz" 2>/dev/null; do
-            i=$((i + 1))
-            if [ "$i" -gt 300 ] || ! kill -0 "$!" 2>/dev/null; then
-                tail -20 "$pgdir/hpod-$k.log" >&2
-                echo "bench: hpod serve did not answer /healthz within 30 s" >&2
-                exit 1
-            fi
-            sleep 0.1
-        done
-        k=$((k + 1))
-    done
-}
+# free_port, start_servers N BUILD
+# shellcheck source=tests/bench/servers.sh
+. "$root/tests/bench/servers.sh"
 
 # stop_servers_checked: SIGTERM, and each must exit 0 (a clean shutdown
 # after the load).
@@ -201,7 +173,7 @@ export HPOD_DATABASE_URL
 echo
 echo "== HTTP, one server: suggest -> report round trips on an open study" \
     "(tests/bench/bench_http.c)"
-start_servers 1
+start_servers 1 "$B"
 want http && for c in $clients_list; do
     run_tagged "http_1s_w${c}_" "$B/tests/bench_http" "$urls" "$c" "$seconds" ||
         fail "bench_http with $c clients reported errors"
@@ -256,7 +228,7 @@ print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
                   "objectives": [{"name": "loss", "goal": "minimize"}],
                   "algorithm": {"name": "random", "seed": 1}}))
 PY
-    start_servers "$replicas"
+    start_servers "$replicas" "$B"
     echo "-- finite study of $finite_n candidates (measured from the warm-up's" \
         "end until the candidates run out: the steady window, not the drain)"
     run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \

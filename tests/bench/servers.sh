@@ -1,0 +1,38 @@
+# shellcheck shell=sh disable=SC2154 # root, pgdir: set by the caller
+# tests/bench/servers.sh - sourced by run.sh and replicas_ab.sh: starting
+# `hpod serve` processes on free ports for a benchmark. The caller sets
+# root (the repository), pgdir (each server's log goes to
+# $pgdir/hpod-K.log) and HPOD_DATABASE_URL; start_servers appends to pids
+# (the processes) and urls (their base URLs, comma-separated).
+
+free_port() {
+    python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# start_servers N BUILD: N `hpod serve` of BUILD (a build root) on one
+# database; exits when one does not answer /healthz within 30 s.
+start_servers() {
+    k=0
+    while [ "$k" -lt "$1" ]; do
+        port=$(free_port)
+        (cd "$root" && HPOD_PORT="$port" exec "$2/hpod" serve) \
+            >>"$pgdir/hpod-$k.log" 2>&1 &
+        pids="$pids $!"
+        u="http://127.0.0.1:$port"
+        urls="${urls:+$urls,}$u"
+        i=0
+        until curl -fsS -o /dev/null "$u/healthz" 2>/dev/null; do
+            i=$((i + 1))
+            if [ "$i" -gt 300 ] || ! kill -0 "$!" 2>/dev/null; then
+                tail -20 "$pgdir/hpod-$k.log" >&2
+                echo "bench: hpod serve did not answer /healthz within 30 s" >&2
+                exit 1
+            fi
+            sleep 0.1
+        done
+        k=$((k + 1))
+    done
+}
