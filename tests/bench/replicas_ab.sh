@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# free_port, start_servers N BUILD
+# free_port, start_servers N BUILD, finite_study N
 # shellcheck source=tests/bench/servers.sh
 . "$root/tests/bench/servers.sh"
 
@@ -80,21 +80,7 @@ HPOD_DATABASE_URL=$(sh "$root/scripts/pg.sh" url "$pgdir")
 export HPOD_DATABASE_URL
 (cd "$root" && "$A/hpod" migrate) >"$pgdir/migrate.log" 2>&1 || exit 1
 finite="$pgdir/finite.json"
-python3 - "$finite_n" >"$finite" <<'PY'
-import json, sys
-n = int(sys.argv[1])
-space = [{"name": "lr", "type": "float", "low": 1e-5, "high": 0.1, "log": True},
-         {"name": "layers", "type": "int", "low": 1, "high": 12},
-         {"name": "batch", "type": "int", "values": [16, 32, 64, 128]},
-         {"name": "opt", "type": "categorical", "choices": ["adam", "adamw", "sgd"]}]
-cands = [{"lr": 10 ** (-5 + 4 * (i + 0.5) / n), "layers": 1 + i % 12,
-          "batch": [16, 32, 64, 128][(i // 12) % 4],
-          "opt": ["adam", "adamw", "sgd"][(i // 48) % 3]} for i in range(n)]
-print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
-                  "candidates": cands,
-                  "objectives": [{"name": "loss", "goal": "minimize"}],
-                  "algorithm": {"name": "random", "seed": 1}}))
-PY
+finite_study "$finite_n" >"$finite"
 
 r=1
 while [ "$r" -le "$rounds" ]; do

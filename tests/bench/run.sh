@@ -97,7 +97,7 @@ fail() {
     status=1
 }
 
-# free_port, start_servers N BUILD
+# free_port, start_servers N BUILD, finite_study N
 # shellcheck source=tests/bench/servers.sh
 . "$root/tests/bench/servers.sh"
 
@@ -212,22 +212,7 @@ if want replicas; then
     echo "== HTTP, $replicas replicas on one database: 64 clients round-robin" \
         "over the servers, one study"
     finite="$pgdir/finite.json"
-    python3 - "$finite_n" >"$finite" <<'PY'
-import json, sys
-n = int(sys.argv[1])
-# bench_http's default space; n distinct candidates inside it.
-space = [{"name": "lr", "type": "float", "low": 1e-5, "high": 0.1, "log": True},
-         {"name": "layers", "type": "int", "low": 1, "high": 12},
-         {"name": "batch", "type": "int", "values": [16, 32, 64, 128]},
-         {"name": "opt", "type": "categorical", "choices": ["adam", "adamw", "sgd"]}]
-cands = [{"lr": 10 ** (-5 + 4 * (i + 0.5) / n), "layers": 1 + i % 12,
-          "batch": [16, 32, 64, 128][(i // 12) % 4],
-          "opt": ["adam", "adamw", "sgd"][(i // 48) % 3]} for i in range(n)]
-print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
-                  "candidates": cands,
-                  "objectives": [{"name": "loss", "goal": "minimize"}],
-                  "algorithm": {"name": "random", "seed": 1}}))
-PY
+    finite_study "$finite_n" >"$finite"
     start_servers "$replicas" "$B"
     echo "-- finite study of $finite_n candidates (measured from the warm-up's" \
         "end until the candidates run out: the steady window, not the drain)"

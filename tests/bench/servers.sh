@@ -1,7 +1,7 @@
 # shellcheck shell=sh disable=SC2154 # root, pgdir: set by the caller
 # tests/bench/servers.sh - sourced by run.sh and replicas_ab.sh: starting
-# `hpod serve` processes on free ports for a benchmark. The caller sets
-# root (the repository), pgdir (each server's log goes to
+# `hpod serve` processes on free ports, and the replica runs' finite study.
+# The caller sets root (the repository), pgdir (each server's log goes to
 # $pgdir/hpod-K.log) and HPOD_DATABASE_URL; start_servers appends to pids
 # (the processes) and urls (their base URLs, comma-separated).
 
@@ -35,4 +35,24 @@ start_servers() {
         done
         k=$((k + 1))
     done
+}
+
+# finite_study N: the replica runs' finite study (bench_http's default
+# space, N distinct candidates inside it, random sampler) as JSON.
+finite_study() {
+    python3 - "$1" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+space = [{"name": "lr", "type": "float", "low": 1e-5, "high": 0.1, "log": True},
+         {"name": "layers", "type": "int", "low": 1, "high": 12},
+         {"name": "batch", "type": "int", "values": [16, 32, 64, 128]},
+         {"name": "opt", "type": "categorical", "choices": ["adam", "adamw", "sgd"]}]
+cands = [{"lr": 10 ** (-5 + 4 * (i + 0.5) / n), "layers": 1 + i % 12,
+          "batch": [16, 32, 64, 128][(i // 12) % 4],
+          "opt": ["adam", "adamw", "sgd"][(i // 48) % 3]} for i in range(n)]
+print(json.dumps({"name": "bench_http finite %d" % n, "space": space,
+                  "candidates": cands,
+                  "objectives": [{"name": "loss", "goal": "minimize"}],
+                  "algorithm": {"name": "random", "seed": 1}}))
+PY
 }
