@@ -412,3 +412,17 @@ pareto_reference(const double *y, size_t n, size_t m, const int *sense,
             ref[c] = copysign(DBL_MAX, ref[c]);
     }
 }
+
+size_t
+pareto_complete_rows(const double *y, size_t n, size_t m, double *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < m && isfinite(y[i * m + j]))
+            j++;
+        if (j == m)
+            memcpy(out + k++ * m, y + i * m, m * sizeof *out);
+    }
+    return k;
+}

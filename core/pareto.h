@@ -90,6 +90,13 @@ double pareto_hv_volume(struct pareto_hv *w, const double *y, size_t n,
 void pareto_crowding(const double *y, const size_t *idx, size_t k, size_t m,
                      double *dist);
 
+/*
+ * pareto_complete_rows - copies the rows of y (n × m) whose m values are
+ * all finite (observations that reported every objective), in order, to
+ * out (room for n rows); returns how many.
+ */
+size_t pareto_complete_rows(const double *y, size_t n, size_t m, double *out);
+
 /* The margin of the default reference point, a study's (study/pareto.c)
  * and a simulated run's (core/simulate.c) alike. */
 #define PARETO_REF_MARGIN 0.1

@@ -297,20 +297,14 @@ simulate_rs_ftb_expectation(size_t n, size_t ninit, double *mean, double *std)
 static double *
 observed_reference(const struct simulate_mo_step *s)
 {
-    size_t m = s->m, k = 0;
+    size_t m = s->m;
     double *y = xmalloc((s->n_obs ? s->n_obs : 1) * m * sizeof *y);
     double *ref = xmalloc(m * sizeof *ref);
     int *ones = xmalloc(m * sizeof *ones);
 
     for (size_t j = 0; j < m; j++)
         ones[j] = 1;
-    for (size_t i = 0; i < s->n_obs; i++) {
-        size_t j = 0;
-        while (j < m && isfinite(s->obs_y[i * m + j]))
-            j++;
-        if (j == m)
-            memcpy(y + k++ * m, s->obs_y + i * m, m * sizeof *y);
-    }
+    size_t k = pareto_complete_rows(s->obs_y, s->n_obs, m, y);
     pareto_reference(y, k, m, ones, PARETO_REF_MARGIN, ref);
     free(ones);
     free(y);

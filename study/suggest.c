@@ -145,14 +145,7 @@ mobo_choose(const struct study_def *d, const struct history *h,
     /* Reference point in the oriented space: the study's, or the worst
      * complete observation moved out by 10% of the range. */
     double *yc = xmalloc((h->n_mo + 1) * m * sizeof *yc);
-    size_t k = 0;
-    for (size_t i = 0; i < h->n_mo; i++) {
-        size_t j;
-        for (j = 0; j < m && !isnan(h->mo_y[i * m + j]); j++)
-            ;
-        if (j == m)
-            memcpy(yc + k++ * m, h->mo_y + i * m, m * sizeof *yc);
-    }
+    size_t k = pareto_complete_rows(h->mo_y, h->n_mo, m, yc);
     study_pareto_reference(d, yc, k, 1, ref);
     free(yc);
     /* Positive metrics under a "max" bound get a log GP (Beck et al.

@@ -526,6 +526,21 @@ test_reference(void **state)
     assert_true(isfinite(ref[0]) && isfinite(ref[1]));
 }
 
+/* pareto_complete_rows: the rows with every value finite, in order. */
+static void
+test_complete_rows(void **state)
+{
+    (void)state;
+    const double y[] = {1, 2, NAN, 3, 4, 5, 6, INFINITY, 7, 8};
+    double out[10];
+    size_t k = pareto_complete_rows(y, 5, 2, out);
+    assert_int_equal(k, 3);
+    const double want[] = {1, 2, 4, 5, 7, 8};
+    for (size_t i = 0; i < 6; i++)
+        assert_true(out[i] == want[i]);
+    assert_int_equal(pareto_complete_rows(y, 0, 2, out), 0);
+}
+
 int
 main(void)
 {
@@ -541,6 +556,7 @@ main(void)
         cmocka_unit_test(test_hv_workspace_reuse),
         cmocka_unit_test(test_crowding_hand),
         cmocka_unit_test(test_reference),
+        cmocka_unit_test(test_complete_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
