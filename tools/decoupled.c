@@ -232,17 +232,13 @@ dec_table(const struct hb_opts *o, const struct bench_table *tb,
 int
 hb_decoupled(const struct hb_opts *o)
 {
-    struct hpod_err err = {0};
     struct bench_table *ts = NULL;
     size_t n_tables = 0;
     int rc = 1;
 
     double t_start = hb_now();
-    if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
-                              o->n_tables, &ts, &n_tables, &err) != HPOD_OK) {
-        fprintf(stderr, "hpod-bench: %s\n", err.msg);
+    if (hb_load_tables(o, &ts, &n_tables) != 0)
         goto out;
-    }
     json_t *rep = hb_report_new(o, "decoupled"), *tabs = json_array();
     hb_set(rep, "budget", hb_real(DEC_BUDGET));
     for (size_t t = 0; t < n_tables; t++) {

@@ -94,6 +94,11 @@ json_t *hb_report_new(const struct hb_opts *o, const char *kind);
 /* Writes report (stolen) to o->out as one JSON line; 0 on success. */
 int hb_emit(const struct hb_opts *o, json_t *report);
 
+struct bench_table;
+/* Loads o->tables (all when none named) from o->dir into *ts, *n (free
+ * with bench_tables_free); 0 on success, else -1 with the error printed. */
+int hb_load_tables(const struct hb_opts *o, struct bench_table **ts, size_t *n);
+
 /* The reports; each returns the process exit code (0 or 1). */
 int hb_table3(const struct hb_opts *o);
 int hb_sh(const struct hb_opts *o);

@@ -430,7 +430,6 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
 int
 hb_mo(const struct hb_opts *o)
 {
-    struct hpod_err err = {0};
     struct bench_table *ts = NULL;
     size_t n_tables = 0;
     int rc = 1, use[N_MO_METHODS], do_con;
@@ -438,11 +437,8 @@ hb_mo(const struct hb_opts *o)
     if (!mo_selection(o, use, &do_con))
         return 2;
     double t_start = hb_now();
-    if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
-                              o->n_tables, &ts, &n_tables, &err) != HPOD_OK) {
-        fprintf(stderr, "hpod-bench: %s\n", err.msg);
+    if (hb_load_tables(o, &ts, &n_tables) != 0)
         goto out;
-    }
     json_t *rep = hb_report_new(o, "mo"), *mo = json_array();
     json_t *con = json_array();
     hb_set(rep, "constrained_budget", hb_int(MO_CON_BUDGET));

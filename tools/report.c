@@ -202,6 +202,17 @@ hb_report_new(const struct hb_opts *o, const char *kind)
 }
 
 int
+hb_load_tables(const struct hb_opts *o, struct bench_table **ts, size_t *n)
+{
+    struct hpod_err err = {0};
+    if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
+                              o->n_tables, ts, n, &err) == HPOD_OK)
+        return 0;
+    fprintf(stderr, "hpod-bench: %s\n", err.msg);
+    return -1;
+}
+
+int
 hb_emit(const struct hb_opts *o, json_t *report)
 {
     char *text = hj_dump(report, 0);

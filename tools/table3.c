@@ -200,7 +200,6 @@ table_run(const struct hb_opts *o, const struct bench_table *tb, FILE *seqs_out)
 int
 hb_table3(const struct hb_opts *o)
 {
-    struct hpod_err err = {0};
     struct bench_table *ts = NULL;
     size_t n_tables = 0;
     FILE *seqs_out = NULL;
@@ -213,11 +212,8 @@ hb_table3(const struct hb_opts *o)
         return 1;
     }
     double t_start = hb_now();
-    if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
-                              o->n_tables, &ts, &n_tables, &err) != HPOD_OK) {
-        fprintf(stderr, "hpod-bench: %s\n", err.msg);
+    if (hb_load_tables(o, &ts, &n_tables) != 0)
         goto out;
-    }
     for (size_t t = 0; t < n_tables; t++)
         if (!bench_table_metric(&ts[t], "bleu")) {
             fprintf(stderr, "hpod-bench: %s has no bleu column\n", ts[t].name);
