@@ -150,19 +150,19 @@ def t_models_beat_random(c):
     check(mean["graph/eif"] < 30, "graph/eif: %r" % mean)
 
 
-@test("gp nei and lengthscale_min: validated, normalized, read back; the study suggests and explains nei")
-def t_gp_nei(c):
-    from harness import expect_error
-    grid = [i / 7.0 for i in range(8)]
-    space = [{"name": "x", "type": "float", "values": grid},
-             {"name": "y", "type": "float", "values": grid}]
-    cands = [{"x": a, "y": b} for a in grid for b in grid]
-    objs = [{"name": "v", "goal": "maximize"}]
-    algo = {"name": "gp", "acquisition": "nei", "lengthscale_min": 0.3, "seed": 5}
-    s = create(c, {"name": uname("gp nei"), "space": space, "candidates": cands,
-                   "objectives": objs, "algorithm": algo})
-    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
-            "init": 3, "lengthscale_min": 0.3}
+GRID8 = [i / 7.0 for i in range(8)]
+GRID8_SPACE = [{"name": "x", "type": "float", "values": GRID8},
+               {"name": "y", "type": "float", "values": GRID8}]
+GRID8_CANDS = [{"x": a, "y": b} for a in GRID8 for b in GRID8]
+GRID8_OBJS = [{"name": "v", "goal": "maximize"}]
+
+
+def _gp_grid_study(c, name, algo, want):
+    """A gp study on the 8x8 grid: its algorithm normalized and read back as
+    want, then 8 suggest/report cycles on a quadratic, no point twice.
+    Returns the last trial's explanation."""
+    s = create(c, {"name": uname(name), "space": GRID8_SPACE, "candidates": GRID8_CANDS,
+                   "objectives": GRID8_OBJS, "algorithm": algo})
     check(s["algorithm"] == want, "normalized %r" % s["algorithm"])
     got = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
     check(got["algorithm"] == want, "read back %r" % got["algorithm"])
@@ -173,7 +173,17 @@ def t_gp_nei(c):
         check(key not in seen, "trial %d repeats %r" % (i, key))
         seen.add(key)
         report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2 - (t["params"]["y"] - 0.2) ** 2})
-    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    return expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+
+
+@test("gp nei and lengthscale_min: validated, normalized, read back; the study suggests and explains nei")
+def t_gp_nei(c):
+    from harness import expect_error
+    space, cands, objs = GRID8_SPACE, GRID8_CANDS, GRID8_OBJS
+    algo = {"name": "gp", "acquisition": "nei", "lengthscale_min": 0.3, "seed": 5}
+    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
+            "init": 3, "lengthscale_min": 0.3}
+    ex = _gp_grid_study(c, "gp nei", algo, want)
     dec = [d for d in ex["decisions"] if d["kind"] == "suggest"]
     check(len(dec) == 1 and dec[0]["sampler"] == "gp" and dec[0]["acquisition"] == "nei"
           and dec[0]["chooser"] == "model", "explain %r" % short(ex))
@@ -197,31 +207,15 @@ def t_gp_nei(c):
 @test("gp trust_region and lengthscale_prior: validated, normalized, read back, absent when off; the study suggests")
 def t_gp_trust_prior(c):
     from harness import expect_error
-    grid = [i / 7.0 for i in range(8)]
-    space = [{"name": "x", "type": "float", "values": grid},
-             {"name": "y", "type": "float", "values": grid}]
-    cands = [{"x": a, "y": b} for a in grid for b in grid]
-    objs = [{"name": "v", "goal": "maximize"}]
+    space, cands, objs = GRID8_SPACE, GRID8_CANDS, GRID8_OBJS
     algo = {"name": "gp", "acquisition": "nei", "trust_region": 8,
             "lengthscale_prior": 0.7, "seed": 5}
-    s = create(c, {"name": uname("gp tr"), "space": space, "candidates": cands,
-                   "objectives": objs, "algorithm": algo})
     want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
             "init": 3, "lengthscale_min": 0.01, "trust_region": 8,
             "lengthscale_prior": 0.7}
-    check(s["algorithm"] == want, "normalized %r" % s["algorithm"])
-    got = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)
-    check(got["algorithm"] == want, "read back %r" % got["algorithm"])
-    seen = set()
-    for i in range(8):
-        t = suggest(c, s["id"], "w")["trials"][0]
-        key = canon(t["params"])
-        check(key not in seen, "trial %d repeats %r" % (i, key))
-        seen.add(key)
-        report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2 - (t["params"]["y"] - 0.2) ** 2})
     # The region (64/8 = 8 rows) is nearly used up: the explanation lists
     # only eligible runners, each with a finite acquisition.
-    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    ex = _gp_grid_study(c, "gp tr", algo, want)
     dec = [d for d in ex["decisions"] if d["kind"] == "suggest"]
     check(len(dec) == 1 and dec[0]["chooser"] == "model", "explain %r" % short(ex))
     check(all(isinstance(r.get("acquisition"), (int, float)) for r in dec[0]["runners_up"]),
