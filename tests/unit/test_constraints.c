@@ -10,23 +10,7 @@
 #include <string.h>
 
 #include "study/constraints.h"
-
-static void
-def_from(const char *constraints, struct study_def *d)
-{
-    char text[1024];
-    struct hpod_err err = {0};
-    snprintf(text, sizeof text,
-             "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
-             "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"bleu\","
-             "\"goal\":\"maximize\"}],\"algorithm\":{\"name\":\"gp\","
-             "\"seed\":3},\"constraints\":%s}",
-             constraints);
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
-}
+#include "tests/support/studydef.h"
 
 static const char *TWO = "[{\"metric\":\"time\",\"max\":5},"
                          "{\"metric\":\"speed\",\"min\":2}]";

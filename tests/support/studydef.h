@@ -1,0 +1,33 @@
+/*
+ * tests/support/studydef.h - a one-parameter gp study (max bleu) with the
+ * given "constraints" JSON, parsed by study_def_from_json, for the unit
+ * tests of the constraint rules (test_constraints.c, test_measure.c).
+ */
+#ifndef HPOD_TEST_STUDYDEF_H
+#define HPOD_TEST_STUDYDEF_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "study/def.h"
+#include "tests/support/check.h"
+
+/* Fills d (study_def_cleanup frees it); constraints: a JSON array text. */
+static inline void
+def_from(const char *constraints, struct study_def *d)
+{
+    char text[1024];
+    struct hpod_err err = {0};
+    snprintf(text, sizeof text,
+             "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
+             "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"bleu\","
+             "\"goal\":\"maximize\"}],\"algorithm\":{\"name\":\"gp\","
+             "\"seed\":3},\"constraints\":%s}",
+             constraints);
+    json_t *body = json_loads(text, 0, NULL);
+    assert_non_null(body);
+    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
+    json_decref(body);
+}
+
+#endif
