@@ -27,7 +27,8 @@
 # Servers and the cluster are stopped and removed on every exit path.
 # Environment: BENCH_SECONDS (default 10) per measured run, BENCH_CLIENTS
 # (default "1 4 16 64"), BENCH_REPLICAS (default 3), BENCH_FINITE (the
-# finite study's candidates, default 3000), BENCH_PEER=0 skips
+# finite study's candidates, default 3000), BENCH_FINITE_STUDIES (fresh
+# finite studies run in turn and pooled, default 8), BENCH_PEER=0 skips
 # the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
 # Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run,
 # BENCH_ONLY (comma-separated steps among http, models, simload, importance,
@@ -42,6 +43,7 @@ seconds=${BENCH_SECONDS:-10}
 clients_list=${BENCH_CLIENTS:-1 4 16 64}
 replicas=${BENCH_REPLICAS:-3}
 finite_n=${BENCH_FINITE:-3000}
+finite_k=${BENCH_FINITE_STUDIES:-8}
 # The peer runs the same worker counts, and always 64 (the replica runs'
 # counterpart).
 case " $clients_list " in
@@ -214,10 +216,13 @@ if want replicas; then
     finite="$pgdir/finite.json"
     finite_study "$finite_n" >"$finite"
     start_servers "$replicas" "$B"
-    echo "-- finite study of $finite_n candidates (measured from the warm-up's" \
-        "end until the candidates run out: the steady window, not the drain)"
+    echo "-- $finite_k finite studies of $finite_n candidates in turn (each" \
+        "measured from the warm-up's end until its candidates run out: the" \
+        "steady window, not the drain; the windows pooled, and the first" \
+        "study alone as first_study_*)"
     run_tagged "http_${replicas}r_finite_" "$B/tests/bench_http" "$urls" 64 \
-        "$seconds" "$finite" || fail "bench_http over $replicas replicas (finite) reported errors"
+        "$seconds" "$finite" "$finite_k" ||
+        fail "bench_http over $replicas replicas (finite) reported errors"
     echo "-- open study (continuous space, no budget)"
     run_tagged "http_${replicas}r_open_" "$B/tests/bench_http" "$urls" 64 \
         "$seconds" || fail "bench_http over $replicas replicas (open) reported errors"
