@@ -14,9 +14,12 @@
 #      importance_fanova.py (hpod's importance beside Optuna's fANOVA on
 #      the six nmthpo tables, when python3-optuna and python3-sklearn are
 #      installed);
-#   2. three `hpod serve` replicas on the same database: bench_http with 64
-#      clients spread round-robin over them, on a finite study of 3,000
-#      candidates and on an open study;
+#   2. VACUUM (ANALYZE) of the database (the steps before leave ~100k dead
+#      trial versions, whose first autovacuum pass would otherwise land in
+#      the window or not depending on those steps), then three `hpod
+#      serve` replicas on the same database: bench_http with 64 clients
+#      spread round-robin over them, on 8 fresh finite studies of 3,000
+#      candidates in turn (pooled) and on an open study;
 #   3. the peer, tests/bench/bench_optuna.py under Debian's python3: Optuna
 #      RDB storage on the "optuna" database with the same worker counts
 #      (processes), and TPE ask latency at 50/200/500 trials;
@@ -215,6 +218,15 @@ if want replicas; then
         "over the servers, one study"
     finite="$pgdir/finite.json"
     finite_study "$finite_n" >"$finite"
+    # The steps before leave ~100k dead trial versions, and a fresh
+    # cluster's first autovacuum pass (trials and its indexes, analyze of
+    # every table) starts at a naptime tick 60-80 s after the cluster
+    # came up: inside this window or not depending on how long those
+    # steps took. Clean them up here, so that the window starts with no
+    # backlog of other steps whatever ran before it; autovacuum of the
+    # window's own writes stays part of what it measures.
+    psql -X -q "$HPOD_DATABASE_URL" -c "VACUUM (ANALYZE)" >"$pgdir/vacuum.log" 2>&1 ||
+        fail "VACUUM before the replica runs failed: $(tail -1 "$pgdir/vacuum.log")"
     start_servers "$replicas" "$B"
     echo "-- $finite_k finite studies of $finite_n candidates in turn (each" \
         "measured from the warm-up's end until its candidates run out: the" \
