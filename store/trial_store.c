@@ -64,6 +64,16 @@ static const char *SQL_INSERT =
     "INSERT INTO trials AS t (study_id, seq, state, params, candidate, worker,"
     " lease_expires_at, train_to) VALUES ($1, $2, 'pending', $3::json, $4,"
     " $5, now() + make_interval(secs => $6), $7) RETURNING" TRIAL_COLS;
+/* SQL_INSERT with the trial's "suggest" decision ($8, its detail) in the
+ * same statement: one round trip instead of two. A trial inserted here has
+ * no decision yet, so its seq is 0, as decision_store_add would give. */
+static const char *SQL_INSERT_DECIDED =
+    "WITH ins AS (INSERT INTO trials AS t (study_id, seq, state, params,"
+    " candidate, worker, lease_expires_at, train_to) VALUES ($1, $2,"
+    " 'pending', $3::json, $4, $5, now() + make_interval(secs => $6), $7)"
+    " RETURNING" TRIAL_COLS "), dec AS (INSERT INTO trial_decisions"
+    " (trial_id, seq, kind, detail) SELECT id, 0, 'suggest', $8 FROM ins)"
+    " SELECT * FROM ins";
 /* A trial a user enqueued ($3 'waiting') or added ($3 'completed'). */
 static const char *SQL_INSERT_USER =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
@@ -408,6 +418,18 @@ trial_store_insert(struct db *db, long long study_id, int seq,
                    const char *worker, int lease_seconds, long long train_to,
                    struct trial *out, struct hpod_err *err)
 {
+    return trial_store_insert_decided(db, study_id, seq, params_json, candidate,
+                                      worker, lease_seconds, train_to, NULL,
+                                      out, err);
+}
+
+enum hpod_status
+trial_store_insert_decided(struct db *db, long long study_id, int seq,
+                           const char *params_json, long long candidate,
+                           const char *worker, int lease_seconds,
+                           long long train_to, const char *decision,
+                           struct trial *out, struct hpod_err *err)
+{
     char sid[32], sq[32], cand[32], ls[32], tt[32];
     struct db_result *r = NULL;
     enum hpod_status st;
@@ -423,8 +445,10 @@ trial_store_insert(struct db *db, long long study_id, int seq,
                        candidate >= 0 ? cand : NULL,
                        worker,
                        ls,
-                       train_to >= 1 ? tt : NULL};
-    if ((st = db_exec(db, SQL_INSERT, 7, p, &r, err)) != HPOD_OK)
+                       train_to >= 1 ? tt : NULL,
+                       decision};
+    if ((st = db_exec(db, decision ? SQL_INSERT_DECIDED : SQL_INSERT,
+                      decision ? 8 : 7, p, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 1)
         trial_store_row(r, 0, out);

@@ -56,6 +56,18 @@ enum hpod_status trial_store_insert(struct db *db, long long study_id, int seq,
                                     struct trial *out, struct hpod_err *err);
 
 /*
+ * trial_store_insert, and when decision is not NULL the trial's "suggest"
+ * decision (trial_decisions, seq 0, detail the JSON text decision) in the
+ * same statement, as trial_store_insert then decision_store_add would.
+ */
+enum hpod_status
+trial_store_insert_decided(struct db *db, long long study_id, int seq,
+                           const char *params_json, long long candidate,
+                           const char *worker, int lease_seconds,
+                           long long train_to, const char *decision,
+                           struct trial *out, struct hpod_err *err);
+
+/*
  * trial_store_study_of - the study of trial id, in one light query (no
  * values, no steps): what a caller needs before it locks the trial.
  * HPOD_ENOTFOUND if the trial does not exist.

@@ -146,13 +146,15 @@ study_explain_decision(struct db *db, long long trial_id, const char *kind,
     return st;
 }
 
-enum hpod_status
-study_explain_suggest(struct db *db, long long trial_id,
-                      const struct study_def *d,
-                      const struct sampler_explain *e, struct hpod_err *err)
+char *
+study_explain_suggest_text(const struct study_def *d,
+                           const struct sampler_explain *e)
 {
-    return study_explain_decision(db, trial_id, "suggest", suggest_json(d, e),
-                                  err);
+    json_t *o = suggest_json(d, e);
+    char *text = o ? hj_dump(o, 0) : NULL;
+
+    json_decref(o);
+    return text;
 }
 
 /* The suggest decision a trial without a recorded one has: from its

@@ -38,13 +38,13 @@ void study_explain_mobo(struct sampler_explain *ex, const struct study_def *d,
                         int by_mobo, size_t cand);
 
 /*
- * study_explain_suggest - records e (the sampler's explanation of trial_id's
- * configuration; borrowed) as the trial's "suggest" decision.
+ * study_explain_suggest_text - the "suggest" decision's detail for e (the
+ * sampler's explanation of a trial's configuration; borrowed), as JSON
+ * text the caller frees, or NULL when out of memory; the suggest path
+ * records it with the trial (trial_store_insert_decided).
  */
-enum hpod_status study_explain_suggest(struct db *db, long long trial_id,
-                                       const struct study_def *d,
-                                       const struct sampler_explain *e,
-                                       struct hpod_err *err);
+char *study_explain_suggest_text(const struct study_def *d,
+                                 const struct sampler_explain *e);
 
 /*
  * study_explain_decision - records a multi-fidelity decision (kind

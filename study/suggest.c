@@ -713,12 +713,20 @@ suggest_new(struct suggest_call *c, long long need)
             batch_add(c, seq, ptext, cand);
             goto chosen;
         }
-        st = trial_store_insert(
-            c->db, c->id, seq, ptext, cand == (size_t)-1 ? -1 : (long long)cand,
-            c->worker, c->s.lease_seconds, c->work.train_to, &t, c->err);
+        /* The trial and its recorded explanation: one statement. */
+        char *dtext = study_explain_records(d)
+                          ? study_explain_suggest_text(d, &ex)
+                          : NULL;
+        if (study_explain_records(d) && !dtext)
+            st = hpod_fail(c->err, HPOD_ENOMEM, "",
+                           "could not build a decision");
+        else
+            st = trial_store_insert_decided(
+                c->db, c->id, seq, ptext,
+                cand == (size_t)-1 ? -1 : (long long)cand, c->worker,
+                c->s.lease_seconds, c->work.train_to, dtext, &t, c->err);
+        free(dtext);
         free(ptext);
-        if (st == HPOD_OK && study_explain_records(d))
-            st = study_explain_suggest(c->db, t.id, d, &ex, c->err);
         if (st == HPOD_OK && measure_decoupled(d))
             st = suggest_measure(c, t.id, seq, raw);
         if (st == HPOD_OK)

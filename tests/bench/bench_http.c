@@ -1,7 +1,7 @@
 /*
  * tests/bench/bench_http.c - HTTP load generator for a running hpod server.
  *
- *   bench_http URL[,URL...] CLIENTS SECONDS [STUDY_JSON_FILE]
+ *   bench_http URL[,URL...] CLIENTS SECONDS [STUDY_JSON_FILE [STUDIES]]
  *
  * URL may list several servers (replicas on one database), separated by
  * commas: client i then talks to URL number i mod n for its whole run
@@ -25,6 +25,16 @@
  * the reports that ended in that window over its length, and the
  * latencies those of the calls started in it.
  *
+ * STUDIES (default 1) runs that many fresh studies in turn, with the same
+ * clients and servers, each created from the same body with " #k"
+ * appended to its name for k >= 2, and each measured as above (warm-up,
+ * window). A finite study of a few thousand candidates gives a window of
+ * a fraction of a second, whose p99 is a handful of calls; the windows of
+ * several studies are pooled into one: the rate is the cycles counted in
+ * all windows over their summed length, the percentiles those of every
+ * call in them. The first study alone is what one study measures, printed
+ * beside the pooled figures (the "first_study_" result keys).
+ *
  * Output: one line per call type (suggest, report) with clients, round
  * trips per second, p50/p99 latency in ms (nearest-rank percentiles over
  * every measured call), the number of calls and of non-2xx answers (warm-up
@@ -33,7 +43,9 @@
  * first and last fifth of the window with the study's final trial count (a
  * cost that grows with the study shows up there). Last, the figures again as
  * "result KEY VALUE" lines (cycles_per_s, suggest_p50_ms, suggest_p99_ms,
- * report_p50_ms, report_p99_ms, empty_suggests) for run.sh to collect.
+ * report_p50_ms, report_p99_ms, empty_suggests; pooled when STUDIES > 1,
+ * then also first_study_cycles_per_s, ... for the first study alone) for
+ * run.sh to collect.
  * Non-2xx answers and transport errors are printed to stderr and make the
  * exit status 1.
  * Not a test: nothing about speed is asserted.
@@ -534,25 +546,262 @@ print_line(const char *what, int clients, double rate, struct samples *s,
            percentile(s->v, s->n, 99), s->n, non2xx);
 }
 
+/*
+ * What one study's run measured, or several studies' runs pooled: the
+ * calls of the window, its length and the cycles counted in it (the pairs
+ * measured, or for a finite study the reports that ended in its steady
+ * window), and the counts.
+ */
+struct run {
+    struct samples sug, rep;
+    double wall;
+    long long counted, pairs, sug_bad, rep_bad, terr, empty, connects;
+};
+
+static void
+run_add(struct run *to, const struct run *r)
+{
+    for (size_t k = 0; k < r->sug.n; k++)
+        samples_push(&to->sug, r->sug.v[k], r->sug.at[k]);
+    for (size_t k = 0; k < r->rep.n; k++)
+        samples_push(&to->rep, r->rep.v[k], r->rep.at[k]);
+    to->wall += r->wall;
+    to->counted += r->counted;
+    to->pairs += r->pairs;
+    to->sug_bad += r->sug_bad;
+    to->rep_bad += r->rep_bad;
+    to->terr += r->terr;
+    to->empty += r->empty;
+    to->connects += r->connects;
+}
+
+static void
+run_free(struct run *r)
+{
+    free(r->sug.v);
+    free(r->sug.at);
+    free(r->rep.v);
+    free(r->rep.at);
+}
+
+static double
+run_rate(const struct run *r)
+{
+    return r->wall > 0 ? (double)r->counted / r->wall : NAN;
+}
+
+/* "result PREFIXKEY VALUE" lines of r (sorts its samples). */
+static void
+print_results(const char *prefix, struct run *r)
+{
+    qsort(r->sug.v, r->sug.n, sizeof *r->sug.v, cmp_double);
+    qsort(r->rep.v, r->rep.n, sizeof *r->rep.v, cmp_double);
+    printf("result %scycles_per_s %.6g\nresult %ssuggest_p50_ms %.6g\n"
+           "result %ssuggest_p99_ms %.6g\nresult %sreport_p50_ms %.6g\n"
+           "result %sreport_p99_ms %.6g\nresult %sempty_suggests %lld\n",
+           prefix, run_rate(r), prefix, percentile(r->sug.v, r->sug.n, 50),
+           prefix, percentile(r->sug.v, r->sug.n, 99), prefix,
+           percentile(r->rep.v, r->rep.n, 50), prefix,
+           percentile(r->rep.v, r->rep.n, 99), prefix, r->empty);
+}
+
+/*
+ * The end of a finite study's steady window: the start of the first
+ * suggest answered with no trial, or 0 when none was.
+ */
+static double
+first_empty_of(const struct client *cs, long clients)
+{
+    double exhausted = 0;
+    for (long i = 0; i < clients; i++)
+        if (cs[i].first_empty > 0 &&
+            (exhausted == 0 || cs[i].first_empty < exhausted))
+            exhausted = cs[i].first_empty;
+    return exhausted;
+}
+
+/*
+ * Moves the clients' measured calls into r. A finite study runs out of
+ * candidates: from the first empty answer on, clients sleep and the last
+ * trials drain, which is not the steady load the figures are about. The
+ * window then ends there: the rate is the reports that ended inside it
+ * (whenever their suggest started) over its length, and the latencies
+ * are the calls started inside it.
+ */
+static void
+collect(const struct bench *b, struct client *cs, long clients,
+        double exhausted, double seconds, struct run *r)
+{
+    double last = 0;
+    long long in_window = 0;
+
+    for (long i = 0; i < clients; i++) {
+        struct client *c = &cs[i];
+        for (size_t k = 0; k < c->suggest_ms.n; k++)
+            if (exhausted == 0 || c->suggest_ms.at[k] < exhausted)
+                samples_push(&r->sug, c->suggest_ms.v[k], c->suggest_ms.at[k]);
+        for (size_t k = 0; k < c->report_ms.n; k++)
+            if (exhausted == 0 || c->report_ms.at[k] < exhausted)
+                samples_push(&r->rep, c->report_ms.v[k], c->report_ms.at[k]);
+        for (size_t k = 0; k < c->done.n; k++)
+            in_window +=
+                c->done.at[k] >= b->warm_end && c->done.at[k] <= exhausted;
+        r->pairs += c->pairs;
+        r->sug_bad += c->suggest_non2xx;
+        r->rep_bad += c->report_non2xx;
+        r->terr += c->transport_errors;
+        r->empty += c->empty_suggests;
+        r->connects += c->connects;
+        if (c->last_done > last)
+            last = c->last_done;
+        free(c->done.v);
+        free(c->done.at);
+        free(c->suggest_ms.v);
+        free(c->suggest_ms.at);
+        free(c->report_ms.v);
+        free(c->report_ms.at);
+    }
+    r->wall = last > b->warm_end ? last - b->warm_end : seconds;
+    r->counted = r->pairs;
+    if (exhausted > 0) {
+        r->wall = exhausted - b->warm_end;
+        r->counted = in_window;
+    }
+}
+
+/* Prints one study's figures (sorts a copy of its samples). */
+static void
+print_run(const struct bench *b, long clients, double exhausted,
+          const struct run *r)
+{
+    struct run s = {0};
+    double drift_a, drift_b, drift_ra, drift_rb;
+    int drift_s, drift_r;
+
+    printf("bench_http: %s%s study %lld, %ld client%s over %zu server%s, "
+           "%.1f s measured after %.1f s warm-up (warm-up excluded from "
+           "rates and latencies)\n",
+           b->url, b->n_urls > 1 ? ",..." : "", b->study_id, clients,
+           clients == 1 ? "" : "s", b->n_urls, b->n_urls == 1 ? "" : "s",
+           r->wall, BENCH_WARMUP_S);
+    if (exhausted > 0)
+        printf("bench_http: the study ran out of trials %.2f s after the "
+               "warm-up; rate and latencies cover that steady window only "
+               "(%lld reports ended in it)\n",
+               r->wall, r->counted);
+    drift_s = drift(&r->sug, b->warm_end, exhausted > 0 ? exhausted : b->end,
+                    &drift_a, &drift_b);
+    drift_r = drift(&r->rep, b->warm_end, exhausted > 0 ? exhausted : b->end,
+                    &drift_ra, &drift_rb);
+    run_add(&s, r);
+    print_line("suggest", (int)clients, run_rate(r), &s.sug, r->sug_bad);
+    print_line("report", (int)clients, run_rate(r), &s.rep, r->rep_bad);
+    run_free(&s);
+    printf("bench_http: %lld round trips (suggest+report pairs) measured; "
+           "%lld connection%s opened for %ld client%s (keep-alive); "
+           "%lld empty suggest%s; %lld transport error%s; non2xx counts "
+           "include warm-up\n",
+           r->pairs, r->connects, r->connects == 1 ? "" : "s", clients,
+           clients == 1 ? "" : "s", r->empty, r->empty == 1 ? "" : "s", r->terr,
+           r->terr == 1 ? "" : "s");
+    if (drift_s && drift_r)
+        printf("bench_http: p50 drift as the study grew: suggest %.2f -> %.2f "
+               "ms, report %.2f -> %.2f ms (first vs last fifth of the "
+               "window); study %lld ended with %lld trials\n",
+               drift_a, drift_b, drift_ra, drift_rb, b->study_id,
+               count_trials(b));
+}
+
+/*
+ * Creates one study from body, runs the clients on it and fills r.
+ * Returns 0, or -1 when a finite study ran out of trials during the
+ * warm-up (nothing to measure).
+ */
+static int
+run_study(struct bench *b, long clients, double seconds, const char *body,
+          struct run *r)
+{
+    struct client *cs = calloc((size_t)clients, sizeof *cs);
+    pthread_t *tids = calloc((size_t)clients, sizeof *tids);
+    double exhausted;
+
+    if (cs == NULL || tids == NULL) {
+        fprintf(stderr, "bench_http: out of memory\n");
+        exit(2);
+    }
+    b->n_metrics = 0;
+    create_study(b, body);
+    pthread_barrier_init(&b->start, NULL, (unsigned)clients + 1);
+    for (long i = 0; i < clients; i++) {
+        cs[i].b = b;
+        cs[i].index = (int)i;
+        if (pthread_create(&tids[i], NULL, client_run, &cs[i]) != 0) {
+            fprintf(stderr, "bench_http: could not start thread %ld\n", i);
+            exit(2);
+        }
+    }
+    /* The clock starts when every thread is ready; the barrier publishes it.
+     */
+    b->t0 = now_s();
+    b->warm_end = b->t0 + BENCH_WARMUP_S;
+    b->end = b->warm_end + seconds;
+    pthread_barrier_wait(&b->start);
+    for (long i = 0; i < clients; i++)
+        pthread_join(tids[i], NULL);
+    pthread_barrier_destroy(&b->start);
+
+    exhausted = first_empty_of(cs, clients);
+    collect(b, cs, clients, exhausted, seconds, r);
+    free(cs);
+    free(tids);
+    if (exhausted > 0 && exhausted <= b->warm_end) {
+        fprintf(stderr, "bench_http: the study ran out of trials during the "
+                        "warm-up; nothing to measure\n");
+        return -1;
+    }
+    print_run(b, clients, exhausted, r);
+    return 0;
+}
+
+/*
+ * The body of the k-th study (k >= 2) of a run: the first body with
+ * " #k" appended to its name, since (lab, name) is unique. A body that
+ * is not an object with a string name is returned as it is (copied).
+ */
+static char *
+body_for(const char *first, long k)
+{
+    json_error_t jerr;
+    json_t *root = json_loads(first, 0, &jerr);
+    const char *name = json_string_value(json_object_get(root, "name"));
+    char *out = NULL;
+
+    if (k >= 2 && name != NULL) {
+        size_t len = strlen(name) + 32;
+        char *s = xrealloc_or_die(NULL, len);
+        snprintf(s, len, "%s #%ld", name, k);
+        json_object_set_new(root, "name", json_string(s));
+        out = json_dumps(root, JSON_COMPACT);
+        free(s);
+    }
+    json_decref(root);
+    return out ? out : strdup(first);
+}
+
 int
 main(int argc, char **argv)
 {
     struct bench b = {0};
-    struct client *cs;
-    pthread_t *tids;
-    struct samples sug = {0}, rep = {0};
-    long long pairs = 0, sug_bad = 0, rep_bad = 0, terr = 0, empty = 0;
-    long long connects = 0, in_window = 0;
-    double last = 0, wall, rate, seconds, exhausted = 0;
-    double drift_a, drift_b, drift_ra, drift_rb;
-    int drift_s, drift_r;
+    struct run pooled = {0}, first = {0};
     char *study_body = NULL, *end = NULL;
     char default_body[sizeof default_study + 64], name[64];
-    long clients;
+    long clients, studies = 1;
+    double seconds;
+    int failed = 0;
 
-    if (argc < 4 || argc > 5) {
+    if (argc < 4 || argc > 6) {
         fprintf(stderr, "usage: bench_http URL[,URL...] CLIENTS SECONDS "
-                        "[STUDY_JSON_FILE]\n");
+                        "[STUDY_JSON_FILE [STUDIES]]\n");
         return 2;
     }
     clients = strtol(argv[2], &end, 10);
@@ -566,6 +815,13 @@ main(int argc, char **argv)
         fprintf(stderr, "bench_http: SECONDS must be > 0\n");
         return 2;
     }
+    if (argc == 6) {
+        studies = strtol(argv[5], &end, 10);
+        if (*end || studies < 1 || studies > 1000) {
+            fprintf(stderr, "bench_http: STUDIES must be 1..1000\n");
+            return 2;
+        }
+    }
     /* Last of the checks: the URL copies are freed on this path only. */
     if (split_urls(&b, argv[1]) != 0) {
         fprintf(stderr,
@@ -577,7 +833,7 @@ main(int argc, char **argv)
         return 2;
     }
     b.url = b.urls[0];
-    if (argc == 5)
+    if (argc >= 5)
         study_body = read_file(argv[4]);
 
     curl_global_init(CURL_GLOBAL_DEFAULT); /* before any thread starts */
@@ -587,126 +843,43 @@ main(int argc, char **argv)
                  (long long)time(NULL), (long)getpid());
         snprintf(default_body, sizeof default_body, default_study, name);
     }
-    create_study(&b, study_body ? study_body : default_body);
-
-    cs = calloc((size_t)clients, sizeof *cs);
-    tids = calloc((size_t)clients, sizeof *tids);
-    if (cs == NULL || tids == NULL)
-        return 2;
-    pthread_barrier_init(&b.start, NULL, (unsigned)clients + 1);
-    for (long i = 0; i < clients; i++) {
-        cs[i].b = &b;
-        cs[i].index = (int)i;
-        if (pthread_create(&tids[i], NULL, client_run, &cs[i]) != 0) {
-            fprintf(stderr, "bench_http: could not start thread %ld\n", i);
-            return 2;
-        }
+    /* Several studies in turn (fresh ones, the same clients and servers):
+     * each is measured as one, and their windows are pooled. */
+    for (long k = 1; k <= studies; k++) {
+        struct run r = {0};
+        char *body = body_for(study_body ? study_body : default_body, k);
+        if (studies > 1)
+            printf("bench_http: study %ld of %ld\n", k, studies);
+        if (run_study(&b, clients, seconds, body, &r) != 0)
+            failed = 1;
+        run_add(&pooled, &r);
+        if (k == 1)
+            run_add(&first, &r);
+        run_free(&r);
+        free(body);
+        if (failed)
+            break;
     }
-    /* The clock starts when every thread is ready; the barrier publishes it.
-     */
-    b.t0 = now_s();
-    b.warm_end = b.t0 + BENCH_WARMUP_S;
-    b.end = b.warm_end + seconds;
-    pthread_barrier_wait(&b.start);
-    for (long i = 0; i < clients; i++)
-        pthread_join(tids[i], NULL);
-    pthread_barrier_destroy(&b.start);
-
-    /* A finite study runs out of candidates: from the first empty answer
-     * on, clients sleep and the last trials drain, which is not the
-     * steady load the figures are about. The window then ends there: the
-     * rate is the reports that ended inside it (whenever their suggest
-     * started) over its length, and the latencies are the calls started
-     * inside it. */
-    for (long i = 0; i < clients; i++)
-        if (cs[i].first_empty > 0 &&
-            (exhausted == 0 || cs[i].first_empty < exhausted))
-            exhausted = cs[i].first_empty;
-    if (exhausted > 0 && exhausted <= b.warm_end) {
-        fprintf(stderr, "bench_http: the study ran out of trials during the "
-                        "warm-up; nothing to measure\n");
-        return 1;
+    if (studies > 1 && !failed) {
+        printf("bench_http: pooled over %ld studies: %.2f s of windows, "
+               "%lld cycles counted in them\n",
+               studies, pooled.wall, pooled.counted);
+        print_line("pooled suggest", (int)clients, run_rate(&pooled),
+                   &pooled.sug, pooled.sug_bad);
+        print_line("pooled report", (int)clients, run_rate(&pooled),
+                   &pooled.rep, pooled.rep_bad);
+        /* The first study alone: the figure of one study, as before. */
+        print_results("first_study_", &first);
     }
-    for (long i = 0; i < clients; i++) {
-        struct client *c = &cs[i];
-        for (size_t k = 0; k < c->suggest_ms.n; k++)
-            if (exhausted == 0 || c->suggest_ms.at[k] < exhausted)
-                samples_push(&sug, c->suggest_ms.v[k], c->suggest_ms.at[k]);
-        for (size_t k = 0; k < c->report_ms.n; k++)
-            if (exhausted == 0 || c->report_ms.at[k] < exhausted)
-                samples_push(&rep, c->report_ms.v[k], c->report_ms.at[k]);
-        for (size_t k = 0; k < c->done.n; k++)
-            in_window +=
-                c->done.at[k] >= b.warm_end && c->done.at[k] <= exhausted;
-        free(c->done.v);
-        free(c->done.at);
-        pairs += c->pairs;
-        sug_bad += c->suggest_non2xx;
-        rep_bad += c->report_non2xx;
-        terr += c->transport_errors;
-        empty += c->empty_suggests;
-        connects += c->connects;
-        if (c->last_done > last)
-            last = c->last_done;
-        free(c->suggest_ms.v);
-        free(c->suggest_ms.at);
-        free(c->report_ms.v);
-        free(c->report_ms.at);
-    }
-    wall = last > b.warm_end ? last - b.warm_end : seconds;
-    rate = (double)pairs / wall;
-    if (exhausted > 0) {
-        wall = exhausted - b.warm_end;
-        rate = (double)in_window / wall;
-    }
-
-    printf("bench_http: %s%s study %lld, %ld client%s over %zu server%s, "
-           "%.1f s measured after %.1f s warm-up (warm-up excluded from "
-           "rates and latencies)\n",
-           b.url, b.n_urls > 1 ? ",..." : "", b.study_id, clients,
-           clients == 1 ? "" : "s", b.n_urls, b.n_urls == 1 ? "" : "s", wall,
-           BENCH_WARMUP_S);
-    if (exhausted > 0)
-        printf("bench_http: the study ran out of trials %.2f s after the "
-               "warm-up; rate and latencies cover that steady window only "
-               "(%lld reports ended in it)\n",
-               wall, in_window);
-    drift_s = drift(&sug, b.warm_end, exhausted > 0 ? exhausted : b.end,
-                    &drift_a, &drift_b);
-    drift_r = drift(&rep, b.warm_end, exhausted > 0 ? exhausted : b.end,
-                    &drift_ra, &drift_rb);
-    print_line("suggest", (int)clients, rate, &sug, sug_bad);
-    print_line("report", (int)clients, rate, &rep, rep_bad);
-    /* print_line sorted both sample arrays. */
-    printf("result cycles_per_s %.6g\nresult suggest_p50_ms %.6g\n"
-           "result suggest_p99_ms %.6g\nresult report_p50_ms %.6g\n"
-           "result report_p99_ms %.6g\nresult empty_suggests %lld\n",
-           rate, percentile(sug.v, sug.n, 50), percentile(sug.v, sug.n, 99),
-           percentile(rep.v, rep.n, 50), percentile(rep.v, rep.n, 99), empty);
-    printf("bench_http: %lld round trips (suggest+report pairs) measured; "
-           "%lld connection%s opened for %ld client%s (keep-alive); "
-           "%lld empty suggest%s; %lld transport error%s; non2xx counts "
-           "include warm-up\n",
-           pairs, connects, connects == 1 ? "" : "s", clients,
-           clients == 1 ? "" : "s", empty, empty == 1 ? "" : "s", terr,
-           terr == 1 ? "" : "s");
-
-    if (drift_s && drift_r)
-        printf("bench_http: p50 drift as the study grew: suggest %.2f -> %.2f "
-               "ms, report %.2f -> %.2f ms (first vs last fifth of the "
-               "window); study %lld ended with %lld trials\n",
-               drift_a, drift_b, drift_ra, drift_rb, b.study_id,
-               count_trials(&b));
-
-    free(sug.v);
-    free(sug.at);
-    free(rep.v);
-    free(rep.at);
-    free(cs);
-    free(tids);
+    if (!failed)
+        print_results("", &pooled);
+    run_free(&pooled);
+    run_free(&first);
     free(study_body);
     for (size_t i = 0; i < b.n_urls; i++)
         free(b.urls[i]);
     curl_global_cleanup();
-    return (sug_bad || rep_bad || terr) ? 1 : 0;
+    if (failed)
+        return 1;
+    return (pooled.sug_bad || pooled.rep_bad || pooled.terr) ? 1 : 0;
 }

@@ -12,7 +12,8 @@
 # BUILD_A's hpod: both must agree on the schema. Prints each run's
 # bench_http lines with the load average at its start, tagged A or B.
 # Knobs: BENCH_SECONDS (default 10), BENCH_REPLICAS (3), BENCH_FINITE
-# (3000), BENCH_CLIENTS (64), HPOD_THREADS, HPOD_DB_POOL.
+# (3000), BENCH_FINITE_STUDIES (8: fresh finite studies in turn, pooled,
+# as in run.sh), BENCH_CLIENTS (64), HPOD_THREADS, HPOD_DB_POOL.
 set -u
 A=$(cd "${1:?usage: replicas_ab.sh BUILD_A BUILD_B [ROUNDS]}" && pwd)
 Bb=$(cd "${2:?usage: replicas_ab.sh BUILD_A BUILD_B [ROUNDS]}" && pwd)
@@ -21,6 +22,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${BENCH_SECONDS:-10}
 replicas=${BENCH_REPLICAS:-3}
 finite_n=${BENCH_FINITE:-3000}
+finite_k=${BENCH_FINITE_STUDIES:-8}
 clients=${BENCH_CLIENTS:-64}
 export OPENBLAS_NUM_THREADS=1
 pgdir=""
@@ -93,7 +95,7 @@ while [ "$r" -le "$rounds" ]; do
                 sed "s/\"bench_http finite /\"bench_http finite r$r$side /" \
                     "$finite" >"$finite.run"
                 "$A/tests/bench_http" "$urls" "$clients" "$seconds" \
-                    "$finite.run" || status=1
+                    "$finite.run" "$finite_k" || status=1
             else
                 "$A/tests/bench_http" "$urls" "$clients" "$seconds" || status=1
             fi

@@ -5,7 +5,9 @@ with and their ratio, then the goals of issue 14 marked met / not met.
 
 RESULTS holds the "result KEY VALUE" lines run.sh collected from
 bench_http (keys prefixed http_1s_w<N>_ for one server and N clients,
-http_<R>r_finite_ / http_<R>r_open_ for 64 clients over R replicas),
+http_<R>r_finite_ / http_<R>r_open_ for 64 clients over R replicas; the
+finite run pools several fresh studies and adds http_<R>r_finite_first_study_*,
+the first study alone),
 bench_models.py (http_gp_ei_<N>_mean_ms, ...: the mean of the warm calls, refits amortized), bench_gp (core_gp_ei_<N>_ms)
 and bench_optuna.py (optuna_rdb_w<N>_..., optuna_tpe_<N>_ask_ms).
 CLIENTS are the worker counts run (default 1 4 16 64).
@@ -96,6 +98,17 @@ def main(argv):
             "Optuna ask p99", g(opt + "ask_p99_ms"), "ms", False)
         row("  report p99 vs tell p99", g(hp + "report_p99_ms"), "ms",
             "Optuna tell p99", g(opt + "tell_p99_ms"), "ms", False)
+        if g(hp + "first_study_cycles_per_s") is not None:
+            # The finite figures above pool the steady windows of several
+            # fresh studies; the first study alone is the figure of one
+            # study (a fraction of a second), as measured before.
+            row("  first study alone: cycles/s", g(hp + "first_study_cycles_per_s"),
+                "cycles/s", "Optuna RDB 64 workers", g(opt + "trials_per_s"),
+                "trials/s", True)
+            row("  first study alone: suggest p99", g(hp + "first_study_suggest_p99_ms"),
+                "ms", "Optuna ask p99", g(opt + "ask_p99_ms"), "ms", False)
+            row("  first study alone: report p99", g(hp + "first_study_report_p99_ms"),
+                "ms", "Optuna tell p99", g(opt + "tell_p99_ms"), "ms", False)
     for n in (50, 200, 500):
         tpe = g("optuna_tpe_%d_ask_ms" % n)
         row("GP-EI @%d, core (cold refit)" % n, g("core_gp_ei_%d_ms" % n),
@@ -145,6 +158,12 @@ def main(argv):
         goal(name + ": suggest p99", g(hp + "suggest_p99_ms"), "ms", 50,
              False)
         goal(name + ": report p99", g(hp + "report_p99_ms"), "ms", 20, False)
+        if g(hp + "first_study_suggest_p99_ms") is not None:
+            print("  (%s: pooled over the fresh studies' steady windows; the first"
+                  " study alone: %s, suggest p99 %s, report p99 %s)" % (
+                      kind, fmt(g(hp + "first_study_cycles_per_s"), "cycles/s"),
+                      fmt(g(hp + "first_study_suggest_p99_ms"), "ms"),
+                      fmt(g(hp + "first_study_report_p99_ms"), "ms")))
     if best:
         print("(Optuna RDB best: %.1f trials/s with %d workers; with 64 "
               "workers: %s)" % (best, best_w,
