@@ -130,6 +130,16 @@ size_t mobo_trust_region(const double *u, size_t n, size_t dim,
                          size_t nf, size_t k, unsigned char *mask);
 
 /*
+ * mobo_blend - the equal mixture of two Gaussian predictions at k points,
+ * moment matched without the spread of the means: mu[i] = (mu_a[i] +
+ * mu_b[i]) / 2, sd[i] = sqrt((sd_a[i]² + sd_b[i]²) / 2). mu/sd may alias
+ * mu_a/sd_a. The spread term (mu_a - mu_b)²/4 of the exact mixture
+ * variance was measured and lost (docs/mo_tuning.md, Session 24).
+ */
+void mobo_blend(const double *mu_a, const double *sd_a, const double *mu_b,
+                const double *sd_b, size_t k, double *mu, double *sd);
+
+/*
  * Optional per-caller cache (one per study or simulated run; not
  * thread-safe): the objective GPs of the last call, their fit's key (the
  * first s rows, seed, objective, kernel) and their factor and candidate
@@ -216,6 +226,18 @@ struct mobo_input {
      * front row has, dominated corners included; at the front's nadir it
      * pays for the region the front spans (docs/mo_tuning.md). */
     double front_ref;
+    /* gp_blend (0/1; graph surrogate only, m >= 2): the surrogate of the
+     * FIRST objective is the equal mixture of the graph's and a GP's
+     * predictions (mobo_blend: mean the average, variance the average of
+     * the variances), the GP fitted as the GP surrogate's (refit
+     * schedule, kriging believer; a pending trial is believed at the
+     * average of the two beliefs); the other objectives keep the graph.
+     * Why: on the nmthpo tables the GP predicts the next evaluated row's
+     * BLEU better than the graph (forward rank correlation 0.35 against
+     * -0.02 on zh-en after 30 rows) and GPU time worse, and the blend of
+     * the first objective alone lowers fta on zh-en, ru-en and en-ja
+     * (docs/mo_tuning.md, Session 24). */
+    int gp_blend;
     /* Optional cache (NULL: none); see struct mobo_state. */
     struct mobo_state *state;
     /* Optional output (NULL: nothing recorded): mobo_next clears it and,

@@ -235,6 +235,7 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     static const char *const surrogates[] = {"gp", "graph", NULL};
     const char *kernel, *sur;
     json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
+    json_t *bl = a ? json_object_get(a, "gp_blend") : NULL;
     long long tr = 0;
     double fr = 0.0;
     int has;
@@ -251,6 +252,10 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
         return hpod_fail(err, HPOD_EINVAL, "algorithm.log_objectives",
                          "algorithm.log_objectives must be a boolean");
     al->ehvi_log = lg && json_is_true(lg);
+    if (bl && !json_is_boolean(bl))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.gp_blend",
+                         "algorithm.gp_blend must be a boolean");
+    al->ehvi_gp_blend = bl && json_is_true(bl);
     al->ehvi_trust = tr;
     if ((st = sd_get_number(a, "front_reference", "algorithm", &fr, &has,
                             err)) != HPOD_OK)
@@ -270,11 +275,18 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
                    err)) != HPOD_OK)
         return st;
     al->kernel = al->kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
+    if (al->ehvi_gp_blend && al->surrogate != 1 /* graph */)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.gp_blend",
+                         "algorithm.gp_blend needs surrogate graph (it "
+                         "blends a GP into the graph's predictions)");
     *norm = json_pack("{s:s, s:I, s:s, s:s, s:i, s:b, s:I}", "name", name,
                       "seed", (json_int_t)al->seed, "kernel", kernel,
                       "surrogate", sur, "init", al->init, "log_objectives",
                       al->ehvi_log, "trust_region", (json_int_t)tr);
     json_object_set_new(*norm, "front_reference", json_real(fr));
+    /* Written back when sent (absent: off, as before the option). */
+    if (bl)
+        json_object_set_new(*norm, "gp_blend", json_boolean(al->ehvi_gp_blend));
     return HPOD_OK;
 }
 
@@ -386,10 +398,11 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_ms[] = {"name",        "seed", "kernel",
                                        "acquisition", "init", "stages",
                                        "k",           "base", NULL};
-    static const char *const k_ehvi[] = {
-        "name", "seed",           "kernel",       "surrogate",
-        "init", "log_objectives", "trust_region", "front_reference",
-        NULL};
+    static const char *const k_ehvi[] = {"name",         "seed",
+                                         "kernel",       "surrogate",
+                                         "init",         "log_objectives",
+                                         "trust_region", "front_reference",
+                                         "gp_blend",     NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};
