@@ -105,7 +105,7 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
     assert_int_equal(c.trust_region, 4);
-    assert_true(c.front_reference == 0.5);
+    assert_true(c.front_reference == 0.3);
     assert_int_equal(c.gp_blend, 1);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
