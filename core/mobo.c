@@ -133,6 +133,8 @@ check_input(const struct mobo_input *in, const double *raw, const size_t *cand)
     if (in->surrogate != MOBO_SURROGATE_GP &&
         in->surrogate != MOBO_SURROGATE_GRAPH)
         return HPOD_EINVAL;
+    if (in->gp_blend < MOBO_BLEND_NONE || in->gp_blend > MOBO_BLEND_ALL)
+        return HPOD_EINVAL;
     if (in->m >= 2) {
         if (!in->ref || !(in->front_ref >= 0) || !isfinite(in->front_ref))
             return HPOD_EINVAL;
@@ -1345,6 +1347,20 @@ out:
     return st;
 }
 
+/* The objectives mobo_input.gp_blend names, blended (blend_gp). */
+static enum hpod_status
+blend_gps(struct mobo_ctx *x, const double *u, size_t nn, int finite,
+          double *mu, double *sd)
+{
+    size_t nb = x->in->gp_blend == MOBO_BLEND_ALL     ? x->m
+                : x->in->gp_blend == MOBO_BLEND_FIRST ? 1
+                                                      : 0;
+    enum hpod_status st = HPOD_OK;
+    for (size_t j = 0; j < nb && st == HPOD_OK; j++)
+        st = blend_gp(x, j, u, nn, finite, mu, sd);
+    return st;
+}
+
 /*
  * Graph surrogate. Finite: the nodes are the candidates. Continuous: the
  * observed and pending points, then ACQOPT_N_NODES random points from
@@ -1397,8 +1413,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
                   ? state_graph(in->state, u, nn, dim, &o, &g)
                   : graph_create(u, nn, dim, &o, &g)) != HPOD_OK ||
         (st = graph_objectives(x, g, nn, onode, pnode, mu, sd)) != HPOD_OK ||
-        (in->gp_blend && m >= 2 &&
-         (st = blend_gp(x, 0, u, nn, finite, mu, sd)) != HPOD_OK) ||
+        (m >= 2 && (st = blend_gps(x, u, nn, finite, mu, sd)) != HPOD_OK) ||
         (st = build_incumbent(x)) != HPOD_OK ||
         (st = con_logpf(x, u, nn, lpf)) != HPOD_OK)
         goto out;

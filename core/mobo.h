@@ -93,6 +93,13 @@ struct sampler_explain; /* core/sampler.h */
  */
 #define MOBO_MIN_CON_REPORTS 5
 
+/* mobo_input.gp_blend: which objectives blend a GP into the graph. */
+enum mobo_blend {
+    MOBO_BLEND_NONE = 0,
+    MOBO_BLEND_FIRST = 1, /* the first objective */
+    MOBO_BLEND_ALL = 2    /* every objective */
+};
+
 /* GREEDY: no surrogate, the model-free control (mobo_greedy). */
 enum mobo_surrogate {
     MOBO_SURROGATE_GP = 0,
@@ -226,17 +233,19 @@ struct mobo_input {
      * front row has, dominated corners included; at the front's nadir it
      * pays for the region the front spans (docs/mo_tuning.md). */
     double front_ref;
-    /* gp_blend (0/1; graph surrogate only, m >= 2): the surrogate of the
-     * FIRST objective is the equal mixture of the graph's and a GP's
-     * predictions (mobo_blend: mean the average, variance the average of
-     * the variances), the GP fitted as the GP surrogate's (refit
-     * schedule, kriging believer; a pending trial is believed at the
-     * average of the two beliefs); the other objectives keep the graph.
-     * Why: on the nmthpo tables the GP predicts the next evaluated row's
-     * BLEU better than the graph (forward rank correlation 0.35 against
-     * -0.02 on zh-en after 30 rows) and GPU time worse, and the blend of
-     * the first objective alone lowers fta on zh-en, ru-en and en-ja
-     * (docs/mo_tuning.md, Session 24). */
+    /* gp_blend (enum mobo_blend; graph surrogate only, m >= 2): the
+     * surrogate of the FIRST objective (MOBO_BLEND_FIRST) or of every
+     * objective (MOBO_BLEND_ALL) is the equal mixture of the graph's and a
+     * GP's predictions (mobo_blend: mean the average, variance the
+     * average of the variances), the GP fitted as the GP surrogate's
+     * (refit schedule, kriging believer; a pending trial is believed at
+     * the average of the two beliefs); the other objectives keep the
+     * graph. Why: on the nmthpo tables the GP predicts the next evaluated
+     * row's BLEU better than the graph (forward rank correlation 0.35
+     * against -0.02 on zh-en after 30 rows), GPU time as well or worse on
+     * the 118-176-row tables and better on the 604-767-row ones; the
+     * blend lowers fta on five of six tables (docs/mo_tuning.md,
+     * Session 24). Other values: HPOD_EINVAL. */
     int gp_blend;
     /* Optional cache (NULL: none); see struct mobo_state. */
     struct mobo_state *state;

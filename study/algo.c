@@ -233,9 +233,10 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
            struct hpod_err *err)
 {
     static const char *const surrogates[] = {"gp", "graph", NULL};
-    const char *kernel, *sur;
+    /* gp_blend: enum mobo_blend's order. */
+    static const char *const blends[] = {"none", "first", "all", NULL};
+    const char *kernel, *sur, *bl;
     json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
-    json_t *bl = a ? json_object_get(a, "gp_blend") : NULL;
     long long tr = 0;
     double fr = 0.0;
     int has;
@@ -245,6 +246,8 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
             HPOD_OK ||
         (st = sd_get_string(a, "surrogate", "algorithm", 0, &sur, err)) !=
             HPOD_OK ||
+        (st = sd_get_string(a, "gp_blend", "algorithm", 0, &bl, err)) !=
+            HPOD_OK ||
         (st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr, &has,
                          err)) != HPOD_OK)
         return st;
@@ -252,10 +255,6 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
         return hpod_fail(err, HPOD_EINVAL, "algorithm.log_objectives",
                          "algorithm.log_objectives must be a boolean");
     al->ehvi_log = lg && json_is_true(lg);
-    if (bl && !json_is_boolean(bl))
-        return hpod_fail(err, HPOD_EINVAL, "algorithm.gp_blend",
-                         "algorithm.gp_blend must be a boolean");
-    al->ehvi_gp_blend = bl && json_is_true(bl);
     al->ehvi_trust = tr;
     if ((st = sd_get_number(a, "front_reference", "algorithm", &fr, &has,
                             err)) != HPOD_OK)
@@ -272,10 +271,12 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     if ((st = pick(kernel, kernels, "algorithm.kernel", &al->kernel, err)) !=
             HPOD_OK ||
         (st = pick(sur, surrogates, "algorithm.surrogate", &al->surrogate,
-                   err)) != HPOD_OK)
+                   err)) != HPOD_OK ||
+        (st = pick(bl ? bl : "none", blends, "algorithm.gp_blend",
+                   &al->ehvi_gp_blend, err)) != HPOD_OK)
         return st;
     al->kernel = al->kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
-    if (al->ehvi_gp_blend && al->surrogate != 1 /* graph */)
+    if (al->ehvi_gp_blend != 0 && al->surrogate != 1 /* graph */)
         return hpod_fail(err, HPOD_EUNPROC, "algorithm.gp_blend",
                          "algorithm.gp_blend needs surrogate graph (it "
                          "blends a GP into the graph's predictions)");
@@ -286,7 +287,8 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     json_object_set_new(*norm, "front_reference", json_real(fr));
     /* Written back when sent (absent: off, as before the option). */
     if (bl)
-        json_object_set_new(*norm, "gp_blend", json_boolean(al->ehvi_gp_blend));
+        json_object_set_new(*norm, "gp_blend",
+                            json_string(blends[al->ehvi_gp_blend]));
     return HPOD_OK;
 }
 

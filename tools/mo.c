@@ -123,28 +123,38 @@ static const struct {
     {"gb_m_tr4_fr05_bl",
      "GB_M tr4 fr0.5 blend (ehvi/graph/matern52, trust region 4, front "
      "reference 0.5, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.5, 1},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.5, MOBO_BLEND_FIRST},
      0},
     {"gb_m_tr2_fr05_bl",
      "GB_M tr2 fr0.5 blend (ehvi/graph/matern52, trust region 2, front "
      "reference 0.5, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2, 0.5, 1},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2, 0.5, MOBO_BLEND_FIRST},
      0},
     {"gb_m_tr8_fr05_bl",
      "GB_M tr8 fr0.5 blend (ehvi/graph/matern52, trust region 8, front "
      "reference 0.5, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 8, 0.5, 1},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 8, 0.5, MOBO_BLEND_FIRST},
      0},
     {"gb_m_tr4_fr03_bl",
      "GB_M tr4 fr0.3 blend (ehvi/graph/matern52, trust region 4, front "
      "reference 0.3, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.3, 1},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.3, MOBO_BLEND_FIRST},
      1},
     {"gb_m_fr05_bl",
      "GB_M fr0.5 blend (ehvi/graph/matern52, front reference 0.5, GP "
      "blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, 1},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, MOBO_BLEND_FIRST},
      1},
+    {"gb_m_fr05_bla",
+     "GB_M fr0.5 blend all (ehvi/graph/matern52, front reference 0.5, GP "
+     "blended into every objective)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, MOBO_BLEND_ALL},
+     1},
+    {"gb_m_tr4_fr03_bla",
+     "GB_M tr4 fr0.3 blend all (ehvi/graph/matern52, trust region 4, front "
+     "reference 0.3, GP blended into every objective)",
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.3, MOBO_BLEND_ALL},
+     0},
     {"gb_r_fr05",
      "GB_R fr0.5 (ehvi/graph/rbf, front reference 0.5)",
      {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0, 0.5, 0},

@@ -1283,11 +1283,13 @@ test_blend_closed_form(void **state)
 }
 
 /*
- * gp_blend (graph surrogate): a state kept across a sequential study with
+ * gp_blend (graph surrogate; the first objective and every objective on
+ * alternate steps): a state kept across a sequential study with
  * pending trials chooses as a cold call (same pick, acquisition to 1e-8);
  * the blend changes some picks of plain graph EHVI; the GP surrogate
  * ignores it (identical picks); a continuous graph study with it chooses
- * a point, the same twice.
+ * a point, the same twice; a value outside enum mobo_blend is
+ * HPOD_EINVAL.
  */
 static void
 test_gp_blend(void **state)
@@ -1313,7 +1315,7 @@ test_gp_blend(void **state)
             in.n_pend = 1;
         }
         enum hpod_status sp0 = mobo_next(&in, raw, &cp);
-        in.gp_blend = 1;
+        in.gp_blend = t % 2 ? MOBO_BLEND_FIRST : MOBO_BLEND_ALL;
         in.state = ms;
         enum hpod_status sw = choose_status(&in, &cw, &aw);
         in.state = NULL;
@@ -1332,7 +1334,7 @@ test_gp_blend(void **state)
             gi.pend_cand = in.pend_cand;
             gi.n_pend = in.n_pend;
             assert_int_equal(mobo_next(&gi, raw, &g0), HPOD_OK);
-            gi.gp_blend = 1;
+            gi.gp_blend = MOBO_BLEND_ALL;
             assert_int_equal(mobo_next(&gi, raw, &g1), HPOD_OK);
             assert_int_equal(g0, g1);
         }
@@ -1354,10 +1356,14 @@ test_gp_blend(void **state)
         in.cand_raw = NULL;
         in.cand_used = NULL;
         in.obs_cand = NULL;
-        in.gp_blend = 1;
+        in.gp_blend = MOBO_BLEND_ALL;
         assert_int_equal(mobo_next(&in, r1, &ch), HPOD_OK);
         assert_int_equal(mobo_next(&in, r2, &ch), HPOD_OK);
         assert_true(r1[0] == r2[0] && r1[1] == r2[1]);
+        in.gp_blend = MOBO_BLEND_ALL + 1;
+        assert_int_equal(mobo_next(&in, r1, &ch), HPOD_EINVAL);
+        in.gp_blend = -1;
+        assert_int_equal(mobo_next(&in, r1, &ch), HPOD_EINVAL);
     }
     mobo_state_destroy(ms);
     free(s);
