@@ -144,7 +144,7 @@ static const struct {
      "GB_M fr0.5 blend (ehvi/graph/matern52, front reference 0.5, GP "
      "blended into the first objective)",
      {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, MOBO_BLEND_FIRST},
-     1},
+     0},
     {"gb_m_fr05_bla",
      "GB_M fr0.5 blend all (ehvi/graph/matern52, front reference 0.5, GP "
      "blended into every objective)",
