@@ -74,6 +74,7 @@ struct autoalgo_config {
     int trust_region;
     double lengthscale_prior;
     double front_reference;
+    int gp_blend; /* ehvi/graph: core/mobo.h gp_blend (enum mobo_blend) */
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

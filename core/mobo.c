@@ -133,6 +133,8 @@ check_input(const struct mobo_input *in, const double *raw, const size_t *cand)
     if (in->surrogate != MOBO_SURROGATE_GP &&
         in->surrogate != MOBO_SURROGATE_GRAPH)
         return HPOD_EINVAL;
+    if (in->gp_blend < MOBO_BLEND_NONE || in->gp_blend > MOBO_BLEND_ALL)
+        return HPOD_EINVAL;
     if (in->m >= 2) {
         if (!in->ref || !(in->front_ref >= 0) || !isfinite(in->front_ref))
             return HPOD_EINVAL;
@@ -1285,6 +1287,80 @@ state_graph(struct mobo_state *s, const double *u, size_t nn, size_t dim,
     return HPOD_OK;
 }
 
+void
+mobo_blend(const double *mu_a, const double *sd_a, const double *mu_b,
+           const double *sd_b, size_t k, double *mu, double *sd)
+{
+    for (size_t i = 0; i < k; i++) {
+        double va = sd_a[i] * sd_a[i], vb = sd_b[i] * sd_b[i];
+        mu[i] = 0.5 * (mu_a[i] + mu_b[i]);
+        sd[i] = sqrt(0.5 * (va + vb));
+    }
+}
+
+/*
+ * mobo_input.gp_blend: objective j's graph predictions (mu, sd: nn × m,
+ * at the nodes u) blended with its GP's (fit_obj_gp; finite: the GP's
+ * query set, so a kept GP extends its predictions), and the pending
+ * trials' belief (pend_mu) the average of the graph's and the GP's.
+ */
+static enum hpod_status
+blend_gp(struct mobo_ctx *x, size_t j, const double *u, size_t nn, int finite,
+         double *mu, double *sd)
+{
+    size_t m = x->m, npd = x->in->n_pend;
+    double *mean = xmalloc(nn * sizeof *mean), *var = xmalloc(nn * sizeof *var);
+    double *gsd = xmalloc(nn * sizeof *gsd);
+    double *gmu = xmalloc(nn * sizeof *gmu), *ggsd = xmalloc(nn * sizeof *ggsd);
+    double *pg = xmalloc((npd ? npd : 1) * sizeof *pg);
+    enum hpod_status st;
+
+    for (size_t p = 0; p < npd; p++)
+        pg[p] = x->pend_mu[p * m + j];
+    if ((st = fit_obj_gp(x, j)) != HPOD_OK)
+        goto out;
+    if (!finite)
+        st = gp_predict(x->ogp[j], u, nn, mean, var);
+    else if ((st = gp_set_queries(x->ogp[j], u, nn)) == HPOD_OK)
+        st = gp_predict_queries(x->ogp[j], mean, var);
+    if (st != HPOD_OK)
+        goto out;
+    for (size_t i = 0; i < nn; i++) {
+        gsd[i] = var[i] > 0 ? sqrt(var[i]) : 0;
+        gmu[i] = mu[i * m + j];
+        ggsd[i] = sd[i * m + j];
+    }
+    mobo_blend(gmu, ggsd, mean, gsd, nn, gmu, ggsd);
+    for (size_t i = 0; i < nn; i++) {
+        mu[i * m + j] = gmu[i];
+        sd[i * m + j] = ggsd[i];
+    }
+    for (size_t p = 0; p < npd; p++)
+        x->pend_mu[p * m + j] = 0.5 * (pg[p] + x->pend_mu[p * m + j]);
+out:
+    free(mean);
+    free(var);
+    free(gsd);
+    free(gmu);
+    free(ggsd);
+    free(pg);
+    return st;
+}
+
+/* The objectives mobo_input.gp_blend names, blended (blend_gp). */
+static enum hpod_status
+blend_gps(struct mobo_ctx *x, const double *u, size_t nn, int finite,
+          double *mu, double *sd)
+{
+    size_t nb = x->in->gp_blend == MOBO_BLEND_ALL     ? x->m
+                : x->in->gp_blend == MOBO_BLEND_FIRST ? 1
+                                                      : 0;
+    enum hpod_status st = HPOD_OK;
+    for (size_t j = 0; j < nb && st == HPOD_OK; j++)
+        st = blend_gp(x, j, u, nn, finite, mu, sd);
+    return st;
+}
+
 /*
  * Graph surrogate. Finite: the nodes are the candidates. Continuous: the
  * observed and pending points, then ACQOPT_N_NODES random points from
@@ -1337,6 +1413,7 @@ graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
                   ? state_graph(in->state, u, nn, dim, &o, &g)
                   : graph_create(u, nn, dim, &o, &g)) != HPOD_OK ||
         (st = graph_objectives(x, g, nn, onode, pnode, mu, sd)) != HPOD_OK ||
+        (m >= 2 && (st = blend_gps(x, u, nn, finite, mu, sd)) != HPOD_OK) ||
         (st = build_incumbent(x)) != HPOD_OK ||
         (st = con_logpf(x, u, nn, lpf)) != HPOD_OK)
         goto out;

@@ -93,6 +93,13 @@ struct sampler_explain; /* core/sampler.h */
  */
 #define MOBO_MIN_CON_REPORTS 5
 
+/* mobo_input.gp_blend: which objectives blend a GP into the graph. */
+enum mobo_blend {
+    MOBO_BLEND_NONE = 0,
+    MOBO_BLEND_FIRST = 1, /* the first objective */
+    MOBO_BLEND_ALL = 2    /* every objective */
+};
+
 /* GREEDY: no surrogate, the model-free control (mobo_greedy). */
 enum mobo_surrogate {
     MOBO_SURROGATE_GP = 0,
@@ -128,6 +135,16 @@ size_t mobo_fit_point(size_t n);
 size_t mobo_trust_region(const double *u, size_t n, size_t dim,
                          const unsigned char *used, const size_t *centre,
                          size_t nf, size_t k, unsigned char *mask);
+
+/*
+ * mobo_blend - the equal mixture of two Gaussian predictions at k points,
+ * moment matched without the spread of the means: mu[i] = (mu_a[i] +
+ * mu_b[i]) / 2, sd[i] = sqrt((sd_a[i]² + sd_b[i]²) / 2). mu/sd may alias
+ * mu_a/sd_a. The spread term (mu_a - mu_b)²/4 of the exact mixture
+ * variance was measured and lost (docs/mo_tuning.md, Session 24).
+ */
+void mobo_blend(const double *mu_a, const double *sd_a, const double *mu_b,
+                const double *sd_b, size_t k, double *mu, double *sd);
 
 /*
  * Optional per-caller cache (one per study or simulated run; not
@@ -216,6 +233,20 @@ struct mobo_input {
      * front row has, dominated corners included; at the front's nadir it
      * pays for the region the front spans (docs/mo_tuning.md). */
     double front_ref;
+    /* gp_blend (enum mobo_blend; graph surrogate only, m >= 2): the
+     * surrogate of the FIRST objective (MOBO_BLEND_FIRST) or of every
+     * objective (MOBO_BLEND_ALL) is the equal mixture of the graph's and a
+     * GP's predictions (mobo_blend: mean the average, variance the
+     * average of the variances), the GP fitted as the GP surrogate's
+     * (refit schedule, kriging believer; a pending trial is believed at
+     * the average of the two beliefs); the other objectives keep the
+     * graph. Why: on the nmthpo tables the GP predicts the next evaluated
+     * row's BLEU better than the graph (forward rank correlation 0.35
+     * against -0.02 on zh-en after 30 rows), GPU time as well or worse on
+     * the 118-176-row tables and better on the 604-767-row ones; the
+     * blend lowers fta on five of six tables (docs/mo_tuning.md,
+     * Session 24). Other values: HPOD_EINVAL. */
+    int gp_blend;
     /* Optional cache (NULL: none); see struct mobo_state. */
     struct mobo_state *state;
     /* Optional output (NULL: nothing recorded): mobo_next clears it and,

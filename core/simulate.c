@@ -344,6 +344,7 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         mi.log_objectives = a->log_objectives;
         mi.trust_k = a->trust_k;
         mi.front_ref = a->front_ref;
+        mi.gp_blend = a->gp_blend;
         mi.state = s->state;
         st = mobo_next(&mi, raw, row);
     }

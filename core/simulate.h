@@ -129,6 +129,7 @@ struct simulate_mo_algo {
     int log_objectives;
     size_t trust_k;
     double front_ref; /* mobo_input.front_ref */
+    int gp_blend;     /* mobo_input.gp_blend */
 };
 
 struct mobo_state;

@@ -233,7 +233,9 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
            struct hpod_err *err)
 {
     static const char *const surrogates[] = {"gp", "graph", NULL};
-    const char *kernel, *sur;
+    /* gp_blend: enum mobo_blend's order. */
+    static const char *const blends[] = {"none", "first", "all", NULL};
+    const char *kernel, *sur, *bl;
     json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
     long long tr = 0;
     double fr = 0.0;
@@ -243,6 +245,8 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     if ((st = sd_get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
             HPOD_OK ||
         (st = sd_get_string(a, "surrogate", "algorithm", 0, &sur, err)) !=
+            HPOD_OK ||
+        (st = sd_get_string(a, "gp_blend", "algorithm", 0, &bl, err)) !=
             HPOD_OK ||
         (st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr, &has,
                          err)) != HPOD_OK)
@@ -267,14 +271,24 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     if ((st = pick(kernel, kernels, "algorithm.kernel", &al->kernel, err)) !=
             HPOD_OK ||
         (st = pick(sur, surrogates, "algorithm.surrogate", &al->surrogate,
-                   err)) != HPOD_OK)
+                   err)) != HPOD_OK ||
+        (st = pick(bl ? bl : "none", blends, "algorithm.gp_blend",
+                   &al->ehvi_gp_blend, err)) != HPOD_OK)
         return st;
     al->kernel = al->kernel == 0 ? KERNEL_MATERN52 : KERNEL_RBF;
+    if (al->ehvi_gp_blend != 0 && al->surrogate != 1 /* graph */)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.gp_blend",
+                         "algorithm.gp_blend needs surrogate graph (it "
+                         "blends a GP into the graph's predictions)");
     *norm = json_pack("{s:s, s:I, s:s, s:s, s:i, s:b, s:I}", "name", name,
                       "seed", (json_int_t)al->seed, "kernel", kernel,
                       "surrogate", sur, "init", al->init, "log_objectives",
                       al->ehvi_log, "trust_region", (json_int_t)tr);
     json_object_set_new(*norm, "front_reference", json_real(fr));
+    /* Written back when sent (absent: off, as before the option). */
+    if (bl)
+        json_object_set_new(*norm, "gp_blend",
+                            json_string(blends[al->ehvi_gp_blend]));
     return HPOD_OK;
 }
 
@@ -386,10 +400,11 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_ms[] = {"name",        "seed", "kernel",
                                        "acquisition", "init", "stages",
                                        "k",           "base", NULL};
-    static const char *const k_ehvi[] = {
-        "name", "seed",           "kernel",       "surrogate",
-        "init", "log_objectives", "trust_region", "front_reference",
-        NULL};
+    static const char *const k_ehvi[] = {"name",         "seed",
+                                         "kernel",       "surrogate",
+                                         "init",         "log_objectives",
+                                         "trust_region", "front_reference",
+                                         "gp_blend",     NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};

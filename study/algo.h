@@ -49,6 +49,9 @@ struct algo_def {
     /* ehvi front_reference: core/mobo.h front_ref (0: the study's
      * reference). */
     double ehvi_front_ref;
+    /* ehvi gp_blend: core/mobo.h gp_blend (enum mobo_blend: 0 none,
+     * 1 first, 2 all; graph surrogate). */
+    int ehvi_gp_blend;
     /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base
      * sampler for new configurations (ALGO_RANDOM/GP/GRAPH); mode 0
      * promotion (paused, may resume), 1 stopping (pruned). */

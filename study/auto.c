@@ -63,6 +63,10 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         if (c->front_reference > 0.0)
             json_object_set_new(o, "front_reference",
                                 json_real(c->front_reference));
+        if (c->gp_blend > 0)
+            json_object_set_new(
+                o, "gp_blend",
+                json_string(c->gp_blend == MOBO_BLEND_ALL ? "all" : "first"));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));
         snprintf(label, size, "%s/%s/%s", name, sur, kernel);
         break;

@@ -156,6 +156,10 @@ def cases(have_tables):
         body=study(algorithm={"name": "ehvi", "front_reference": "0.3"}))
     add("ehvi front_reference too large", "POST", P, (400, 422), IA, "algorithm.front_reference",
         body=study(algorithm={"name": "ehvi", "front_reference": 101}))
+    add("ehvi gp_blend not a string", "POST", P, 400, IA, "algorithm.gp_blend",
+        body=study(algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": True}))
+    add("gp_blend on a graph study", "POST", P, 400, IA,
+        body=study(algorithm={"name": "graph", "gp_blend": "first"}))
     add("front_reference on a graph study", "POST", P, 400, IA,
         body=study(algorithm={"name": "graph", "front_reference": 0.3}))
     MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},

@@ -142,7 +142,7 @@ def t_auto_tables(c):
                     "objectives": [BLEU_MAX[0], GPU_MIN]})
     a = check_auto(mo, "ehvi", "mo_small")
     check(a["chosen"]["surrogate"] == "graph" and a["chosen"]["trust_region"] == 4
-          and a["chosen"]["front_reference"] == 0.5
+          and a["chosen"]["front_reference"] == 0.3 and a["chosen"]["gp_blend"] == "first"
           and "2 objectives" in a["reason"],
           "chosen %r" % a)
     drive(c, mo, 4, "zh-en")
@@ -150,7 +150,7 @@ def t_auto_tables(c):
                      "objectives": [BLEU_MAX[0], GPU_MIN]})
     ch = check_auto(mol, "ehvi", "mo_large")["chosen"]
     check(ch["surrogate"] == "graph" and ch["trust_region"] == 0
-          and ch["front_reference"] == 0.5, "sw-en mo %r" % ch)
+          and ch["front_reference"] == 0.5 and ch["gp_blend"] == "all", "sw-en mo %r" % ch)
     con = create(c, {"name": uname("auto con"), "benchmark": "nmthpo/ja-en",
                      "constraints": [{"metric": "gpu_time", "max": 1.0}]})
     check("1 constraint" in check_auto(con, "gp", "constrained")["reason"], "constrained")

@@ -173,6 +173,48 @@ def t_ehvi_options(c):
         report(c, t["id"], {"bleu": 10.0 + x - 0.2 * x * x, "gpu_time": 100.0 * (1 + x)})
 
 
+@test("ehvi gp_blend: absent stays absent, none/first/all read back, 422 with the gp surrogate or an unknown value, and a blended graph study chooses free candidates")
+def t_ehvi_gp_blend(c):
+    cands = [{"x": x} for x in range(12)]
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    base = {"space": [{"name": "x", "type": "int", "values": list(range(12))}],
+            "candidates": cands, "objectives": objs}
+    plain = create(c, dict(base, name=uname("blend-plain"),
+                           algorithm={"name": "ehvi", "surrogate": "graph"}))
+    check("gp_blend" not in plain["algorithm"], "absent %r" % plain["algorithm"])
+    off = create(c, dict(base, name=uname("blend-off"),
+                         algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "none"}))
+    check(off["algorithm"]["gp_blend"] == "none", "none %r" % off["algorithm"])
+    every = create(c, dict(base, name=uname("blend-all"),
+                           algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "all"}))
+    check(every["algorithm"]["gp_blend"] == "all", "all %r" % every["algorithm"])
+    expect_error(call(c.port, "POST", "/v1/studies",
+                      dict(base, name=uname("blend-bad"),
+                           algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "both"})),
+                 422, "invalid_argument", "algorithm.gp_blend")
+    s = create(c, dict(base, name=uname("blend-on"),
+                       algorithm={"name": "ehvi", "surrogate": "graph", "init": 2,
+                                  "seed": 4, "gp_blend": "first", "trust_region": 4,
+                                  "front_reference": 0.5}))
+    a = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)["algorithm"]
+    check(a["gp_blend"] == "first" and a["surrogate"] == "graph"
+          and a["trust_region"] == 4 and a["front_reference"] == 0.5, "read back %r" % a)
+    expect_error(call(c.port, "POST", "/v1/studies",
+                      dict(base, name=uname("blend-gp"),
+                           algorithm={"name": "ehvi", "surrogate": "gp", "gp_blend": "first"})),
+                 422, "invalid_argument", "algorithm.gp_blend")
+    held, tids = set(), []
+    for i in range(7):
+        t = suggest(c, s["id"], "w")["trials"][0]
+        x = t["params"]["x"]
+        check(x not in held, "candidate %r chosen twice" % x)
+        held.add(x)
+        tids.append(t["id"])
+        report(c, t["id"], {"bleu": 10.0 + x - 0.2 * x * x, "gpu_time": 100.0 * (1 + x)})
+    d = explain(c, tids[2])["decisions"][-1]
+    check(d["chooser"] == "model" and d["acquisition"] == "ehvi", "third choice %r" % d)
+
+
 @test("explain: random, enqueued and added trials answer a derived decision; unknown trials 404")
 def t_explain_derived(c):
     cands = [{"x": x} for x in range(5)]

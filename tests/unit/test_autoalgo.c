@@ -105,18 +105,22 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
     assert_int_equal(c.trust_region, 4);
-    assert_true(c.front_reference == 0.5);
+    assert_true(c.front_reference == 0.3);
+    assert_int_equal(c.gp_blend, MOBO_BLEND_FIRST);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
     assert_int_equal(c.trust_region, 0);
     assert_true(c.front_reference == 0.5);
+    assert_int_equal(c.gp_blend, MOBO_BLEND_ALL);
     f.n_candidates = 0;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_CONTINUOUS);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);
     assert_int_equal(c.trust_region, 0);
     assert_true(c.front_reference == 0.5);
+    /* gp_blend blends a GP into the graph: never with the GP surrogate. */
+    assert_int_equal(c.gp_blend, 0);
     /* Several objectives with constraints: EHVI handles both. */
     f.n_candidates = 150;
     f.n_constraints = 1;
@@ -184,6 +188,13 @@ test_table_rows(void **state)
                     (r->config.method == AUTOALGO_GP &&
                      r->config.lengthscale_prior > 0.0 &&
                      r->config.lengthscale_prior <= 10.0));
+        /* gp_blend only for ehvi/graph (study/algo.c rejects it
+         * elsewhere). */
+        assert_true(r->config.gp_blend == MOBO_BLEND_NONE ||
+                    ((r->config.gp_blend == MOBO_BLEND_FIRST ||
+                      r->config.gp_blend == MOBO_BLEND_ALL) &&
+                     r->config.method == AUTOALGO_EHVI &&
+                     r->config.surrogate == MOBO_SURROGATE_GRAPH));
         assert_true(r->config.front_reference == 0.0 ||
                     (r->config.method == AUTOALGO_EHVI &&
                      r->config.front_reference > 0.0 &&
