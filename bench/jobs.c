@@ -24,8 +24,8 @@
 
 #define JOBS_MAX_WORKERS 16
 /* Workers (and the simrun threads they start) run under SCHED_IDLE off
- * the first CPU (lower_priority), or in the idle cpu cgroup of
- * bench_jobs_opts.cgroup (join_cgroup) on any CPU; where SCHED_IDLE is
+ * the first CPU (lower_priority), and in the idle cpu cgroup of
+ * bench_jobs_opts.cgroup if one is set (join_cgroup); where SCHED_IDLE is
  * refused, at this nice value. */
 #define JOBS_NICE 10
 
@@ -222,15 +222,15 @@ struct worker_arg {
  *   to 10.5 ms next to one SCHED_IDLE busy loop free to run on either
  *   CPU, and stayed at 1.2 ms with the same loop pinned to the second CPU
  *   (tests/bench/bench_simload.py measures it with real simulations).
- *   Not when the thread is in an idle cpu cgroup (pin 0, join_cgroup):
- *   there a wake-up preempts the simulation at once, the pinning
- *   measured no better (busy p99 5.2 / 6.2 / 9.8 ms pinned against
- *   5.7 / 5.7 / 5.9 ms not, interleaved) and the simulation may use
- *   every core the trainers leave idle.
+ *   Also in an idle cpu cgroup (join_cgroup): there the pinning measured
+ *   neither better nor worse on a busy machine (busy p99 5.2-9.8 ms
+ *   pinned, 5.6-6.6 ms not, 6 interleaved pairs, where other idle work
+ *   ran on both CPUs anyway), and it keeps the first CPU's caches and
+ *   run queue free for the trainers on a quiet one.
  * Best effort: the job runs either way.
  */
 static void
-lower_priority(int pin)
+lower_priority(void)
 {
     cpu_set_t set;
 #ifdef SCHED_IDLE
@@ -241,7 +241,7 @@ lower_priority(int pin)
             0)
             hpod_log(HPOD_LOG_DEBUG, "simulation worker: nice %d refused",
                      JOBS_NICE);
-    if (!pin || pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0 ||
+    if (pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0 ||
         CPU_COUNT(&set) < 2)
         return;
     for (int c = 0; c < CPU_SETSIZE; c++)
@@ -265,6 +265,7 @@ write_tid(const char *dir, const char *file)
     if (fd < 0)
         return errno;
     int n = snprintf(buf, sizeof buf, "%ld\n", (long)syscall(SYS_gettid));
+    errno = 0;
     if (write(fd, buf, (size_t)n) != n)
         e = errno ? errno : EIO;
     close(fd);
@@ -282,24 +283,23 @@ write_tid(const char *dir, const char *file)
  * waits for the simulation's slice. A cgroup with cpu.idle=1 is idle at
  * the top level: any normal wake-up preempts it. Measured on 2 CPUs (one
  * trainer, 4 simulations of 100 repeats, tests/bench/bench_simload.py,
- * docs/model-latency.md): pooled busy p99 20.1 / 9.9 / 11.8 ms as before,
- * 5.6 / 9.8 / 6.8 ms with the worker in such a cgroup, interleaved.
+ * docs/model-latency.md): pooled busy p99 8.5-20.0 ms (1.9-9.1x idle)
+ * without, 4.5-7.5 ms (0.8-2.2x) with, 9 interleaved pairs.
  * On failure: one warning per pool, and the job runs without it.
- * Returns whether the thread is in the cgroup.
  */
-static int
+static void
 join_cgroup(struct bench_jobs *j)
 {
     const char *dir = j->o.cgroup;
     if (!dir || !*dir)
-        return 0;
+        return;
     int e = write_tid(dir, "tasks"), e2 = 0;
     if (e == ENOENT)
         e2 = write_tid(dir, "cgroup.threads");
     if (!e || (e == ENOENT && !e2)) {
         hpod_log(HPOD_LOG_DEBUG, "simulation worker: joined the cgroup %s",
                  dir);
-        return 1;
+        return;
     }
     hpod_log(atomic_exchange(&j->cgroup_warned, 1) ? HPOD_LOG_DEBUG
                                                    : HPOD_LOG_WARN,
@@ -307,7 +307,6 @@ join_cgroup(struct bench_jobs *j)
              "simulations run without it, at SCHED_IDLE only",
              dir, strerror(e), e2 ? ", cgroup.threads: " : "",
              e2 ? strerror(e2) : "");
-    return 0;
 }
 
 static void *
@@ -319,7 +318,8 @@ worker_loop(void *arg)
     free(wa);
     /* Named, for ps -L and top -H (the simrun threads inherit it). */
     pthread_setname_np(pthread_self(), "hpod-sim");
-    lower_priority(!join_cgroup(j));
+    join_cgroup(j);
+    lower_priority();
     for (;;) {
         struct db *db = NULL;
         struct hpod_err err = {0};
