@@ -54,6 +54,14 @@ struct bench_jobs_opts {
     long lease_ms;
     bench_job_run_fn run;
     void *run_arg;
+    /* NULL or "": none. Otherwise a cpu cgroup directory (borrowed; it
+     * outlives the pool) that each worker joins as it starts, by writing
+     * its thread id to DIR/tasks (cgroup v1) or DIR/cgroup.threads (a v2
+     * threaded cgroup): with cpu.idle=1 there, any normal task that wakes
+     * preempts a simulation, whatever its autogroup or cgroup. A worker
+     * that cannot join logs a warning (once per pool) and runs without
+     * it. The pool never creates or removes a cgroup. */
+    const char *cgroup;
 };
 
 struct bench_jobs;

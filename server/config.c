@@ -60,6 +60,11 @@ static const struct config_var vars[] = {
     {"HPOD_SIM_LEASE_MS", CV_INT, "30000", 300, 3600000, INT(sim_lease_ms),
      "lease of a running simulation job, renewed while it computes; a job "
      "whose process died is taken again once it lapses"},
+    {"HPOD_SIM_CGROUP", CV_STR, "", 0, 0, STR(sim_cgroup),
+     "a cpu cgroup directory (cpu.idle=1) that each simulation worker "
+     "thread joins as it starts (DIR/tasks, or DIR/cgroup.threads on "
+     "cgroup v2), so that any request preempts a simulation; empty: none. "
+     "hpod never creates it; when joining fails it warns and runs without"},
     {"HPOD_HISTORY_CACHE", CV_INT, "1", 0, 1, INT(history_cache),
      "1: keep each study's history in process, re-reading only what "
      "changed (checked against the database on every suggest); 0: read "

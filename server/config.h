@@ -27,6 +27,7 @@ struct config {
     long reaper_ms;
     long sim_workers;
     long sim_lease_ms;
+    char sim_cgroup[1024];
     long history_cache;
     char log_level[16];
     char auth[8];

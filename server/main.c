@@ -210,10 +210,12 @@ sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
                                 .workers = (size_t)cfg->sim_workers,
                                 .lease_ms = cfg->sim_lease_ms,
                                 .run = simulation_job_run,
-                                .run_arg = ctx};
+                                .run_arg = ctx,
+                                .cgroup = cfg->sim_cgroup};
     ctx->jobs = bench_jobs_start(&o);
-    hpod_log(HPOD_LOG_INFO, "%ld simulation workers, lease %ld ms",
-             cfg->sim_workers, cfg->sim_lease_ms);
+    hpod_log(HPOD_LOG_INFO, "%ld simulation workers, lease %ld ms%s%s",
+             cfg->sim_workers, cfg->sim_lease_ms,
+             cfg->sim_cgroup[0] ? ", cpu cgroup " : "", cfg->sim_cgroup);
 }
 
 /* Tokens before the port opens: see server/auth.h. */

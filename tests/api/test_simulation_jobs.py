@@ -2,15 +2,15 @@
 with `Prefer: respond-async` and polling, the same result as the
 synchronous answer, progress, bad requests answered at once with nothing
 written, a job taken over after kill -9 of the server computing it, lab
-scoping, and suggest latency while simulations run (printed, not
-asserted).
+scoping, the workers' cpu cgroup (HPOD_SIM_CGROUP), and suggest latency
+while simulations run (printed, not asserted).
 """
 
 import os
 import time
 
-from harness import (Server, call, check, db_snapshot, expect, expect_error, fresh_database,
-                     psql, test)
+from harness import (Server, Skip, call, check, db_snapshot, expect, expect_error,
+                     fresh_database, psql, test)
 from client import BLEU_MAX, SPACE4
 from tables import bench_path, need_tables
 from test_auth import hpod
@@ -148,6 +148,114 @@ def t_takeover(c):
     ref = expect(call(b.port, "POST", bench_path("nmthpo/zh-en", "/simulate"), SLOW), 201)
     check(result_fields(ref) == result_fields(final), "the taken-over job's result differs")
     check(b.stop() == 0, "second server exit status")
+
+
+CG_ROOT = "/sys/fs/cgroup/cpu"
+
+
+def thread_stat(pid, tid):
+    """(scheduling policy, utime + stime in ticks) of thread tid of pid."""
+    with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
+        rest = f.read().rsplit(")", 1)[1].split()  # rest[k] is field k + 3
+    return int(rest[38]), int(rest[11]) + int(rest[12])
+
+
+def sim_threads(pid):
+    """The threads of pid named hpod-sim: its simulation workers (and the
+    threads a running job starts)."""
+    out = set()
+    for t in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/comm" % (pid, t)) as f:
+            if f.read().strip() == "hpod-sim":
+                out.add(int(t))
+    return out
+
+
+def off_first_cpu(pid):
+    """The CPUs a simulation worker of pid may use (bench/jobs.c
+    lower_priority): the process's but the first, when it has two or more."""
+    cpus = os.sched_getaffinity(pid)
+    return cpus - {min(cpus)} if len(cpus) > 1 else cpus
+
+
+def cgroup_tasks(d):
+    with open(os.path.join(d, "tasks")) as f:
+        return {int(x) for x in f.read().split()}
+
+
+def cgroup_server(c, url, workers, cgroup):
+    s = Server(c.args.hpod, c.logdir, url)
+    s.extra_env = {"HPOD_SIM_WORKERS": str(workers), "HPOD_SIM_CGROUP": cgroup}
+    c.servers.append(s)
+    return s.start()
+
+
+def log_of(s):
+    with open(s.logpath, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+@test("simulation jobs: HPOD_SIM_CGROUP: the worker computes its job inside the cgroup, off the first CPU; a bad directory warns once and the job completes")
+def t_sim_cgroup(c):
+    need_tables()
+    if not (os.access(CG_ROOT, os.W_OK) and os.path.exists(os.path.join(CG_ROOT, "tasks"))):
+        raise Skip("%s is not a writable cgroup v1 cpu hierarchy (root only)" % CG_ROOT)
+    cg = os.path.join(CG_ROOT, "hpod-apitest-%d" % os.getpid())
+    os.mkdir(cg)
+    servers = []
+    try:
+        if os.path.exists(os.path.join(cg, "cpu.idle")):
+            with open(os.path.join(cg, "cpu.idle"), "w") as f:
+                f.write("1")
+        url = fresh_database(c.dburl, "hpod_simcg")
+        hpod(c, url, "migrate")
+        body = dict(SLOW, repeats=20)
+        s = cgroup_server(c, url, 1, cg)
+        servers.append(s)
+        pid = s.proc.pid
+        end = time.monotonic() + 10
+        while not cgroup_tasks(cg):  # the worker joins as it starts
+            check(time.monotonic() < end, "no thread joined %s within 10 s" % cg)
+            time.sleep(0.05)
+        tids = cgroup_tasks(cg)
+        check(tids == sim_threads(pid),
+              "in the cgroup %r, the server's hpod-sim threads %r" % (tids, sim_threads(pid)))
+        check(len(tids) == 1, "one worker, threads %r in the cgroup" % tids)
+        tid = next(iter(tids))
+        check(thread_stat(pid, tid)[0] == 5, "the worker is not SCHED_IDLE")
+        check(os.sched_getaffinity(tid) == off_first_cpu(pid),
+              "the worker in the cgroup on CPUs %r, expected %r"
+              % (os.sched_getaffinity(tid), off_first_cpu(pid)))
+        before = thread_stat(pid, tid)[1]
+        final, _ = poll(s.port, post_async(s.port, "nmthpo/zh-en", body)["id"])
+        check(final["state"] == "done", "job %r" % final["state"])
+        after = thread_stat(pid, tid)[1]
+        check(after > before, "the worker in the cgroup used no CPU for the job (%d -> %d"
+              " ticks)" % (before, after))
+        check(cgroup_tasks(cg) == {tid}, "after the job: %r in the cgroup" % cgroup_tasks(cg))
+        check("cannot join the cgroup" not in log_of(s), "warned:\n%s" % s.tail())
+        check(s.stop() == 0, "exit status")
+        check(not cgroup_tasks(cg), "threads left in the cgroup: %r" % cgroup_tasks(cg))
+
+        bad = os.path.join(cg, "missing")
+        b = cgroup_server(c, url, 2, bad)
+        servers.append(b)
+        final, _ = poll(b.port, post_async(b.port, "nmthpo/zh-en", body)["id"])
+        check(final["state"] == "done", "job with a bad cgroup %r" % final["state"])
+        log = log_of(b)
+        check(log.count("cannot join the cgroup %s" % bad) == 1,
+              "one warning for 2 workers expected:\n%s" % b.tail())
+        workers = sim_threads(b.proc.pid)
+        check(len(workers) == 2, "hpod-sim threads %r" % workers)
+        for t in workers:
+            check(os.sched_getaffinity(t) == off_first_cpu(b.proc.pid),
+                  "worker %d on CPUs %r, expected %r"
+                  % (t, os.sched_getaffinity(t), off_first_cpu(b.proc.pid)))
+        check(b.stop() == 0, "exit status with a bad cgroup")
+    finally:
+        for x in servers:
+            x.stop()
+        os.rmdir(cg)
 
 
 @test("simulation jobs: a lab-scoped token sees only its lab's jobs")

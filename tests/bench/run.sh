@@ -86,6 +86,7 @@ stop_servers() {
 cleanup() {
     trap - EXIT INT TERM HUP
     stop_servers
+    sim_cgroup_remove
     if [ -n "$pgdir" ]; then
         sh "$root/scripts/pg.sh" stop "$pgdir" 2>/dev/null
         rm -rf "$pgdir"
@@ -105,6 +106,9 @@ fail() {
 # free_port, start_servers N BUILD, finite_study N
 # shellcheck source=tests/bench/servers.sh
 . "$root/tests/bench/servers.sh"
+# sim_cgroup_make, sim_cgroup_remove: the simulations' idle cpu cgroup
+# shellcheck source=scripts/simcgroup.sh
+. "$root/scripts/simcgroup.sh"
 
 # stop_servers_checked: SIGTERM, and each must exit 0 (a clean shutdown
 # after the load).
@@ -158,6 +162,10 @@ echo "server:  HPOD_THREADS=${HPOD_THREADS:-8 (default)}" \
     "on a unix socket (fsync on), client and server on this machine"
 echo "runs:    BENCH_SECONDS=$seconds per run after 1 s of warm-up," \
     "clients \"$clients_list\", $replicas replicas"
+# Every server of this run (and its simulation workers) inherits
+# HPOD_SIM_CGROUP; the cgroup is removed at exit, after the servers.
+printf 'sims:    '
+sim_cgroup_make
 
 [ -x "$B/hpod" ] || { echo "bench: $B/hpod not built" >&2; exit 1; }
 [ -x "$B/tests/bench_http" ] || { echo "bench: $B/tests/bench_http not built" >&2; exit 1; }

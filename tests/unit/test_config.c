@@ -122,6 +122,30 @@ test_db_wait(void **state)
     assert_string_equal(err.field, "HPOD_DB_WAIT_SECONDS");
 }
 
+/* The simulation workers' cgroup: none by default, a directory as given,
+ * and one that does not fit is refused, not cut. */
+static void
+test_sim_cgroup(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    fake_env = NULL;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_string_equal(c.sim_cgroup, "");
+    const char *set[] = {"HPOD_SIM_CGROUP", "/sys/fs/cgroup/cpu/sims", NULL};
+    fake_env = set;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_string_equal(c.sim_cgroup, "/sys/fs/cgroup/cpu/sims");
+    char longdir[sizeof c.sim_cgroup + 1];
+    memset(longdir, 'a', sizeof longdir - 1);
+    longdir[sizeof longdir - 1] = '\0';
+    const char *toolong[] = {"HPOD_SIM_CGROUP", longdir, NULL};
+    fake_env = toolong;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+    assert_string_equal(err.field, "HPOD_SIM_CGROUP");
+}
+
 int
 main(void)
 {
@@ -130,6 +154,7 @@ main(void)
         cmocka_unit_test(test_overrides_and_bounds),
         cmocka_unit_test(test_db_timeouts),
         cmocka_unit_test(test_db_wait),
+        cmocka_unit_test(test_sim_cgroup),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
