@@ -64,7 +64,9 @@ enum autoalgo_method {
  * lengthscale_prior (gp): the median of the lengthscales' log-normal
  * prior, 0 for none; front_reference (ehvi): the margin of EHVI's
  * reference at the observed front (core/mobo.h front_ref), 0 for the
- * study's reference. Fields a method does not use are 0. */
+ * study's reference; hedge (gp, finite spaces): 1 for GP-Hedge over the
+ * GP and graph EI (the study option "hedge", sampler.h SAMPLER_V_HEDGE).
+ * Fields a method does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
@@ -74,6 +76,7 @@ struct autoalgo_config {
     int trust_region;
     double lengthscale_prior;
     double front_reference;
+    int hedge;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */
