@@ -81,11 +81,11 @@ const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES] = {
                            "on the 118-176-row tables of Table 3 GP-Hedge "
                            "over gp/matern52/nei (lengthscale prior median "
                            "1, trust region n/8) and graph EI has mean ftb "
-                           "17.1 against 17.5 for that GP alone and 18.6 for "
-                           "graph/matern52/ei on seeds 0-99 (16.9 against "
-                           "18.5 and 19.0 on seeds 100-199); zh-en 18.8 "
-                           "against 25.9, but ru-en 11.9 against 10.7 and "
-                           "en-ja 24.6 against 20.5 (docs/sampler-nei.md, "
+                           "16.8 against 17.5 for that GP alone and 18.6 for "
+                           "graph/matern52/ei on seeds 0-99 (16.6 against "
+                           "18.5 and 19.0 on seeds 100-199); zh-en 16.8 "
+                           "against 25.9, but ru-en 12.2 against 10.7 and "
+                           "en-ja 25.2 against 20.5 (docs/sampler-nei.md, "
                            "session 24)"},
     [AUTOALGO_SO_LARGE] = {{.method = AUTOALGO_GP,
                             .kernel = KERNEL_MATERN52,
@@ -95,10 +95,10 @@ const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES] = {
                             .hedge = 1},
                            "on the 604-767-row tables of Table 3 GP-Hedge "
                            "over gp/matern52/nei (lengthscale prior, trust "
-                           "region) and graph EI has mean ftb 26.4 over "
+                           "region) and graph EI has mean ftb 25.5 over "
                            "seeds 0-199 against 29.6 for that GP alone and "
-                           "at best 68.4 for graph; so-en 28.1 against 38.6, "
-                           "sw-en 24.0 against 21.3 (docs/sampler-nei.md, "
+                           "at best 68.4 for graph; so-en 26.7 against 38.6, "
+                           "sw-en 23.9 against 21.3 (docs/sampler-nei.md, "
                            "session 24)"},
     [AUTOALGO_CONTINUOUS] = {{.method = AUTOALGO_GP, .kernel = KERNEL_MATERN52},
                              "no table measures a continuous space; the GP "

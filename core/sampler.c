@@ -1324,8 +1324,7 @@ hedge_nominate(const struct sampler_input *in, size_t t,
     a.explain = NULL;
     a.cand_used = used;
     a.gp_model = &in->state->h_model;
-    a.variant = in->variant &
-                ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_HEDGEBOTH);
+    a.variant = in->variant & ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX);
     rng_seed2(&r, in->seed, (uint64_t)a.seq);
     if ((st = gp_finite(&a, &r, &nom[0])) != HPOD_OK)
         return st;
@@ -1349,8 +1348,7 @@ hedge_explain(const struct sampler_input *in, int arm, size_t cand)
     size_t got = (size_t)-1;
     enum hpod_status st;
 
-    a.variant = in->variant &
-                ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_HEDGEBOTH);
+    a.variant = in->variant & ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX);
     a.gp_model = &in->state->h_model;
     rng_seed2(&r, in->seed, (uint64_t)in->seq);
     if (arm == 1) {
@@ -1417,7 +1415,8 @@ hedge_history(const struct sampler_input *in, size_t init)
  * model step t < n both arms' nominees are replayed from the first t
  * observations (cached in the state; a cold process replays them all);
  * an arm's gain is the sum, over its past nominees, of the current GP's
- * posterior mean there (normal-score units). The arm is drawn with
+ * posterior mean there (normal-score units), discounted by
+ * SAMPLER_HEDGE_DISCOUNT per step of age. The arm is drawn with
  * probability ∝ exp(η·gain) (SAMPLER_V_HEDGEMAX: the larger gain, ties to
  * the GP) from a stream of its own.
  */
@@ -1463,27 +1462,9 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
                 HPOD_OK ||
             (st = gp_predict(gp, u, m, mu, NULL)) != HPOD_OK)
             goto out;
-        for (size_t k = 0; k < m; k++)
-            gain[k % 2] += mu[k];
-        if (in->variant & SAMPLER_V_HEDGEBOTH) {
-            size_t nc = in->n_cand;
-            double *uc = xmalloc(nc * dim * sizeof *uc);
-            double *sc = xmalloc(nc * sizeof *sc);
-            double *mv = xmalloc((2 * nc + 1) * sizeof *mv);
-            struct graph *gg = NULL;
-            space_encode_rows(in->space, in->cand_raw, nc, uc);
-            st = state_graph(a.state, uc, nc, dim, in->kernel, 0, &gg);
-            if (st == HPOD_OK)
-                st =
-                    ei_scores(gg, nc, in->obs_cand, in->obs_y, n, n, 0, sc, mv);
-            for (size_t k = 0; st == HPOD_OK && k < m; k++)
-                gain[k % 2] += mv[a.state->h_nom[2 * init + k]];
-            free(uc);
-            free(sc);
-            free(mv);
-            if (st != HPOD_OK)
-                goto out;
-        }
+        for (size_t k = 0; k < m; k++) /* nominee k is from t = init + k/2 */
+            gain[k % 2] += mu[k] * pow(SAMPLER_HEDGE_DISCOUNT,
+                                       (double)(n - 1 - (init + k / 2)));
     }
     int arm;
     if (in->variant & SAMPLER_V_HEDGEMAX) {

@@ -157,7 +157,9 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
  * own kept-model chain, from the defaults at t = init, each step's fit
  * from rng_seed2(seed, t)); an arm's gain is the sum over its nominees at
  * t < n of the posterior mean there of that chain's GP conditioned on all
- * n observations (normal scores, standardized units). The choice is arm
+ * n observations (normal scores, standardized units), weighted by
+ * SAMPLER_HEDGE_DISCOUNT^(n-1-t) (a discounted Hedge: which arm suits the
+ * search changes as it moves from exploring to exploiting). The choice is arm
  * 1's nominee at n with probability 1/(1 + exp(η·(gain0 - gain1))),
  * η = SAMPLER_HEDGE_ETA, drawn from rng_seed2(seed ^ SAMPLER_HEDGE_STREAM,
  * seq), else arm 0's; with pending trials the nominees at n are computed
@@ -168,10 +170,8 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
 #define SAMPLER_V_HEDGE 32u
 #define SAMPLER_V_HEDGEMAX 64u
 #define SAMPLER_HEDGE_ETA 1.0
+#define SAMPLER_HEDGE_DISCOUNT 0.8
 #define SAMPLER_HEDGE_STREAM 0x6865646765ULL
-/* SAMPLER_V_HEDGEBOTH (with SAMPLER_V_HEDGE): the gains add graph EI's
- * harmonic mean (normal scores) at the nominees to the GP's. */
-#define SAMPLER_V_HEDGEBOTH 128u
 #define SAMPLER_LSP_MEDIAN 1.0
 #define SAMPLER_LSP_SD 1.0
 

@@ -136,11 +136,6 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGEMAX, 0.0, NULL, 0,
       SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
      1},
-    {"bo_hedgeboth_m",
-     "BO_HEDGEBOTH_M",
-     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE | SAMPLER_V_HEDGEBOTH,
-      0.0, NULL, 0, SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
-     1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:

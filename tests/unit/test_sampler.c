@@ -1126,7 +1126,8 @@ hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
  * the arms' nominees at every prefix t = 3..n by plain sampler_next calls
  * (the GP with one kept model carried along the prefixes, graph EI
  * alone), the gains from a GP set to that model's hyperparameters and
- * conditioned on all n normal scores, the draw from its own stream. The
+ * conditioned on all n normal scores (the nominee of t weighted by
+ * SAMPLER_HEDGE_DISCOUNT^(n-1-t)), the draw from its own stream. The
  * hedge's choice, from a cold state and from a state carried along the
  * same prefixes (the cache), equals it. Over the histories the two arms
  * nominate different candidates at least once, and both arms are picked.
@@ -1155,7 +1156,7 @@ test_gp_hedge_reference(void **state)
             y[b] = ty;
             memcpy(obs_raw + 2 * b, tr, sizeof tr);
         }
-        for (size_t n = 6; n <= NO; n += 4) {
+        for (size_t n = 6; n <= NO; n++) {
             struct sampler_gp_model m = {0};
             struct sampler_state *warm = sampler_state_create();
             unsigned char used[G * G] = {0};
@@ -1194,7 +1195,8 @@ test_gp_hedge_reference(void **state)
                 for (int k = 0; k < 2; k++) {
                     space_encode(&sp, cand + 2 * nom[t][k], u);
                     assert_int_equal(gp_predict(gp, u, 1, &mu, NULL), HPOD_OK);
-                    gain[k] += mu;
+                    gain[k] +=
+                        mu * pow(SAMPLER_HEDGE_DISCOUNT, (double)(n - 1 - t));
                 }
             gp_destroy(gp);
             struct rng hr;
