@@ -67,6 +67,7 @@ struct sampler_state {
     size_t h_np, h_cap;
     unsigned long long h_seed;
     size_t *h_obs, *h_nom;
+    double *h_y;
     struct sampler_gp_model h_model;
 };
 
@@ -115,6 +116,7 @@ sampler_state_destroy(struct sampler_state *s)
     gp_destroy(s->gp);
     free(s->h_obs);
     free(s->h_nom);
+    free(s->h_y);
     sampler_gp_model_clear(&s->h_model);
     free(s);
 }
@@ -1365,6 +1367,19 @@ hedge_explain(const struct sampler_input *in, int arm, size_t cand)
     return st == HPOD_OK && got != cand ? HPOD_EINTERNAL : st;
 }
 
+/* in->cand_used marks exactly the observations' candidates. */
+static int
+hedge_used_is_obs(const struct sampler_input *in)
+{
+    size_t held = 0;
+    for (size_t i = 0; i < in->n_obs; i++)
+        if (!in->cand_used[in->obs_cand[i]])
+            return 0;
+    for (size_t i = 0; i < in->n_cand; i++)
+        held += in->cand_used[i] != 0;
+    return held == in->n_obs;
+}
+
 /* Brings the state's nominee history up to the n observations of in:
  * keeps the cached prefix that still matches, replays the rest. */
 static enum hpod_status
@@ -1376,7 +1391,8 @@ hedge_history(const struct sampler_input *in, size_t init)
     enum hpod_status st = HPOD_OK;
 
     if (!s->h_valid || s->h_seed != in->seed || s->h_np > n ||
-        memcmp(s->h_obs, in->obs_cand, s->h_np * sizeof *s->h_obs) != 0) {
+        memcmp(s->h_obs, in->obs_cand, s->h_np * sizeof *s->h_obs) != 0 ||
+        memcmp(s->h_y, in->obs_y, s->h_np * sizeof *s->h_y) != 0) {
         s->h_valid = 0;
         s->h_np = 0;
         sampler_gp_model_clear(&s->h_model);
@@ -1385,6 +1401,7 @@ hedge_history(const struct sampler_input *in, size_t init)
         s->h_cap = 2 * (n + 1);
         s->h_obs = xrealloc(s->h_obs, s->h_cap * sizeof *s->h_obs);
         s->h_nom = xrealloc(s->h_nom, 2 * s->h_cap * sizeof *s->h_nom);
+        s->h_y = xrealloc(s->h_y, s->h_cap * sizeof *s->h_y);
     }
     t0 = s->h_valid ? s->h_np + 1 : 0;
     for (size_t i = 0; i < n; i++)
@@ -1399,6 +1416,7 @@ hedge_history(const struct sampler_input *in, size_t init)
     }
     if (st == HPOD_OK) {
         memcpy(s->h_obs, in->obs_cand, n * sizeof *s->h_obs);
+        memcpy(s->h_y, in->obs_y, n * sizeof *s->h_y);
         s->h_np = n;
         s->h_seed = in->seed;
         s->h_valid = 1;
@@ -1434,14 +1452,21 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     enum hpod_status st;
 
     (void)r;
+    for (size_t i = 0; i < n + in->n_pend; i++)
+        if ((i < n ? in->obs_cand[i] : in->pend_cand[i - n]) >= in->n_cand)
+            return HPOD_EINVAL;
     if (!a.state)
         a.state = own = sampler_state_create();
     if ((st = hedge_history(&a, init)) != HPOD_OK)
         goto out;
     memcpy(nom, a.state->h_nom + 2 * n, sizeof nom);
-    if (in->n_pend > 0 &&
-        (st = hedge_nominate(&a, n, in->cand_used, 1, nom)) != HPOD_OK)
-        goto out; /* with pending trials: not cached */
+    /* The replayed nominees at n saw only the observations as used; with
+     * pending trials, or other candidates held (failed trials), the
+     * arms choose again from in as it is (not cached). */
+    if (in->n_pend > 0 || !hedge_used_is_obs(in)) {
+        if ((st = hedge_nominate(&a, n, in->cand_used, 1, nom)) != HPOD_OK)
+            goto out;
+    }
     if (n > init) {
         size_t m = 2 * (n - init);
         struct sampler_input g = a;

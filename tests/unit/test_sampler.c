@@ -1203,8 +1203,8 @@ test_gp_hedge_reference(void **state)
             rng_seed2(&hr, 9 ^ SAMPLER_HEDGE_STREAM, (uint64_t)n);
             double p1 =
                 1.0 / (1.0 + exp(SAMPLER_HEDGE_ETA * (gain[0] - gain[1])));
-            size_t want[2] = {nom[n][rng_uniform(&hr) < p1],
-                              nom[n][gain[1] > gain[0]]};
+            int arm = rng_uniform(&hr) < p1;
+            size_t want[2] = {nom[n][arm], nom[n][gain[1] > gain[0]]};
             for (int v = 0; v < 2; v++) {
                 unsigned var = v ? SAMPLER_V_HEDGEMAX : SAMPLER_V_HEDGE;
                 cold[v] = hedge_arm_choice(SAMPLER_GP, var, n, obs_cand,
@@ -1215,7 +1215,25 @@ test_gp_hedge_reference(void **state)
                 assert_int_equal(hot[v], want[v]);
             }
             if (nom[n][0] != nom[n][1])
-                picked[want[0] == nom[n][1]]++;
+                picked[arm]++;
+            if (n == NO) {
+                /* Candidates held by no observation (a failed trial): the
+                 * arms choose again around them, the same arm wins. */
+                unsigned char used2[G * G];
+                memcpy(used2, used, sizeof used2);
+                used2[nom[n][0]] = used2[nom[n][1]] = 1;
+                size_t a2 = hedge_arm_choice(SAMPLER_GP, 0, n, obs_cand,
+                                             obs_raw, y, used2, &m, NULL);
+                size_t b2 = hedge_arm_choice(SAMPLER_GRAPH, 0, n, obs_cand,
+                                             obs_raw, y, used2, NULL, NULL);
+                for (int w = 0; w < 2; w++) {
+                    size_t got = hedge_arm_choice(SAMPLER_GP, SAMPLER_V_HEDGE,
+                                                  n, obs_cand, obs_raw, y,
+                                                  used2, NULL, w ? warm : NULL);
+                    assert_false(used2[got]);
+                    assert_int_equal(got, arm ? b2 : a2);
+                }
+            }
             sampler_gp_model_clear(&m);
             sampler_state_destroy(warm);
         }
