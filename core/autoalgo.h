@@ -18,6 +18,11 @@
 /* Finite spaces with at most this many candidates count as small (the
  * TACL tables: 118-176 rows small, 604-767 rows large). */
 #define AUTOALGO_SMALL_MAX 400
+/* The single-objective finite cases choose GP-Hedge (hedge = 1) only up to
+ * this many candidates: its graph arm holds an n×n graph and factorizes
+ * over the unlabeled nodes (O(n³) once per process and study), measured
+ * on tables of at most 767 rows. Above it the GP alone. */
+#define AUTOALGO_HEDGE_MAX 1000
 
 /* What the rule reads of a study definition. */
 struct autoalgo_features {

@@ -1330,12 +1330,16 @@ hedge_nominate(const struct sampler_input *in, size_t t,
     rng_seed2(&r, in->seed, (uint64_t)a.seq);
     if ((st = gp_finite(&a, &r, &nom[0])) != HPOD_OK)
         return st;
+    /* The graph arm labels the observations only (pending candidates are
+     * still taken): the labeled set is then the replay's, whose factor
+     * the graph downdates instead of refactorizing (O(n³)) per suggest. */
     a.kind = SAMPLER_GRAPH;
     a.acquisition = 0;
     a.variant = 0;
     a.trust_div = 0;
     a.gp_model = NULL;
     a.prior_cand = NULL;
+    a.n_pend = 0;
     return graph_finite(&a, &nom[1]);
 }
 
@@ -1360,6 +1364,7 @@ hedge_explain(const struct sampler_input *in, int arm, size_t cand)
         a.trust_div = 0;
         a.gp_model = NULL;
         a.prior_cand = NULL;
+        a.n_pend = 0; /* as hedge_nominate */
         st = graph_finite(&a, &got);
     } else {
         st = gp_finite(&a, &r, &got);

@@ -56,6 +56,15 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.hedge, 1);
     f.n_candidates = 767;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
+    /* GP-Hedge up to AUTOALGO_HEDGE_MAX candidates, the GP alone above. */
+    f.n_candidates = AUTOALGO_HEDGE_MAX;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(c.hedge, 1);
+    f.n_candidates = AUTOALGO_HEDGE_MAX + 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(c.hedge, 0);
+    assert_int_equal(c.trust_region, 8);
+    assert_true(c.lengthscale_prior == 1.0);
     f.n_candidates = 1;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
     f.n_candidates = 0;
