@@ -18,6 +18,11 @@
 /* Finite spaces with at most this many candidates count as small (the
  * TACL tables: 118-176 rows small, 604-767 rows large). */
 #define AUTOALGO_SMALL_MAX 400
+/* The single-objective finite cases choose GP-Hedge (hedge = 1) only up to
+ * this many candidates: its graph arm holds an n×n graph and factorizes
+ * over the unlabeled nodes (O(n³) once per process and study), measured
+ * on tables of at most 767 rows. Above it the GP alone. */
+#define AUTOALGO_HEDGE_MAX 1000
 
 /* What the rule reads of a study definition. */
 struct autoalgo_features {
@@ -64,7 +69,9 @@ enum autoalgo_method {
  * lengthscale_prior (gp): the median of the lengthscales' log-normal
  * prior, 0 for none; front_reference (ehvi): the margin of EHVI's
  * reference at the observed front (core/mobo.h front_ref), 0 for the
- * study's reference. Fields a method does not use are 0. */
+ * study's reference; hedge (gp, finite spaces): 1 for GP-Hedge over the
+ * GP and graph EI (the study option "hedge", sampler.h SAMPLER_V_HEDGE).
+ * Fields a method does not use are 0. */
 struct autoalgo_config {
     enum autoalgo_method method;
     int kernel;
@@ -75,6 +82,7 @@ struct autoalgo_config {
     double lengthscale_prior;
     double front_reference;
     int gp_blend; /* ehvi/graph: core/mobo.h gp_blend (enum mobo_blend) */
+    int hedge;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

@@ -60,6 +60,15 @@ struct sampler_state {
     struct gp *gp;
     size_t gp_cap, gp_dim;
     int gp_kernel;
+    /* SAMPLER_V_HEDGE: the arms' nominees (2 per prefix length t, for
+     * t = 0..h_np) and the obs prefix they came from, and the replay's
+     * own kept GP model; h_valid 0: nothing cached. */
+    int h_valid;
+    size_t h_np, h_cap;
+    unsigned long long h_seed;
+    size_t *h_obs, *h_nom;
+    double *h_y;
+    struct sampler_gp_model h_model;
 };
 
 void
@@ -105,6 +114,10 @@ sampler_state_destroy(struct sampler_state *s)
     graph_destroy(s->graph);
     free(s->graph_x);
     gp_destroy(s->gp);
+    free(s->h_obs);
+    free(s->h_nom);
+    free(s->h_y);
+    sampler_gp_model_clear(&s->h_model);
     free(s);
 }
 
@@ -1024,11 +1037,12 @@ sampler_normal_scores(const double *y, size_t n, double *z)
  */
 static enum hpod_status
 ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
-          size_t no, size_t nl, double *score, double *mv)
+          size_t no, size_t nl, int floor, double *score, double *mv)
 {
     double *y = xmalloc(nl * sizeof *y);
     double *mean = xmalloc(n * sizeof *mean), *var = xmalloc(n * sizeof *var);
     double lie = 0.0, best = -INFINITY, dbar = graph_mean_wdegree(g);
+    double ss = 0.0;
     enum hpod_status st;
 
     sampler_normal_scores(obs_y, no, y);
@@ -1036,6 +1050,8 @@ ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
         lie += y[i] / (double)no;
         best = y[i] > best ? y[i] : best;
     }
+    for (size_t i = 0; floor && i < no; i++)
+        ss += (y[i] - lie) * (y[i] - lie) / (double)no;
     for (size_t j = no; j < nl; j++)
         y[j] = lie;
     if ((st = graph_predict(g, lab, y, nl, mean, var)) == HPOD_OK) {
@@ -1044,6 +1060,12 @@ ei_scores(struct graph *g, size_t n, const size_t *lab, const double *obs_y,
         for (size_t i = 0; i < n; i++)
             if (graph_wdegree(g, i) > 0.0)
                 var[i] *= graph_wdegree(g, i) / dbar;
+        /* Graph "nei": EI on the predicted observation, with a noise
+         * variance of SAMPLER_NEI_FLOOR times the labels' (normal scores')
+         * variance, so a node predicted equal to the incumbent keeps EI
+         * above zero. */
+        for (size_t i = 0; floor && i < n; i++)
+            var[i] += SAMPLER_NEI_FLOOR * ss;
         acq_score(ACQ_EI, mean, var, n, best, 0.0, score);
         if (mv) {
             memcpy(mv, mean, n * sizeof *mean);
@@ -1094,7 +1116,9 @@ graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
         for (size_t i = 0; mv && i <= n; i++)
             mv[n + i] = NAN;
     } else {
-        st = ei_scores(g, n, lab, in->obs_y, no, nl, score, mv);
+        st = ei_scores(g, n, lab, in->obs_y, no, nl,
+                       in->acquisition == 2 || (in->variant & SAMPLER_V_FLOOR),
+                       score, mv);
     }
     free(lab);
     free(y);
@@ -1131,6 +1155,8 @@ graph_finite(const struct sampler_input *in, size_t *cand)
         (st = graph_scores(g, n, in, in->obs_cand, in->pend_cand, score, mv)) !=
             HPOD_OK)
         goto out;
+    if ((in->variant & SAMPLER_V_TR) || in->trust_div > 0)
+        trust_region(in, u, score);
     for (size_t i = 0; i < n; i++)
         skip[i] = in->cand_used[i];
     *cand = acq_argmax(score, n, skip);
@@ -1262,6 +1288,7 @@ graph_mix(const struct sampler_input *in, const double *u, double *score)
     enum hpod_status st;
 
     gin.acquisition = 0;
+    gin.variant = 0;
     gin.explain = NULL;
     if (!s)
         s = own = sampler_state_create();
@@ -1277,6 +1304,218 @@ out:
     sampler_state_destroy(own);
     free(gs);
     free(ra);
+    return st;
+}
+
+/* ---- GP-Hedge over the GP and graph EI ---- */
+
+/* The two arms' nominees for the first t observations of in (used: those
+ * t marked) without its pending trials, or (t == n_obs, pending) for in
+ * as it is; the GP with the replay's kept model. */
+static enum hpod_status
+hedge_nominate(const struct sampler_input *in, size_t t,
+               const unsigned char *used, int pending, size_t *nom)
+{
+    struct sampler_input a = *in;
+    struct rng r;
+    enum hpod_status st;
+
+    a.n_obs = t;
+    a.n_pend = pending ? in->n_pend : 0;
+    a.seq = pending ? in->seq : (int)t;
+    a.explain = NULL;
+    a.cand_used = used;
+    a.gp_model = &in->state->h_model;
+    a.variant = in->variant & ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX);
+    rng_seed2(&r, in->seed, (uint64_t)a.seq);
+    if ((st = gp_finite(&a, &r, &nom[0])) != HPOD_OK)
+        return st;
+    /* The graph arm labels the observations only (pending candidates are
+     * still taken): the labeled set is then the replay's, whose factor
+     * the graph downdates instead of refactorizing (O(n³)) per suggest. */
+    a.kind = SAMPLER_GRAPH;
+    a.acquisition = 0;
+    a.variant = 0;
+    a.trust_div = 0;
+    a.gp_model = NULL;
+    a.prior_cand = NULL;
+    a.n_pend = 0;
+    return graph_finite(&a, &nom[1]);
+}
+
+/* The explanation of the hedge's pick: the chosen arm run again on in as
+ * it is (pending trials included) with the explanation on; it must pick
+ * the same candidate (the GP arm's kept model is not due for a refit). */
+static enum hpod_status
+hedge_explain(const struct sampler_input *in, int arm, size_t cand)
+{
+    struct sampler_input a = *in;
+    struct rng r;
+    size_t got = (size_t)-1;
+    enum hpod_status st;
+
+    a.variant = in->variant & ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX);
+    a.gp_model = &in->state->h_model;
+    rng_seed2(&r, in->seed, (uint64_t)in->seq);
+    if (arm == 1) {
+        a.kind = SAMPLER_GRAPH;
+        a.acquisition = 0;
+        a.variant = 0;
+        a.trust_div = 0;
+        a.gp_model = NULL;
+        a.prior_cand = NULL;
+        a.n_pend = 0; /* as hedge_nominate */
+        st = graph_finite(&a, &got);
+    } else {
+        st = gp_finite(&a, &r, &got);
+    }
+    return st == HPOD_OK && got != cand ? HPOD_EINTERNAL : st;
+}
+
+/* in->cand_used marks exactly the observations' candidates. */
+static int
+hedge_used_is_obs(const struct sampler_input *in)
+{
+    size_t held = 0;
+    for (size_t i = 0; i < in->n_obs; i++)
+        if (!in->cand_used[in->obs_cand[i]])
+            return 0;
+    for (size_t i = 0; i < in->n_cand; i++)
+        held += in->cand_used[i] != 0;
+    return held == in->n_obs;
+}
+
+/* Brings the state's nominee history up to the n observations of in:
+ * keeps the cached prefix that still matches, replays the rest. */
+static enum hpod_status
+hedge_history(const struct sampler_input *in, size_t init)
+{
+    struct sampler_state *s = in->state;
+    size_t n = in->n_obs, t0;
+    unsigned char *used = xcalloc(in->n_cand, 1);
+    enum hpod_status st = HPOD_OK;
+
+    if (!s->h_valid || s->h_seed != in->seed || s->h_np > n ||
+        memcmp(s->h_obs, in->obs_cand, s->h_np * sizeof *s->h_obs) != 0 ||
+        memcmp(s->h_y, in->obs_y, s->h_np * sizeof *s->h_y) != 0) {
+        s->h_valid = 0;
+        s->h_np = 0;
+        sampler_gp_model_clear(&s->h_model);
+    }
+    if (s->h_cap < n + 1) {
+        s->h_cap = 2 * (n + 1);
+        s->h_obs = xrealloc(s->h_obs, s->h_cap * sizeof *s->h_obs);
+        s->h_nom = xrealloc(s->h_nom, 2 * s->h_cap * sizeof *s->h_nom);
+        s->h_y = xrealloc(s->h_y, s->h_cap * sizeof *s->h_y);
+    }
+    t0 = s->h_valid ? s->h_np + 1 : 0;
+    for (size_t i = 0; i < n; i++)
+        used[in->obs_cand[i]] = i < t0;
+    for (size_t t = t0; t <= n && st == HPOD_OK; t++) {
+        if (t >= init)
+            st = hedge_nominate(in, t, used, 0, s->h_nom + 2 * t);
+        else
+            s->h_nom[2 * t] = s->h_nom[2 * t + 1] = (size_t)-1;
+        if (t < n)
+            used[in->obs_cand[t]] = 1;
+    }
+    if (st == HPOD_OK) {
+        memcpy(s->h_obs, in->obs_cand, n * sizeof *s->h_obs);
+        memcpy(s->h_y, in->obs_y, n * sizeof *s->h_y);
+        s->h_np = n;
+        s->h_seed = in->seed;
+        s->h_valid = 1;
+    } else {
+        s->h_valid = 0;
+    }
+    free(used);
+    return st;
+}
+
+/*
+ * SAMPLER_V_HEDGE: GP-Hedge (Hoffman, Brochu & de Freitas, UAI 2011) over
+ * arm 0, the GP as configured, and arm 1, graph EI (Matérn). At every
+ * model step t < n both arms' nominees are replayed from the first t
+ * observations (cached in the state; a cold process replays them all);
+ * an arm's gain is the sum, over its past nominees, of the current GP's
+ * posterior mean there (normal-score units), discounted by
+ * SAMPLER_HEDGE_DISCOUNT per step of age. The arm is drawn with
+ * probability ∝ exp(η·gain) (SAMPLER_V_HEDGEMAX: the larger gain, ties to
+ * the GP) from a stream of its own.
+ */
+static enum hpod_status
+hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
+{
+    struct sampler_state *own = NULL;
+    struct sampler_input a = *in;
+    size_t n = in->n_obs, init = (size_t)(in->init > 0 ? in->init : 1);
+    size_t dim = in->space->dim, np = in->space->n_params, nom[2];
+    struct gp *gp = NULL;
+    int owned = 1;
+    double best, gain[2] = {0.0, 0.0};
+    double *u = NULL, *mu = NULL;
+    enum hpod_status st;
+
+    (void)r;
+    for (size_t i = 0; i < n + in->n_pend; i++)
+        if ((i < n ? in->obs_cand[i] : in->pend_cand[i - n]) >= in->n_cand)
+            return HPOD_EINVAL;
+    if (!a.state)
+        a.state = own = sampler_state_create();
+    if ((st = hedge_history(&a, init)) != HPOD_OK)
+        goto out;
+    memcpy(nom, a.state->h_nom + 2 * n, sizeof nom);
+    /* The replayed nominees at n saw only the observations as used; with
+     * pending trials, or other candidates held (failed trials), the
+     * arms choose again from in as it is (not cached). */
+    if (in->n_pend > 0 || !hedge_used_is_obs(in)) {
+        if ((st = hedge_nominate(&a, n, in->cand_used, 1, nom)) != HPOD_OK)
+            goto out;
+    }
+    if (n > init) {
+        size_t m = 2 * (n - init);
+        struct sampler_input g = a;
+        struct rng gr;
+        g.n_pend = 0;
+        g.gp_model = &a.state->h_model;
+        rng_seed2(&gr, in->seed, (uint64_t)n);
+        u = xmalloc(m * dim * sizeof *u);
+        mu = xmalloc(m * sizeof *mu);
+        double *rawp = xmalloc(np * sizeof *rawp);
+        for (size_t k = 0; k < m; k++) {
+            memcpy(rawp, in->cand_raw + a.state->h_nom[2 * init + k] * np,
+                   np * sizeof *rawp);
+            space_encode(in->space, rawp, u + k * dim);
+        }
+        free(rawp);
+        if ((st = gp_model(&g, &gr, &gp, &owned, &best, 0.0, NULL)) !=
+                HPOD_OK ||
+            (st = gp_predict(gp, u, m, mu, NULL)) != HPOD_OK)
+            goto out;
+        for (size_t k = 0; k < m; k++) /* nominee k is from t = init + k/2 */
+            gain[k % 2] += mu[k] * pow(SAMPLER_HEDGE_DISCOUNT,
+                                       (double)(n - 1 - (init + k / 2)));
+    }
+    int arm;
+    if (in->variant & SAMPLER_V_HEDGEMAX) {
+        arm = gain[1] > gain[0];
+    } else {
+        struct rng hr;
+        rng_seed2(&hr, in->seed ^ SAMPLER_HEDGE_STREAM, (uint64_t)in->seq);
+        double p1 = 1.0 / (1.0 + exp(SAMPLER_HEDGE_ETA * (gain[0] - gain[1])));
+        arm = rng_uniform(&hr) < p1;
+    }
+    *cand = nom[arm];
+    if (in->cand_used[*cand])
+        st = HPOD_EINTERNAL;
+    else if (in->explain)
+        st = hedge_explain(&a, arm, *cand);
+out:
+    if (owned)
+        gp_destroy(gp);
+    free(u);
+    free(mu);
+    sampler_state_destroy(own);
     return st;
 }
 
@@ -1337,6 +1576,9 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
         struct rng mr = r;
         if (in->kind == SAMPLER_GREEDY)
             st = greedy_candidate(in, cand);
+        else if (in->kind == SAMPLER_GP &&
+                 (in->variant & (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX)))
+            st = hedge_finite(in, &mr, cand);
         else if (in->kind == SAMPLER_GP)
             st = gp_finite(in, &mr, cand);
         else

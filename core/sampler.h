@@ -149,6 +149,30 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
  * data say otherwise) and log sd SAMPLER_LSP_SD. hpod-bench's
  * BO_NEILSP_M. */
 #define SAMPLER_V_LSPRIOR 16u
+/* SAMPLER_V_HEDGE (finite spaces, GP; the study option "hedge"): GP-Hedge
+ * (Hoffman, Brochu & de Freitas, UAI 2011) over two arms, arm 0 this GP
+ * as configured and arm 1 graph EI (Matérn, acquisition ei). At each
+ * model step t (init <= t <= n) both arms' nominees are those they would
+ * choose from the first t observations (only they used, no pending; the GP arm
+ * with its own kept-model chain, from the defaults at t = init, each step's fit
+ * from rng_seed2(seed, t)); an arm's gain is the sum over its nominees at
+ * t < n of the posterior mean there of that chain's GP conditioned on all
+ * n observations (normal scores, standardized units), weighted by
+ * SAMPLER_HEDGE_DISCOUNT^(n-1-t) (a discounted Hedge: which arm suits the
+ * search changes as it moves from exploring to exploiting). The choice is arm
+ * 1's nominee at n with probability 1/(1 + exp(η·(gain0 - gain1))),
+ * η = SAMPLER_HEDGE_ETA, drawn from rng_seed2(seed ^ SAMPLER_HEDGE_STREAM,
+ * seq), else arm 0's; the nominees at n are computed from the input as it
+ * is (pending trials, every held candidate; graph EI labels only the
+ * observations, so that its factor is the replay's). The nominees are cached in
+ * the sampler state (checked against the observations, so never changing an
+ * answer); a cold process replays them: n GP and n graph choices.
+ * SAMPLER_V_HEDGEMAX: the arm of the larger gain (ties to the GP), no draw. */
+#define SAMPLER_V_HEDGE 32u
+#define SAMPLER_V_HEDGEMAX 64u
+#define SAMPLER_HEDGE_ETA 1.0
+#define SAMPLER_HEDGE_DISCOUNT 0.8
+#define SAMPLER_HEDGE_STREAM 0x6865646765ULL
 #define SAMPLER_LSP_MEDIAN 1.0
 #define SAMPLER_LSP_SD 1.0
 

@@ -324,19 +324,28 @@ parse_ls_min(json_t *a, struct algo_def *al, json_t *norm, struct hpod_err *err)
  * gp's "trust_region" (integer d, 0..100000: the argmax among the n/d
  * candidates nearest the best trial, core/sampler.h SAMPLER_V_TR; 0 off)
  * and "lengthscale_prior" (0 < median <= the lengthscales' upper bound:
- * MAP under a log-normal prior); each written into norm when set.
+ * MAP under a log-normal prior); each written into norm when set. And
+ * "hedge" (boolean: GP-Hedge over this GP and graph EI, SAMPLER_V_HEDGE),
+ * written back only when true.
  */
 static enum hpod_status
 parse_gp_local(json_t *a, struct algo_def *al, json_t *norm,
                struct hpod_err *err)
 {
     struct gp_fit_options o;
+    json_t *hg = a ? json_object_get(a, "hedge") : NULL;
     long long tr = 0;
     double v = 0.0;
     int has_tr = 0, has_p = 0;
     enum hpod_status st;
 
     gp_fit_options_default(&o);
+    if (hg && !json_is_boolean(hg))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.hedge",
+                         "algorithm.hedge must be a boolean");
+    al->gp_hedge = hg && json_is_true(hg);
+    if (al->gp_hedge)
+        json_object_set_new(norm, "hedge", json_true());
     if ((st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr,
                          &has_tr, err)) != HPOD_OK ||
         (st = sd_get_number(a, "lengthscale_prior", "algorithm", &v, &has_p,
@@ -408,15 +417,11 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};
-    static const char *const k_gp[] = {"name",
-                                       "seed",
-                                       "kernel",
-                                       "acquisition",
-                                       "init",
-                                       "lengthscale_min",
-                                       "trust_region",
-                                       "lengthscale_prior",
-                                       NULL};
+    static const char *const k_gp[] = {"name",         "seed",
+                                       "kernel",       "acquisition",
+                                       "init",         "lengthscale_min",
+                                       "trust_region", "lengthscale_prior",
+                                       "hedge",        NULL};
     static const char *const k_greedy[] = {"name", "seed", "init", NULL};
     const char *name;
     long long seed = 0, init = 3;

@@ -40,6 +40,9 @@ struct algo_def {
      * (sampler_input.ls_prior; 0: none). */
     long long gp_trust;
     double ls_prior;
+    /* gp, finite spaces: "hedge", GP-Hedge over this GP and graph EI
+     * (sampler_input.variant SAMPLER_V_HEDGE); 0: off. */
+    int gp_hedge;
     int init;      /* random points before the model takes over */
     int surrogate; /* ehvi: 0 gp, 1 graph */
     /* ehvi variants (core/mobo.h, mobo_input): log_objectives 0/1, and

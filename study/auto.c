@@ -83,7 +83,10 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         if (c->method == AUTOALGO_GP && c->lengthscale_prior > 0.0)
             json_object_set_new(o, "lengthscale_prior",
                                 json_real(c->lengthscale_prior));
-        snprintf(label, size, "%s/%s/%s", name, kernel, acq);
+        if (c->method == AUTOALGO_GP && c->hedge)
+            json_object_set_new(o, "hedge", json_true());
+        snprintf(label, size, "%s/%s/%s%s", name, kernel, acq,
+                 c->method == AUTOALGO_GP && c->hedge ? " with hedge" : "");
         break;
     }
     return o;

@@ -58,13 +58,15 @@ hb_auto_algo(const struct space *sp, size_t n, size_t init,
         out->ls_min = c.lengthscale_min;
         out->trust_div = c.method == AUTOALGO_GP ? c.trust_region : 0;
         out->ls_prior = c.method == AUTOALGO_GP ? c.lengthscale_prior : 0.0;
+        out->variant =
+            c.method == AUTOALGO_GP && c.hedge ? SAMPLER_V_HEDGE : 0u;
     }
     for (size_t m = 0; m < HB_N_METHODS; m++) {
         const struct simulate_algo *a = &hb_methods[m].algo;
         if (strcmp(hb_methods[m].key, "auto") != 0 && a->kind == out->kind &&
             (out->kind == SAMPLER_RANDOM || out->kind == SAMPLER_GREEDY ||
              (a->kernel == out->kernel && a->acquisition == out->acquisition &&
-              a->variant == 0 && a->ls_min == out->ls_min &&
+              a->variant == out->variant && a->ls_min == out->ls_min &&
               a->trust_div == out->trust_div &&
               a->ls_prior == out->ls_prior))) {
             snprintf(label, size, "%s", hb_methods[m].label);

@@ -106,6 +106,36 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.0, NULL, 0, SAMPLER_TR_DIV,
       SAMPLER_LSP_MEDIAN},
      1},
+    /* Session 24 (docs/sampler-nei.md): graph EI with nei's noise floor
+     * (acquisition 2), and graph EI / nei with the GP's trust region. */
+    {"gb_nei_m",
+     "GB_NEI_M",
+     {SAMPLER_GRAPH, KERNEL_MATERN52, 2, 0, 0.0, NULL, 0, 0, 0.0},
+     1},
+    {"gb_nei_r",
+     "GB_NEI_R",
+     {SAMPLER_GRAPH, KERNEL_RBF, 2, 0, 0.0, NULL, 0, 0, 0.0},
+     1},
+    {"gb_eitr_m",
+     "GB_EITR_M",
+     {SAMPLER_GRAPH, KERNEL_MATERN52, 0, 0, 0.0, NULL, 0, SAMPLER_TR_DIV, 0.0},
+     1},
+    {"gb_neitr_m",
+     "GB_NEITR_M",
+     {SAMPLER_GRAPH, KERNEL_MATERN52, 2, 0, 0.0, NULL, 0, SAMPLER_TR_DIV, 0.0},
+     1},
+    /* GP-Hedge over BO_NEILSPTR_M and GB_EI_M (SAMPLER_V_HEDGE), and
+     * the arm of the larger gain (SAMPLER_V_HEDGEMAX). */
+    {"bo_hedge_m",
+     "BO_HEDGE_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE, 0.0, NULL, 0,
+      SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
+     1},
+    {"bo_hedgemax_m",
+     "BO_HEDGEMAX_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGEMAX, 0.0, NULL, 0,
+      SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
+     1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:

@@ -239,6 +239,67 @@ def t_gp_trust_prior(c):
     expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument")
 
 
+@test("gp hedge: validated, normalized, read back, absent when off; the study suggests; a cold server replays the same choice")
+def t_gp_hedge(c):
+    from harness import expect_error
+    space, cands, objs = GRID8_SPACE, GRID8_CANDS, GRID8_OBJS
+    algo = {"name": "gp", "acquisition": "nei", "trust_region": 8,
+            "lengthscale_prior": 1.0, "hedge": True, "seed": 5}
+    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
+            "init": 3, "lengthscale_min": 0.01, "trust_region": 8,
+            "lengthscale_prior": 1.0, "hedge": True}
+    ex = _gp_grid_study(c, "gp hedge", algo, want)
+    dec = [d for d in ex["decisions"] if d["kind"] == "suggest"]
+    check(len(dec) == 1 and dec[0]["chooser"] == "model", "explain %r" % short(ex))
+    # Off (false or absent): not written back.
+    for off in ({"name": "gp", "hedge": False}, {"name": "gp"}):
+        d = create(c, {"name": uname("gp hedge off"), "space": space, "candidates": cands,
+                       "objectives": objs, "algorithm": off})
+        check("hedge" not in d["algorithm"], "off %r" % d["algorithm"])
+    for bad in ({"name": "gp", "hedge": 1}, {"name": "gp", "hedge": "true"},
+                {"name": "gp", "hedge": None}):
+        body = {"name": uname("gp bad hedge"), "space": space, "candidates": cands,
+                "objectives": objs, "algorithm": bad}
+        expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument",
+                     "algorithm.hedge")
+    body = {"name": uname("graph hedge"), "space": space, "candidates": cands,
+            "objectives": objs, "algorithm": {"name": "graph", "hedge": True}}
+    expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument")
+    # The arms' history is replayed from the trials alone: the same study
+    # run on one server (its cache warm) and alternately on two other ones
+    # (one restarted halfway: cold) suggests the same sequence.
+    steps = 14
+
+    def run(ports):
+        s = create(c, {"name": uname("gp hedge run"), "space": space, "candidates": cands,
+                       "objectives": objs, "algorithm": algo})
+        seq = []
+        for i in range(steps):
+            port = ports(i)
+            t = suggest(c, s["id"], "w", port=port)["trials"][0]
+            seq.append(canon(t["params"]))
+            report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2
+                                - (t["params"]["y"] - 0.2) ** 2}, port=port)
+        return seq
+
+    seq1 = run(lambda i: c.port)
+    b = c.server()
+    state = {"d": c.server()}
+
+    def alternate(i):
+        if i == steps // 2:  # restart one replica: its cache starts cold
+            state["d"].stop()
+            state["d"] = c.server()
+        return b.port if i % 2 else state["d"].port
+
+    seq2 = run(alternate)
+    b.stop()
+    state["d"].stop()
+    check(len(set(seq1)) == steps, "repeats %r" % seq1)
+    check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
+          % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
+
+
 @test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")
 def t_gp_kept_model(c):
     # Two studies with the same seed and the same (deterministic) values:

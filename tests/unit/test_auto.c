@@ -61,11 +61,13 @@ test_omitted_is_auto(void **state)
     assert_true(d.algo.ls_min == 0.01); /* gp.h's default: the prior rules */
     assert_int_equal(d.algo.gp_trust, 8);
     assert_true(d.algo.ls_prior == 1.0);
+    assert_int_equal(d.algo.gp_hedge, 1);
     assert_int_equal(d.algo.init, AUTO_INIT);
     assert_string_equal(json_string_value(json_object_get(a, "case")),
                         "so_small");
     const char *r = json_string_value(json_object_get(a, "reason"));
-    assert_non_null(strstr(r, "auto chose gp/matern52/nei for 1 objective"));
+    assert_non_null(strstr(r, "auto chose gp/matern52/nei with hedge for 1 "
+                              "objective"));
     assert_non_null(strstr(r, "118 candidates (at most 400) over 2 "
                               "parameters (1 categorical)"));
     assert_non_null(strstr(r, "17.5"));

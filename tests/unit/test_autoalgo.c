@@ -42,6 +42,7 @@ test_single_objective_sizes(void **state)
     assert_true(c.lengthscale_min == 0.0);
     assert_int_equal(c.trust_region, 8);
     assert_true(c.lengthscale_prior == 1.0);
+    assert_int_equal(c.hedge, 1);
     f.n_candidates = AUTOALGO_SMALL_MAX;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
@@ -52,8 +53,18 @@ test_single_objective_sizes(void **state)
     assert_true(c.lengthscale_min == 0.0);
     assert_int_equal(c.trust_region, 8);
     assert_true(c.lengthscale_prior == 1.0);
+    assert_int_equal(c.hedge, 1);
     f.n_candidates = 767;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
+    /* GP-Hedge up to AUTOALGO_HEDGE_MAX candidates, the GP alone above. */
+    f.n_candidates = AUTOALGO_HEDGE_MAX;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(c.hedge, 1);
+    f.n_candidates = AUTOALGO_HEDGE_MAX + 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(c.hedge, 0);
+    assert_int_equal(c.trust_region, 8);
+    assert_true(c.lengthscale_prior == 1.0);
     f.n_candidates = 1;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
     f.n_candidates = 0;
@@ -63,6 +74,7 @@ test_single_objective_sizes(void **state)
     assert_true(c.lengthscale_min == 0.0);
     assert_int_equal(c.trust_region, 0);
     assert_true(c.lengthscale_prior == 0.0);
+    assert_int_equal(c.hedge, 0); /* the graph arm needs candidates */
     /* Parameters and their categorical share do not move the choice:
      * no table measures them apart (the reason records them). */
     f.n_categorical = 6;
@@ -205,6 +217,10 @@ test_table_rows(void **state)
                      r->config.lengthscale_min <= 10.0));
         assert_true(r->config.surrogate == MOBO_SURROGATE_GP ||
                     r->config.surrogate == MOBO_SURROGATE_GRAPH);
+        /* GP-Hedge: a GP on finite spaces with one objective only. */
+        assert_true(r->config.hedge == 0 ||
+                    (r->config.hedge == 1 && r->config.method == AUTOALGO_GP &&
+                     (i == AUTOALGO_SO_SMALL || i == AUTOALGO_SO_LARGE)));
         assert_non_null(r->evidence);
         assert_true(strlen(r->evidence) > 20);
         const char *code = autoalgo_case_code((enum autoalgo_case)i);
