@@ -137,6 +137,7 @@ explain_reset(struct sampler_explain *e, int chooser)
     free(e->runner_raw);
     e->runner_raw = NULL;
     e->chooser = chooser;
+    e->arm = 0;
     e->incumbent = NAN;
     e->n_runners = 0;
     explain_point_reset(&e->pick);
@@ -1508,8 +1509,10 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     *cand = nom[arm];
     if (in->cand_used[*cand])
         st = HPOD_EINTERNAL;
-    else if (in->explain)
+    else if (in->explain) {
         st = hedge_explain(&a, arm, *cand);
+        in->explain->arm = arm;
+    }
 out:
     if (owned)
         gp_destroy(gp);

@@ -99,6 +99,9 @@ struct sampler_explain {
     /* Continuous spaces: the runners-up's raw configurations,
      * n_runners × n_params, owned (sampler_explain_clear); else NULL. */
     double *runner_raw;
+    /* SAMPLER_V_HEDGE: 1 when the hedge's graph-EI arm chose (pick and
+     * runners-up are graph EI's), 0 otherwise. */
+    int arm;
 };
 
 /* Frees e's array and zeroes it (chooser random); accepts NULL. */

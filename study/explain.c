@@ -114,6 +114,10 @@ suggest_json(const struct study_def *d, const struct sampler_explain *e)
     size_t np = d->space.n_params;
 
     sampler_names(d, &sampler, &acq);
+    if (model && e->arm == 1) { /* the hedge's graph-EI arm chose */
+        sampler = "graph";
+        acq = "ei";
+    }
     if (model && !uses_mobo(d))
         units = strcmp(acq ? acq : "", "eif") == 0 ? "propagated top label"
                                                    : "normal scores";

@@ -270,7 +270,9 @@ def t_gp_hedge(c):
     # (one restarted halfway: cold) suggests the same sequence.
     steps = 14
 
-    def run(ports):
+    arms = []
+
+    def run(ports, explain=False):
         s = create(c, {"name": uname("gp hedge run"), "space": space, "candidates": cands,
                        "objectives": objs, "algorithm": algo})
         seq = []
@@ -278,11 +280,22 @@ def t_gp_hedge(c):
             port = ports(i)
             t = suggest(c, s["id"], "w", port=port)["trials"][0]
             seq.append(canon(t["params"]))
+            if explain:
+                ex = expect(call(port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+                d = [d for d in ex["decisions"] if d["kind"] == "suggest"][0]
+                if d["chooser"] == "model":
+                    arms.append((d["sampler"], d["acquisition"],
+                                 canon(cands[d["chosen"]["candidate"]]) == canon(t["params"])))
             report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2
                                 - (t["params"]["y"] - 0.2) ** 2}, port=port)
         return seq
 
-    seq1 = run(lambda i: c.port)
+    seq1 = run(lambda i: c.port, explain=True)
+    # Each model pick's explanation names the arm that chose it (the GP's
+    # nei, or graph EI), and both arms chose in this run.
+    check(arms and all(a in (("gp", "nei", True), ("graph", "ei", True)) for a in arms),
+          "explanations %r" % arms)
+    check({a[0] for a in arms} == {"gp", "graph"}, "arms %r" % arms)
     b = c.server()
     state = {"d": c.server()}
 

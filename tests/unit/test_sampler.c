@@ -1091,10 +1091,11 @@ test_continuous(void **state)
  * lengthscale prior 1) with kind, variant, gp_model and state given, from
  * the first t observations (used: those marked). */
 static size_t
-hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
-                 const size_t *obs_cand, const double *obs_raw, const double *y,
-                 const unsigned char *used, struct sampler_gp_model *m,
-                 struct sampler_state *st)
+hedge_arm_choice_ex(enum sampler_kind kind, unsigned variant, size_t t,
+                    const size_t *obs_cand, const double *obs_raw,
+                    const double *y, const unsigned char *used,
+                    struct sampler_gp_model *m, struct sampler_state *st,
+                    struct sampler_explain *ex)
 {
     struct sampler_input in = {.space = &sp,
                                .kind = kind,
@@ -1114,11 +1115,22 @@ hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
                                .obs_cand = obs_cand,
                                .n_obs = t,
                                .state = st,
-                               .gp_model = m};
+                               .gp_model = m,
+                               .explain = ex};
     double raw[2];
     size_t got;
     assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
     return got;
+}
+
+static size_t
+hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
+                 const size_t *obs_cand, const double *obs_raw, const double *y,
+                 const unsigned char *used, struct sampler_gp_model *m,
+                 struct sampler_state *st)
+{
+    return hedge_arm_choice_ex(kind, variant, t, obs_cand, obs_raw, y, used, m,
+                               st, NULL);
 }
 
 /*
@@ -1129,7 +1141,8 @@ hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
  * conditioned on all n normal scores (the nominee of t weighted by
  * SAMPLER_HEDGE_DISCOUNT^(n-1-t)), the draw from its own stream. The
  * hedge's choice, from a cold state and from a state carried along the
- * same prefixes (the cache), equals it. Over the histories the two arms
+ * same prefixes (the cache), equals it, and its explanation names the
+ * arm that chose. Over the histories the two arms
  * nominate different candidates at least once, and both arms are picked.
  */
 static void
@@ -1214,8 +1227,17 @@ test_gp_hedge_reference(void **state)
                 assert_int_equal(cold[v], want[v]);
                 assert_int_equal(hot[v], want[v]);
             }
-            if (nom[n][0] != nom[n][1])
+            if (nom[n][0] != nom[n][1]) {
+                /* The explanation names the arm that chose. */
+                struct sampler_explain ex = {0};
+                assert_int_equal(hedge_arm_choice_ex(
+                                     SAMPLER_GP, SAMPLER_V_HEDGE, n, obs_cand,
+                                     obs_raw, y, used, NULL, NULL, &ex),
+                                 want[0]);
+                assert_int_equal(ex.arm, arm);
+                sampler_explain_clear(&ex);
                 picked[arm]++;
+            }
             if (n == NO) {
                 /* Candidates held by no observation (a failed trial): the
                  * arms choose again around them, the same arm wins. */
