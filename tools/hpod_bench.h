@@ -30,7 +30,7 @@ struct hb_method {
 #define HB_N_METHODS 28
 /* The first HB_N_DEFAULT run by default; the rest (variants that lost,
  * docs/sampler-nei.md) only when named or with --methods all. */
-#define HB_N_DEFAULT 11
+#define HB_N_DEFAULT 12
 extern const struct hb_method hb_methods[HB_N_METHODS];
 
 struct hb_opts {

@@ -54,6 +54,13 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      "BO_NEI_R",
      {SAMPLER_GP, KERNEL_RBF, 3, 0, 0.3, NULL, 0, 0, 0.0},
      1},
+    /* auto's single-objective choice before the hedge (session 23): the
+     * hedge's GP arm alone, kept in the default set beside auto. */
+    {"bo_neilsptr_m",
+     "BO_NEILSPTR_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.0, NULL, 0, SAMPLER_TR_DIV,
+      SAMPLER_LSP_MEDIAN},
+     1},
     {"auto", "auto", {SAMPLER_RANDOM, 0, 0, 0, 0.0, NULL, 0, 0, 0.0}, 1},
     /* Variants that lost, run only when named (HB_N_DEFAULT). */
     {"bo_neifloor_m",
@@ -100,11 +107,6 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
     {"bo_neilsp_m",
      "BO_NEILSP_M",
      {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_LSPRIOR, 0.0, NULL, 0, 0, 0.0},
-     1},
-    {"bo_neilsptr_m",
-     "BO_NEILSPTR_M",
-     {SAMPLER_GP, KERNEL_MATERN52, 3, 0, 0.0, NULL, 0, SAMPLER_TR_DIV,
-      SAMPLER_LSP_MEDIAN},
      1},
     /* Session 24 (docs/sampler-nei.md): graph EI with nei's noise floor
      * (acquisition 2), and graph EI / nei with the GP's trust region. */
