@@ -1263,27 +1263,9 @@ test_gp_hedge_reference(void **state)
     /* The explanation names the pick, ranked first by the chosen arm. */
     {
         struct sampler_explain ex = {0};
-        struct sampler_input in = {.space = &sp,
-                                   .kind = SAMPLER_GP,
-                                   .seed = 9,
-                                   .seq = NO,
-                                   .init = 3,
-                                   .kernel = KERNEL_MATERN52,
-                                   .acquisition = 3,
-                                   .variant = SAMPLER_V_HEDGE,
-                                   .trust_div = 8,
-                                   .ls_prior = 1.0,
-                                   .cand_raw = cand,
-                                   .cand_used = used_all,
-                                   .n_cand = G * G,
-                                   .obs_raw = obs_raw,
-                                   .obs_y = y,
-                                   .obs_cand = obs_cand,
-                                   .n_obs = NO,
-                                   .explain = &ex};
-        double raw[2];
-        size_t got;
-        assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
+        size_t got =
+            hedge_arm_choice_ex(SAMPLER_GP, SAMPLER_V_HEDGE, NO, obs_cand,
+                                obs_raw, y, used_all, NULL, NULL, &ex);
         assert_int_equal(ex.chooser, SAMPLER_CHOSE_MODEL);
         assert_int_equal(ex.pick.cand, got);
         assert_true(ex.n_runners > 0 && !isnan(ex.pick.acq));
