@@ -1310,6 +1310,22 @@ out:
 
 /* ---- GP-Hedge over the GP and graph EI ---- */
 
+/* The hedge's graph arm: graph EI (Matérn kernel as given) on a's input.
+ * It labels the observations only (pending candidates are still taken):
+ * the labeled set is then the replay's, whose factor the graph downdates
+ * instead of refactorizing (O(n³)) per suggest. */
+static void
+hedge_graph_arm(struct sampler_input *a)
+{
+    a->kind = SAMPLER_GRAPH;
+    a->acquisition = 0;
+    a->variant = 0;
+    a->trust_div = 0;
+    a->gp_model = NULL;
+    a->prior_cand = NULL;
+    a->n_pend = 0;
+}
+
 /* The two arms' nominees for the first t observations of in (used: those
  * t marked) without its pending trials, or (t == n_obs, pending) for in
  * as it is; the GP with the replay's kept model. */
@@ -1331,16 +1347,7 @@ hedge_nominate(const struct sampler_input *in, size_t t,
     rng_seed2(&r, in->seed, (uint64_t)a.seq);
     if ((st = gp_finite(&a, &r, &nom[0])) != HPOD_OK)
         return st;
-    /* The graph arm labels the observations only (pending candidates are
-     * still taken): the labeled set is then the replay's, whose factor
-     * the graph downdates instead of refactorizing (O(n³)) per suggest. */
-    a.kind = SAMPLER_GRAPH;
-    a.acquisition = 0;
-    a.variant = 0;
-    a.trust_div = 0;
-    a.gp_model = NULL;
-    a.prior_cand = NULL;
-    a.n_pend = 0;
+    hedge_graph_arm(&a);
     return graph_finite(&a, &nom[1]);
 }
 
@@ -1359,13 +1366,7 @@ hedge_explain(const struct sampler_input *in, int arm, size_t cand)
     a.gp_model = &in->state->h_model;
     rng_seed2(&r, in->seed, (uint64_t)in->seq);
     if (arm == 1) {
-        a.kind = SAMPLER_GRAPH;
-        a.acquisition = 0;
-        a.variant = 0;
-        a.trust_div = 0;
-        a.gp_model = NULL;
-        a.prior_cand = NULL;
-        a.n_pend = 0; /* as hedge_nominate */
+        hedge_graph_arm(&a);
         st = graph_finite(&a, &got);
     } else {
         st = gp_finite(&a, &r, &got);
