@@ -109,6 +109,20 @@ study_add(struct study *s, size_t c, size_t m)
     s->obs_cand[s->n++] = c;
 }
 
+/* One pending trial on a random free candidate of s, given to in (*pend
+ * and praw[2] hold it). */
+static void
+pend_one(struct study *s, struct rng *r, size_t *pend, double *praw,
+         struct mobo_input *in)
+{
+    *pend = random_free(r, s->used);
+    s->used[*pend] = 1;
+    memcpy(praw, cand + 2 * *pend, 2 * sizeof *praw);
+    in->pend_raw = praw;
+    in->pend_cand = pend;
+    in->n_pend = 1;
+}
+
 static struct mobo_input
 study_input(struct study *s, int surrogate, unsigned long long seed)
 {
@@ -997,14 +1011,8 @@ test_state_warm_equals_cold(void **state)
             struct mobo_input in = study_input(s, sg, 7);
             size_t cw, cc, pend = N;
             double aw, ac, praw[2];
-            if (t % 3 == 0) {
-                pend = random_free(&r, s->used);
-                s->used[pend] = 1;
-                memcpy(praw, cand + 2 * pend, sizeof praw);
-                in.pend_raw = praw;
-                in.pend_cand = &pend;
-                in.n_pend = 1;
-            }
+            if (t % 3 == 0)
+                pend_one(s, &r, &pend, praw, &in);
             if (t == steps / 2) {
                 mobo_state_destroy(ms);
                 ms = mobo_state_create();
@@ -1306,14 +1314,8 @@ test_gp_blend(void **state)
         struct mobo_input in = study_input(s, MOBO_SURROGATE_GRAPH, 9);
         size_t cw, cc, cp, pend = N;
         double aw, ac, praw[2], raw[2];
-        if (t % 4 == 0) {
-            pend = random_free(&r, s->used);
-            s->used[pend] = 1;
-            memcpy(praw, cand + 2 * pend, sizeof praw);
-            in.pend_raw = praw;
-            in.pend_cand = &pend;
-            in.n_pend = 1;
-        }
+        if (t % 4 == 0)
+            pend_one(s, &r, &pend, praw, &in);
         enum hpod_status sp0 = mobo_next(&in, raw, &cp);
         in.gp_blend = t % 2 ? MOBO_BLEND_FIRST : MOBO_BLEND_ALL;
         in.state = ms;
