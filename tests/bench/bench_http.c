@@ -152,6 +152,15 @@ samples_push(struct samples *s, double x, double at)
     s->v[s->n++] = x;
 }
 
+/* Appends from's samples that started before until (0: all of them). */
+static void
+samples_append(struct samples *to, const struct samples *from, double until)
+{
+    for (size_t k = 0; k < from->n; k++)
+        if (until == 0 || from->at[k] < until)
+            samples_push(to, from->v[k], from->at[k]);
+}
+
 static size_t
 on_body(char *data, size_t size, size_t nmemb, void *user)
 {
@@ -561,10 +570,8 @@ struct run {
 static void
 run_add(struct run *to, const struct run *r)
 {
-    for (size_t k = 0; k < r->sug.n; k++)
-        samples_push(&to->sug, r->sug.v[k], r->sug.at[k]);
-    for (size_t k = 0; k < r->rep.n; k++)
-        samples_push(&to->rep, r->rep.v[k], r->rep.at[k]);
+    samples_append(&to->sug, &r->sug, 0);
+    samples_append(&to->rep, &r->rep, 0);
     to->wall += r->wall;
     to->counted += r->counted;
     to->pairs += r->pairs;
@@ -637,12 +644,8 @@ collect(const struct bench *b, struct client *cs, long clients,
 
     for (long i = 0; i < clients; i++) {
         struct client *c = &cs[i];
-        for (size_t k = 0; k < c->suggest_ms.n; k++)
-            if (exhausted == 0 || c->suggest_ms.at[k] < exhausted)
-                samples_push(&r->sug, c->suggest_ms.v[k], c->suggest_ms.at[k]);
-        for (size_t k = 0; k < c->report_ms.n; k++)
-            if (exhausted == 0 || c->report_ms.at[k] < exhausted)
-                samples_push(&r->rep, c->report_ms.v[k], c->report_ms.at[k]);
+        samples_append(&r->sug, &c->suggest_ms, exhausted);
+        samples_append(&r->rep, &c->report_ms, exhausted);
         for (size_t k = 0; k < c->done.n; k++)
             in_window +=
                 c->done.at[k] >= b->warm_end && c->done.at[k] <= exhausted;
