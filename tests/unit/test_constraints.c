@@ -22,7 +22,7 @@ test_value_and_feasibility(void **state)
     struct study_def d;
     struct metric_set v = {0};
 
-    def_from(TWO, &d);
+    def_with_constraints(TWO, &d);
     assert_int_equal(d.n_constraints, 2);
     metric_set_add(&v, "time", 4);
     /* speed not reported: NaN, and not feasible (only what was seen). */
@@ -55,7 +55,7 @@ test_bounds_and_log(void **state)
     double pos[] = {1, -3, 2, NAN, NAN, -4};
     double zero[] = {1, -3, 0, -2};
 
-    def_from(TWO, &d);
+    def_with_constraints(TWO, &d);
     constraint_bounds(&d, pos, 3, con_max, con_log);
     assert_close(con_max[0], 5, 0, 0);
     assert_close(con_max[1], -2, 0, 0);
@@ -73,7 +73,7 @@ test_probability(void **state)
     struct study_def d;
     double raw[12], c[12], q[2] = {0.05, 0.95}, p[2] = {-1, -1};
 
-    def_from("[{\"metric\":\"time\",\"max\":5}]", &d);
+    def_with_constraints("[{\"metric\":\"time\",\"max\":5}]", &d);
     for (int i = 0; i < 12; i++) {
         raw[i] = i / 11.0;
         c[i] = 10 * raw[i] + 0.5; /* time = 10 x + 0.5, <= 5 for x < .45 */

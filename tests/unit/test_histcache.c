@@ -7,6 +7,7 @@
  * on the full read.
  */
 #include "tests/support/check.h"
+#include "tests/support/studydef.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,7 @@ def_make(struct study_def *d)
         "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
         "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"loss\","
         "\"goal\":\"minimize\"}],\"algorithm\":{\"name\":\"gp\"}}";
-    struct hpod_err err = {0};
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
+    def_parse(text, d);
 }
 
 /* The row of reference slot i as a read gives it (owned strings). */

@@ -6,6 +6,7 @@
  * additive objective's parameters.
  */
 #include "tests/support/check.h"
+#include "tests/support/studydef.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +19,13 @@
 static void
 def_from(struct study_def *d)
 {
-    struct hpod_err err = {0};
     const char *text =
         "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
         "\"low\":0,\"high\":1},{\"name\":\"opt\",\"type\":\"categorical\","
         "\"choices\":[\"adam\",\"sgd\"]},{\"name\":\"k\",\"type\":\"int\","
         "\"low\":1,\"high\":4}],\"objectives\":[{\"name\":\"loss\","
         "\"goal\":\"minimize\"}]}";
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
+    def_parse(text, d);
 }
 
 static void

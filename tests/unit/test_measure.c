@@ -28,7 +28,7 @@ test_lists_and_check(void **state)
     struct study_def d;
     struct hpod_err err = {0};
     struct metric_set held = {0}, in = {0};
-    def_from(THREE, &d);
+    def_with_constraints(THREE, &d);
     assert_true(measure_decoupled(&d));
     assert_true(d.con_decoupled[0] && d.con_decoupled[1] &&
                 !d.con_decoupled[2]);
@@ -55,7 +55,7 @@ test_lists_and_check(void **state)
     metric_set_cleanup(&in);
 
     struct study_def plain;
-    def_from("[{\"metric\":\"gpu_time\",\"max\":200}]", &plain);
+    def_with_constraints("[{\"metric\":\"gpu_time\",\"max\":200}]", &plain);
     assert_false(measure_decoupled(&plain));
     study_def_cleanup(&plain);
     study_def_cleanup(&d);
@@ -70,7 +70,7 @@ test_after_report(void **state)
     int done = 7;
     char *next = NULL;
     const char *probe = "[\"gpu_time\",\"speed\"]";
-    def_from(THREE, &d);
+    def_with_constraints(THREE, &d);
 
     /* Half a probe: nothing decided yet. */
     metric_set_add(&v, "gpu_time", 150);
@@ -125,7 +125,8 @@ test_choose(void **state)
 {
     (void)state;
     struct study_def d;
-    def_from("[{\"metric\":\"gpu_time\",\"max\":200,\"decoupled\":true}]", &d);
+    def_with_constraints(
+        "[{\"metric\":\"gpu_time\",\"max\":200,\"decoupled\":true}]", &d);
     struct history h;
     memset(&h, 0, sizeof h);
     double raw[1] = {0.5};

@@ -6,6 +6,7 @@
  * stage's steps and its advance to the next stage.
  */
 #include "tests/support/check.h"
+#include "tests/support/studydef.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,12 @@ static void
 def_with(const char *algo, struct study_def *d)
 {
     char text[1024];
-    struct hpod_err err = {0};
     snprintf(text, sizeof text,
              "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
              "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"bleu\","
              "\"goal\":\"maximize\"}],\"algorithm\":%s}",
              algo);
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
+    def_parse(text, d);
 }
 
 /* Rows of up to 8 trials and 16 intermediate reports (test storage). */

@@ -3,6 +3,7 @@
  * become a study (study_check_rules), without HTTP or a database.
  */
 #include "tests/support/check.h"
+#include "tests/support/studydef.h"
 
 #include <string.h>
 
@@ -15,17 +16,13 @@ def_of(const char *algo, int two_objectives, int candidates,
        struct study_def *d)
 {
     char text[1024];
-    struct hpod_err err = {0};
     snprintf(text, sizeof text,
              "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
              "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"a\",\"goal\":"
              "\"maximize\"}%s],\"algorithm\":%s%s}",
              two_objectives ? ",{\"name\":\"b\",\"goal\":\"minimize\"}" : "",
              algo, candidates ? ",\"candidates\":[{\"x\":0.5}]" : "");
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
+    def_parse(text, d);
 }
 
 static void

@@ -6,6 +6,7 @@
  * point, derived or given, as reported and oriented.
  */
 #include "tests/support/check.h"
+#include "tests/support/studydef.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +19,13 @@ static void
 def_from(const char *extra, struct study_def *d)
 {
     char text[1024];
-    struct hpod_err err = {0};
     snprintf(text, sizeof text,
              "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
              "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"bleu\","
              "\"goal\":\"maximize\"},{\"name\":\"gpu_time\",\"goal\":"
              "\"minimize\"}],\"algorithm\":{\"name\":\"ehvi\"}%s}",
              extra);
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
+    def_parse(text, d);
 }
 
 static unsigned long long rng_state = 12345;

@@ -7,6 +7,7 @@
  * observations with NaN where a metric was not reported.
  */
 #include "tests/support/check.h"
+#include "tests/support/studydef.h"
 
 #include <string.h>
 
@@ -16,16 +17,12 @@ static void
 def_from(const char *algo, const char *extra, struct study_def *d)
 {
     char text[1024];
-    struct hpod_err err = {0};
     snprintf(text, sizeof text,
              "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"float\","
              "\"low\":0,\"high\":1}],\"objectives\":[{\"name\":\"loss\","
              "\"goal\":\"minimize\"}],\"algorithm\":%s%s}",
              algo, extra);
-    json_t *body = json_loads(text, 0, NULL);
-    assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
-    json_decref(body);
+    def_parse(text, d);
 }
 
 static void
