@@ -1168,6 +1168,26 @@ test_trust_region_pick(void **state)
     free(s);
 }
 
+/* The front reference by brute force, for s's two objectives (both
+ * maximized, sense2): per objective, the worst (lowest) value among the
+ * nf front rows idx, moved down by fr times the range of every observed
+ * value. */
+static void
+front_ref_brute(const struct study *s, const size_t *idx, size_t nf, double fr,
+                double *ref)
+{
+    for (size_t j = 0; j < 2; j++) {
+        double lo = INFINITY, hi = -INFINITY, w = INFINITY;
+        for (size_t i = 0; i < s->n; i++) {
+            lo = fmin(lo, s->obs_y[i * 2 + j]);
+            hi = fmax(hi, s->obs_y[i * 2 + j]);
+        }
+        for (size_t f = 0; f < nf; f++)
+            w = fmin(w, s->obs_y[idx[f] * 2 + j]);
+        ref[j] = w - fr * (hi - lo);
+    }
+}
+
 /*
  * front_ref: EHVI's reference from the observed front is the brute-force
  * one (the worst value of each objective on the front of the observed
@@ -1192,16 +1212,7 @@ test_front_reference(void **state)
         for (int sg = 0; sg < 2; sg++)
             for (int k = 0; k < 3; k++) {
                 double fr = k == 0 ? 0.3 : k == 1 ? 0.5 : 2.0;
-                for (size_t j = 0; j < 2; j++) {
-                    double lo = INFINITY, hi = -INFINITY, w = INFINITY;
-                    for (size_t i = 0; i < s->n; i++) {
-                        lo = fmin(lo, s->obs_y[i * 2 + j]);
-                        hi = fmax(hi, s->obs_y[i * 2 + j]);
-                    }
-                    for (size_t f = 0; f < nf; f++)
-                        w = fmin(w, s->obs_y[idx[f] * 2 + j]);
-                    ref[j] = w - fr * (hi - lo);
-                }
+                front_ref_brute(s, idx, nf, fr, ref);
                 struct sampler_explain ea = {0}, eb = {0};
                 struct mobo_input in = study_input(s, sg, 5);
                 double def_ref[2] = {s->ref[0], s->ref[1]};
@@ -1233,16 +1244,7 @@ test_front_reference(void **state)
      * point as with the brute-force reference given. */
     {
         size_t nf = pareto_front(s->obs_y, s->n, 2, sense2, idx);
-        for (size_t j = 0; j < 2; j++) {
-            double lo = INFINITY, hi = -INFINITY, w = INFINITY;
-            for (size_t i = 0; i < s->n; i++) {
-                lo = fmin(lo, s->obs_y[i * 2 + j]);
-                hi = fmax(hi, s->obs_y[i * 2 + j]);
-            }
-            for (size_t f = 0; f < nf; f++)
-                w = fmin(w, s->obs_y[idx[f] * 2 + j]);
-            ref[j] = w - 0.5 * (hi - lo);
-        }
+        front_ref_brute(s, idx, nf, 0.5, ref);
         for (int sg = 0; sg < 2; sg++) {
             double raw2[2];
             struct mobo_input in = study_input(s, sg, 6);
