@@ -18,11 +18,13 @@
 /* Finite spaces with at most this many candidates count as small (the
  * TACL tables: 118-176 rows small, 604-767 rows large). */
 #define AUTOALGO_SMALL_MAX 400
-/* The single-objective finite cases choose GP-Hedge (hedge = 1) only up to
- * this many candidates: its graph arm holds an n×n graph and factorizes
- * over the unlabeled nodes (O(n³) once per process and study), measured
- * on tables of at most 767 rows. Above it the GP alone. */
-#define AUTOALGO_HEDGE_MAX 1000
+/* auto chooses a graph (GP-Hedge's graph arm, ehvi's graph surrogate) only
+ * up to this many candidates: a graph holds n×n matrices and factorizes
+ * over the unlabeled nodes (O(n³) once per process and study; graph.h
+ * GRAPH_MAX_NODES is the hard limit), and both were measured on tables of
+ * at most 767 rows. Above it the GP alone (so_large without hedge) or
+ * ehvi/gp (mo_huge). */
+#define AUTOALGO_GRAPH_MAX 1000
 
 /* What the rule reads of a study definition. */
 struct autoalgo_features {
@@ -43,6 +45,7 @@ enum autoalgo_case {
     AUTOALGO_TINY_BUDGET,    /* budget <= init: no model ever decides */
     AUTOALGO_MO_SMALL,       /* >= 2 objectives, finite <= SMALL_MAX */
     AUTOALGO_MO_LARGE,       /* >= 2 objectives, finite > SMALL_MAX */
+    AUTOALGO_MO_HUGE,        /* >= 2 objectives, finite > GRAPH_MAX */
     AUTOALGO_MO_CONTINUOUS,  /* >= 2 objectives, no candidates */
     AUTOALGO_DECOUPLED,      /* 1 objective, a decoupled constraint */
     AUTOALGO_CONSTRAINED,    /* 1 objective with constraints */

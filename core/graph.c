@@ -298,6 +298,8 @@ graph_create(const double *x, size_t n, size_t dim,
     if (out == NULL)
         return HPOD_EINVAL;
     *out = NULL;
+    if (n > GRAPH_MAX_NODES)
+        return HPOD_EUNPROC;
     if (o == NULL) {
         graph_options_default(&defaults);
         o = &defaults;

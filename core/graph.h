@@ -35,6 +35,16 @@
 
 struct graph; /* opaque */
 
+/*
+ * The most nodes a graph may have. A graph holds dense n×n matrices (the
+ * weights, and the factor of Δ_UU over the unlabeled nodes): 128 MB each
+ * at 4000 nodes, and the first factorization is O(n³), 3.7 s at 4000
+ * (one core, release build, through a suggest of hpod serve). Beyond this
+ * graph_create refuses instead of allocating: at 60000 nodes the weights
+ * alone would need 28.8 GB, and a failed allocation aborts (xmalloc).
+ */
+#define GRAPH_MAX_NODES 4000
+
 /* How graph_eif maps the labels to {0, 1} (see graph_eif_labels). */
 enum graph_eif_mode {
     GRAPH_EIF_PAPER = 0,    /* best -> 1; others by random-walk probability */
@@ -89,7 +99,8 @@ void graph_options_default(struct graph_options *o);
  * graph_create - builds the kNN graph over the n candidates x (n×dim,
  * row-major, borrowed for the call). o may be NULL for the defaults.
  * *out receives a new graph owned by the caller (graph_destroy).
- * Return: HPOD_OK; HPOD_EINVAL on NULL pointers, n == 0, dim == 0,
+ * Return: HPOD_OK; HPOD_EUNPROC if n > GRAPH_MAX_NODES (nothing is
+ * allocated); HPOD_EINVAL on NULL pointers, n == 0, dim == 0,
  * non-finite coordinates, avg_degree_frac outside (0, 1] (when k == 0),
  * lengthscale < 0, eps < 0, non-finite options or an unknown kernel or
  * eif_labels. O(n²·dim + n·k log k) time (23 ms for n = 767, dim = 6).

@@ -15,6 +15,7 @@
 #include "common/dtoa.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "core/graph.h"
 #include "study/auto.h"
 #include "study/fields.h"
 
@@ -804,10 +805,48 @@ out:
     return st;
 }
 
+/*
+ * check_graph_size - a graph over a finite study's candidates (graph,
+ * ehvi's graph surrogate, GP-Hedge's graph arm, asha's or multistage's
+ * graph base) holds dense n×n matrices: more than GRAPH_MAX_NODES
+ * candidates are refused when the study is created, while it can still
+ * choose gp (core/graph.h; graph_create would refuse too, and the
+ * suggestions would fall back to random). Stored definitions are not
+ * checked again: a study keeps the algorithm it was created with.
+ */
+static enum hpod_status
+check_graph_size(json_t *body, const struct study_def *d, struct hpod_err *err)
+{
+    const struct algo_def *al = &d->algo;
+    size_t n = d->candidates ? json_array_size(d->candidates) : 0;
+    const char *key =
+        al->name == ALGO_GRAPH                        ? "name"
+        : al->name == ALGO_EHVI && al->surrogate == 1 ? "surrogate"
+        : al->name == ALGO_GP && al->gp_hedge         ? "hedge"
+        : (al->name == ALGO_ASHA || al->name == ALGO_MULTISTAGE) &&
+                al->base == ALGO_GRAPH
+            ? "base"
+            : NULL;
+    if (!key || n <= GRAPH_MAX_NODES)
+        return HPOD_OK;
+    char field[64];
+    snprintf(field, sizeof field, "algorithm.%s%s",
+             algo_is_auto(json_object_get(body, "algorithm")) ? "chosen." : "",
+             key);
+    return hpod_fail(err, HPOD_EUNPROC, field,
+                     "a graph over the candidates holds n-by-n matrices: at "
+                     "most %d candidates, this study has %zu (gp has no such "
+                     "limit)",
+                     GRAPH_MAX_NODES, n);
+}
+
 enum hpod_status
 study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
 {
-    return parse_def(body, d, err);
+    enum hpod_status st = parse_def(body, d, err);
+    if (st == HPOD_OK && (st = check_graph_size(body, d, err)) != HPOD_OK)
+        study_def_cleanup(d);
+    return st;
 }
 
 enum hpod_status

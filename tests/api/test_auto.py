@@ -5,7 +5,7 @@ load_if_exists, closed keys, the rule's cases on the nmthpo tables (118 and
 study suggesting exactly what the chosen algorithm sent explicitly does.
 """
 
-from harness import call, check, expect, expect_error, is_int, short, test
+from harness import call, check, db_snapshot, expect, expect_error, is_int, short, test
 from client import BLEU_MAX, SPACE4, create, report, suggest, uname
 from tables import evaluate, need_tables, study_metrics
 
@@ -182,3 +182,42 @@ def t_auto_same_as_chosen(c):
     check(ex["algorithm"] == ch, "explicit %r" % ex["algorithm"])
     got_a, got_e = drive(c, au, 7, "zh-en"), drive(c, ex, 7, "zh-en")
     check(got_a == got_e, "auto %r, explicit %r" % (got_a, got_e))
+
+
+X1 = [{"name": "x", "type": "int", "low": 0, "high": 100000}]
+
+
+@test("graphs over more than 4000 candidates are refused at creation (422, nothing written); "
+      "auto over 40000 candidates and two objectives chooses ehvi/gp (mo_huge) and suggests")
+def t_graph_size(c):
+    cands = [{"x": i} for i in range(4001)]
+    before = db_snapshot(c.dburl)
+    for algo, objs, field in (({"name": "graph"}, BLEU_MAX, "algorithm.name"),
+                              ({"name": "gp", "hedge": True}, BLEU_MAX, "algorithm.hedge"),
+                              ({"name": "ehvi", "surrogate": "graph"}, [BLEU_MAX[0], GPU_MIN],
+                               "algorithm.surrogate")):
+        r = call(c.port, "POST", P, {"name": uname("big graph"), "space": X1, "objectives": objs,
+                                     "candidates": cands, "algorithm": algo})
+        expect_error(r, 422, "invalid_argument", field)
+        check("at most 4000 candidates, this study has 4001" in r.json["error"]["message"],
+              "message %r" % r.json["error"]["message"])
+    check(db_snapshot(c.dburl) == before, "a refused study changed the database")
+    # 4000 is allowed (the graph is not built until a model step).
+    create(c, {"name": uname("graph 4000"), "space": X1, "objectives": BLEU_MAX,
+               "candidates": cands[:4000], "algorithm": {"name": "graph"}})
+    # Before the limit, auto chose ehvi's graph here and the first model
+    # step asked for n-by-n weights (12.8 GB at 40000): the server died.
+    s = create(c, {"name": uname("auto huge"), "space": X1, "objectives": [BLEU_MAX[0], GPU_MIN],
+                   "candidates": [{"x": i} for i in range(40000)]})
+    a = check_auto(s, "ehvi", "mo_huge")
+    check(a["chosen"]["surrogate"] == "gp" and a["chosen"]["front_reference"] == 0.5
+          and "gp_blend" not in a["chosen"], "chosen %r" % a["chosen"])
+    check("40000 candidates (more than 400)" in a["reason"], "reason %r" % a["reason"])
+    seen = set()
+    for k in range(6):
+        t = suggest(c, s["id"], "huge-%d" % k)["trials"][0]
+        x = t["params"]["x"]
+        check(0 <= x < 40000 and x not in seen, "suggested %r after %r" % (x, sorted(seen)))
+        seen.add(x)
+        report(c, t["id"], {"bleu": (x % 977) / 977.0, "gpu_time": 1.0 + (x % 613)})
+    expect(call(c.port, "GET", "%s/%d/pareto" % (P, s["id"])), 200)

@@ -109,6 +109,7 @@ test_cases_from_definitions(void **state)
         {150, 2, "", "ehvi", "mo_small", ALGO_EHVI},
         {0, 2, ",\"algorithm\":null", "ehvi", "mo_continuous", ALGO_EHVI},
         {500, 2, "", "ehvi", "mo_large", ALGO_EHVI},
+        {1001, 2, "", "ehvi", "mo_huge", ALGO_EHVI},
         {150, 1, ",\"budget\":3", "random", "tiny_budget", ALGO_RANDOM},
         {150, 1, ",\"budget\":4", "gp", "so_small", ALGO_GP},
         {150, 1, ",\"warm_start\":{\"benchmark\":\"t\"}", "gp", "warm_start",

@@ -56,11 +56,11 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.hedge, 1);
     f.n_candidates = 767;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
-    /* GP-Hedge up to AUTOALGO_HEDGE_MAX candidates, the GP alone above. */
-    f.n_candidates = AUTOALGO_HEDGE_MAX;
+    /* GP-Hedge up to AUTOALGO_GRAPH_MAX candidates, the GP alone above. */
+    f.n_candidates = AUTOALGO_GRAPH_MAX;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
     assert_int_equal(c.hedge, 1);
-    f.n_candidates = AUTOALGO_HEDGE_MAX + 1;
+    f.n_candidates = AUTOALGO_GRAPH_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
     assert_int_equal(c.hedge, 0);
     assert_int_equal(c.trust_region, 8);
@@ -126,6 +126,16 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(c.trust_region, 0);
     assert_true(c.front_reference == 0.5);
     assert_int_equal(c.gp_blend, MOBO_BLEND_ALL);
+    /* No graph above AUTOALGO_GRAPH_MAX candidates: ehvi/gp. */
+    f.n_candidates = AUTOALGO_GRAPH_MAX;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
+    f.n_candidates = AUTOALGO_GRAPH_MAX + 1;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_HUGE);
+    assert_int_equal(c.method, AUTOALGO_EHVI);
+    assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);
+    assert_true(c.front_reference == 0.5);
+    assert_int_equal(c.gp_blend, 0);
+    assert_int_equal(c.trust_region, 0);
     f.n_candidates = 0;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_CONTINUOUS);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GP);

@@ -5,9 +5,11 @@
 #include "tests/support/check.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/graph.h"
 #include "study/def.h"
 
 static const char *BASE_SPACE =
@@ -345,6 +347,67 @@ test_warm_start(void **state)
     json_decref(body);
 }
 
+/* A body of n candidates of one int parameter, n_obj objectives and the
+ * algorithm object algo (JSON text). */
+static json_t *
+sized_body(size_t n, int n_obj, const char *algo)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"name\":\"s\",\"space\":[{\"name\":\"x\",\"type\":\"int\","
+             "\"low\":0,\"high\":100000}],\"objectives\":[{\"name\":\"b\","
+             "\"goal\":\"maximize\"}%s],\"algorithm\":%s}",
+             n_obj > 1 ? ",{\"name\":\"t\",\"goal\":\"minimize\"}" : "", algo);
+    json_t *b = json_loads(text, 0, NULL), *c = json_array();
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(c, json_pack("{s:I}", "x", (json_int_t)i));
+    json_object_set_new(b, "candidates", c);
+    return b;
+}
+
+/* Every algorithm that builds a graph over the candidates is refused
+ * above GRAPH_MAX_NODES at creation, naming the key that asked for the
+ * graph; gp over as many candidates is not. */
+static void
+test_graph_size(void **state)
+{
+    (void)state;
+    static const struct {
+        int n_obj;
+        const char *algo, *field;
+    } cases[] = {
+        {1, "{\"name\":\"graph\"}", "algorithm.name"},
+        {2, "{\"name\":\"ehvi\",\"surrogate\":\"graph\"}",
+         "algorithm.surrogate"},
+        {1, "{\"name\":\"gp\",\"hedge\":true}", "algorithm.hedge"},
+        {1, "{\"name\":\"asha\",\"R\":9,\"base\":\"graph\"}", "algorithm.base"},
+        {1, "{\"name\":\"gp\"}", NULL},
+        {2, "{\"name\":\"ehvi\",\"surrogate\":\"gp\"}", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (size_t n = GRAPH_MAX_NODES; n <= GRAPH_MAX_NODES + 1; n++) {
+            json_t *b = sized_body(n, cases[i].n_obj, cases[i].algo);
+            struct study_def d;
+            struct hpod_err err = {0};
+            int refused = cases[i].field && n > GRAPH_MAX_NODES;
+            enum hpod_status st = study_def_from_json(b, &d, &err);
+            assert_int_equal(st, refused ? HPOD_EUNPROC : HPOD_OK);
+            if (refused) {
+                char want[64];
+                snprintf(want, sizeof want,
+                         "at most %d candidates, this "
+                         "study has %zu",
+                         GRAPH_MAX_NODES, n);
+                assert_string_equal(err.field, cases[i].field);
+                assert_non_null(strstr(err.msg, want));
+            }
+            study_def_cleanup(&d);
+            json_decref(b);
+        }
+    }
+}
+
 int
 main(void)
 {
@@ -355,6 +418,7 @@ main(void)
         cmocka_unit_test(test_exact_numbers),
         cmocka_unit_test(test_metric_set),
         cmocka_unit_test(test_warm_start),
+        cmocka_unit_test(test_graph_size),
     };
     return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);
 }

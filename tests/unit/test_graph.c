@@ -1037,6 +1037,23 @@ test_determinism(void **state)
     free(x);
 }
 
+/* Above GRAPH_MAX_NODES graph_create refuses without allocating the n×n
+ * matrices (a study's candidates could otherwise ask for tens of GB). */
+static void
+test_node_limit(void **state)
+{
+    (void)state;
+    size_t n = GRAPH_MAX_NODES + 1;
+    double *x = malloc(n * sizeof *x);
+    struct graph *g = (struct graph *)x; /* must be reset to NULL */
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (double)i / (double)n;
+    assert_int_equal(graph_create(x, n, 1, NULL, &g), HPOD_EUNPROC);
+    assert_null(g);
+    free(x);
+}
+
 static void
 test_bad_inputs(void **state)
 {
@@ -1127,6 +1144,7 @@ main(void)
         cmocka_unit_test(test_unlabeled_component),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_node_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
