@@ -222,3 +222,67 @@ ehvi_mc(const double *front, size_t k, size_t m, const int *sense,
     free(ones);
     return mean;
 }
+
+void
+ehvi_hvs_direction(struct rng *r, size_t m, double *lambda)
+{
+    double norm = 0;
+    do {
+        norm = 0;
+        for (size_t c = 0; c < m; c++) {
+            lambda[c] = fabs(rng_normal(r));
+            norm += lambda[c] * lambda[c];
+        }
+    } while (!(norm > 0));
+    norm = sqrt(norm);
+    for (size_t c = 0; c < m; c++)
+        lambda[c] /= norm;
+}
+
+double
+ehvi_hvs(const double *y, size_t m, const int *sense, const double *ref,
+         const double *lambda)
+{
+    double t = INFINITY;
+    for (size_t c = 0; c < m; c++) {
+        double u = gain(y[c], ref[c], sense[c]);
+        double q = u > 0 ? u / lambda[c] : 0;
+        if (q < t)
+            t = q;
+    }
+    return m > 0 ? pow(t, (double)m) : 0;
+}
+
+double
+ehvi_hvs_front(const double *front, size_t k, size_t m, const int *sense,
+               const double *ref, const double *lambda)
+{
+    double best = 0;
+    for (size_t i = 0; i < k; i++) {
+        double s = ehvi_hvs(front + i * m, m, sense, ref, lambda);
+        if (s > best)
+            best = s;
+    }
+    return best;
+}
+
+double
+ehvi_hvs_mc(size_t m, const int *sense, const double *ref, const double *mu,
+            const double *sd, const double *lambda, const double *best,
+            size_t samples, struct rng *r)
+{
+    double *y, sum = 0;
+    if (samples == 0 || m == 0)
+        return 0;
+    y = xmalloc(m * sizeof *y);
+    for (size_t s = 0; s < samples; s++) {
+        for (size_t c = 0; c < m; c++)
+            y[c] = mu[c] + sd[c] * rng_normal(r);
+        double v = ehvi_hvs(y, m, sense, ref, lambda + s * m) - best[s];
+        sum += v > 0 ? v : 0;
+    }
+    free(y);
+    double cm = pow(M_PI, (double)m / 2) /
+                (pow(2, (double)m) * tgamma((double)m / 2 + 1));
+    return cm * sum / (double)samples;
+}

@@ -59,4 +59,45 @@ double ehvi_mc(const double *front, size_t k, size_t m, const int *sense,
                const double *ref, const double *mu, const double *sd,
                size_t samples, struct rng *r, double *se);
 
+/*
+ * Random hypervolume scalarizations (Golovin & Zhang, "Random Hypervolume
+ * Scalarizations for Provable Multi-Objective Black Box Optimization",
+ * ICML 2020). For a direction λ on the positive part of the unit sphere
+ * and the gains u (improvement over ref, as in ehvi_hvi),
+ *   s_λ(u) = min_c (max(u_c, 0) / λ_c)^m,
+ * and for any finite set of points Y the hypervolume they dominate is
+ *   HV(Y) = c_m · E_λ[max_{y∈Y} s_λ(y)],  c_m = π^{m/2} / (2^m Γ(m/2 + 1)),
+ * λ uniform on that part of the sphere. Hence the improvement of adding y
+ * is HVI(y) = c_m · E_λ[(s_λ(y) − max_{u∈front} s_λ(u))⁺], and EHVI is its
+ * mean over y as well: one draw of λ per draw of y gives an unbiased
+ * estimate at O(m) per draw once each direction's front maximum is known,
+ * where ehvi_mc computes a hypervolume per draw (exponential in m).
+ */
+
+/* ehvi_hvs_direction - λ (m entries, m >= 1) uniform on the positive part
+ * of the unit sphere: |N(0, 1)| per entry from r, normalized. */
+void ehvi_hvs_direction(struct rng *r, size_t m, double *lambda);
+
+/* ehvi_hvs - s_λ of the gains of y (m entries); an entry λ_c = 0 leaves
+ * objective c out of the minimum. */
+double ehvi_hvs(const double *y, size_t m, const int *sense, const double *ref,
+                const double *lambda);
+
+/* ehvi_hvs_front - max of ehvi_hvs over the k points of front (k×m); 0
+ * when k == 0 (every s_λ is >= 0). */
+double ehvi_hvs_front(const double *front, size_t k, size_t m, const int *sense,
+                      const double *ref, const double *lambda);
+
+/*
+ * ehvi_hvs_mc - Monte Carlo EHVI through scalarizations: c_m times the
+ * mean over s < samples of (s_λs(y_s) − best[s])⁺, with λ_s the s-th row
+ * of lambda (samples×m, from ehvi_hvs_direction), best[s] the front's
+ * ehvi_hvs_front under λ_s, and y_s ~ N(mu, diag(sd²)) from r (advanced
+ * by m·samples normal draws, as ehvi_mc). 0 when samples == 0. With
+ * sd = 0 it estimates ehvi_hvi of mu (over the directions alone).
+ */
+double ehvi_hvs_mc(size_t m, const int *sense, const double *ref,
+                   const double *mu, const double *sd, const double *lambda,
+                   const double *best, size_t samples, struct rng *r);
+
 #endif

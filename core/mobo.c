@@ -46,6 +46,7 @@
  * numbers in one place never changes another.
  */
 #define TAG_MC 1u
+#define TAG_HVS 2u
 #define TAG_OBJ 0x100u
 #define TAG_CON 0x100000u
 
@@ -66,6 +67,11 @@ struct mobo_ctx {
     double *ref;         /* m: in->ref in the surrogates' units (obj_log) */
     unsigned char *olog; /* m flags: objective j is modeled in logs */
     struct rng mc;
+    /* m > MOBO_EHVI_EXACT_MAX: MOBO_MC_SAMPLES scalarization directions
+     * (TAG_HVS), one per Monte Carlo draw, and the front's best
+     * scalarized value under each (ehvi_hvs_mc). */
+    double *lambda;
+    double *hvs_best;
     /* 1 (mobo_next): P_c of a candidate is that of its observed value,
      * σ_c² plus the GP's noise variance (con_logpf). */
     int observed_pf;
@@ -408,6 +414,8 @@ ctx_cleanup(struct mobo_ctx *x)
     free(x->ogp_owned);
     free(x->pend_mu);
     free(x->front);
+    free(x->lambda);
+    free(x->hvs_best);
     free(x->sense);
     free(x->osign);
     free(x->olog);
@@ -559,6 +567,17 @@ build_incumbent(struct mobo_ctx *x)
     x->front = xmalloc((x->n_front ? x->n_front : 1) * m * sizeof *x->front);
     for (size_t i = 0; i < x->n_front; i++)
         memcpy(x->front + i * m, pts + idx[i] * m, m * sizeof *pts);
+    if (m > MOBO_EHVI_EXACT_MAX) {
+        struct rng r;
+        child_rng(in, TAG_HVS, &r);
+        x->lambda = xmalloc(MOBO_MC_SAMPLES * m * sizeof *x->lambda);
+        x->hvs_best = xmalloc(MOBO_MC_SAMPLES * sizeof *x->hvs_best);
+        for (size_t d = 0; d < MOBO_MC_SAMPLES; d++) {
+            ehvi_hvs_direction(&r, m, x->lambda + d * m);
+            x->hvs_best[d] = ehvi_hvs_front(x->front, x->n_front, m, x->sense,
+                                            x->ref, x->lambda + d * m);
+        }
+    }
 out:
     free(pts);
     free(u);
@@ -604,12 +623,16 @@ score_points(const struct mobo_ctx *x, const double *mu, const double *sd,
         }
         if (m == 2) {
             e = ehvi_2d(x->front, x->n_front, x->sense, x->ref, mi, si);
-        } else {
+        } else if (m <= MOBO_EHVI_EXACT_MAX) {
             /* The same draws for every candidate (common random numbers):
              * the Monte Carlo error then mostly cancels in comparisons. */
             struct rng r = x->mc;
             e = ehvi_mc(x->front, x->n_front, m, x->sense, x->ref, mi, si,
                         MOBO_MC_SAMPLES, &r, NULL);
+        } else {
+            struct rng r = x->mc;
+            e = ehvi_hvs_mc(m, x->sense, x->ref, mi, si, x->lambda, x->hvs_best,
+                            MOBO_MC_SAMPLES, &r);
         }
         score[i] = (e > 0 ? log(e) : -INFINITY) + lpf[i];
     }

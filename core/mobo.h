@@ -46,7 +46,8 @@
  *     feasible with probability >= ½; exact (ehvi_2d) for m = 2, Monte
  *     Carlo (ehvi_mc, MOBO_MC_SAMPLES draws, the same draws for every
  *     candidate so that candidates are compared on common random numbers)
- *     for m >= 3;
+ *     for 3 <= m <= MOBO_EHVI_EXACT_MAX; beyond, Monte Carlo through
+ *     random hypervolume scalarizations (ehvi_hvs_mc, the same draws);
  *   - m = 1: log EI(x) + Σ_c log P_c(x), EI over the best value of the
  *     same incumbent set (the constrained single-objective sampler; with
  *     n_con = 0 it is plain EI); while that set is empty, Σ_c log P_c(x) alone,
@@ -76,6 +77,19 @@ struct sampler_explain; /* core/sampler.h */
 
 /* Monte Carlo draws per candidate for EHVI with m >= 3 objectives. */
 #define MOBO_MC_SAMPLES 256
+/*
+ * The most objectives for which a draw's hypervolume improvement is exact
+ * (ehvi_mc). Its cost grows exponentially with m: per candidate (256
+ * draws, release, one core) 1.4 ms at m = 4 with 57 front points, 4.5 ms
+ * at m = 5 with 40, 37 ms at m = 6 and 44 ms at m = 8 with 38-40, so
+ * that an 8-objective study's suggest took 70-90 s after 22 trials
+ * (hpod serve, 1000 continuous candidates, a loaded machine). Above it
+ * EHVI is estimated through random hypervolume scalarizations
+ * (ehvi_hvs_mc: one direction per draw, the directions drawn once per
+ * suggestion from (seed, seq) and shared by every candidate), O(m) per
+ * draw once each direction's front maximum is known.
+ */
+#define MOBO_EHVI_EXACT_MAX 4
 /*
  * Points whose probability of feasibility is below this are not chosen
  * while a more probably feasible point has a positive acquisition.

@@ -6,6 +6,7 @@
  */
 #include "tests/support/check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/ehvi.h"
@@ -298,6 +299,140 @@ test_3d_monte_carlo_vs_grid(void **state)
                  ehvi_2d(f, 7, s2, r2, m2, d2), 1e-12, 1e-15);
 }
 
+/*
+ * Golovin & Zhang's identity: the hypervolume of a set is c_m times the
+ * mean over directions λ of its best scalarized value. Against
+ * pareto_hypervolume for m = 1..5, 100000 directions each.
+ */
+static void
+test_hvs_hypervolume_identity(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 11);
+    for (size_t m = 1; m <= 5; m++) {
+        int sense[5];
+        double ref[5], f[8 * 5], lambda[5], mean = 0;
+        size_t k = 6, draws = 100000;
+        for (size_t c = 0; c < m; c++) {
+            sense[c] = c % 2 ? -1 : 1; /* mixed goals */
+            ref[c] = c % 2 ? 3.0 : -1.0;
+        }
+        for (size_t i = 0; i < k * m; i++) {
+            double v = 0.2 + rng_uniform(&r);
+            f[i] = sense[i % m] < 0 ? ref[i % m] - v : ref[i % m] + v;
+        }
+        double hv = pareto_hypervolume(f, k, m, sense, ref);
+        for (size_t d = 0; d < draws; d++) {
+            ehvi_hvs_direction(&r, m, lambda);
+            double norm = 0;
+            for (size_t c = 0; c < m; c++) {
+                assert_true(lambda[c] >= 0);
+                norm += lambda[c] * lambda[c];
+            }
+            assert_true(fabs(norm - 1) < 1e-12);
+            mean += ehvi_hvs_front(f, k, m, sense, ref, lambda);
+        }
+        mean /= (double)draws;
+        double cm = pow(M_PI, (double)m / 2) /
+                    (pow(2, (double)m) * tgamma((double)m / 2 + 1));
+        print_message("m=%zu: hypervolume %.5f, c_m E[max s] %.5f\n", m, hv,
+                      cm * mean);
+        assert_true(fabs(cm * mean - hv) < 0.015 * hv);
+    }
+}
+
+/* n directions (n×m) and the front's best scalarized value under each. */
+static void
+directions(struct rng *r, size_t n, size_t m, const double *f, size_t k,
+           const int *sense, const double *ref, double *lambda, double *best)
+{
+    for (size_t d = 0; d < n; d++) {
+        ehvi_hvs_direction(r, m, lambda + d * m);
+        best[d] = ehvi_hvs_front(f, k, m, sense, ref, lambda + d * m);
+    }
+}
+
+/*
+ * EHVI through scalarizations against the exact-per-draw Monte Carlo
+ * (ehvi_mc) for m = 3 and 4, against ehvi_hvi with sd = 0, and for one
+ * objective (λ = 1, c_1 = 1) against EI's closed form.
+ */
+static void
+test_hvs_mc_vs_exact(void **state)
+{
+    (void)state;
+    enum { S = 200000 };
+    struct rng r, q;
+    double *lambda = malloc(S * 4 * sizeof *lambda);
+    double *best = malloc(S * sizeof *best);
+    assert_non_null(lambda);
+    assert_non_null(best);
+    rng_seed(&r, 21);
+    for (size_t m = 3; m <= 4; m++) {
+        const int sense[4] = {1, -1, 1, -1};
+        const double ref[4] = {0, 4, 0, 4}, zero[4] = {0, 0, 0, 0};
+        const double mu[4] = {1.3, 2.9, 1.1, 2.6}, sd[4] = {0.3, 0.4, 0.2, 0.5};
+        double f[6 * 4];
+        random_front(&r, f, 6, m, sense, ref);
+        directions(&r, S, m, f, 6, sense, ref, lambda, best);
+        rng_seed(&q, 5);
+        double hvs = ehvi_hvs_mc(m, sense, ref, mu, sd, lambda, best, S, &q);
+        rng_seed(&q, 6);
+        double se, mc = ehvi_mc(f, 6, m, sense, ref, mu, sd, 20000, &q, &se);
+        print_message("m=%zu: EHVI by scalarizations %.5f, exact per draw "
+                      "%.5f ± %.5f\n",
+                      m, hvs, mc, se);
+        assert_true(mc > 0);
+        assert_true(fabs(hvs - mc) < 0.03 * mc);
+        double hvi = ehvi_hvi(f, 6, m, sense, ref, mu);
+        rng_seed(&q, 7);
+        double hvs0 = ehvi_hvs_mc(m, sense, ref, mu, zero, lambda, best, S, &q);
+        print_message("m=%zu, sd 0: %.5f, ehvi_hvi %.5f\n", m, hvs0, hvi);
+        assert_true(fabs(hvs0 - hvi) < 0.03 * hvi);
+    }
+    /* One objective: U = ref − Y ~ N(0.8, 0.6²) over the front's gain 0.5. */
+    const int s1 = -1;
+    const double ref1 = 5.0, mu1 = 4.2, sd1 = 0.6, f1 = 4.5, one = 1.0;
+    double b1 = ehvi_hvs_front(&f1, 1, 1, &s1, &ref1, &one);
+    for (size_t d = 0; d < S; d++) {
+        lambda[d] = 1.0;
+        best[d] = b1;
+    }
+    rng_seed(&q, 3);
+    double e = ehvi_hvs_mc(1, &s1, &ref1, &mu1, &sd1, lambda, best, S, &q);
+    double z = (0.8 - 0.5) / sd1;
+    double want = sd1 * exp(-0.5 * z * z) / sqrt(2 * M_PI) +
+                  (0.8 - 0.5) * 0.5 * erfc(-z / sqrt(2));
+    print_message("m=1: %.6f, closed form %.6f\n", e, want);
+    assert_true(fabs(b1 - 0.5) < 1e-12);
+    assert_true(fabs(e - want) < 0.01 * want);
+    free(lambda);
+    free(best);
+}
+
+/* s_λ by hand: the minimum over objectives, to the power m. */
+static void
+test_hvs_by_hand(void **state)
+{
+    (void)state;
+    const int s3[3] = {1, -1, 1};
+    const double r3[3] = {0, 10, 0}, l3[3] = {0.6, 0.0, 0.8},
+                 y3[3] = {1.2, 9.0, 2.0}, l3n[3] = {0.6, 0.48, 0.64};
+    /* min(1.2/0.6, 1/0.48, 2/0.64) = 2, cubed. */
+    assert_true(fabs(ehvi_hvs(y3, 3, s3, r3, l3n) - 8.0) < 1e-12);
+    /* A zero entry of λ leaves that objective out of the minimum. */
+    assert_true(fabs(ehvi_hvs(y3, 3, s3, r3, l3) - 8.0) < 1e-12);
+    /* A point not better than ref in some objective scalarizes to 0. */
+    const double worse[3] = {1.2, 10.5, 2.0};
+    assert_true(ehvi_hvs(worse, 3, s3, r3, l3n) == 0.0);
+    assert_true(ehvi_hvs_front(y3, 0, 3, s3, r3, l3n) == 0.0);
+    const double two[6] = {1.2, 9.0, 2.0, 3.0, 5.0, 3.0};
+    /* The second: min(5, 5/0.48, 3/0.64)^3 = 4.6875^3. */
+    assert_true(fabs(ehvi_hvs_front(two, 2, 3, s3, r3, l3n) - pow(4.6875, 3)) <
+                1e-9);
+}
+
 int
 main(void)
 {
@@ -309,6 +444,9 @@ main(void)
         cmocka_unit_test(test_sd_to_zero),
         cmocka_unit_test(test_front_clutter_changes_nothing),
         cmocka_unit_test(test_3d_monte_carlo_vs_grid),
+        cmocka_unit_test(test_hvs_hypervolume_identity),
+        cmocka_unit_test(test_hvs_mc_vs_exact),
+        cmocka_unit_test(test_hvs_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,7 @@ random_free(struct rng *r, const unsigned char *used)
 /* A sequential 2-objective study on the grid. */
 struct study {
     unsigned char used[N];
-    double obs_raw[N * 2], obs_y[N * 3], ref[3];
+    double obs_raw[N * 2], obs_y[N * 5], ref[3];
     size_t obs_cand[N], n;
 };
 
@@ -865,6 +865,89 @@ test_three_objectives_monte_carlo(void **state)
     assert_true(hv_mobo / hv_max > 0.9);
 }
 
+/* Five objectives: closeness to five points of the square. */
+static void
+obj5(const double *raw, double *y)
+{
+    static const double cx[5] = {0.1, 0.9, 0.5, 0.9, 0.1},
+                        cy[5] = {0.1, 0.2, 0.9, 0.8, 0.6};
+    for (int k = 0; k < 5; k++) {
+        double a = raw[0] - cx[k], b = raw[1] - cy[k];
+        y[k] = -(a * a + b * b);
+    }
+}
+
+/* Above MOBO_EHVI_EXACT_MAX objectives the acquisition is a random
+ * hypervolume scalarization's EI: deterministic, and it covers more of
+ * the grid's hypervolume than random search with the same budget. */
+static void
+test_five_objectives_scalarized(void **state)
+{
+    (void)state;
+    static const int sense5[5] = {1, 1, 1, 1, 1};
+    double all[N * 5], ref[5], hv_max, hv_mobo = 0, hv_rand = 0;
+    size_t budget = 14, reps = 2;
+    assert_true(5 > MOBO_EHVI_EXACT_MAX);
+    for (size_t i = 0; i < N; i++)
+        obj5(cand + 2 * i, all + 5 * i);
+    pareto_reference(all, N, 5, sense5, 0.1, ref);
+    hv_max = pareto_hypervolume(all, N, 5, sense5, ref);
+    for (size_t s = 0; s < reps; s++) {
+        struct study *st = calloc(1, sizeof *st);
+        struct rng r;
+        rng_seed(&r, 100 + s);
+        for (size_t t = 0; t < budget; t++) {
+            size_t c, c2;
+            double raw[2];
+            if (t < 3) {
+                c = random_free(&r, st->used);
+            } else {
+                struct mobo_input in = {.space = &sp,
+                                        .surrogate = MOBO_SURROGATE_GP,
+                                        .kernel = KERNEL_MATERN52,
+                                        .seed = s,
+                                        .seq = (int)t,
+                                        .cand_raw = cand,
+                                        .cand_used = st->used,
+                                        .n_cand = N,
+                                        .m = 5,
+                                        .ref = ref,
+                                        .obs_raw = st->obs_raw,
+                                        .obs_y = st->obs_y,
+                                        .obs_cand = st->obs_cand,
+                                        .n_obs = st->n};
+                assert_int_equal(mobo_next(&in, raw, &c), HPOD_OK);
+                assert_false(st->used[c]);
+                assert_int_equal(mobo_next(&in, raw, &c2), HPOD_OK);
+                assert_int_equal(c2, c);
+            }
+            st->used[c] = 1;
+            memcpy(st->obs_raw + 2 * st->n, cand + 2 * c, 2 * sizeof(double));
+            obj5(cand + 2 * c, st->obs_y + 5 * st->n);
+            st->obs_cand[st->n++] = c;
+        }
+        hv_mobo += pareto_hypervolume(st->obs_y, st->n, 5, sense5, ref);
+        free(st);
+    }
+    hv_mobo /= (double)reps;
+    struct rng r;
+    rng_seed(&r, 5);
+    for (int s = 0; s < 200; s++) {
+        size_t idx[N];
+        double y[N * 5];
+        for (size_t i = 0; i < N; i++)
+            idx[i] = i;
+        rng_shuffle(&r, idx, N);
+        for (size_t i = 0; i < budget; i++)
+            memcpy(y + 5 * i, all + 5 * idx[i], 5 * sizeof(double));
+        hv_rand += pareto_hypervolume(y, budget, 5, sense5, ref) / 200;
+    }
+    print_message("5 objectives, %zu evaluations: hypervolume %.3f of the "
+                  "grid's for the scalarized EHVI, %.3f for random\n",
+                  budget, hv_mobo / hv_max, hv_rand / hv_max);
+    assert_true(hv_mobo > hv_rand);
+}
+
 /*
  * The objective GP of a single objective caps low outliers at the lower
  * Tukey fence Q1 - 1.5 IQR (core/mobo.c, cap_low_outliers): a study whose
@@ -1573,6 +1656,7 @@ main(void)
         cmocka_unit_test(test_ehvi_times_feasibility),
         cmocka_unit_test(test_continuous_and_pending),
         cmocka_unit_test(test_three_objectives_monte_carlo),
+        cmocka_unit_test(test_five_objectives_scalarized),
         cmocka_unit_test(test_low_outliers_capped),
         cmocka_unit_test(test_fit_point_schedule),
         cmocka_unit_test(test_state_warm_equals_cold),
