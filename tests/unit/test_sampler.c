@@ -12,6 +12,7 @@
 
 #include "core/acquisition.h"
 #include "core/gp.h"
+#include "core/graph.h"
 #include "core/kernels.h"
 #include "core/rng.h"
 #include "core/sampler.h"
@@ -1133,6 +1134,165 @@ hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
                                st, NULL);
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * sampler_ard_scale and the graph on its output against a brute-force
+ * ARD build: after scaling, the Euclidean distance of two rows is
+ * sqrt(Σ_k ((x_k − y_k)/ℓ_k)²); the kNN graph (k = 4) on the scaled rows
+ * has exactly the edges of the brute-force kNN rule on the ARD distance
+ * (j among the 4 nearest of i, ties to the lower index, or i among j's),
+ * its lengthscale is the median ARD edge length and every weight is
+ * kernel_corr(d²/ℓ²). The ARD graph differs from the plain one (a
+ * lengthscale of 4 on the first dimension changes neighbours).
+ */
+static void
+test_ard_graph_reference(void **state)
+{
+    (void)state;
+    enum { N = 40, D = 3, K = 4 };
+    const double ls[D] = {4.0, 0.5, 1.3};
+    double x[N * D], u[N * D], d2[N * N], len[N * N];
+    unsigned char edge[N * N] = {0};
+    size_t ne = 0, plain_diff = 0;
+    struct rng r;
+    struct graph *g = NULL, *g0 = NULL;
+    struct graph_options o;
+
+    rng_seed(&r, 5);
+    for (size_t i = 0; i < N * D; i++)
+        x[i] = rng_uniform(&r);
+    memcpy(u, x, sizeof u);
+    sampler_ard_scale(u, N, D, ls);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            double s = 0.0, e = 0.0;
+            for (size_t k = 0; k < D; k++) {
+                double t = (x[i * D + k] - x[j * D + k]) / ls[k];
+                double v = u[i * D + k] - u[j * D + k];
+                s += t * t;
+                e += v * v;
+            }
+            d2[i * N + j] = s;
+            assert_true(fabs(s - e) <= 1e-12 * (1.0 + s));
+        }
+    /* Brute-force kNN on the ARD distance: rank of j among i's others. */
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            size_t rank = 0;
+            if (j == i)
+                continue;
+            for (size_t m = 0; m < N; m++)
+                if (m != i && m != j &&
+                    (d2[i * N + m] < d2[i * N + j] ||
+                     (d2[i * N + m] == d2[i * N + j] && m < j)))
+                    rank++;
+            if (rank < K)
+                edge[i * N + j] = edge[j * N + i] = 1;
+        }
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = i + 1; j < N; j++)
+            if (edge[i * N + j])
+                len[ne++] = sqrt(d2[i * N + j]);
+    qsort(len, ne, sizeof *len, cmp_double);
+    double ell = ne % 2 ? len[ne / 2] : 0.5 * (len[ne / 2 - 1] + len[ne / 2]);
+
+    graph_options_default(&o);
+    o.kernel = KERNEL_MATERN52;
+    o.k = K;
+    assert_int_equal(graph_create(u, N, D, &o, &g), HPOD_OK);
+    assert_int_equal(graph_create(x, N, D, &o, &g0), HPOD_OK);
+    assert_true(fabs(graph_lengthscale(g) - ell) <= 1e-12 * ell);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            if (j == i)
+                continue;
+            double w = graph_weight(g, i, j);
+            double want =
+                edge[i * N + j]
+                    ? kernel_corr(KERNEL_MATERN52, d2[i * N + j] / (ell * ell))
+                    : 0.0;
+            assert_true(fabs(w - want) <= 1e-12);
+            plain_diff += (graph_weight(g0, i, j) > 0.0) != (w > 0.0);
+        }
+    assert_true(plain_diff > 0);
+    graph_destroy(g);
+    graph_destroy(g0);
+}
+
+/*
+ * SAMPLER_V_HEDGEARD with SAMPLER_V_ARDONLY (the ARD graph arm alone)
+ * against brute force: the GP chain's kept model carried along the
+ * prefixes t = 3..n by plain GP choices, then graph EI (plain sampler_next)
+ * with graph_ls = that model's lengthscales at n. From a cold state and
+ * from a state carried along the same prefixes. The ARD arm's choice
+ * differs from plain graph EI's at some n (the metric matters here).
+ */
+static void
+test_gp_hedge_ard(void **state)
+{
+    (void)state;
+    enum { NO = 14 };
+    const unsigned var =
+        SAMPLER_V_HEDGE | SAMPLER_V_HEDGEARD | SAMPLER_V_ARDONLY;
+    size_t obs_cand[NO], differ = 0;
+    double obs_raw[2 * NO], y[NO];
+
+    for (int h = 0; h < 2; h++) {
+        unsigned char used_all[G * G] = {0};
+        history(NO, h, obs_cand, obs_raw, y, used_all);
+        struct sampler_gp_model m = {0};
+        struct sampler_state *warm = sampler_state_create();
+        unsigned char used[G * G] = {0};
+        for (size_t t = 0; t <= NO; t++) {
+            if (t >= 3) {
+                (void)hedge_arm_choice(SAMPLER_GP, 0, t, obs_cand, obs_raw, y,
+                                       used, &m, NULL);
+                assert_true(m.valid && m.n_hyper == 4);
+                struct sampler_input in = {.space = &sp,
+                                           .kind = SAMPLER_GRAPH,
+                                           .seed = 9,
+                                           .seq = (int)t,
+                                           .init = 3,
+                                           .kernel = KERNEL_MATERN52,
+                                           .cand_raw = cand,
+                                           .cand_used = used,
+                                           .n_cand = G * G,
+                                           .obs_raw = obs_raw,
+                                           .obs_y = y,
+                                           .obs_cand = obs_cand,
+                                           .n_obs = t,
+                                           .graph_ls = m.hyper};
+                double raw[2];
+                size_t want, plain;
+                assert_int_equal(sampler_next(&in, raw, &want), HPOD_OK);
+                in.graph_ls = NULL;
+                assert_int_equal(sampler_next(&in, raw, &plain), HPOD_OK);
+                differ += want != plain;
+                assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
+                                                  obs_raw, y, used, NULL, NULL),
+                                 want);
+                assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
+                                                  obs_raw, y, used, NULL, warm),
+                                 want);
+            }
+            if (t < NO)
+                used[obs_cand[t]] = 1;
+        }
+        sampler_gp_model_clear(&m);
+        sampler_state_destroy(warm);
+    }
+    print_message("hedge ARD arm: differed from plain graph EI at %zu of 24 "
+                  "prefixes\n",
+                  differ);
+    assert_true(differ > 0);
+}
+
 /*
  * SAMPLER_V_HEDGE and SAMPLER_V_HEDGEMAX against brute force (sampler.h):
  * the arms' nominees at every prefix t = 3..n by plain sampler_next calls
@@ -1295,6 +1455,8 @@ main(void)
         cmocka_unit_test(test_gp_graph_mix_reference),
         cmocka_unit_test(test_gp_trust_region_reference),
         cmocka_unit_test(test_gp_hedge_reference),
+        cmocka_unit_test(test_ard_graph_reference),
+        cmocka_unit_test(test_gp_hedge_ard),
         cmocka_unit_test(test_continuous),
         cmocka_unit_test(test_explain_rank),
         cmocka_unit_test(test_explain_phases),
