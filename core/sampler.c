@@ -1314,7 +1314,7 @@ out:
 
 #define HEDGE_FLAGS                                                            \
     (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_HEDGEARD |               \
-     SAMPLER_V_ARDONLY)
+     SAMPLER_V_ARDONLY | SAMPLER_V_HEDGEOBS)
 
 void
 sampler_ard_scale(double *u, size_t n, size_t dim, const double *ls)
@@ -1461,7 +1461,9 @@ hedge_history(const struct sampler_input *in, size_t init)
  * observations (cached in the state; a cold process replays them all);
  * an arm's gain is the sum, over its past nominees, of the current GP's
  * posterior mean there (normal-score units), discounted by
- * SAMPLER_HEDGE_DISCOUNT per step of age. The arm is drawn with
+ * SAMPLER_HEDGE_DISCOUNT per step of age (SAMPLER_V_HEDGEOBS: nominees
+ * that were not observed at their step count SAMPLER_HEDGE_DISPLACED,
+ * discount SAMPLER_HEDGE_DISCOUNT_OBS). The arm is drawn with
  * probability ∝ exp(η·gain) (SAMPLER_V_HEDGEMAX: the larger gain, ties to
  * the GP) from a stream of its own.
  */
@@ -1514,9 +1516,16 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
                 HPOD_OK ||
             (st = gp_predict(gp, u, m, mu, NULL)) != HPOD_OK)
             goto out;
-        for (size_t k = 0; k < m; k++) /* nominee k is from t = init + k/2 */
-            gain[k % 2] += mu[k] * pow(SAMPLER_HEDGE_DISCOUNT,
-                                       (double)(n - 1 - (init + k / 2)));
+        int obs_judge = (in->variant & SAMPLER_V_HEDGEOBS) != 0;
+        double disc =
+            obs_judge ? SAMPLER_HEDGE_DISCOUNT_OBS : SAMPLER_HEDGE_DISCOUNT;
+        for (size_t k = 0; k < m; k++) { /* nominee k is from t = init + k/2 */
+            size_t t = init + k / 2;
+            double w = pow(disc, (double)(n - 1 - t));
+            if (obs_judge && a.state->h_nom[2 * t + k % 2] != in->obs_cand[t])
+                w *= SAMPLER_HEDGE_DISPLACED;
+            gain[k % 2] += w * mu[k];
+        }
     }
     int arm;
     if (in->variant & SAMPLER_V_ARDONLY) {

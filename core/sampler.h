@@ -181,6 +181,18 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
  * always the graph arm, i.e. graph EI on the GP's metric alone. */
 #define SAMPLER_V_HEDGEARD 128u
 #define SAMPLER_V_ARDONLY 256u
+/* SAMPLER_V_HEDGEOBS (with SAMPLER_V_HEDGE; the study option
+ * "hedge_judge": "observed"): the gains judge a nominee at t fully only if
+ * it is the observation at t (obs_cand[t] == the nominee; both arms' when
+ * they agree), a displaced one at SAMPLER_HEDGE_DISPLACED times its
+ * posterior mean, and the discount is SAMPLER_HEDGE_DISCOUNT_OBS. The GP's
+ * mean is high at the GP arm's displaced nominees by construction, so
+ * judging them fully favours the GP arm over graph EI's neighbour walk
+ * (docs/sampler-nei.md, session 25, second round); with mostly one full
+ * nominee per step, the memory is longer. */
+#define SAMPLER_V_HEDGEOBS 512u
+#define SAMPLER_HEDGE_DISPLACED 0.25
+#define SAMPLER_HEDGE_DISCOUNT_OBS 0.9
 #define SAMPLER_HEDGE_ETA 1.0
 #define SAMPLER_HEDGE_DISCOUNT 0.8
 #define SAMPLER_HEDGE_STREAM 0x6865646765ULL
