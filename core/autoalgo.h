@@ -86,6 +86,8 @@ struct autoalgo_config {
     double front_reference;
     int gp_blend; /* ehvi/graph: core/mobo.h gp_blend (enum mobo_blend) */
     int hedge;
+    /* with hedge: 1 for "hedge_judge": "observed" (SAMPLER_V_HEDGEOBS). */
+    int hedge_observed;
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

@@ -1141,6 +1141,8 @@ graph_finite(const struct sampler_input *in, size_t *cand)
     if (!s)
         s = own = sampler_state_create();
     space_encode_rows(in->space, in->cand_raw, n, u);
+    if (in->graph_ls)
+        sampler_ard_scale(u, n, dim, in->graph_ls);
     for (size_t i = 0; i < in->n_obs; i++)
         if (in->obs_cand[i] >= n) {
             st = HPOD_EINVAL;
@@ -1310,6 +1312,18 @@ out:
 
 /* ---- GP-Hedge over the GP and graph EI ---- */
 
+#define HEDGE_FLAGS                                                            \
+    (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_HEDGEARD |               \
+     SAMPLER_V_ARDONLY | SAMPLER_V_HEDGEOBS)
+
+void
+sampler_ard_scale(double *u, size_t n, size_t dim, const double *ls)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < dim; k++)
+            u[i * dim + k] /= ls[k];
+}
+
 /* The hedge's graph arm: graph EI (Matérn kernel as given) on a's input.
  * It labels the observations only (pending candidates are still taken):
  * the labeled set is then the replay's, whose factor the graph downdates
@@ -1317,6 +1331,11 @@ out:
 static void
 hedge_graph_arm(struct sampler_input *a)
 {
+    /* SAMPLER_V_HEDGEARD: the GP arm's metric, read before the GP's
+     * fields are dropped (the model is the one the GP arm just used). */
+    a->graph_ls = (a->variant & SAMPLER_V_HEDGEARD) && model_usable(a)
+                      ? a->gp_model->hyper
+                      : NULL;
     a->kind = SAMPLER_GRAPH;
     a->acquisition = 0;
     a->variant = 0;
@@ -1343,10 +1362,11 @@ hedge_nominate(const struct sampler_input *in, size_t t,
     a.explain = NULL;
     a.cand_used = used;
     a.gp_model = &in->state->h_model;
-    a.variant = in->variant & ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX);
+    a.variant = in->variant & ~HEDGE_FLAGS;
     rng_seed2(&r, in->seed, (uint64_t)a.seq);
     if ((st = gp_finite(&a, &r, &nom[0])) != HPOD_OK)
         return st;
+    a.variant = in->variant;
     hedge_graph_arm(&a);
     return graph_finite(&a, &nom[1]);
 }
@@ -1362,13 +1382,13 @@ hedge_explain(const struct sampler_input *in, int arm, size_t cand)
     size_t got = (size_t)-1;
     enum hpod_status st;
 
-    a.variant = in->variant & ~(SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX);
     a.gp_model = &in->state->h_model;
     rng_seed2(&r, in->seed, (uint64_t)in->seq);
     if (arm == 1) {
         hedge_graph_arm(&a);
         st = graph_finite(&a, &got);
     } else {
+        a.variant = in->variant & ~HEDGE_FLAGS;
         st = gp_finite(&a, &r, &got);
     }
     return st == HPOD_OK && got != cand ? HPOD_EINTERNAL : st;
@@ -1441,7 +1461,9 @@ hedge_history(const struct sampler_input *in, size_t init)
  * observations (cached in the state; a cold process replays them all);
  * an arm's gain is the sum, over its past nominees, of the current GP's
  * posterior mean there (normal-score units), discounted by
- * SAMPLER_HEDGE_DISCOUNT per step of age. The arm is drawn with
+ * SAMPLER_HEDGE_DISCOUNT per step of age (SAMPLER_V_HEDGEOBS: nominees
+ * that were not observed at their step count SAMPLER_HEDGE_DISPLACED,
+ * discount SAMPLER_HEDGE_DISCOUNT_OBS). The arm is drawn with
  * probability ∝ exp(η·gain) (SAMPLER_V_HEDGEMAX: the larger gain, ties to
  * the GP) from a stream of its own.
  */
@@ -1494,12 +1516,21 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
                 HPOD_OK ||
             (st = gp_predict(gp, u, m, mu, NULL)) != HPOD_OK)
             goto out;
-        for (size_t k = 0; k < m; k++) /* nominee k is from t = init + k/2 */
-            gain[k % 2] += mu[k] * pow(SAMPLER_HEDGE_DISCOUNT,
-                                       (double)(n - 1 - (init + k / 2)));
+        int obs_judge = (in->variant & SAMPLER_V_HEDGEOBS) != 0;
+        double disc =
+            obs_judge ? SAMPLER_HEDGE_DISCOUNT_OBS : SAMPLER_HEDGE_DISCOUNT;
+        for (size_t k = 0; k < m; k++) { /* nominee k is from t = init + k/2 */
+            size_t t = init + k / 2;
+            double w = pow(disc, (double)(n - 1 - t));
+            if (obs_judge && a.state->h_nom[2 * t + k % 2] != in->obs_cand[t])
+                w *= SAMPLER_HEDGE_DISPLACED;
+            gain[k % 2] += w * mu[k];
+        }
     }
     int arm;
-    if (in->variant & SAMPLER_V_HEDGEMAX) {
+    if (in->variant & SAMPLER_V_ARDONLY) {
+        arm = 1;
+    } else if (in->variant & SAMPLER_V_HEDGEMAX) {
         arm = gain[1] > gain[0];
     } else {
         struct rng hr;
@@ -1581,7 +1612,8 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
         if (in->kind == SAMPLER_GREEDY)
             st = greedy_candidate(in, cand);
         else if (in->kind == SAMPLER_GP &&
-                 (in->variant & (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX)))
+                 (in->variant &
+                  (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_ARDONLY)))
             st = hedge_finite(in, &mr, cand);
         else if (in->kind == SAMPLER_GP)
             st = gp_finite(in, &mr, cand);

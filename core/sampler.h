@@ -173,6 +173,26 @@ size_t sampler_explain_rank(struct sampler_explain *e, const double *score,
  * SAMPLER_V_HEDGEMAX: the arm of the larger gain (ties to the GP), no draw. */
 #define SAMPLER_V_HEDGE 32u
 #define SAMPLER_V_HEDGEMAX 64u
+/* SAMPLER_V_HEDGEARD (with SAMPLER_V_HEDGE or SAMPLER_V_HEDGEMAX): the
+ * graph arm's kNN graph and edge weights on the GP arm's learned metric,
+ * d² = Σ_k ((x_k − y_k)/ℓ_k)² with ℓ the lengthscales of the GP arm's
+ * kept model at that step (graph_ls below; the plain encoded distance
+ * while the chain has no model). SAMPLER_V_ARDONLY (hpod-bench only):
+ * always the graph arm, i.e. graph EI on the GP's metric alone. */
+#define SAMPLER_V_HEDGEARD 128u
+#define SAMPLER_V_ARDONLY 256u
+/* SAMPLER_V_HEDGEOBS (with SAMPLER_V_HEDGE; the study option
+ * "hedge_judge": "observed"): the gains judge a nominee at t fully only if
+ * it is the observation at t (obs_cand[t] == the nominee; both arms' when
+ * they agree), a displaced one at SAMPLER_HEDGE_DISPLACED times its
+ * posterior mean, and the discount is SAMPLER_HEDGE_DISCOUNT_OBS. The GP's
+ * mean is high at the GP arm's displaced nominees by construction, so
+ * judging them fully favours the GP arm over graph EI's neighbour walk
+ * (docs/sampler-nei.md, session 25, second round); with mostly one full
+ * nominee per step, the memory is longer. */
+#define SAMPLER_V_HEDGEOBS 512u
+#define SAMPLER_HEDGE_DISPLACED 0.25
+#define SAMPLER_HEDGE_DISCOUNT_OBS 0.9
 #define SAMPLER_HEDGE_ETA 1.0
 #define SAMPLER_HEDGE_DISCOUNT 0.8
 #define SAMPLER_HEDGE_STREAM 0x6865646765ULL
@@ -223,6 +243,10 @@ struct sampler_input {
      * the free candidate of largest prior instead of a random one. */
     const double *prior_cand;
     int prior_rule;
+    /* Graph EI on finite studies: the metric's per-dimension lengthscales
+     * (dim values > 0, encoded units; each encoded coordinate is divided
+     * by its ℓ before the graph is built); NULL: the encoded distance. */
+    const double *graph_ls;
     /* Optional output (NULL: nothing recorded, no cost); the caller
      * clears it (sampler_explain_clear) after use. */
     struct sampler_explain *explain;
@@ -237,6 +261,14 @@ struct sampler_input {
  */
 enum hpod_status sampler_next(const struct sampler_input *in, double *raw,
                               size_t *cand);
+
+/*
+ * sampler_ard_scale - divides column k of u (n × dim, row-major, in place)
+ * by ls[k] (> 0), so that the Euclidean distance between two rows becomes
+ * the ARD distance d² = Σ_k ((x_k − y_k)/ℓ_k)² (SAMPLER_V_HEDGEARD's
+ * graph metric). O(n·dim).
+ */
+void sampler_ard_scale(double *u, size_t n, size_t dim, const double *ls);
 
 /*
  * sampler_normal_scores - the normal scores of y (n values, borrowed):

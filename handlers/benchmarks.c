@@ -464,7 +464,10 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
         .ls_min = a->ls_min,
         .trust_div = a->name == ALGO_GP ? (int)a->gp_trust : 0,
         .ls_prior = a->name == ALGO_GP ? a->ls_prior : 0.0,
-        .variant = a->name == ALGO_GP && a->gp_hedge ? SAMPLER_V_HEDGE : 0u};
+        .variant = a->name == ALGO_GP && a->gp_hedge
+                       ? SAMPLER_V_HEDGE |
+                             (a->gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
+                       : 0u};
     run->mo = (struct simulate_mo_algo){
         a->name == ALGO_RANDOM,
         a->name == ALGO_EHVI     ? a->surrogate

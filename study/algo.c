@@ -321,6 +321,32 @@ parse_ls_min(json_t *a, struct algo_def *al, json_t *norm, struct hpod_err *err)
 }
 
 /*
+ * gp's "hedge_judge" ("gp" | "observed", only with "hedge": true; written
+ * back as given, absent when not given, which means "gp").
+ */
+static enum hpod_status
+parse_hedge_judge(json_t *a, struct algo_def *al, json_t *norm,
+                  struct hpod_err *err)
+{
+    json_t *hj = a ? json_object_get(a, "hedge_judge") : NULL;
+    const char *v = hj ? json_string_value(hj) : NULL;
+
+    al->gp_hedge_judge = 0;
+    if (!hj)
+        return HPOD_OK;
+    if (!v || (strcmp(v, "gp") != 0 && strcmp(v, "observed") != 0))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.hedge_judge",
+                         "algorithm.hedge_judge must be \"gp\" or "
+                         "\"observed\"");
+    if (!al->gp_hedge)
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.hedge_judge",
+                         "algorithm.hedge_judge needs \"hedge\": true");
+    al->gp_hedge_judge = strcmp(v, "observed") == 0;
+    json_object_set_new(norm, "hedge_judge", json_string(v));
+    return HPOD_OK;
+}
+
+/*
  * gp's "trust_region" (integer d, 0..100000: the argmax among the n/d
  * candidates nearest the best trial, core/sampler.h SAMPLER_V_TR; 0 off)
  * and "lengthscale_prior" (0 < median <= the lengthscales' upper bound:
@@ -346,6 +372,8 @@ parse_gp_local(json_t *a, struct algo_def *al, json_t *norm,
     al->gp_hedge = hg && json_is_true(hg);
     if (al->gp_hedge)
         json_object_set_new(norm, "hedge", json_true());
+    if ((st = parse_hedge_judge(a, al, norm, err)) != HPOD_OK)
+        return st;
     if ((st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr,
                          &has_tr, err)) != HPOD_OK ||
         (st = sd_get_number(a, "lengthscale_prior", "algorithm", &v, &has_p,
@@ -417,11 +445,17 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};
-    static const char *const k_gp[] = {"name",         "seed",
-                                       "kernel",       "acquisition",
-                                       "init",         "lengthscale_min",
-                                       "trust_region", "lengthscale_prior",
-                                       "hedge",        NULL};
+    static const char *const k_gp[] = {"name",
+                                       "seed",
+                                       "kernel",
+                                       "acquisition",
+                                       "init",
+                                       "lengthscale_min",
+                                       "trust_region",
+                                       "lengthscale_prior",
+                                       "hedge",
+                                       "hedge_judge",
+                                       NULL};
     static const char *const k_greedy[] = {"name", "seed", "init", NULL};
     const char *name;
     long long seed = 0, init = 3;

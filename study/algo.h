@@ -43,6 +43,9 @@ struct algo_def {
     /* gp, finite spaces: "hedge", GP-Hedge over this GP and graph EI
      * (sampler_input.variant SAMPLER_V_HEDGE); 0: off. */
     int gp_hedge;
+    /* gp with hedge: "hedge_judge", 0 "gp" (every nominee judged by the
+     * GP), 1 "observed" (sampler_input.variant SAMPLER_V_HEDGEOBS). */
+    int gp_hedge_judge;
     int init;      /* random points before the model takes over */
     int surrogate; /* ehvi: 0 gp, 1 graph */
     /* ehvi variants (core/mobo.h, mobo_input): log_objectives 0/1, and

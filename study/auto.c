@@ -85,8 +85,13 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
                                 json_real(c->lengthscale_prior));
         if (c->method == AUTOALGO_GP && c->hedge)
             json_object_set_new(o, "hedge", json_true());
+        if (c->method == AUTOALGO_GP && c->hedge && c->hedge_observed)
+            json_object_set_new(o, "hedge_judge", json_string("observed"));
         snprintf(label, size, "%s/%s/%s%s", name, kernel, acq,
-                 c->method == AUTOALGO_GP && c->hedge ? " with hedge" : "");
+                 c->method == AUTOALGO_GP && c->hedge
+                     ? (c->hedge_observed ? " with hedge (observed judge)"
+                                          : " with hedge")
+                     : "");
         break;
     }
     return o;

@@ -473,8 +473,10 @@ choose_one(const struct study_def *d, const struct history *h,
         .ls_min = d->algo.name == ALGO_GP ? d->algo.ls_min : 0.0,
         .trust_div = d->algo.name == ALGO_GP ? (int)d->algo.gp_trust : 0,
         .ls_prior = d->algo.name == ALGO_GP ? d->algo.ls_prior : 0.0,
-        .variant =
-            d->algo.name == ALGO_GP && d->algo.gp_hedge ? SAMPLER_V_HEDGE : 0u,
+        .variant = d->algo.name == ALGO_GP && d->algo.gp_hedge
+                       ? SAMPLER_V_HEDGE |
+                             (d->algo.gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
+                       : 0u,
         .cand_raw = h->cand_raw,
         .cand_used = h->cand_used,
         .n_cand = h->n_cand,

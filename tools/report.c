@@ -138,6 +138,25 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGEMAX, 0.0, NULL, 0,
       SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
      1},
+    /* Session 25: the hedge with its graph arm on the GP arm's ARD metric
+     * (SAMPLER_V_HEDGEARD), and that graph arm alone (SAMPLER_V_ARDONLY). */
+    {"bo_hedgeard_m",
+     "BO_HEDGEARD_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE | SAMPLER_V_HEDGEARD, 0.0,
+      NULL, 0, SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
+     1},
+    {"gb_eiard_m",
+     "GB_EIARD_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_ARDONLY | SAMPLER_V_HEDGEARD,
+      0.0, NULL, 0, SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
+     1},
+    /* Session 25, second round: the hedge whose judge counts displaced
+     * nominees at a quarter (SAMPLER_V_HEDGEOBS; auto's so_small). */
+    {"bo_hedgeobs_m",
+     "BO_HEDGEOBS_M",
+     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE | SAMPLER_V_HEDGEOBS, 0.0,
+      NULL, 0, SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
+     1},
 };
 
 /* The learning-curve sets of the dissertation's Table 6.1, in its order:

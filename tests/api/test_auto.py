@@ -127,7 +127,8 @@ def t_auto_tables(c):
     a = check_auto(zh, "gp", "so_small")
     check(a["chosen"] == {"name": "gp", "seed": a["seed"], "kernel": "matern52",
                           "acquisition": "nei", "init": 3, "lengthscale_min": 0.01,
-                          "trust_region": 8, "lengthscale_prior": 1.0, "hedge": True},
+                          "trust_region": 8, "lengthscale_prior": 1.0, "hedge": True,
+                          "hedge_judge": "observed"},
           "chosen %r" % a["chosen"])
     check("118 candidates (at most 400)" in a["reason"] and "17.5" in a["reason"],
           "reason %r" % a["reason"])
@@ -135,7 +136,8 @@ def t_auto_tables(c):
     sw = create(c, {"name": uname("auto sw"), "benchmark": "nmthpo/sw-en"})
     a = check_auto(sw, "gp", "so_large")
     check(a["chosen"]["acquisition"] == "nei" and a["chosen"]["trust_region"] == 8
-          and a["chosen"]["lengthscale_prior"] == 1.0 and a["chosen"]["hedge"] is True,
+          and a["chosen"]["lengthscale_prior"] == 1.0 and a["chosen"]["hedge"] is True
+          and "hedge_judge" not in a["chosen"],
           "sw-en chosen %r" % a["chosen"])
     check("767 candidates (more than 400)" in a["reason"], "reason %r" % a["reason"])
     drive(c, sw, 4, "sw-en")

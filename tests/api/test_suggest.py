@@ -313,6 +313,65 @@ def t_gp_hedge(c):
           % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
 
 
+@test("gp hedge_judge: validated, read back as given, absent when not given; observed judge replays alike on replicas")
+def t_gp_hedge_judge(c):
+    from harness import expect_error
+    space, cands, objs = GRID8_SPACE, GRID8_CANDS, GRID8_OBJS
+    base = {"name": "gp", "acquisition": "nei", "trust_region": 8,
+            "lengthscale_prior": 1.0, "hedge": True, "seed": 5}
+    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
+            "init": 3, "lengthscale_min": 0.01, "trust_region": 8,
+            "lengthscale_prior": 1.0, "hedge": True}
+    algo = dict(base, hedge_judge="observed")
+    _gp_grid_study(c, "gp hedge observed", algo, dict(want, hedge_judge="observed"))
+    d = create(c, {"name": uname("gp hedge judge gp"), "space": space, "candidates": cands,
+                   "objectives": objs, "algorithm": dict(base, hedge_judge="gp")})
+    check(d["algorithm"].get("hedge_judge") == "gp", "gp %r" % d["algorithm"])
+    d = create(c, {"name": uname("gp hedge judge absent"), "space": space,
+                   "candidates": cands, "objectives": objs, "algorithm": base})
+    check("hedge_judge" not in d["algorithm"], "absent %r" % d["algorithm"])
+    for bad in (dict(base, hedge_judge="Observed"), dict(base, hedge_judge=1),
+                dict(base, hedge_judge=None), {"name": "gp", "hedge_judge": "observed"},
+                {"name": "gp", "hedge": False, "hedge_judge": "gp"}):
+        body = {"name": uname("gp bad hedge judge"), "space": space, "candidates": cands,
+                "objectives": objs, "algorithm": bad}
+        expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument",
+                     "algorithm.hedge_judge")
+    # The observed judge reads which nominee was observed at each step from
+    # the trials alone: one server and two replicas (one restarted halfway)
+    # suggest the same sequence.
+    steps = 12
+
+    def run(ports):
+        s = create(c, {"name": uname("gp hedge judge run"), "space": space,
+                       "candidates": cands, "objectives": objs, "algorithm": algo})
+        seq = []
+        for i in range(steps):
+            port = ports(i)
+            t = suggest(c, s["id"], "w", port=port)["trials"][0]
+            seq.append(canon(t["params"]))
+            report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2
+                                - (t["params"]["y"] - 0.2) ** 2}, port=port)
+        return seq
+
+    seq1 = run(lambda i: c.port)
+    b = c.server()
+    state = {"d": c.server()}
+
+    def alternate(i):
+        if i == steps // 2:
+            state["d"].stop()
+            state["d"] = c.server()
+        return b.port if i % 2 else state["d"].port
+
+    seq2 = run(alternate)
+    b.stop()
+    state["d"].stop()
+    check(len(set(seq1)) == steps, "repeats %r" % seq1)
+    check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
+          % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
+
+
 @test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")
 def t_gp_kept_model(c):
     # Two studies with the same seed and the same (deterministic) values:

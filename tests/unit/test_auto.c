@@ -62,12 +62,13 @@ test_omitted_is_auto(void **state)
     assert_int_equal(d.algo.gp_trust, 8);
     assert_true(d.algo.ls_prior == 1.0);
     assert_int_equal(d.algo.gp_hedge, 1);
+    assert_int_equal(d.algo.gp_hedge_judge, 1); /* observed */
     assert_int_equal(d.algo.init, AUTO_INIT);
     assert_string_equal(json_string_value(json_object_get(a, "case")),
                         "so_small");
     const char *r = json_string_value(json_object_get(a, "reason"));
-    assert_non_null(strstr(r, "auto chose gp/matern52/nei with hedge for 1 "
-                              "objective"));
+    assert_non_null(strstr(r, "auto chose gp/matern52/nei with hedge "
+                              "(observed judge) for 1 objective"));
     assert_non_null(strstr(r, "118 candidates (at most 400) over 2 "
                               "parameters (1 categorical)"));
     assert_non_null(strstr(r, "17.5"));

@@ -43,8 +43,11 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.trust_region, 8);
     assert_true(c.lengthscale_prior == 1.0);
     assert_int_equal(c.hedge, 1);
+    /* Small tables: the judge counts displaced nominees at a quarter. */
+    assert_int_equal(c.hedge_observed, 1);
     f.n_candidates = AUTOALGO_SMALL_MAX;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_SMALL);
+    assert_int_equal(c.hedge_observed, 1);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
     assert_int_equal(c.method, AUTOALGO_GP);
@@ -54,6 +57,9 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.trust_region, 8);
     assert_true(c.lengthscale_prior == 1.0);
     assert_int_equal(c.hedge, 1);
+    /* Large tables keep the GP judge: the observed judge starves graph
+     * EI's exploration there (docs/sampler-nei.md). */
+    assert_int_equal(c.hedge_observed, 0);
     f.n_candidates = 767;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
     /* GP-Hedge up to AUTOALGO_GRAPH_MAX candidates, the GP alone above. */
@@ -75,6 +81,7 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.trust_region, 0);
     assert_true(c.lengthscale_prior == 0.0);
     assert_int_equal(c.hedge, 0); /* the graph arm needs candidates */
+    assert_int_equal(c.hedge_observed, 0);
     /* Parameters and their categorical share do not move the choice:
      * no table measures them apart (the reason records them). */
     f.n_categorical = 6;
@@ -231,6 +238,9 @@ test_table_rows(void **state)
         assert_true(r->config.hedge == 0 ||
                     (r->config.hedge == 1 && r->config.method == AUTOALGO_GP &&
                      (i == AUTOALGO_SO_SMALL || i == AUTOALGO_SO_LARGE)));
+        /* The observed judge is a hedge option. */
+        assert_true(r->config.hedge_observed == 0 ||
+                    (r->config.hedge_observed == 1 && r->config.hedge == 1));
         assert_non_null(r->evidence);
         assert_true(strlen(r->evidence) > 20);
         const char *code = autoalgo_case_code((enum autoalgo_case)i);

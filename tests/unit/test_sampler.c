@@ -12,6 +12,7 @@
 
 #include "core/acquisition.h"
 #include "core/gp.h"
+#include "core/graph.h"
 #include "core/kernels.h"
 #include "core/rng.h"
 #include "core/sampler.h"
@@ -1133,6 +1134,284 @@ hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
                                st, NULL);
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * sampler_ard_scale and the graph on its output against a brute-force
+ * ARD build: after scaling, the Euclidean distance of two rows is
+ * sqrt(Σ_k ((x_k − y_k)/ℓ_k)²); the kNN graph (k = 4) on the scaled rows
+ * has exactly the edges of the brute-force kNN rule on the ARD distance
+ * (j among the 4 nearest of i, ties to the lower index, or i among j's),
+ * its lengthscale is the median ARD edge length and every weight is
+ * kernel_corr(d²/ℓ²). The ARD graph differs from the plain one (a
+ * lengthscale of 4 on the first dimension changes neighbours).
+ */
+static void
+test_ard_graph_reference(void **state)
+{
+    (void)state;
+    enum { N = 40, D = 3, K = 4 };
+    const double ls[D] = {4.0, 0.5, 1.3};
+    double x[N * D], u[N * D], d2[N * N], len[N * N];
+    unsigned char edge[N * N] = {0};
+    size_t ne = 0, plain_diff = 0;
+    struct rng r;
+    struct graph *g = NULL, *g0 = NULL;
+    struct graph_options o;
+
+    rng_seed(&r, 5);
+    for (size_t i = 0; i < N * D; i++)
+        x[i] = rng_uniform(&r);
+    memcpy(u, x, sizeof u);
+    sampler_ard_scale(u, N, D, ls);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            double s = 0.0, e = 0.0;
+            for (size_t k = 0; k < D; k++) {
+                double t = (x[i * D + k] - x[j * D + k]) / ls[k];
+                double v = u[i * D + k] - u[j * D + k];
+                s += t * t;
+                e += v * v;
+            }
+            d2[i * N + j] = s;
+            assert_true(fabs(s - e) <= 1e-12 * (1.0 + s));
+        }
+    /* Brute-force kNN on the ARD distance: rank of j among i's others. */
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            size_t rank = 0;
+            if (j == i)
+                continue;
+            for (size_t m = 0; m < N; m++)
+                if (m != i && m != j &&
+                    (d2[i * N + m] < d2[i * N + j] ||
+                     (d2[i * N + m] == d2[i * N + j] && m < j)))
+                    rank++;
+            if (rank < K)
+                edge[i * N + j] = edge[j * N + i] = 1;
+        }
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = i + 1; j < N; j++)
+            if (edge[i * N + j])
+                len[ne++] = sqrt(d2[i * N + j]);
+    qsort(len, ne, sizeof *len, cmp_double);
+    double ell = ne % 2 ? len[ne / 2] : 0.5 * (len[ne / 2 - 1] + len[ne / 2]);
+
+    graph_options_default(&o);
+    o.kernel = KERNEL_MATERN52;
+    o.k = K;
+    assert_int_equal(graph_create(u, N, D, &o, &g), HPOD_OK);
+    assert_int_equal(graph_create(x, N, D, &o, &g0), HPOD_OK);
+    assert_true(fabs(graph_lengthscale(g) - ell) <= 1e-12 * ell);
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = 0; j < N; j++) {
+            if (j == i)
+                continue;
+            double w = graph_weight(g, i, j);
+            double want =
+                edge[i * N + j]
+                    ? kernel_corr(KERNEL_MATERN52, d2[i * N + j] / (ell * ell))
+                    : 0.0;
+            assert_true(fabs(w - want) <= 1e-12);
+            plain_diff += (graph_weight(g0, i, j) > 0.0) != (w > 0.0);
+        }
+    assert_true(plain_diff > 0);
+    graph_destroy(g);
+    graph_destroy(g0);
+}
+
+/*
+ * SAMPLER_V_HEDGEARD with SAMPLER_V_ARDONLY (the ARD graph arm alone)
+ * against brute force: the GP chain's kept model carried along the
+ * prefixes t = 3..n by plain GP choices, then graph EI (plain sampler_next)
+ * with graph_ls = that model's lengthscales at n. From a cold state and
+ * from a state carried along the same prefixes. The ARD arm's choice
+ * differs from plain graph EI's at some n (the metric matters here).
+ */
+static void
+test_gp_hedge_ard(void **state)
+{
+    (void)state;
+    enum { NO = 14 };
+    const unsigned var =
+        SAMPLER_V_HEDGE | SAMPLER_V_HEDGEARD | SAMPLER_V_ARDONLY;
+    size_t obs_cand[NO], differ = 0;
+    double obs_raw[2 * NO], y[NO];
+
+    for (int h = 0; h < 2; h++) {
+        unsigned char used_all[G * G] = {0};
+        history(NO, h, obs_cand, obs_raw, y, used_all);
+        struct sampler_gp_model m = {0};
+        struct sampler_state *warm = sampler_state_create();
+        unsigned char used[G * G] = {0};
+        for (size_t t = 0; t <= NO; t++) {
+            if (t >= 3) {
+                (void)hedge_arm_choice(SAMPLER_GP, 0, t, obs_cand, obs_raw, y,
+                                       used, &m, NULL);
+                assert_true(m.valid && m.n_hyper == 4);
+                struct sampler_input in = {.space = &sp,
+                                           .kind = SAMPLER_GRAPH,
+                                           .seed = 9,
+                                           .seq = (int)t,
+                                           .init = 3,
+                                           .kernel = KERNEL_MATERN52,
+                                           .cand_raw = cand,
+                                           .cand_used = used,
+                                           .n_cand = G * G,
+                                           .obs_raw = obs_raw,
+                                           .obs_y = y,
+                                           .obs_cand = obs_cand,
+                                           .n_obs = t,
+                                           .graph_ls = m.hyper};
+                double raw[2];
+                size_t want, plain;
+                assert_int_equal(sampler_next(&in, raw, &want), HPOD_OK);
+                in.graph_ls = NULL;
+                assert_int_equal(sampler_next(&in, raw, &plain), HPOD_OK);
+                differ += want != plain;
+                assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
+                                                  obs_raw, y, used, NULL, NULL),
+                                 want);
+                assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
+                                                  obs_raw, y, used, NULL, warm),
+                                 want);
+            }
+            if (t < NO)
+                used[obs_cand[t]] = 1;
+        }
+        sampler_gp_model_clear(&m);
+        sampler_state_destroy(warm);
+    }
+    print_message("hedge ARD arm: differed from plain graph EI at %zu of 24 "
+                  "prefixes\n",
+                  differ);
+    assert_true(differ > 0);
+}
+
+/* The brute-force gains of the hedge on the first n observations: the
+ * kept model m's GP conditioned on all n normal scores, judged at the
+ * nominees nom[t] (3 <= t < n); obs: SAMPLER_V_HEDGEOBS's judge (a nominee
+ * not observed at t counts SAMPLER_HEDGE_DISPLACED, discount
+ * SAMPLER_HEDGE_DISCOUNT_OBS), else every nominee fully, discount
+ * SAMPLER_HEDGE_DISCOUNT. */
+static void
+hedge_gains_brute(const struct sampler_gp_model *m, size_t n,
+                  const size_t *obs_cand, const double *obs_raw,
+                  const double *y, size_t (*nom)[2], int obs, double *gain)
+{
+    double ls[2], ym, ys, z[32], x[64], u[2], mu;
+    struct gp_hyper hy = {ls, m->hyper[2], m->hyper[3]};
+    assert_true(m->valid && m->n_hyper == 4 && n <= 32);
+    memcpy(ls, m->hyper, sizeof ls);
+    struct gp *gp = gp_create(n, 2, KERNEL_MATERN52);
+    assert_int_equal(gp_set_hyper(gp, &hy), HPOD_OK);
+    sampler_normal_scores(y, n, z);
+    gp_standardization(z, n, &ym, &ys);
+    space_encode_rows(&sp, obs_raw, n, x);
+    assert_int_equal(gp_condition_std(gp, x, z, n, ym, ys), HPOD_OK);
+    gain[0] = gain[1] = 0.0;
+    for (size_t t = 3; t < n; t++)
+        for (int k = 0; k < 2; k++) {
+            double w =
+                pow(obs ? SAMPLER_HEDGE_DISCOUNT_OBS : SAMPLER_HEDGE_DISCOUNT,
+                    (double)(n - 1 - t));
+            if (obs && nom[t][k] != obs_cand[t])
+                w *= SAMPLER_HEDGE_DISPLACED;
+            space_encode(&sp, cand + 2 * nom[t][k], u);
+            assert_int_equal(gp_predict(gp, u, 1, &mu, NULL), HPOD_OK);
+            gain[k] += w * mu;
+        }
+    gp_destroy(gp);
+}
+
+/*
+ * SAMPLER_V_HEDGEOBS against brute force: histories the hedge itself
+ * chose (so that nominees are observed at their step, as in a study),
+ * the arms' nominees at every prefix by plain sampler_next calls, the
+ * gains by hedge_gains_brute with the observed judge, the draw from the
+ * hedge's stream. The choice from a cold state and from a state carried
+ * along the prefixes equals it. Over the histories some nominees were
+ * observed and some displaced (both weights exercised), and the two
+ * judges disagree on the leading arm at least once.
+ */
+static void
+test_gp_hedge_observed_reference(void **state)
+{
+    (void)state;
+    enum { NO = 14 };
+    const unsigned var = SAMPLER_V_HEDGE | SAMPLER_V_HEDGEOBS;
+    size_t obs_cand[NO], nom[NO + 1][2], seen = 0, displaced = 0, flip = 0;
+    double obs_raw[2 * NO], y[NO];
+
+    for (int h = 0; h < 4; h++) {
+        unsigned char used[G * G] = {0};
+        struct rng nr;
+        struct sampler_state *gen = sampler_state_create();
+        rng_seed(&nr, 40 + (uint64_t)h);
+        history(3, h % 2, obs_cand, obs_raw, y, used);
+        for (size_t t = 3; t < NO; t++) {
+            size_t c = hedge_arm_choice(SAMPLER_GP, var, t, obs_cand, obs_raw,
+                                        y, used, NULL, gen);
+            obs_cand[t] = c;
+            used[c] = 1;
+            memcpy(obs_raw + 2 * t, cand + 2 * c, 2 * sizeof(double));
+            y[t] = objective(cand + 2 * c) + 0.3 * rng_normal(&nr);
+        }
+        sampler_state_destroy(gen);
+        for (size_t n = 6; n <= NO; n++) {
+            struct sampler_gp_model m = {0};
+            struct sampler_state *warm = sampler_state_create();
+            unsigned char u2[G * G] = {0};
+            double gain[2], gfull[2];
+            for (size_t t = 0; t <= n; t++) {
+                if (t >= 3) {
+                    nom[t][0] = hedge_arm_choice(SAMPLER_GP, 0, t, obs_cand,
+                                                 obs_raw, y, u2, &m, NULL);
+                    nom[t][1] = hedge_arm_choice(SAMPLER_GRAPH, 0, t, obs_cand,
+                                                 obs_raw, y, u2, NULL, NULL);
+                    if (t < n)
+                        (void)hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
+                                               obs_raw, y, u2, NULL, warm);
+                    if (t < n && n == NO)
+                        for (int k = 0; k < 2; k++) {
+                            seen += nom[t][k] == obs_cand[t];
+                            displaced += nom[t][k] != obs_cand[t];
+                        }
+                }
+                if (t < n)
+                    u2[obs_cand[t]] = 1;
+            }
+            hedge_gains_brute(&m, n, obs_cand, obs_raw, y, nom, 1, gain);
+            hedge_gains_brute(&m, n, obs_cand, obs_raw, y, nom, 0, gfull);
+            flip += (gain[1] > gain[0]) != (gfull[1] > gfull[0]);
+            struct rng hr;
+            rng_seed2(&hr, 9 ^ SAMPLER_HEDGE_STREAM, (uint64_t)n);
+            double p1 =
+                1.0 / (1.0 + exp(SAMPLER_HEDGE_ETA * (gain[0] - gain[1])));
+            size_t want = nom[n][rng_uniform(&hr) < p1];
+            assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, n, obs_cand,
+                                              obs_raw, y, u2, NULL, NULL),
+                             want);
+            assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, n, obs_cand,
+                                              obs_raw, y, u2, NULL, warm),
+                             want);
+            sampler_gp_model_clear(&m);
+            sampler_state_destroy(warm);
+        }
+    }
+    print_message("hedge observed judge: %zu observed and %zu displaced "
+                  "nominees, leading arm differs from the GP judge's at %zu "
+                  "of 36 histories\n",
+                  seen, displaced, flip);
+    assert_true(seen > 0 && displaced > 0);
+    assert_true(flip > 0);
+}
+
 /*
  * SAMPLER_V_HEDGE and SAMPLER_V_HEDGEMAX against brute force (sampler.h):
  * the arms' nominees at every prefix t = 3..n by plain sampler_next calls
@@ -1295,6 +1574,9 @@ main(void)
         cmocka_unit_test(test_gp_graph_mix_reference),
         cmocka_unit_test(test_gp_trust_region_reference),
         cmocka_unit_test(test_gp_hedge_reference),
+        cmocka_unit_test(test_gp_hedge_observed_reference),
+        cmocka_unit_test(test_ard_graph_reference),
+        cmocka_unit_test(test_gp_hedge_ard),
         cmocka_unit_test(test_continuous),
         cmocka_unit_test(test_explain_rank),
         cmocka_unit_test(test_explain_phases),
