@@ -83,6 +83,7 @@ struct autoalgo_config {
     double front_reference;
     int gp_blend; /* ehvi/graph: core/mobo.h gp_blend (enum mobo_blend) */
     int hedge;
+    int trust_shape; /* ehvi: core/mobo.h trust_shape (enum mobo_trust_shape) */
 };
 
 /* One case of the rule: its configuration and the figure behind it. */
