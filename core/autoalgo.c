@@ -27,37 +27,41 @@ const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES] = {
     [AUTOALGO_MO_SMALL] = {{.method = AUTOALGO_EHVI,
                             .kernel = KERNEL_MATERN52,
                             .surrogate = MOBO_SURROGATE_GRAPH,
-                            .trust_region = 4,
+                            .trust_region = 2,
                             .front_reference = 0.3,
-                            .gp_blend = MOBO_BLEND_FIRST},
+                            .gp_blend = MOBO_BLEND_FIRST,
+                            .trust_shape = MOBO_TRUST_STEPS},
                            "on the 118-176-row tables of Table 4 ehvi/graph/"
-                           "matern52 with a trust region of the 4 nearest "
-                           "rows of each front row, EHVI's reference at the "
-                           "observed front (front_reference 0.3) and a GP "
-                           "blended into the first objective's surrogate "
-                           "(gp_blend) has the lowest mean fta (67.4 against "
-                           "76.1 without the blend and 94.1 for ehvi/gp) and "
-                           "the highest fbp (3.56 against 3.25 and 2.59) on "
-                           "seeds 0-99, 68.9 against 76.8 and fbp 3.51 "
-                           "against 3.15 on seeds 100-199 "
-                           "(docs/mo_tuning.md, Session 24)"},
+                           "matern52 with front_reference 0.3, a GP blended "
+                           "into the first objective (gp_blend first) and a "
+                           "trust region of the rows one hyperparameter "
+                           "change from a front row (trust_shape steps, stall "
+                           "rule 2 per front row) has the lowest mean fta "
+                           "(55.4 / 55.9 on seeds 0-99 / 100-199 against 67.4 "
+                           "/ 68.9 with the 4 nearest rows, 94.1 for ehvi/gp) "
+                           "and the highest fbp (3.98 / 4.01 against 3.56 / "
+                           "3.51); en-ja 50.0 / 48.8, fbp 6.91 / 6.99 against "
+                           "greedy on BLEU's 67.8 / 6.43 (docs/mo_tuning.md, "
+                           "Sessions 24-25)"},
     [AUTOALGO_MO_LARGE] = {{.method = AUTOALGO_EHVI,
                             .kernel = KERNEL_MATERN52,
                             .surrogate = MOBO_SURROGATE_GRAPH,
                             .front_reference = 0.5,
-                            .gp_blend = MOBO_BLEND_ALL},
+                            .gp_blend = MOBO_BLEND_ALL,
+                            .trust_region = 2,
+                            .trust_shape = MOBO_TRUST_STEPS},
                            "on the 604-767-row tables of Table 4 ehvi/graph/"
-                           "matern52 with EHVI's reference at the observed "
-                           "front (front_reference 0.5) and a GP blended "
-                           "into every objective's surrogate (gp_blend all) "
-                           "has the lowest mean fta (176.3 against 214.5 "
-                           "blending the first objective, 247.5 without the "
-                           "blend and 266.3 for ehvi/gp) and the highest fbp "
-                           "(10.04 against 8.88, 7.90 and 8.47) on seeds "
-                           "0-99, 179.4 against 209.7, 259.2 and fbp 9.91 "
-                           "against 8.97 and 8.00 on seeds 100-199; the "
-                           "trust region lost there "
-                           "(docs/mo_tuning.md, Session 24)"},
+                           "matern52 with front_reference 0.5, a GP blended "
+                           "into every objective (gp_blend all: mean fta 176.3 "
+                           "against 214.5 for first, 247.5 unblended, 266.3 "
+                           "for ehvi/gp) and a trust region of the rows one "
+                           "hyperparameter change from a front row "
+                           "(trust_shape steps, stall rule 2): sw-en fbp "
+                           "13.81 / 13.68 on seeds 0-99 / 100-199 (TPE on "
+                           "BLEU alone 13.58), so-en fta 165.0 / 164.1 and "
+                           "fbp 6.81 / 6.76 against 197.2 / 193.5 and 6.39 / "
+                           "6.34 without the region (docs/mo_tuning.md, "
+                           "Sessions 24-25)"},
     [AUTOALGO_MO_HUGE] = {{.method = AUTOALGO_EHVI,
                            .kernel = KERNEL_MATERN52,
                            .surrogate = MOBO_SURROGATE_GP,

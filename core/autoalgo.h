@@ -88,6 +88,7 @@ struct autoalgo_config {
     int hedge;
     /* with hedge: 1 for "hedge_judge": "observed" (SAMPLER_V_HEDGEOBS). */
     int hedge_observed;
+    int trust_shape; /* ehvi: core/mobo.h trust_shape (enum mobo_trust_shape) */
 };
 
 /* One case of the rule: its configuration and the figure behind it. */

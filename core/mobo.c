@@ -141,6 +141,9 @@ check_input(const struct mobo_input *in, const double *raw, const size_t *cand)
         return HPOD_EINVAL;
     if (in->gp_blend < MOBO_BLEND_NONE || in->gp_blend > MOBO_BLEND_ALL)
         return HPOD_EINVAL;
+    if (in->trust_shape != MOBO_TRUST_NEAREST &&
+        in->trust_shape != MOBO_TRUST_STEPS)
+        return HPOD_EINVAL;
     if (in->m >= 2) {
         if (!in->ref || !(in->front_ref >= 0) || !isfinite(in->front_ref))
             return HPOD_EINVAL;
@@ -727,6 +730,31 @@ mobo_trust_region(const double *u, size_t n, size_t dim,
     return marked;
 }
 
+size_t
+mobo_step_region(const struct space *sp, const double *raw, size_t n,
+                 const unsigned char *used, const size_t *centre, size_t nf,
+                 unsigned char *mask)
+{
+    size_t np = sp->n_params, marked = 0;
+
+    memset(mask, 0, n);
+    for (size_t f = 0; f < nf; f++) {
+        const double *c = raw + centre[f] * np;
+        for (size_t i = 0; i < n; i++) {
+            size_t dif = 0;
+            if (used[i] || mask[i])
+                continue;
+            for (size_t t = 0; t < np && dif < 2; t++)
+                dif += raw[i * np + t] != c[t];
+            if (dif == 1) {
+                mask[i] = 1;
+                marked++;
+            }
+        }
+    }
+    return marked;
+}
+
 /*
  * The choice under trust_k (finite studies): the best free candidate in
  * the trust region around the observed trials of the incumbent front, if
@@ -767,7 +795,10 @@ pick_trust(const struct mobo_ctx *x, const double *u, const double *score,
         st = pick_best(x, score, lpf, k, skip, pick);
         goto out;
     }
-    mobo_trust_region(u, k, x->dim, skip, centre, nc, in->trust_k, mask);
+    if (in->trust_shape == MOBO_TRUST_STEPS)
+        mobo_step_region(in->space, in->cand_raw, k, skip, centre, nc, mask);
+    else
+        mobo_trust_region(u, k, x->dim, skip, centre, nc, in->trust_k, mask);
     for (size_t i = 0; i < k; i++)
         sk2[i] = skip[i] || !mask[i];
     p = acq_argmax(score, k, sk2);

@@ -150,6 +150,27 @@ size_t mobo_trust_region(const double *u, size_t n, size_t dim,
                          const unsigned char *used, const size_t *centre,
                          size_t nf, size_t k, unsigned char *mask);
 
+/* mobo_input.trust_shape: which free candidates form the trust region. */
+enum mobo_trust_shape {
+    MOBO_TRUST_NEAREST = 0, /* the trust_k nearest (mobo_trust_region) */
+    MOBO_TRUST_STEPS = 1    /* one step from a front row (mobo_step_region) */
+};
+
+/*
+ * mobo_step_region - the trust region of mobo_input.trust_shape
+ * MOBO_TRUST_STEPS: sets mask[i] = 1 for the candidates i with !used[i]
+ * that are ONE STEP from one of the nf centres (candidate indices
+ * centre[0..nf)), 0 elsewhere: the two configurations (raw, n ×
+ * sp->n_params) differ in exactly one parameter, by any value. Every
+ * hyperparameter counts alike, however many values it has and however far
+ * apart they are encoded (the k nearest in the encoded space take every
+ * learning-rate step before any change of a two-valued parameter; why in
+ * docs/mo_tuning.md, Session 25). Returns the number of candidates marked.
+ */
+size_t mobo_step_region(const struct space *sp, const double *raw, size_t n,
+                        const unsigned char *used, const size_t *centre,
+                        size_t nf, unsigned char *mask);
+
 /*
  * mobo_blend - the equal mixture of two Gaussian predictions at k points,
  * moment matched without the spread of the means: mu[i] = (mu_a[i] +
@@ -236,6 +257,14 @@ struct mobo_input {
      * evaluations (F the front's observed trials) added none to F. */
     int log_objectives;
     size_t trust_k;
+    /* trust_shape (enum mobo_trust_shape; read only with trust_k > 0):
+     * MOBO_TRUST_NEAREST, the trust_k nearest free candidates of each
+     * front trial; MOBO_TRUST_STEPS, the free candidates one step from a
+     * front trial (mobo_step_region: one hyperparameter changed), trust_k then
+     * setting only the stall rule's trust_k · |F|. When the step region has no
+     * free candidate with a positive EHVI, every free candidate is eligible, as
+     * above. Other values: HPOD_EINVAL. */
+    int trust_shape;
     /* front_ref (>= 0, finite; 0: off, ref as given): EHVI's reference is
      * taken from the observed front instead of ref: per objective, the
      * worst value on the front of the trials that reported every

@@ -345,6 +345,7 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         mi.trust_k = a->trust_k;
         mi.front_ref = a->front_ref;
         mi.gp_blend = a->gp_blend;
+        mi.trust_shape = a->trust_shape;
         mi.state = s->state;
         st = mobo_next(&mi, raw, row);
     }

@@ -130,6 +130,7 @@ struct simulate_mo_algo {
     size_t trust_k;
     double front_ref; /* mobo_input.front_ref */
     int gp_blend;     /* mobo_input.gp_blend */
+    int trust_shape;  /* mobo_input.trust_shape */
 };
 
 struct mobo_state;

@@ -478,7 +478,8 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
         a->name == ALGO_EHVI && a->ehvi_log,
         a->name == ALGO_EHVI ? (size_t)a->ehvi_trust : 0,
         a->name == ALGO_EHVI ? a->ehvi_front_ref : 0.0,
-        a->name == ALGO_EHVI ? a->ehvi_gp_blend : 0};
+        a->name == ALGO_EHVI ? a->ehvi_gp_blend : 0,
+        a->name == ALGO_EHVI ? a->ehvi_trust_shape : 0};
     run->mo_able = a->name != ALGO_GREEDY;
     run->force_mo = a->name == ALGO_EHVI;
     run->norm_algo = tr->norm_algo;

@@ -225,6 +225,34 @@ parse_multistage(json_t *a, struct algo_def *al, const char *name,
 }
 
 /*
+ * ehvi's "trust_shape" (enum mobo_trust_shape's order): the shape of its
+ * trust region, which only exists with trust_region > 0; written back into
+ * norm when sent (absent: nearest, as before the option).
+ */
+static enum hpod_status
+parse_ehvi_shape(json_t *a, struct algo_def *al, json_t *norm,
+                 struct hpod_err *err)
+{
+    static const char *const shapes[] = {"nearest", "steps", NULL};
+    const char *sh;
+    enum hpod_status st;
+
+    if ((st = sd_get_string(a, "trust_shape", "algorithm", 0, &sh, err)) !=
+            HPOD_OK ||
+        (st = pick(sh ? sh : "nearest", shapes, "algorithm.trust_shape",
+                   &al->ehvi_trust_shape, err)) != HPOD_OK)
+        return st;
+    if (al->ehvi_trust_shape != 0 && al->ehvi_trust <= 0)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.trust_shape",
+                         "algorithm.trust_shape steps needs trust_region > 0 "
+                         "(it sets the region's stall rule)");
+    if (sh)
+        json_object_set_new(norm, "trust_shape",
+                            json_string(shapes[al->ehvi_trust_shape]));
+    return HPOD_OK;
+}
+
+/*
  * One surrogate per objective (gp or graph), expected hypervolume
  * improvement across them (Emmerich et al. 2011).
  */
@@ -289,7 +317,7 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     if (bl)
         json_object_set_new(*norm, "gp_blend",
                             json_string(blends[al->ehvi_gp_blend]));
-    return HPOD_OK;
+    return parse_ehvi_shape(a, al, *norm, err);
 }
 
 /*
@@ -437,11 +465,17 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     static const char *const k_ms[] = {"name",        "seed", "kernel",
                                        "acquisition", "init", "stages",
                                        "k",           "base", NULL};
-    static const char *const k_ehvi[] = {"name",         "seed",
-                                         "kernel",       "surrogate",
-                                         "init",         "log_objectives",
-                                         "trust_region", "front_reference",
-                                         "gp_blend",     NULL};
+    static const char *const k_ehvi[] = {"name",
+                                         "seed",
+                                         "kernel",
+                                         "surrogate",
+                                         "init",
+                                         "log_objectives",
+                                         "trust_region",
+                                         "front_reference",
+                                         "gp_blend",
+                                         "trust_shape",
+                                         NULL};
     static const char *const k_random[] = {"name", "seed", NULL};
     static const char *const k_model[] = {"name",        "seed", "kernel",
                                           "acquisition", "init", NULL};

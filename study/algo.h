@@ -58,6 +58,9 @@ struct algo_def {
     /* ehvi gp_blend: core/mobo.h gp_blend (enum mobo_blend: 0 none,
      * 1 first, 2 all; graph surrogate). */
     int ehvi_gp_blend;
+    /* ehvi trust_shape: core/mobo.h trust_shape (enum mobo_trust_shape:
+     * 0 nearest, 1 steps; needs trust_region > 0). */
+    int ehvi_trust_shape;
     /* asha: rungs r, r+u, ... <= R steps, reduction p, keep to R; base
      * sampler for new configurations (ALGO_RANDOM/GP/GRAPH); mode 0
      * promotion (paused, may resume), 1 stopping (pruned). */

@@ -67,6 +67,8 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
             json_object_set_new(
                 o, "gp_blend",
                 json_string(c->gp_blend == MOBO_BLEND_ALL ? "all" : "first"));
+        if (c->trust_shape == MOBO_TRUST_STEPS)
+            json_object_set_new(o, "trust_shape", json_string("steps"));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));
         snprintf(label, size, "%s/%s/%s", name, sur, kernel);
         break;

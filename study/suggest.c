@@ -180,6 +180,7 @@ mobo_choose(const struct study_def *d, const struct history *h,
         .trust_k = d->algo.name == ALGO_EHVI ? (size_t)d->algo.ehvi_trust : 0,
         .front_ref = d->algo.name == ALGO_EHVI ? d->algo.ehvi_front_ref : 0.0,
         .gp_blend = d->algo.name == ALGO_EHVI ? d->algo.ehvi_gp_blend : 0,
+        .trust_shape = d->algo.name == ALGO_EHVI ? d->algo.ehvi_trust_shape : 0,
         .explain = ex,
     };
     if (entry && !entry->mstate)

@@ -103,6 +103,7 @@ hb_auto_mo_algo(const struct space *sp, size_t n, size_t m, size_t n_con,
     out->trust_k = (size_t)c.trust_region;
     out->front_ref = c.front_reference;
     out->gp_blend = c.gp_blend;
+    out->trust_shape = c.trust_shape;
     out->surrogate = c.method == AUTOALGO_EHVI    ? c.surrogate
                      : c.method == AUTOALGO_GRAPH ? MOBO_SURROGATE_GRAPH
                                                   : MOBO_SURROGATE_GP;

@@ -158,6 +158,10 @@ def cases(have_tables):
         body=study(algorithm={"name": "ehvi", "front_reference": 101}))
     add("ehvi gp_blend not a string", "POST", P, 400, IA, "algorithm.gp_blend",
         body=study(algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": True}))
+    add("ehvi trust_shape not a string", "POST", P, 400, IA, "algorithm.trust_shape",
+        body=study(algorithm={"name": "ehvi", "trust_region": 2, "trust_shape": 1}))
+    add("trust_shape on a graph study", "POST", P, 400, IA,
+        body=study(algorithm={"name": "graph", "trust_shape": "steps"}))
     add("gp_blend on a graph study", "POST", P, 400, IA,
         body=study(algorithm={"name": "graph", "gp_blend": "first"}))
     add("front_reference on a graph study", "POST", P, 400, IA,

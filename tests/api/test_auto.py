@@ -144,7 +144,8 @@ def t_auto_tables(c):
     mo = create(c, {"name": uname("auto mo"), "benchmark": "nmthpo/zh-en",
                     "objectives": [BLEU_MAX[0], GPU_MIN]})
     a = check_auto(mo, "ehvi", "mo_small")
-    check(a["chosen"]["surrogate"] == "graph" and a["chosen"]["trust_region"] == 4
+    check(a["chosen"]["surrogate"] == "graph" and a["chosen"]["trust_region"] == 2
+          and a["chosen"]["trust_shape"] == "steps"
           and a["chosen"]["front_reference"] == 0.3 and a["chosen"]["gp_blend"] == "first"
           and "2 objectives" in a["reason"],
           "chosen %r" % a)
@@ -152,7 +153,8 @@ def t_auto_tables(c):
     mol = create(c, {"name": uname("auto mo sw"), "benchmark": "nmthpo/sw-en",
                      "objectives": [BLEU_MAX[0], GPU_MIN]})
     ch = check_auto(mol, "ehvi", "mo_large")["chosen"]
-    check(ch["surrogate"] == "graph" and ch["trust_region"] == 0
+    check(ch["surrogate"] == "graph" and ch["trust_region"] == 2
+          and ch["trust_shape"] == "steps"
           and ch["front_reference"] == 0.5 and ch["gp_blend"] == "all", "sw-en mo %r" % ch)
     con = create(c, {"name": uname("auto con"), "benchmark": "nmthpo/ja-en",
                      "constraints": [{"metric": "gpu_time", "max": 1.0}]})

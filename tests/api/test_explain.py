@@ -173,6 +173,42 @@ def t_ehvi_options(c):
         report(c, t["id"], {"bleu": 10.0 + x - 0.2 * x * x, "gpu_time": 100.0 * (1 + x)})
 
 
+@test("ehvi trust_shape: absent stays absent, nearest/steps read back, 422 for steps without trust_region or an unknown value, and a steps study chooses free candidates")
+def t_ehvi_trust_shape(c):
+    cands = [{"x": x, "y": y} for x in range(6) for y in range(4)]
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    base = {"space": [{"name": "x", "type": "int", "values": list(range(6))},
+                      {"name": "y", "type": "int", "values": list(range(4))}],
+            "candidates": cands, "objectives": objs}
+    plain = create(c, dict(base, name=uname("shape-plain"),
+                           algorithm={"name": "ehvi", "surrogate": "graph", "trust_region": 2}))
+    check("trust_shape" not in plain["algorithm"], "absent %r" % plain["algorithm"])
+    near = create(c, dict(base, name=uname("shape-near"),
+                          algorithm={"name": "ehvi", "trust_shape": "nearest"}))
+    check(near["algorithm"]["trust_shape"] == "nearest", "nearest %r" % near["algorithm"])
+    for bad in [{"trust_shape": "steps"}, {"trust_shape": "steps", "trust_region": 0},
+                {"trust_shape": "ring", "trust_region": 2}]:
+        expect_error(call(c.port, "POST", "/v1/studies",
+                          dict(base, name=uname("shape-bad"),
+                               algorithm=dict({"name": "ehvi", "surrogate": "graph"}, **bad))),
+                     422, "invalid_argument", "algorithm.trust_shape")
+    s = create(c, dict(base, name=uname("shape-steps"),
+                       algorithm={"name": "ehvi", "surrogate": "graph", "init": 2, "seed": 5,
+                                  "trust_region": 2, "trust_shape": "steps",
+                                  "gp_blend": "first", "front_reference": 0.3}))
+    a = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)["algorithm"]
+    check(a["trust_shape"] == "steps" and a["trust_region"] == 2
+          and a["gp_blend"] == "first" and a["front_reference"] == 0.3, "read back %r" % a)
+    held = set()
+    for i in range(8):
+        t = suggest(c, s["id"], "w")["trials"][0]
+        p = (t["params"]["x"], t["params"]["y"])
+        check(p not in held, "candidate %r chosen twice" % (p,))
+        held.add(p)
+        report(c, t["id"], {"bleu": 10.0 + p[0] - 0.3 * p[0] * p[0] + 0.5 * p[1],
+                            "gpu_time": 100.0 * (1 + p[0] + p[1])})
+
+
 @test("ehvi gp_blend: absent stays absent, none/first/all read back, 422 with the gp surrogate or an unknown value, and a blended graph study chooses free candidates")
 def t_ehvi_gp_blend(c):
     cands = [{"x": x} for x in range(12)]

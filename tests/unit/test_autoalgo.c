@@ -123,14 +123,16 @@ test_objectives_and_constraints(void **state)
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_SMALL);
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
-    assert_int_equal(c.trust_region, 4);
+    assert_int_equal(c.trust_region, 2);
+    assert_int_equal(c.trust_shape, MOBO_TRUST_STEPS);
     assert_true(c.front_reference == 0.3);
     assert_int_equal(c.gp_blend, MOBO_BLEND_FIRST);
     f.n_candidates = AUTOALGO_SMALL_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
-    assert_int_equal(c.trust_region, 0);
+    assert_int_equal(c.trust_region, 2);
+    assert_int_equal(c.trust_shape, MOBO_TRUST_STEPS);
     assert_true(c.front_reference == 0.5);
     assert_int_equal(c.gp_blend, MOBO_BLEND_ALL);
     /* No graph above AUTOALGO_GRAPH_MAX candidates: ehvi/gp. */
@@ -217,6 +219,12 @@ test_table_rows(void **state)
                     (r->config.method == AUTOALGO_GP &&
                      r->config.lengthscale_prior > 0.0 &&
                      r->config.lengthscale_prior <= 10.0));
+        /* trust_shape steps only with an ehvi trust region (study/algo.c
+         * rejects it without one). */
+        assert_true(r->config.trust_shape == MOBO_TRUST_NEAREST ||
+                    (r->config.trust_shape == MOBO_TRUST_STEPS &&
+                     r->config.method == AUTOALGO_EHVI &&
+                     r->config.trust_region > 0));
         /* gp_blend only for ehvi/graph (study/algo.c rejects it
          * elsewhere). */
         assert_true(r->config.gp_blend == MOBO_BLEND_NONE ||

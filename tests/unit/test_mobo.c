@@ -1251,6 +1251,120 @@ test_trust_region_pick(void **state)
     free(s);
 }
 
+/* Brute force: free candidate i differs from centre c in exactly one of
+ * the np raw values. */
+static int
+one_step(const double *raw, size_t np, const unsigned char *used, size_t c,
+         size_t i)
+{
+    size_t dif = 0;
+    if (used[i])
+        return 0;
+    for (size_t t = 0; t < np; t++)
+        dif += raw[i * np + t] != raw[c * np + t];
+    return dif == 1;
+}
+
+/*
+ * mobo_step_region against brute force on random candidates of a space
+ * with a value list, an integer range and a categorical (repeated rows
+ * and used candidates included), and on the grid: there one step is the
+ * same row or the same column.
+ */
+static void
+test_step_region_brute(void **state)
+{
+    (void)state;
+    struct space s3;
+    struct rng r;
+    enum { NC = 90 };
+    double raw[NC * 3], vals[4] = {1e-4, 3e-4, 1e-3, 3e-3};
+    unsigned char used[NC], mask[NC];
+    size_t centre[5], total = 0;
+    space_init(&s3);
+    assert_int_equal(space_add_values(&s3, PARAM_FLOAT, vals, 4, 1), HPOD_OK);
+    assert_int_equal(space_add_range(&s3, PARAM_INT, 1, 6, 0), HPOD_OK);
+    assert_int_equal(space_add_categorical(&s3, 3), HPOD_OK);
+    rng_seed(&r, 11);
+    for (int rep = 0; rep < 20; rep++) {
+        for (size_t i = 0; i < NC; i++) {
+            raw[3 * i] = vals[rng_below(&r, 4)];
+            raw[3 * i + 1] = (double)(1 + rng_below(&r, 6));
+            raw[3 * i + 2] = (double)rng_below(&r, 3);
+            used[i] = rng_below(&r, 3) == 0;
+        }
+        size_t nf = 1 + (size_t)rep % 5, cnt = 0;
+        for (size_t f = 0; f < nf; f++)
+            centre[f] = rng_below(&r, NC);
+        size_t marked = mobo_step_region(&s3, raw, NC, used, centre, nf, mask);
+        for (size_t i = 0; i < NC; i++) {
+            int want = 0;
+            for (size_t f = 0; f < nf; f++)
+                want |= one_step(raw, 3, used, centre[f], i);
+            assert_int_equal(mask[i], want);
+            cnt += want;
+        }
+        assert_int_equal(marked, cnt);
+        total += cnt;
+    }
+    assert_true(total > 0);
+    space_cleanup(&s3);
+    /* The grid: candidate c = row·G + column. */
+    unsigned char gused[N], gmask[N];
+    memset(gused, 0, sizeof gused);
+    gused[5 * G + 7] = 1; /* a used neighbour of the centre */
+    centre[0] = 5 * G + 5;
+    size_t gm = mobo_step_region(&sp, cand, N, gused, centre, 1, gmask);
+    assert_int_equal(gm, 2 * (G - 1) - 1);
+    for (size_t c = 0; c < N; c++)
+        assert_int_equal(gmask[c], c != centre[0] && !gused[c] &&
+                                       (c / G == 5 || c % G == 5));
+}
+
+/*
+ * trust_shape steps: while the region has not stalled, the pick is a free
+ * candidate one step from a trial of the observed front (brute force from
+ * mobo_front's trials); an unknown shape is HPOD_EINVAL.
+ */
+static void
+test_step_region_pick(void **state)
+{
+    (void)state;
+    struct study *s = calloc(1, sizeof *s);
+    struct rng r;
+    size_t idx[N], nf, ch, inside = 0;
+    double raw[2];
+    rng_seed(&r, 21);
+    for (int t = 0; t < 12; t++)
+        study_add(s, random_free(&r, s->used), 2);
+    for (int step = 0; step < 12; step++) {
+        struct mobo_input in = study_input(s, MOBO_SURROGATE_GRAPH, 3);
+        assert_int_equal(mobo_front(&in, idx, &nf), HPOD_OK);
+        size_t last = 0;
+        for (size_t f = 0; f < nf; f++)
+            last = idx[f] > last ? idx[f] : last;
+        in.trust_k = N;
+        in.trust_shape = MOBO_TRUST_STEPS;
+        assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+        int one = 0, any = 0;
+        for (size_t f = 0; f < nf; f++)
+            for (size_t i = 0; i < N; i++) {
+                int st = one_step(cand, 2, s->used, s->obs_cand[idx[f]], i);
+                any |= st;
+                one |= st && i == ch;
+            }
+        assert_true(one || !any);
+        inside += one;
+        in.trust_shape = MOBO_TRUST_STEPS + 1;
+        assert_int_equal(mobo_next(&in, raw, &ch), HPOD_EINVAL);
+        in.trust_shape = MOBO_TRUST_STEPS;
+        assert_int_equal(mobo_next(&in, raw, &ch), HPOD_OK);
+        study_add(s, ch, 2);
+    }
+    assert_true(inside >= 6);
+    free(s);
+}
+
 /* The front reference by brute force, for s's two objectives (both
  * maximized, sense2): per objective, the worst (lowest) value among the
  * nf front rows idx, moved down by fr times the range of every observed
@@ -1662,6 +1776,8 @@ main(void)
         cmocka_unit_test(test_state_warm_equals_cold),
         cmocka_unit_test(test_trust_region_knn),
         cmocka_unit_test(test_trust_region_pick),
+        cmocka_unit_test(test_step_region_brute),
+        cmocka_unit_test(test_step_region_pick),
         cmocka_unit_test(test_log_objectives),
         cmocka_unit_test(test_front_reference),
         cmocka_unit_test(test_blend_closed_form),
