@@ -9,6 +9,26 @@ from harness import call, check, expect, is_int, short, test
 from client import BLEU_MAX, SPACE4, canon, check_new_trial, create, report, suggest, uname
 
 
+def on_replicas(c, run, steps):
+    """run(ports) on two fresh servers taking turns (ports(i): the port of
+    step i), one of them restarted at steps // 2 so that its cache starts
+    cold; both stopped afterwards. Returns what run returns."""
+    b = c.server()
+    state = {"d": c.server()}
+
+    def alternate(i):
+        if i == steps // 2:
+            state["d"].stop()
+            state["d"] = c.server()
+        return b.port if i % 2 else state["d"].port
+
+    try:
+        return run(alternate)
+    finally:
+        b.stop()
+        state["d"].stop()
+
+
 @test("finite study: 5 candidates, 5 distinct trials, retry_after while live, then done")
 def t_finite(c):
     space = [{"name": "x", "type": "int", "low": 0, "high": 10},
@@ -296,18 +316,7 @@ def t_gp_hedge(c):
     check(arms and all(a in (("gp", "nei", True), ("graph", "ei", True)) for a in arms),
           "explanations %r" % arms)
     check({a[0] for a in arms} == {"gp", "graph"}, "arms %r" % arms)
-    b = c.server()
-    state = {"d": c.server()}
-
-    def alternate(i):
-        if i == steps // 2:  # restart one replica: its cache starts cold
-            state["d"].stop()
-            state["d"] = c.server()
-        return b.port if i % 2 else state["d"].port
-
-    seq2 = run(alternate)
-    b.stop()
-    state["d"].stop()
+    seq2 = on_replicas(c, run, steps)
     check(len(set(seq1)) == steps, "repeats %r" % seq1)
     check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
           % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
@@ -355,18 +364,7 @@ def t_gp_hedge_judge(c):
         return seq
 
     seq1 = run(lambda i: c.port)
-    b = c.server()
-    state = {"d": c.server()}
-
-    def alternate(i):
-        if i == steps // 2:
-            state["d"].stop()
-            state["d"] = c.server()
-        return b.port if i % 2 else state["d"].port
-
-    seq2 = run(alternate)
-    b.stop()
-    state["d"].stop()
+    seq2 = on_replicas(c, run, steps)
     check(len(set(seq1)) == steps, "repeats %r" % seq1)
     check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
           % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
@@ -412,19 +410,7 @@ def t_gp_kept_model(c):
         return s["id"], seq, fits
 
     sid1, seq1, fits1 = run(lambda i: c.port)
-    b = c.server()
-    d = c.server()
-    state = {"d": d}
-
-    def alternate(i):
-        if i == steps // 2:  # restart one replica: its cache starts cold
-            state["d"].stop()
-            state["d"] = c.server()
-        return b.port if i % 2 else state["d"].port
-
-    sid2, seq2, fits2 = run(alternate)
-    b.stop()
-    state["d"].stop()
+    sid2, seq2, fits2 = on_replicas(c, run, steps)
     check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
           % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
     check(fits1 == fits2, "stored model differs: %r vs %r" % (fits1, fits2))
