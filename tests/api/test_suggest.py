@@ -224,6 +224,32 @@ def t_gp_nei(c):
     expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument")
 
 
+def _grid_replicas_alike(c, algo, name, steps, each=None):
+    """A GRID8 study of algo suggested and reported steps times on one
+    server (each(port, trial) called on every trial there), then the same
+    study on two replicas taking turns (on_replicas): both sequences must
+    be the same and hold no repeat."""
+    def run(ports, each=None):
+        s = create(c, {"name": uname(name), "space": GRID8_SPACE,
+                       "candidates": GRID8_CANDS, "objectives": GRID8_OBJS,
+                       "algorithm": algo})
+        seq = []
+        for i in range(steps):
+            port = ports(i)
+            t = suggest(c, s["id"], "w", port=port)["trials"][0]
+            seq.append(canon(t["params"]))
+            if each:
+                each(port, t)
+            report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2
+                                - (t["params"]["y"] - 0.2) ** 2}, port=port)
+        return seq
+
+    seq1 = run(lambda i: c.port, each)
+    seq2 = on_replicas(c, run, steps)
+    check(len(set(seq1)) == steps, "repeats %r" % seq1)
+    check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
+          % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
+
 @test("gp trust_region and lengthscale_prior: validated, normalized, read back, absent when off; the study suggests")
 def t_gp_trust_prior(c):
     from harness import expect_error
@@ -288,38 +314,21 @@ def t_gp_hedge(c):
     # The arms' history is replayed from the trials alone: the same study
     # run on one server (its cache warm) and alternately on two other ones
     # (one restarted halfway: cold) suggests the same sequence.
-    steps = 14
-
     arms = []
 
-    def run(ports, explain=False):
-        s = create(c, {"name": uname("gp hedge run"), "space": space, "candidates": cands,
-                       "objectives": objs, "algorithm": algo})
-        seq = []
-        for i in range(steps):
-            port = ports(i)
-            t = suggest(c, s["id"], "w", port=port)["trials"][0]
-            seq.append(canon(t["params"]))
-            if explain:
-                ex = expect(call(port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
-                d = [d for d in ex["decisions"] if d["kind"] == "suggest"][0]
-                if d["chooser"] == "model":
-                    arms.append((d["sampler"], d["acquisition"],
-                                 canon(cands[d["chosen"]["candidate"]]) == canon(t["params"])))
-            report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2
-                                - (t["params"]["y"] - 0.2) ** 2}, port=port)
-        return seq
+    def note_arm(port, t):
+        ex = expect(call(port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+        d = [d for d in ex["decisions"] if d["kind"] == "suggest"][0]
+        if d["chooser"] == "model":
+            arms.append((d["sampler"], d["acquisition"],
+                         canon(cands[d["chosen"]["candidate"]]) == canon(t["params"])))
 
-    seq1 = run(lambda i: c.port, explain=True)
+    _grid_replicas_alike(c, algo, "gp hedge run", 14, note_arm)
     # Each model pick's explanation names the arm that chose it (the GP's
     # nei, or graph EI), and both arms chose in this run.
     check(arms and all(a in (("gp", "nei", True), ("graph", "ei", True)) for a in arms),
           "explanations %r" % arms)
     check({a[0] for a in arms} == {"gp", "graph"}, "arms %r" % arms)
-    seq2 = on_replicas(c, run, steps)
-    check(len(set(seq1)) == steps, "repeats %r" % seq1)
-    check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
-          % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
 
 
 @test("gp hedge_judge: validated, read back as given, absent when not given; observed judge replays alike on replicas")
@@ -349,25 +358,7 @@ def t_gp_hedge_judge(c):
     # The observed judge reads which nominee was observed at each step from
     # the trials alone: one server and two replicas (one restarted halfway)
     # suggest the same sequence.
-    steps = 12
-
-    def run(ports):
-        s = create(c, {"name": uname("gp hedge judge run"), "space": space,
-                       "candidates": cands, "objectives": objs, "algorithm": algo})
-        seq = []
-        for i in range(steps):
-            port = ports(i)
-            t = suggest(c, s["id"], "w", port=port)["trials"][0]
-            seq.append(canon(t["params"]))
-            report(c, t["id"], {"v": -(t["params"]["x"] - 0.6) ** 2
-                                - (t["params"]["y"] - 0.2) ** 2}, port=port)
-        return seq
-
-    seq1 = run(lambda i: c.port)
-    seq2 = on_replicas(c, run, steps)
-    check(len(set(seq1)) == steps, "repeats %r" % seq1)
-    check(seq1 == seq2, "suggestions differ between one server and two replicas: first at %r"
-          % next((i for i in range(steps) if seq1[i] != seq2[i]), None))
+    _grid_replicas_alike(c, algo, "gp hedge judge run", 12)
 
 
 @test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")
