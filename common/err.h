@@ -16,4 +16,14 @@ enum hpod_status hpod_fail(struct hpod_err *err, enum hpod_status st,
                            const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/*
+ * hpod_fail_retry - hpod_fail() for a limit or a busy resource (HPOD_ELIMIT,
+ * HPOD_EBUSY, HPOD_EDB): also records after how many seconds (at least 1)
+ * the client may try again, which server/http.c sends as Retry-After.
+ */
+enum hpod_status hpod_fail_retry(struct hpod_err *err, enum hpod_status st,
+                                 int retry_after, const char *field,
+                                 const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 #endif

@@ -39,6 +39,10 @@ hpod_status_str(enum hpod_status st)
         return "out_of_memory";
     case HPOD_EINTERNAL:
         return "internal";
+    case HPOD_ELIMIT:
+        return "resource_exhausted";
+    case HPOD_EBUSY:
+        return "unavailable";
     }
     return "internal";
 }

@@ -22,7 +22,10 @@ enum hpod_status {
     HPOD_ENUMERIC,  /* numeric failure, e.g. matrix not SPD */
     HPOD_EDB,       /* database unreachable or failed (503) */
     HPOD_ENOMEM,    /* out of memory (500) */
-    HPOD_EINTERNAL  /* a bug (500) */
+    HPOD_EINTERNAL, /* a bug (500) */
+    HPOD_ELIMIT,    /* a limit of the shared server (429, Retry-After) */
+    HPOD_EBUSY      /* busy now, e.g. no room in a memory budget (503,
+                       Retry-After) */
 };
 
 /*
@@ -32,6 +35,7 @@ enum hpod_status {
 struct hpod_err {
     char field[128]; /* JSON path of the bad input ("space[1].low"), or "" */
     char msg[256];   /* PostgreSQL style: lower case, no final period */
+    int retry_after; /* seconds for Retry-After (429, 503), 0: none */
 };
 
 /* Returns the stable machine name of st ("invalid_argument", ...). */

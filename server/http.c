@@ -197,7 +197,10 @@ http_status_code(enum hpod_status st)
     case HPOD_EDENIED:
         return 403;
     case HPOD_EDB:
+    case HPOD_EBUSY:
         return 503;
+    case HPOD_ELIMIT:
+        return 429;
     case HPOD_ENUMERIC:
     case HPOD_ENOMEM:
     case HPOD_EINTERNAL:
@@ -589,6 +592,11 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     MHD_add_response_header(resp, "X-Request-Id", h->id);
     if (rq.location[0])
         MHD_add_response_header(resp, "Location", rq.location);
+    if ((rq.status == 429 || rq.status == 503) && rq.err.retry_after > 0) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", rq.err.retry_after);
+        MHD_add_response_header(resp, "Retry-After", ra);
+    }
     if (rq.status == 401 && h->challenge)
         MHD_add_response_header(resp, "WWW-Authenticate", h->challenge);
     if (rq.status == 405) {
