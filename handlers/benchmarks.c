@@ -381,7 +381,7 @@ sim_table_parse(struct req *rq, const struct bench_table *table,
         "objectives", "constraints", "metrics", NULL};
     struct algo_def algo;
     json_t *norm_algo = NULL, *v, *objs, *ms;
-    long long repeats, init, seed, budget;
+    long long repeats = 100, init = 3, seed = 0, budget = 20;
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
@@ -403,7 +403,7 @@ sim_table_parse(struct req *rq, const struct bench_table *table,
         goto out;
     }
     /* init first: auto's rule reads it. */
-    if ((st = bench_sim_int(rq->body, &rq->err, "init", 1, 50, 3, &init)) !=
+    if ((st = hj_get_int(rq->body, "", "init", 1, 50, &init, NULL, &rq->err)) !=
         HPOD_OK)
         goto out;
     if (v && !json_is_null(v) && algo_is_auto(v))
@@ -413,12 +413,12 @@ sim_table_parse(struct req *rq, const struct bench_table *table,
                             &rq->err);
     if (st != HPOD_OK)
         goto out;
-    if ((st = bench_sim_int(rq->body, &rq->err, "repeats", 1,
-                            BENCH_SIM_MAX_REPEATS, 100, &repeats)) != HPOD_OK ||
-        (st = bench_sim_int(rq->body, &rq->err, "seed", 0, (1LL << 53) - 1, 0,
-                            &seed)) != HPOD_OK ||
-        (st = bench_sim_int(rq->body, &rq->err, "budget", 1, 1000000, 20,
-                            &budget)) != HPOD_OK)
+    if ((st = hj_get_int(rq->body, "", "repeats", 1, BENCH_SIM_MAX_REPEATS,
+                         &repeats, NULL, &rq->err)) != HPOD_OK ||
+        (st = hj_get_int(rq->body, "", "seed", 0, (1LL << 53) - 1, &seed, NULL,
+                         &rq->err)) != HPOD_OK ||
+        (st = hj_get_int(rq->body, "", "budget", 1, 1000000, &budget, NULL,
+                         &rq->err)) != HPOD_OK)
         goto out;
     if (algo.name == ALGO_ASHA) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
