@@ -31,6 +31,8 @@
 #include "store/migrate.h"
 #include "store/trial_store.h"
 #include "study/histcache.h"
+#include "study/labsched.h"
+#include "study/modelcache.h"
 #include "study/suggest.h"
 
 static const char *
@@ -282,6 +284,8 @@ run_serve(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     hcache_set_enabled(cfg->history_cache != 0);
+    labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
+    modelcache_configure((size_t)cfg->model_cache_mb << 20);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);

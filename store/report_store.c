@@ -18,13 +18,19 @@
 /* clang-format off */
 static const char *SQL_READ =
     "SELECT" TRIAL_COLS ", t.changed_xid::text AS version,"
-    " s.definition::text AS definition, s.lease_seconds,"
+    " " STUDY_SQL_VERSION " AS def_version,"
+    " CASE WHEN s.id = $2 AND " STUDY_SQL_VERSION " = $3 THEN NULL"
+    "  ELSE s.definition::text END AS definition, s.lease_seconds,"
     " EXISTS (SELECT 1 FROM intermediate_values i WHERE i.trial_id = t.id)"
     "  AS has_steps,"
     " v.metric AS v_metric, v.value AS v_value"
     " FROM trials t JOIN studies s ON s.id = t.study_id"
     " LEFT JOIN trial_values v ON v.trial_id = t.id"
     " WHERE t.id = $1 ORDER BY v.metric";
+/* The fallback's lock, and whether the trial is still as read. */
+static const char *SQL_LOCK =
+    "SELECT changed_xid::text = $2 AS same FROM trials WHERE id = $1"
+    " FOR UPDATE";
 /* The values are inserted only when the UPDATE matched (they select
  * from its rows). $4, $5: text[] and float8[] literals, maybe empty. */
 static const char *SQL_WRITE =
@@ -51,15 +57,20 @@ report_row_cleanup(struct report_row *r)
 }
 
 enum hpod_status
-report_store_read(struct db *db, long long trial_id, struct report_row *out,
+report_store_read(struct db *db, long long trial_id, long long known_study,
+                  const char *known, struct report_row *out,
                   struct hpod_err *err)
 {
     struct db_result *r = NULL;
     const char *v, *def;
+    char tid[32], sid[32];
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
-    if ((st = db_exec_id(db, SQL_READ, trial_id, &r, err)) != HPOD_OK)
+    snprintf(tid, sizeof tid, "%lld", trial_id);
+    snprintf(sid, sizeof sid, "%lld", known_study);
+    const char *p[] = {tid, sid, known ? known : ""};
+    if ((st = db_exec(db, SQL_READ, 3, p, &r, err)) != HPOD_OK)
         return st;
     if (db_rows(r) == 0) {
         st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
@@ -70,7 +81,9 @@ report_store_read(struct db *db, long long trial_id, struct report_row *out,
     out->study_id = out->trial.study_id;
     out->lease_seconds = (int)db_get_ll(r, 0, "lease_seconds", 0);
     def = db_get(r, 0, "definition");
-    out->definition = xstrdup(def ? def : "");
+    out->definition = def ? xstrdup(def) : NULL;
+    v = db_get(r, 0, "def_version");
+    snprintf(out->def_version, sizeof out->def_version, "%s", v ? v : "");
     v = db_get(r, 0, "version");
     snprintf(out->version, sizeof out->version, "%s", v ? v : "");
     v = db_get(r, 0, "has_steps");
@@ -88,6 +101,28 @@ out:
     db_result_free(r);
     if (st != HPOD_OK)
         report_row_cleanup(out);
+    return st;
+}
+
+enum hpod_status
+report_store_lock(struct db *db, long long trial_id, const char *version,
+                  int *same, struct hpod_err *err)
+{
+    char tid[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *same = 0;
+    snprintf(tid, sizeof tid, "%lld", trial_id);
+    const char *p[] = {tid, version};
+    if ((st = db_exec(db, SQL_LOCK, 2, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0)
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
+                       trial_id);
+    else
+        *same = db_get(r, 0, "same") && db_get(r, 0, "same")[0] == 't';
+    db_result_free(r);
     return st;
 }
 
