@@ -592,7 +592,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     MHD_add_response_header(resp, "X-Request-Id", h->id);
     if (rq.location[0])
         MHD_add_response_header(resp, "Location", rq.location);
-    if ((rq.status == 429 || rq.status == 503) && rq.err.retry_after > 0) {
+    if ((rq.status == 202 || rq.status == 429 || rq.status == 503) &&
+        rq.err.retry_after > 0) {
         char ra[16];
         snprintf(ra, sizeof ra, "%d", rq.err.retry_after);
         MHD_add_response_header(resp, "Retry-After", ra);

@@ -31,6 +31,7 @@
 #include "store/migrate.h"
 #include "store/trial_store.h"
 #include "study/histcache.h"
+#include "study/importance.h"
 #include "study/labsched.h"
 #include "study/modelcache.h"
 #include "study/suggest.h"
@@ -312,6 +313,7 @@ run_serve(const struct config *cfg)
      * 503 before the HTTP server waits for its requests. */
     bench_jobs_stop(ctx.jobs);
     http_stop(http);
+    study_importance_stop(); /* background fits borrow from the pool */
     bench_jobs_free(ctx.jobs);
     pthread_mutex_lock(&reaper.mu);
     reaper.stop = 1;
