@@ -306,20 +306,22 @@ hcache_bytes(const struct hcache *c)
     return b;
 }
 
+static void *
+hcache_make(long long study_id)
+{
+    struct hcache *c = xcalloc(1, sizeof *c);
+    c->study_id = study_id;
+    return c;
+}
+
 struct hcache *
 hcache_take(long long study_id)
 {
     void *obj;
     struct modelcache_entry *e =
-        modelcache_get(MODELCACHE_HISTORY, study_id, "", &obj);
+        modelcache_take(MODELCACHE_HISTORY, study_id, "", hcache_make,
+                        sizeof(struct hcache), hcache_destroy, &obj);
     struct hcache *c = obj;
-
-    if (!e) {
-        c = xcalloc(1, sizeof *c);
-        c->study_id = study_id;
-        e = modelcache_add(MODELCACHE_HISTORY, study_id, "", c, sizeof *c,
-                           hcache_destroy);
-    }
     c->entry = e;
     return c;
 }

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/mem.h"
 
@@ -218,19 +218,16 @@ modelcache_add(enum modelcache_kind kind, long long id, const char *key,
     return e;
 }
 
-/* The absolute time ms milliseconds from now. */
-static struct timespec
-deadline_in(long ms)
+struct modelcache_entry *
+modelcache_take(enum modelcache_kind kind, long long id, const char *key,
+                void *(*make)(long long id), size_t bytes,
+                void (*free_obj)(void *), void **obj)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
+    struct modelcache_entry *e = modelcache_get(kind, id, key, obj);
+    if (e)
+        return e;
+    *obj = make(id);
+    return modelcache_add(kind, id, key, *obj, bytes, free_obj);
 }
 
 enum hpod_status
@@ -238,7 +235,7 @@ modelcache_reserve(struct modelcache_entry *e, size_t bytes,
                    struct hpod_err *err)
 {
     struct modelcache_entry *dead = NULL;
-    struct timespec until = deadline_in(MODELCACHE_WAIT_MS);
+    struct timespec until = hpod_deadline_in(MODELCACHE_WAIT_MS);
     size_t need, cap;
     int fits, timed_out = 0;
 

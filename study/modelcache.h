@@ -73,6 +73,17 @@ struct modelcache_entry *modelcache_add(enum modelcache_kind kind, long long id,
                                         size_t bytes, void (*free_obj)(void *));
 
 /*
+ * modelcache_take - modelcache_get, or when it gives nothing, a new
+ * object from make(id) added as modelcache_add does (bytes, free_obj):
+ * what an exclusive cache's caller holds for a study either way.
+ */
+struct modelcache_entry *modelcache_take(enum modelcache_kind kind,
+                                         long long id, const char *key,
+                                         void *(*make)(long long id),
+                                         size_t bytes, void (*free_obj)(void *),
+                                         void **obj);
+
+/*
  * modelcache_reserve - lets pinned entry e grow to bytes before a build:
  * evicts unpinned entries (least recently used first) until it fits,
  * waits up to MODELCACHE_WAIT_MS for pinned ones, and answers HPOD_EBUSY

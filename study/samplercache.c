@@ -22,21 +22,23 @@ entry_free(void *p)
     free(e);
 }
 
+static void *
+entry_make(long long study_id)
+{
+    struct samplercache *e = xcalloc(1, sizeof *e);
+    e->study_id = study_id;
+    e->state = sampler_state_create();
+    return e;
+}
+
 struct samplercache *
 samplercache_take(long long study_id)
 {
     void *obj;
     struct modelcache_entry *me =
-        modelcache_get(MODELCACHE_SAMPLER, study_id, "", &obj);
+        modelcache_take(MODELCACHE_SAMPLER, study_id, "", entry_make,
+                        sizeof(struct samplercache), entry_free, &obj);
     struct samplercache *e = obj;
-
-    if (!me) {
-        e = xcalloc(1, sizeof *e);
-        e->study_id = study_id;
-        e->state = sampler_state_create();
-        me = modelcache_add(MODELCACHE_SAMPLER, study_id, "", e, sizeof *e,
-                            entry_free);
-    }
     e->entry = me;
     return e;
 }
