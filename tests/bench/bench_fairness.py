@@ -214,7 +214,8 @@ def budget_bytes():
         text = r.read().decode()
     m = re.search(r"^hpod_model_cache_budget_bytes (\d+)$", text, re.M)
     n = re.search(r"^hpod_model_cache_bytes (\d+)$", text, re.M)
-    return int(m.group(1)), int(n.group(1))
+    # A server without the budget (an older build) says nothing: NaN.
+    return (int(m.group(1)) if m else float("nan"), int(n.group(1)) if n else float("nan"))
 
 
 def memory():
