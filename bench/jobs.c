@@ -33,8 +33,10 @@
 /* The slice in flight on one worker (id 0: none). */
 struct slot {
     long long id, attempt;
-    long long base;     /* its first run */
-    atomic_size_t done; /* its runs done */
+    long long base;            /* its first run */
+    unsigned long long serial; /* slices taken on this slot: the same job
+                                  (same attempt) may come back at once */
+    atomic_size_t done;        /* its runs done */
     /* Nonzero: start no further run and discard it (stop, lease lost,
      * cancelled). A slice also ends after slice_ms: bench/simrun stop_at. */
     atomic_int cancel;
@@ -264,6 +266,7 @@ slot_begin(struct bench_jobs *j, struct slot *s, const struct sim_claim *c)
     atomic_store(&s->cancel, j->stop);
     s->attempt = c->attempt;
     s->base = c->runs_stored;
+    s->serial++;
     s->id = c->id;
     pthread_mutex_unlock(&j->mu);
 }
@@ -529,6 +532,7 @@ keeper_main(void *arg)
         for (size_t k = 0; k < j->started && !j->stop; k++) {
             struct slot *s = &j->slots[k];
             long long id = s->id, attempt = s->attempt;
+            unsigned long long serial = s->serial;
             if (!id)
                 continue;
             long long at = s->base + (long long)atomic_load(&s->done);
@@ -542,7 +546,7 @@ keeper_main(void *arg)
                 db_pool_release(j->o.pool, db);
             }
             pthread_mutex_lock(&j->mu);
-            if (!owned && s->id == id && s->attempt == attempt) {
+            if (!owned && s->id == id && s->serial == serial) {
                 hpod_log(HPOD_LOG_INFO,
                          "simulation %lld: taken over or cancelled; its "
                          "slice stops",

@@ -275,8 +275,10 @@ sim_store_claim(struct db *db, long lease_ms, struct sim_claim *out, int *got,
     return HPOD_OK;
 }
 
-/* Runs one of the fenced updates ($1 id, $2 attempt, then more); *owned
- * (may be NULL) says whether a row matched. */
+/* Runs one of the fenced statements ($1 id, $2 attempt, then more);
+ * *owned (may be NULL) says whether it changed the job: the rows an
+ * UPDATE or INSERT changed, or the n of one that answers
+ * "SELECT count(*) AS n". */
 static enum hpod_status
 sim_fenced(struct db *db, const char *sql, long long id, long long attempt,
            int nmore, const char *const *more, int *owned, struct hpod_err *err)
@@ -293,7 +295,8 @@ sim_fenced(struct db *db, const char *sql, long long id, long long attempt,
     if ((st = db_exec(db, sql, 2 + nmore, p, &r, err)) != HPOD_OK)
         return st;
     if (owned)
-        *owned = db_affected(r) > 0;
+        *owned =
+            db_rows(r) == 1 ? db_get_ll(r, 0, "n", 0) > 0 : db_affected(r) > 0;
     db_result_free(r);
     return HPOD_OK;
 }
@@ -308,30 +311,6 @@ sim_store_progress(struct db *db, long long id, long long attempt,
     snprintf(ms, sizeof ms, "%ld", lease_ms);
     const char *more[] = {d, ms};
     return sim_fenced(db, SQL_SIM_PROGRESS, id, attempt, 2, more, owned, err);
-}
-
-/* Runs one of the fenced statements that answer "SELECT count(*) AS n"
- * ($1 id, $2 attempt, then more); *owned (may be NULL): n > 0. */
-static enum hpod_status
-sim_counted(struct db *db, const char *sql, long long id, long long attempt,
-            int nmore, const char *const *more, int *owned,
-            struct hpod_err *err)
-{
-    char sid[32], sat[32];
-    const char *p[8] = {sid, sat};
-    struct db_result *r = NULL;
-    enum hpod_status st;
-
-    snprintf(sid, sizeof sid, "%lld", id);
-    snprintf(sat, sizeof sat, "%lld", attempt);
-    for (int i = 0; i < nmore && i < 6; i++)
-        p[2 + i] = more[i];
-    if ((st = db_exec(db, sql, 2 + nmore, p, &r, err)) != HPOD_OK)
-        return st;
-    if (owned)
-        *owned = db_get_ll(r, 0, "n", 0) > 0;
-    db_result_free(r);
-    return HPOD_OK;
 }
 
 enum hpod_status
@@ -388,7 +367,7 @@ sim_store_finish(struct db *db, long long id, long long attempt,
     hpod_dtoa(seconds, sec);
     snprintf(f, sizeof f, "%lld", first);
     const char *more[] = {summary, sequences, sec, f};
-    return sim_counted(db, SQL_SIM_FINISH, id, attempt, 4, more, owned, err);
+    return sim_fenced(db, SQL_SIM_FINISH, id, attempt, 4, more, owned, err);
 }
 
 enum hpod_status
@@ -396,7 +375,7 @@ sim_store_fail(struct db *db, long long id, long long attempt,
                const char *message, const char *field, struct hpod_err *err)
 {
     const char *more[] = {message, field};
-    return sim_counted(db, SQL_SIM_FAIL, id, attempt, 2, more, NULL, err);
+    return sim_fenced(db, SQL_SIM_FAIL, id, attempt, 2, more, NULL, err);
 }
 
 enum hpod_status

@@ -168,6 +168,28 @@ assert_same_result(const struct bench_sim_result *a,
     free(y);
 }
 
+/* Request text run at once and in the pieces that start at cuts: the
+ * same result. */
+static void
+check_pieces(const char *text, const size_t *cuts, size_t n_cuts)
+{
+    struct simreq rq;
+    struct bench_sim_result whole, pieces;
+    struct hpod_err err = {0};
+    json_t *body;
+
+    parse(text, &body, &rq);
+    assert_int_equal(bench_simulate_table(body, "lab/synthetic", &table,
+                                          &rq.table, &whole, &err),
+                     HPOD_OK);
+    run_pieces(&rq, cuts, n_cuts, &pieces);
+    assert_same_result(&whole, &pieces);
+    bench_sim_result_free(&whole);
+    bench_sim_result_free(&pieces);
+    simreq_clear(&rq);
+    json_decref(body);
+}
+
 static void
 test_pieces_equal_whole(void **state)
 {
@@ -185,22 +207,8 @@ test_pieces_equal_whole(void **state)
     static const size_t cuts[] = {0, 1, 4, 5};
     (void)state;
 
-    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
-        struct simreq rq;
-        struct bench_sim_result whole, pieces;
-        struct hpod_err err = {0};
-        json_t *body;
-        parse(bodies[i], &body, &rq);
-        assert_int_equal(bench_simulate_table(body, "lab/synthetic", &table,
-                                              &rq.table, &whole, &err),
-                         HPOD_OK);
-        run_pieces(&rq, cuts, 4, &pieces);
-        assert_same_result(&whole, &pieces);
-        bench_sim_result_free(&whole);
-        bench_sim_result_free(&pieces);
-        simreq_clear(&rq);
-        json_decref(body);
-    }
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++)
+        check_pieces(bodies[i], cuts, 4);
 }
 
 /* A piece whose time is up before it starts runs its first run only; the
@@ -208,30 +216,25 @@ test_pieces_equal_whole(void **state)
 static void
 test_stop_at(void **state)
 {
+    static const char *const text =
+        "{\"algorithm\": {\"name\": \"gp\"}, \"repeats\": 5}";
+    static const size_t cuts[] = {0, 2, 3};
     struct simreq rq;
     struct simrun_runs piece;
-    struct bench_sim_result whole, pieces;
     struct bench_sim_hooks hooks = {.stop_at = 1e-9}; /* long past */
     struct hpod_err err = {0};
     json_t *body;
     (void)state;
 
-    parse("{\"algorithm\": {\"name\": \"gp\"}, \"repeats\": 5}", &body, &rq);
+    parse(text, &body, &rq);
     assert_int_equal(bench_sim_plan_run(rq.plan, 2, 3, &hooks, &piece, &err),
                      HPOD_OK);
     assert_int_equal(piece.runs, 1);
     assert_true(piece.lens[0] > 0);
     simrun_runs_clear(&piece);
-    assert_int_equal(bench_simulate_table(body, "lab/synthetic", &table,
-                                          &rq.table, &whole, &err),
-                     HPOD_OK);
-    static const size_t cuts[] = {0, 2, 3};
-    run_pieces(&rq, cuts, 3, &pieces);
-    assert_same_result(&whole, &pieces);
-    bench_sim_result_free(&whole);
-    bench_sim_result_free(&pieces);
     simreq_clear(&rq);
     json_decref(body);
+    check_pieces(text, cuts, 3);
 }
 
 static void
