@@ -72,9 +72,9 @@ metrics_json(const struct metric_spec *spec, const struct simulate_summary *sum,
 }
 
 /*
- * Checks the request's "metrics" (asked, from sim_table_parse) against what
- * this kind of run can compute (allowed): the first name outside it is a
- * 422 on metrics[i], why saying what does apply.
+ * Checks the request's "metrics" (asked, from simreq_table_parse) against
+ * what this kind of run can compute (allowed): the first name outside it
+ * is a 422 on metrics[i], why saying what does apply.
  */
 static enum hpod_status
 metrics_check(json_t *body, struct hpod_err *err, unsigned asked,
