@@ -169,9 +169,12 @@ def sim_threads(pid):
     threads a running job starts)."""
     out = set()
     for t in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/comm" % (pid, t)) as f:
-            if f.read().strip() == "hpod-sim":
-                out.add(int(t))
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, t)) as f:
+                if f.read().strip() == "hpod-sim":
+                    out.add(int(t))
+        except FileNotFoundError:
+            pass  # a thread of a slice that just ended
     return out
 
 
