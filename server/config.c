@@ -60,6 +60,18 @@ static const struct config_var vars[] = {
     {"HPOD_SIM_LEASE_MS", CV_INT, "30000", 300, 3600000, INT(sim_lease_ms),
      "lease of a running simulation job, renewed while it computes; a job "
      "whose process died is taken again once it lapses"},
+    {"HPOD_SIM_QUEUE_PER_LAB", CV_INT, "16", 1, 100000, INT(sim_queue_per_lab),
+     "simulations a lab may have queued or running; past it simulate "
+     "answers 429 with Retry-After and stores nothing"},
+    {"HPOD_SIM_SLICE_RUNS", CV_INT, "100", 1, 1000, INT(sim_slice_runs),
+     "most repeats a simulation worker computes before the job goes back "
+     "to the queue (served round-robin across labs)"},
+    {"HPOD_SIM_SLICE_MS", CV_INT, "2000", 50, 3600000, INT(sim_slice_ms),
+     "a slice of a simulation starts no further repeat after this long, "
+     "so another lab's job waits at most about this (plus a repeat)"},
+    {"HPOD_SIM_SYNC_WAIT_MS", CV_INT, "30000", 0, 600000, INT(sim_sync_wait_ms),
+     "how long simulate without Prefer: respond-async waits for its "
+     "result; then 202 with the job's Location, as the async form"},
     {"HPOD_SIM_CGROUP", CV_STR, "", 0, 0, STR(sim_cgroup),
      "a cpu cgroup directory (cpu.idle=1) that each simulation worker "
      "thread joins as it starts (DIR/tasks, or DIR/cgroup.threads on "

@@ -27,6 +27,10 @@ struct config {
     long reaper_ms;
     long sim_workers;
     long sim_lease_ms;
+    long sim_queue_per_lab;
+    long sim_slice_runs;
+    long sim_slice_ms;
+    long sim_sync_wait_ms;
     char sim_cgroup[1024];
     long history_cache;
     char log_level[16];

@@ -20,7 +20,6 @@
 #include "bench/jobs.h"
 #include "bench/tables.h"
 #include "handlers/handlers.h"
-#include "handlers/benchmarks.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/healthcheck.h"
@@ -31,6 +30,7 @@
 #include "store/migrate.h"
 #include "store/trial_store.h"
 #include "study/histcache.h"
+#include "study/simalgo.h"
 #include "study/suggest.h"
 
 static const char *
@@ -209,8 +209,11 @@ sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
                                 .bench = ctx->bench,
                                 .workers = (size_t)cfg->sim_workers,
                                 .lease_ms = cfg->sim_lease_ms,
-                                .run = simulation_job_run,
-                                .run_arg = ctx,
+                                .algo = simalgo_parse,
+                                .queue_per_lab = cfg->sim_queue_per_lab,
+                                .slice_runs = cfg->sim_slice_runs,
+                                .slice_ms = cfg->sim_slice_ms,
+                                .sync_wait_ms = cfg->sim_sync_wait_ms,
                                 .cgroup = cfg->sim_cgroup};
     ctx->jobs = bench_jobs_start(&o);
     hpod_log(HPOD_LOG_INFO, "%ld simulation workers, lease %ld ms%s%s",

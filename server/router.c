@@ -54,6 +54,7 @@ static const struct route routes[] = {
     {"GET", "/v1/simulations", handle_simulation_list, 1,
      "benchmark,limit,offset", R, 0},
     {"GET", "/v1/simulations/{id}", handle_simulation_get, 1, "format", R, 0},
+    {"DELETE", "/v1/simulations/{id}", handle_simulation_cancel, 1, NULL, W, 0},
     {"POST", "/v1/tokens", handle_token_create, 1, NULL, A, 0},
     {"GET", "/v1/tokens", handle_token_list, 1, NULL, A, 0},
     {"DELETE", "/v1/tokens/{id}", handle_token_revoke, 1, NULL, A, 0},
