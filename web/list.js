@@ -118,9 +118,7 @@
     })));
   }
 
-  function pager(n) {
-    const pages = Math.max(1, Math.ceil(n / A.dash.listPage));
-    st.page = Math.min(st.page, pages - 1);
+  function pager(pages) {
     const go = (d) => () => {
       st.page += d;
       redraw();
@@ -132,18 +130,22 @@
     $("study-pager").hidden = pages < 2;
   }
 
+  /* The rows of the current page, once their best values are read: the
+   * pager, the count and the rows change together. */
   async function drawTable() {
     const mine = ++drawn;
     const rows = matching();
-    pager(rows.length);
-    head();
-    labOptions();
     const size = A.dash.listPage;
+    const pages = Math.max(1, Math.ceil(rows.length / size));
+    st.page = Math.max(0, Math.min(st.page, pages - 1));
     const shown = rows.slice(st.page * size, (st.page + 1) * size);
-    $("study-count").textContent = rows.length === st.all.length ? st.all.length + " studies"
-      : rows.length + " of " + st.all.length + " studies match";
     const bests = await Promise.all(shown.map(bestOf));
     if (mine !== drawn || !$("studies")) return;
+    pager(pages);
+    head();
+    labOptions();
+    $("study-count").textContent = rows.length === st.all.length ? st.all.length + " studies"
+      : rows.length + " of " + st.all.length + " studies match";
     $("studies").tBodies[0].replaceChildren(...shown.map((s, i) => el("tr", { "data-study": String(s.id) },
       el("td", {}, el("a", { href: "#/study/" + s.id, text: s.name })),
       el("td", { text: s.lab }),
