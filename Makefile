@@ -76,8 +76,8 @@ APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o \
              $(B)/server/web_blob.o
 # The dashboard's files (web/, served at / and /web/<name>), in the order
 # embedded; web/vendor/ is the pinned chart library (scripts/vendor_web.sh).
-WEB_FILES := $(wildcard web/*.html web/*.js web/*.css web/vendor/*.js \
-               web/vendor/*.txt)
+WEB_FILES := $(wildcard web/*.html web/*.js web/*.css web/*.svg \
+               web/vendor/*.js web/vendor/*.txt)
 ALL_OBJ   := $(CORE_OBJ) $(APP_OBJ)
 # hpod-bench (tools/), the report generator: its own objects, bench/ as an
 # archive (the linker takes only the members it calls: no store/ code),
@@ -268,15 +268,16 @@ lint: check-layers lint-spec lint-docker lint-web
 lint-spec:
 	@sh scripts/lint_spec.sh $(O)/npm
 
-# web/: app.js parses (node --check, when node is there), and the
+# web/: its scripts parse (node --check, when node is there), and the
 # committed chart library web/vendor/ is echarts at the version
 # pinned in scripts/vendor_web.sh (its SHA-256; and the npm package itself
 # when npm reaches the registry). make web-vendor fetches it anew.
 lint-web:
 	@sh scripts/vendor_web.sh $(O)/npm-web check
 	@if command -v node >/dev/null 2>&1; then \
-	    node --check web/app.js && echo "lint: node --check web/app.js"; \
-	else echo "lint: skipped node --check web/app.js: node is not installed"; fi
+	    for f in web/*.js; do node --check $$f || exit 1; done && \
+	    echo "lint: node --check web/*.js"; \
+	else echo "lint: skipped node --check web/*.js: node is not installed"; fi
 
 web-vendor:
 	@sh scripts/vendor_web.sh $(O)/npm-web

@@ -17,6 +17,10 @@
 #                          for Optuna's fANOVA importance evaluator (random
 #                          forests; tests/bench/importance_fanova.py) (make
 #                          test never installs these)
+#   scripts/deps.sh build-list  installs nothing: prints the packages that
+#                          building hpod alone (`make hpod`) needs, which
+#                          docker/Dockerfile's build stage must install too
+#                          (scripts/docker_stage.py checks it)
 set -eu
 
 PKGS="build-essential pkg-config make
@@ -25,6 +29,17 @@ libopenblas-dev liblapacke-dev libnlopt-dev
 libcmocka-dev libcurl4-openssl-dev curl
 postgresql postgresql-contrib python3 util-linux
 python3-venv python3-pip python3-setuptools python3-wheel python3-mypy"
+
+# The -dev packages of PKGS that only the unit tests and benches link;
+# every other one (and the compilers) is needed to build hpod itself.
+TEST_ONLY_DEV="libcmocka-dev libcurl4-openssl-dev"
+if [ "${1:-}" = build-list ]; then
+    for p in $PKGS; do
+        case " $TEST_ONLY_DEV " in *" $p "*) continue ;; esac
+        case "$p" in build-essential | pkg-config | make | *-dev) echo "$p" ;; esac
+    done
+    exit 0
+fi
 
 missing=""
 for p in $PKGS; do

@@ -5,8 +5,10 @@
 #   - docker/compose.yaml with dclint (the compose-spec schema and its
 #     best-practice rules, warnings are errors);
 #   - docker/Dockerfile with dockerfilelint;
-#   - every COPY source of the Dockerfile exists and .dockerignore does not
-#     drop it from the build context (no Docker engine here to find out).
+#   - scripts/docker_stage.py check (no Docker engine here to find out):
+#     every COPY source exists and .dockerignore does not drop it; the
+#     build stage copies every file its `make` reads and installs every
+#     package scripts/deps.sh installs to build hpod.
 # hadolint is neither on npm nor in Debian bookworm, so it is not used.
 # dclint and dockerfilelint are installed with npm, at the pinned versions
 # below, under NPMDIR (its own directory: `npm install --no-save` prunes
@@ -58,48 +60,8 @@ else
     echo "lint: skipped shellcheck: not installed"
 fi
 
-echo "lint: Dockerfile COPY sources against .dockerignore"
-python3 - "$root" <<'EOF' || status=1
-# Each COPY source of the build context must exist and survive
-# .dockerignore (Docker's patterns are close enough to fnmatch for ours:
-# a pattern matching a path or one of its parents removes it).
-import fnmatch, os, sys
-root = sys.argv[1]
-pats = []
-with open(os.path.join(root, ".dockerignore")) as f:
-    for line in f:
-        line = line.strip()
-        if line and not line.startswith("#"):
-            pats.append(line)
-def ignored(path):
-    parts = path.split("/")
-    for i in range(1, len(parts) + 1):
-        p = "/".join(parts[:i])
-        for pat in pats:
-            bare = pat[3:] if pat.startswith("**/") else pat
-            if fnmatch.fnmatch(p, pat) or fnmatch.fnmatch(parts[i - 1], bare):
-                return pat
-    return None
-bad = 0
-with open(os.path.join(root, "docker", "Dockerfile")) as f:
-    text = f.read().replace("\\\n", " ")
-for n, line in enumerate(text.splitlines(), 1):
-    words = line.split()
-    if not words or words[0].upper() != "COPY":
-        continue
-    if any(w.startswith("--from") for w in words):
-        continue
-    for src in [w for w in words[1:-1] if not w.startswith("--")]:
-        src = src.rstrip("/")
-        if not os.path.exists(os.path.join(root, src)):
-            print("docker/Dockerfile: COPY %s: no such file in the repository" % src)
-            bad = 1
-        elif ignored(src):
-            print("docker/Dockerfile: COPY %s: excluded by .dockerignore (%s)"
-                  % (src, ignored(src)))
-            bad = 1
-sys.exit(bad)
-EOF
+echo "lint: docker/Dockerfile's COPY sources and build stage (scripts/docker_stage.py)"
+python3 "$root/scripts/docker_stage.py" check || status=1
 
 if ! why=$(npm_tools); then
     echo "lint: skipped dclint/dockerfilelint: $why"
