@@ -62,15 +62,16 @@ else
 endif
 
 # The layers, lowest first (docs/ARCHITECTURE.md); make check-layers
-# enforces which may include which.
-LAYERS    := common core store bench study handlers server
+# enforces which may include which. cli/ sits beside server/: the hpod
+# program's main() and every subcommand but serve.
+LAYERS    := common core store bench study handlers server cli
 SRC_DIRS  := $(LAYERS) tools
 # core/ and the parts of common/ it may use (not json.c, not log.c).
 CORE_SRC  := $(filter-out common/json.c common/log.c,\
                $(wildcard common/*.c core/*.c))
-APP_SRC   := $(filter-out server/main.c,\
+APP_SRC   := $(filter-out cli/main.c,\
                common/json.c common/log.c $(wildcard store/*.c bench/*.c \
-               study/*.c handlers/*.c server/*.c))
+               study/*.c handlers/*.c server/*.c cli/*.c))
 CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
 APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o \
              $(B)/server/web_blob.o
@@ -119,7 +120,7 @@ unit: $(CORE_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
 fuzzers: $(FUZZERS)
 benches: $(BENCHES)
 
-$(B)/hpod: $(ALL_OBJ) $(B)/server/main.o
+$(B)/hpod: $(ALL_OBJ) $(B)/cli/main.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BENCH_LIB): $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))

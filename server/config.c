@@ -147,3 +147,10 @@ config_print_help(FILE *out)
         fprintf(out, "  %-28s %s (default: %s)\n", vars[i].name, vars[i].help,
                 vars[i].dflt ? vars[i].dflt : "see text");
 }
+
+struct db_opts
+config_db_opts(const struct config *c)
+{
+    struct db_opts o = {c->db_connect_timeout_ms, c->db_statement_timeout_ms};
+    return o;
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "common/status.h"
+#include "store/db.h"
 
 struct config {
     long port;
@@ -44,5 +45,8 @@ enum hpod_status config_load(struct config *c,
 
 /* Prints the table of variables (for --help). */
 void config_print_help(FILE *out);
+
+/* The database deadlines of c (HPOD_DB_*_TIMEOUT_MS). */
+struct db_opts config_db_opts(const struct config *c);
 
 #endif

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -136,4 +138,84 @@ out:
         free(names[i]);
     free(names);
     return st;
+}
+
+/* The first connection of migrate_run; see migrate.h. 0 with *db open,
+ * or 1 (logged). */
+static int
+open_waiting(const char *url, const struct db_opts *opts, long wait_seconds,
+             struct db **db)
+{
+    struct hpod_err err = {0};
+    long long start = hpod_now_ms();
+    long long deadline = start + wait_seconds * 1000;
+    long delay = 100;
+    int attempt = 1, answered = 0;
+
+    for (;; attempt++) {
+        memset(&err, 0, sizeof err);
+        if (db_open(url, opts, db, &err) == HPOD_OK)
+            break;
+        if (wait_seconds == 0)
+            goto fail;
+        if (!db_server_down(url, opts->connect_timeout_ms)) {
+            if (answered++)
+                goto fail;
+            continue;
+        }
+        answered = 0;
+        long long now = hpod_now_ms();
+        if (now >= deadline)
+            goto fail;
+        if (now + delay > deadline)
+            delay = (long)(deadline - now);
+        hpod_log(HPOD_LOG_WARN,
+                 "database not accepting connections yet (attempt %d, "
+                 "%.1f s of HPOD_DB_WAIT_SECONDS=%ld), retrying in %.1f s: %s",
+                 attempt, (double)(now - start) / 1000, wait_seconds,
+                 (double)delay / 1000, err.msg);
+        struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        delay = delay * 2 > 5000 ? 5000 : delay * 2;
+    }
+    if (attempt > 1)
+        hpod_log(HPOD_LOG_INFO,
+                 "database accepting connections after %d attempts in %.1f s",
+                 attempt, (double)(hpod_now_ms() - start) / 1000);
+    return 0;
+fail:
+    if (attempt == 1)
+        hpod_log(HPOD_LOG_ERROR, "could not connect to %s: %s", url, err.msg);
+    else if (answered)
+        hpod_log(HPOD_LOG_ERROR,
+                 "could not connect to %s: %s (the server answers but "
+                 "refuses the connection: check the user, password and "
+                 "database name; not retried)",
+                 url, err.msg);
+    else
+        hpod_log(HPOD_LOG_ERROR,
+                 "could not connect to %s: %s (gave up after %d attempts in "
+                 "%.1f s: HPOD_DB_WAIT_SECONDS=%ld)",
+                 url, err.msg, attempt, (double)(hpod_now_ms() - start) / 1000,
+                 wait_seconds);
+    return 1;
+}
+
+int
+migrate_run(const char *url, const struct db_opts *opts, long wait_seconds,
+            const char *dir)
+{
+    struct hpod_err err = {0};
+    struct db *db = NULL;
+    int applied = 0;
+    if (open_waiting(url, opts, wait_seconds, &db) != 0)
+        return 1;
+    enum hpod_status st = migrate_apply(db, dir, &applied, &err);
+    db_close(db);
+    if (st != HPOD_OK) {
+        hpod_log(HPOD_LOG_ERROR, "migration failed: %s", err.msg);
+        return 1;
+    }
+    hpod_log(HPOD_LOG_INFO, "migrations up to date (%d applied now)", applied);
+    return 0;
 }

@@ -1,0 +1,20 @@
+/*
+ * server/serve.h - `hpod serve`, the HTTP server process.
+ *
+ * Reads nothing itself: cli/main.c loads the configuration and calls
+ * serve_run. serve_run applies migrations (under an advisory lock, so
+ * several processes may start at once), opens the connection pool, starts
+ * the simulation workers, the HTTP daemon and the lease reaper, and waits
+ * for SIGINT/SIGTERM; then it stops accepting, finishes the requests in
+ * flight, and frees everything.
+ */
+#ifndef HPOD_SERVE_H
+#define HPOD_SERVE_H
+
+#include "server/config.h"
+
+/* Runs the server until SIGINT/SIGTERM; returns the process exit code
+ * (0 after a clean shutdown, 1 when it could not start). */
+int serve_run(const struct config *cfg);
+
+#endif
