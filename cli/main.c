@@ -63,7 +63,7 @@ main(int argc, char **argv)
     linalg_set_threads(1);
     struct db_opts opts = config_db_opts(&cfg);
     if (strcmp(argv[1], "migrate") == 0)
-        return migrate_run(cfg.database_url, &opts, cfg.db_wait_seconds,
+        return migrate_run(cfg.migrate_database_url, &opts, cfg.db_wait_seconds,
                            cfg.migrations);
     if (strcmp(argv[1], "token") == 0)
         return token_run(cfg.database_url, &opts, argc - 2, argv + 2);

@@ -32,6 +32,10 @@ static const struct config_var vars[] = {
      "IPv4 address to listen on"},
     {"HPOD_DATABASE_URL", CV_STR, NULL, 0, 0, STR(database_url),
      "libpq URL (default: the private cluster of `make run` in ./.pgdata)"},
+    {"HPOD_MIGRATE_DATABASE_URL", CV_STR, "", 0, 0, STR(migrate_database_url),
+     "libpq URL for `hpod migrate` and serve's start-up migration: a direct "
+     "one when HPOD_DATABASE_URL goes through a pooler (empty: "
+     "HPOD_DATABASE_URL)"},
     {"HPOD_BENCHMARKS", CV_STR, NULL, 0, 0, STR(benchmarks),
      "directory of lookup tables (default ../shared/benchmarks if present)"},
     {"HPOD_MIGRATIONS", CV_STR, "migrations", 0, 0, STR(migrations),
@@ -124,6 +128,9 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
             memcpy((char *)c + v->offset, val, strlen(val) + 1);
         }
     }
+    if (!c->migrate_database_url[0])
+        memcpy(c->migrate_database_url, c->database_url,
+               sizeof c->migrate_database_url);
     if (strcmp(c->log_level, "debug") && strcmp(c->log_level, "info") &&
         strcmp(c->log_level, "warn") && strcmp(c->log_level, "error"))
         return hpod_fail(err, HPOD_EINVAL, "HPOD_LOG_LEVEL",

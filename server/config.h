@@ -17,6 +17,7 @@ struct config {
     long port;
     char listen_addr[64];
     char database_url[1024];
+    char migrate_database_url[1024]; /* "" in the table: database_url */
     char benchmarks[1024];
     char migrations[1024];
     long max_body;

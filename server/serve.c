@@ -87,13 +87,16 @@ sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
              cfg->sim_cgroup[0] ? ", cpu cgroup " : "", cfg->sim_cgroup);
 }
 
-/* Tokens before the port opens: see server/auth.h. */
+/* Before the port opens: the server's settings (store/db.h) and the
+ * tokens (server/auth.h). */
 static int
 serve_auth_check(const struct config *cfg, struct db_pool *pool)
 {
     struct db *db = NULL;
     struct hpod_err err = {0};
     enum hpod_status st = db_pool_acquire(pool, &db, &err);
+    if (st == HPOD_OK)
+        st = db_check_settings(db, &err);
     if (st == HPOD_OK)
         st = auth_startup_check(db, cfg->listen_addr, &err);
     db_pool_release(pool, db);
@@ -118,7 +121,7 @@ serve_run(const struct config *cfg)
     auth_mode_parse(cfg->auth, &mode); /* config_load checked the value */
     auth_set_mode(mode);
     opts = config_db_opts(cfg);
-    if (migrate_run(cfg->database_url, &opts, cfg->db_wait_seconds,
+    if (migrate_run(cfg->migrate_database_url, &opts, cfg->db_wait_seconds,
                     cfg->migrations) != 0)
         return 1;
     memset(&ctx, 0, sizeof ctx);

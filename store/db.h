@@ -10,9 +10,10 @@
  * dropped, which rolls back its open transaction; later calls on it in the
  * same request fail with HPOD_EDB at once.
  *
- * Every statement db_exec runs is prepared once per connection (named,
- * keyed by its text) and executed by name after: PostgreSQL parses and
- * plans it once per session. The cache dies with its connection.
+ * No session state: statements are unnamed, nothing is SET for the
+ * session and advisory locks are transaction-scoped, so hpod works
+ * through a pooler in transaction mode (PgBouncer): each statement may
+ * run on another server connection, each transaction on one.
  */
 #ifndef HPOD_DB_H
 #define HPOD_DB_H
@@ -116,6 +117,15 @@ void db_result_free(struct db_result *r);
  */
 char *db_float8_array(const double *v, size_t n);
 int db_parse_float8_array(const char *s, double *v, size_t cap, size_t *n);
+
+/*
+ * db_check_settings - HPOD_OK when the server gives what hpod relies on
+ * without setting anything for its session: PostgreSQL 12 or later and
+ * extra_float_digits >= 1 (PostgreSQL's default: a double's text reads
+ * back as the same double). Otherwise HPOD_EINVAL, err saying what to
+ * change (a role or database setting, docs/DEPLOY.md).
+ */
+enum hpod_status db_check_settings(struct db *db, struct hpod_err *err);
 
 /* db_ping - HPOD_OK when the server answers a trivial query. */
 enum hpod_status db_ping(struct db *db, struct hpod_err *err);

@@ -2,9 +2,11 @@
  * store/migrate.h - applies migrations/NNNN_name.sql in order.
  *
  * Each file runs in its own transaction and is recorded in
- * schema_migrations(version, name, applied_at). The whole run holds a
- * session advisory lock, so two hpod processes starting at once apply each
- * migration exactly once. Idempotent: a second run applies nothing.
+ * schema_migrations(version, name, applied_at) in it. Each of those
+ * transactions takes a transaction-scoped advisory lock first, so two hpod
+ * processes starting at once apply each migration exactly once, directly
+ * or through a pooler in transaction mode. Idempotent: a second run
+ * applies nothing.
  */
 #ifndef HPOD_MIGRATE_H
 #define HPOD_MIGRATE_H
