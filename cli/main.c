@@ -9,6 +9,7 @@
 
 #include "cli/healthcheck.h"
 #include "cli/token.h"
+#include "cli/worker.h"
 #include "common/log.h"
 #include "core/linalg.h"
 #include "server/config.h"
@@ -24,9 +25,11 @@ env_lookup(const char *name)
 static void
 usage(FILE *out)
 {
-    fprintf(out, "usage: hpod serve | hpod migrate | hpod token ... | "
-                 "hpod healthcheck | hpod --help\n"
+    fprintf(out, "usage: hpod serve | hpod worker | hpod migrate | "
+                 "hpod token ... | hpod healthcheck | hpod --help\n"
                  "  serve        apply migrations, then serve the REST API\n"
+                 "  worker       apply migrations, then run simulation jobs "
+                 "and recover lapsed leases, without HTTP\n"
                  "  migrate      apply pending migrations and exit "
                  "(idempotent)\n"
                  "  token        create, list or revoke API tokens "
@@ -69,6 +72,8 @@ main(int argc, char **argv)
         return token_run(cfg.database_url, &opts, argc - 2, argv + 2);
     if (strcmp(argv[1], "serve") == 0)
         return serve_run(&cfg);
+    if (strcmp(argv[1], "worker") == 0)
+        return worker_run(&cfg);
     if (strcmp(argv[1], "healthcheck") == 0)
         return healthcheck_run(&cfg);
     fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);

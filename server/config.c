@@ -36,6 +36,13 @@ static const struct config_var vars[] = {
      "libpq URL for `hpod migrate` and serve's start-up migration: a direct "
      "one when HPOD_DATABASE_URL goes through a pooler (empty: "
      "HPOD_DATABASE_URL)"},
+    {"HPOD_READ_DATABASE_URL", CV_STR, "", 0, 0, STR(read_database_url),
+     "libpq URL of a streaming standby for the reads that tolerate "
+     "staleness (lists, CSV, pareto, importance, explain); empty: none "
+     "(docs/DEPLOY.md)"},
+    {"HPOD_READ_MAX_LAG_MS", CV_INT, "1000", 10, 3600000, INT(read_max_lag_ms),
+     "reads go to the primary while the standby is further behind than this "
+     "(or down); logged once, and once when it is back"},
     {"HPOD_BENCHMARKS", CV_STR, NULL, 0, 0, STR(benchmarks),
      "directory of lookup tables (default ../shared/benchmarks if present)"},
     {"HPOD_MIGRATIONS", CV_STR, "migrations", 0, 0, STR(migrations),

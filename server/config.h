@@ -18,6 +18,8 @@ struct config {
     char listen_addr[64];
     char database_url[1024];
     char migrate_database_url[1024]; /* "" in the table: database_url */
+    char read_database_url[1024];    /* "": no standby */
+    long read_max_lag_ms;
     char benchmarks[1024];
     char migrations[1024];
     long max_body;

@@ -21,53 +21,10 @@
 #include "store/db.h"
 #include "common/log.h"
 #include "store/migrate.h"
-#include "store/trial_store.h"
+#include "store/standby.h"
 #include "study/histcache.h"
+#include "study/reaper.h"
 #include "study/suggest.h"
-
-/* The reaper recovers lapsed leases without any client action. */
-struct reaper {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int stop;
-    long period_ms;
-    struct hpod_ctx *ctx;
-};
-
-static void *
-reaper_main(void *arg)
-{
-    struct reaper *r = arg;
-    pthread_mutex_lock(&r->mu);
-    while (!r->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += r->period_ms / 1000;
-        until.tv_nsec += (r->period_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&r->cv, &r->mu, &until);
-        if (r->stop)
-            break;
-        pthread_mutex_unlock(&r->mu);
-        struct db *db = NULL;
-        struct hpod_err err = {0};
-        long long n = 0;
-        if (db_pool_acquire(r->ctx->pool, &db, &err) == HPOD_OK) {
-            if (trial_store_expire(db, 0, &n, &err) == HPOD_OK && n > 0) {
-                atomic_fetch_add(&r->ctx->leases_expired_total, n);
-                hpod_log(HPOD_LOG_INFO, "recovered %lld expired leases", n);
-            }
-            db_pool_release(r->ctx->pool, db);
-        }
-        pthread_mutex_lock(&r->mu);
-    }
-    pthread_mutex_unlock(&r->mu);
-    return NULL;
-}
 
 /* The simulation workers (bench/jobs.h), started before the port opens
  * so that a synchronous simulate always has a pool to wait on. */
@@ -111,7 +68,8 @@ serve_run(const struct config *cfg)
     struct hpod_ctx ctx;
     struct bench_db bench;
     struct http_server *http = NULL;
-    struct reaper reaper;
+    struct reaper *reaper = NULL;
+    struct standby *standby = NULL;
     struct hpod_err err = {0};
     struct db_opts opts;
     sigset_t set;
@@ -130,6 +88,10 @@ serve_run(const struct config *cfg)
     ctx.pool = db_pool_create(cfg->database_url,
                               (size_t)cfg->db_pool + 1 + (cfg->sim_workers > 0),
                               &opts);
+    if (cfg->read_database_url[0])
+        standby =
+            standby_start(ctx.pool, cfg->database_url, cfg->read_database_url,
+                          (size_t)cfg->db_pool, &opts, cfg->read_max_lag_ms);
     ctx.benchmarks_dir = cfg->benchmarks;
     ctx.http_metrics_text = http_metrics_text;
     /* Lookup tables from files; users' own tables live in PostgreSQL. */
@@ -145,6 +107,7 @@ serve_run(const struct config *cfg)
     }
     ctx.bench = &bench;
     if (serve_auth_check(cfg, ctx.pool) != 0) {
+        standby_stop(standby);
         db_pool_destroy(ctx.pool);
         bench_db_free(&bench);
         return 1;
@@ -163,16 +126,12 @@ serve_run(const struct config *cfg)
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
         bench_jobs_stop(ctx.jobs);
         bench_jobs_free(ctx.jobs);
+        standby_stop(standby);
         db_pool_destroy(ctx.pool);
         bench_db_free(&bench);
         return 1;
     }
-    memset(&reaper, 0, sizeof reaper);
-    pthread_mutex_init(&reaper.mu, NULL);
-    pthread_cond_init(&reaper.cv, NULL);
-    reaper.period_ms = cfg->reaper_ms;
-    reaper.ctx = &ctx;
-    pthread_create(&reaper.thread, NULL, reaper_main, &reaper);
+    reaper = reaper_start(ctx.pool, cfg->reaper_ms, &ctx.leases_expired_total);
     /* http_start has bound and listens: the port is the real one. */
     hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
              http_bound_port(http));
@@ -185,13 +144,8 @@ serve_run(const struct config *cfg)
     bench_jobs_stop(ctx.jobs);
     http_stop(http);
     bench_jobs_free(ctx.jobs);
-    pthread_mutex_lock(&reaper.mu);
-    reaper.stop = 1;
-    pthread_cond_signal(&reaper.cv);
-    pthread_mutex_unlock(&reaper.mu);
-    pthread_join(reaper.thread, NULL);
-    pthread_mutex_destroy(&reaper.mu);
-    pthread_cond_destroy(&reaper.cv);
+    reaper_stop(reaper);
+    standby_stop(standby);
     db_pool_destroy(ctx.pool);
     suggest_cache_clear();
     bench_catalog_clear();

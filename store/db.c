@@ -81,6 +81,10 @@ struct db_pool {
     /* Reachability, for logging state changes only (under mu). */
     atomic_int down;
     struct timespec down_since;
+    int quiet; /* no reachability lines: db_pool_set_quiet */
+    /* Set before the threads that use the pool start. */
+    db_stale_reader_fn stale_reader;
+    void *stale_arg;
 };
 
 struct db_result {
@@ -284,9 +288,11 @@ pool_mark_down(struct db_pool *p, const char *why)
     if (!atomic_load(&p->down)) {
         clock_gettime(CLOCK_MONOTONIC, &p->down_since);
         atomic_store(&p->down, 1);
-        hpod_log(HPOD_LOG_WARN,
-                 "database unreachable, answering 503 until it is back: %s",
-                 why);
+        if (!p->quiet)
+            hpod_log(HPOD_LOG_WARN,
+                     "database unreachable, answering 503 until it is back: "
+                     "%s",
+                     why);
     } else {
         hpod_log(HPOD_LOG_DEBUG, "database still unreachable: %s", why);
     }
@@ -303,10 +309,11 @@ pool_mark_up(struct db_pool *p)
     if (atomic_load(&p->down)) {
         atomic_store(&p->down, 0);
         clock_gettime(CLOCK_MONOTONIC, &now);
-        hpod_log(HPOD_LOG_INFO,
-                 "database reachable again after %.1f s unreachable",
-                 (double)(now.tv_sec - p->down_since.tv_sec) +
-                     (double)(now.tv_nsec - p->down_since.tv_nsec) * 1e-9);
+        if (!p->quiet)
+            hpod_log(HPOD_LOG_INFO,
+                     "database reachable again after %.1f s unreachable",
+                     (double)(now.tv_sec - p->down_since.tv_sec) +
+                         (double)(now.tv_nsec - p->down_since.tv_nsec) * 1e-9);
     }
     pthread_mutex_unlock(&p->mu);
 }
@@ -411,6 +418,8 @@ db_pool_release(struct db_pool *p, struct db *d)
 {
     if (!d)
         return;
+    if (d->pool)
+        p = d->pool; /* its owner: a standby's connection */
     if (d->in_tx)
         db_rollback(d);
     pthread_mutex_lock(&p->mu);
@@ -424,6 +433,42 @@ db_pool_release(struct db_pool *p, struct db *d)
     } else {
         d->busy = 0;
     }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void
+db_pool_set_stale_reader(struct db_pool *p, db_stale_reader_fn fn, void *arg)
+{
+    p->stale_reader = fn;
+    p->stale_arg = arg;
+}
+
+void
+db_pool_swap_stale(struct db_pool *p, struct db **db)
+{
+    struct db *other;
+    if (!p->stale_reader || !*db || (*db)->in_tx ||
+        !(other = p->stale_reader(p->stale_arg)))
+        return;
+    db_pool_release(p, *db);
+    *db = other;
+}
+
+void
+db_pool_set_quiet(struct db_pool *p)
+{
+    p->quiet = 1;
+}
+
+void
+db_pool_drop_idle(struct db_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->size; i++)
+        if (!p->conns[i].busy && p->conns[i].conn) {
+            PQfinish(p->conns[i].conn);
+            p->conns[i].conn = NULL;
+        }
     pthread_mutex_unlock(&p->mu);
 }
 

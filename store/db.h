@@ -53,7 +53,27 @@ void db_pool_destroy(struct db_pool *pool);
  */
 enum hpod_status db_pool_acquire(struct db_pool *pool, struct db **out,
                                  struct hpod_err *err);
+/* Gives db back to the pool that lent it (its owner, whichever pool is
+ * named: a standby's connection goes back to the standby's pool). */
 void db_pool_release(struct db_pool *pool, struct db *db);
+
+/*
+ * Reads that tolerate staleness (store/standby.h). A pool may have a
+ * stale reader: fn returns a connection of another pool (a streaming
+ * standby that is close enough behind) or NULL. db_pool_swap_stale
+ * replaces *db, a connection of pool with no transaction open, by one
+ * from the reader when it has one (releasing *db), and leaves it as it is
+ * otherwise. db_pool_set_quiet: the pool logs no line when its database
+ * goes away or comes back (its owner logs what that means).
+ */
+typedef struct db *(*db_stale_reader_fn)(void *arg);
+void db_pool_set_stale_reader(struct db_pool *pool, db_stale_reader_fn fn,
+                              void *arg);
+void db_pool_swap_stale(struct db_pool *pool, struct db **db);
+void db_pool_set_quiet(struct db_pool *pool);
+/* Closes the connections no one has borrowed (their server went away:
+ * the next borrower connects anew instead of finding a dead socket). */
+void db_pool_drop_idle(struct db_pool *pool);
 
 /* Opens a single connection outside any pool (migrations, tools); on
  * failure err->msg says why (libpq's text, which never holds a password,

@@ -60,6 +60,8 @@ MODULES = [
     "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
     "test_auth",               # tokens, roles, labs (a database of its own)
     "test_pgbouncer",          # the core again through PgBouncer in transaction mode
+    "test_standby",            # HPOD_READ_DATABASE_URL on a real streaming standby
+    "test_worker",             # hpod worker: simulation jobs without HTTP, takeover
 ]
 
 # For tests/fuzz/seed_corpus.py, which sets HAVE_TABLES itself.
