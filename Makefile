@@ -110,7 +110,8 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
-        bench-docs deps lint fmt check-layers lint-spec lint-docker clean fuzz fuzzers \
+        bench-docs deps lint fmt check-layers lint-spec lint-docker lint-deploy \
+        clean fuzz fuzzers \
         web-vendor lint-web
 
 all: hpod hpod-bench
@@ -261,7 +262,7 @@ check-layers:
 FMT_FILES = $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) tests/unit/*.c \
               tests/fuzz/*.[ch] tests/bench/*.c)
 
-lint: check-layers lint-spec lint-docker lint-web
+lint: check-layers lint-spec lint-docker lint-web lint-deploy
 	@sh scripts/deps.sh lint
 	clang-format --dry-run --Werror $(FMT_FILES)
 
@@ -285,6 +286,11 @@ web-vendor:
 # docker/: shellcheck, dclint, dockerfilelint, COPY vs .dockerignore.
 lint-docker:
 	@sh scripts/lint_docker.sh $(O)/npm-docker
+
+# deploy/: the Kubernetes manifests against the API schemas
+# (kubernetes-models from npm, pinned) and hpod's own rules.
+lint-deploy:
+	@sh scripts/lint_deploy.sh $(O)/npm-deploy
 
 fmt:
 	clang-format -i $(FMT_FILES)
