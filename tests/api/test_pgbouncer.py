@@ -71,15 +71,23 @@ class Bouncer:
 
 
 class BouncerCtx(Ctx):
-    """The context the suite's tests get, with every database URL going
-    through the bouncer; the servers' start-up migration takes the direct
-    URL (HPOD_MIGRATE_DATABASE_URL). Its servers join the suite's list, so
-    the suite's last check sees each exit 0 on SIGTERM."""
+    """The context the suite's tests get: a database of its own
+    (hpod_bouncer: the tests create studies by fixed names, which the same
+    tests already created in the suite's database), every URL through the
+    bouncer, `hpod migrate` and the servers' start-up migration on the
+    direct URL (HPOD_MIGRATE_DATABASE_URL). Its servers join the suite's
+    list, so the suite's last check sees each exit 0 on SIGTERM."""
 
     def __init__(self, c, bouncer):
-        super().__init__(c.args, bouncer.url)
+        url = fresh_database(bouncer.url, "hpod_bouncer")
+        super().__init__(c.args, url)
         self.servers = c.servers
-        self.direct = c.dburl
+        self.direct = re.sub(r"^(postgresql://[^/]*/)[^?]*", r"\g<1>hpod_bouncer", c.dburl)
+        r = subprocess.run([c.args.hpod, "migrate"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120,
+                           env=dict(os.environ, HPOD_DATABASE_URL=url,
+                                    HPOD_MIGRATE_DATABASE_URL=self.direct))
+        check(r.returncode == 0, "hpod migrate: %s" % r.stdout.decode()[-1000:])
         self.a = self.server()
 
     def server(self):
@@ -134,8 +142,8 @@ def t_multiplexed(c):
     for th in threads:
         th.join()
     check(not errors, "workers: %s" % errors[:3])
-    clients = [r for r in b.admin("SHOW CLIENTS") if r.get("database") == "hpod"]
-    servers = [r for r in b.admin("SHOW SERVERS") if r.get("database") == "hpod"]
+    clients = [r for r in b.admin("SHOW CLIENTS") if r.get("database") == "hpod_bouncer"]
+    servers = [r for r in b.admin("SHOW SERVERS") if r.get("database") == "hpod_bouncer"]
     check(len(clients) > POOL, "only %d client connections to the bouncer" % len(clients))
     check(0 < len(servers) <= POOL, "%d server connections (pool %d)" % (len(servers), POOL))
     n = expect(call(bc.port, "GET", "/v1/studies/%d" % sid), 200)["trial_counts"]["completed"]
