@@ -13,6 +13,8 @@
 #                        docs/peers_mo.json, rendered beside hpod's rows;
 #                        tens of minutes
 #   make                 release build -> build/release/hpod
+#   make test-netns      replicas in network namespaces behind HAProxy, one
+#                        killed mid-run (root; else skipped, saying why)
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
 #   make lint fmt        layer check, clang-format, the OpenAPI spec
 #                        through redocly and swagger-cli, and docker/
@@ -109,7 +111,7 @@ FUZZ_JOBS    ?= 1
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
-.PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
+.PHONY: all hpod hpod-bench unit benches test test-netns test-valgrind run bench \
         bench-docs deps lint fmt check-layers lint-spec lint-docker lint-deploy \
         clean fuzz fuzzers \
         web-vendor lint-web
@@ -197,6 +199,15 @@ test: deps
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod hpod-bench
 	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS) tools
 	sh tests/run.sh $(O)/asan
+
+# make test-netns: replicas in network namespaces of their own behind
+# HAProxy, one killed mid-run (tests/netns/test_netns.py; root, ip netns
+# and haproxy, else it prints why and counts a skip). Not in make test: it
+# changes the machine's network configuration while it runs.
+test-netns: deps
+	@sh scripts/deps.sh test
+	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod
+	OPENBLAS_NUM_THREADS=1 python3 tests/netns/test_netns.py --hpod $(O)/asan/hpod
 
 test-valgrind: deps
 	$(MAKE) --no-print-directory MODE=debug O=$(O) unit
