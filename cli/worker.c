@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
+#include "server/serve.h"
 #include "store/migrate.h"
 #include "study/reaper.h"
 
@@ -21,7 +22,6 @@ worker_run(const struct config *cfg)
     struct db_opts opts = config_db_opts(cfg);
     struct hpod_ctx ctx;
     struct bench_db bench;
-    struct hpod_err err = {0};
     sigset_t set;
     int sig = 0;
 
@@ -34,13 +34,7 @@ worker_run(const struct config *cfg)
                     cfg->migrations) != 0)
         return 1;
     memset(&ctx, 0, sizeof ctx);
-    memset(&bench, 0, sizeof bench);
-    if (cfg->benchmarks[0] &&
-        bench_db_load(cfg->benchmarks, &bench, &err) != HPOD_OK) {
-        hpod_log(HPOD_LOG_WARN, "benchmarks not loaded from %s: %s",
-                 cfg->benchmarks, err.msg);
-        memset(&bench, 0, sizeof bench);
-    }
+    serve_load_tables(cfg, &bench);
     /* The jobs' short statements and the reaper. */
     ctx.pool = db_pool_create(cfg->database_url, 2, &opts);
     ctx.benchmarks_dir = cfg->benchmarks;

@@ -44,6 +44,22 @@ sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
              cfg->sim_cgroup[0] ? ", cpu cgroup " : "", cfg->sim_cgroup);
 }
 
+void
+serve_load_tables(const struct config *cfg, struct bench_db *bench)
+{
+    struct hpod_err err = {0};
+    memset(bench, 0, sizeof *bench);
+    if (cfg->benchmarks[0] &&
+        bench_db_load(cfg->benchmarks, bench, &err) != HPOD_OK) {
+        hpod_log(HPOD_LOG_WARN, "benchmarks not loaded from %s: %s",
+                 cfg->benchmarks, err.msg);
+        memset(bench, 0, sizeof *bench);
+    } else if (cfg->benchmarks[0]) {
+        hpod_log(HPOD_LOG_INFO, "loaded %zu tables and %zu curve sets from %s",
+                 bench->n_tables, bench->n_lc, cfg->benchmarks);
+    }
+}
+
 /* Before the port opens: the server's settings (store/db.h) and the
  * tokens (server/auth.h). */
 static int
@@ -94,17 +110,7 @@ serve_run(const struct config *cfg)
                           (size_t)cfg->db_pool, &opts, cfg->read_max_lag_ms);
     ctx.benchmarks_dir = cfg->benchmarks;
     ctx.http_metrics_text = http_metrics_text;
-    /* Lookup tables from files; users' own tables live in PostgreSQL. */
-    memset(&bench, 0, sizeof bench);
-    if (cfg->benchmarks[0] &&
-        bench_db_load(cfg->benchmarks, &bench, &err) != HPOD_OK) {
-        hpod_log(HPOD_LOG_WARN, "benchmarks not loaded from %s: %s",
-                 cfg->benchmarks, err.msg);
-        memset(&bench, 0, sizeof bench);
-    } else if (cfg->benchmarks[0]) {
-        hpod_log(HPOD_LOG_INFO, "loaded %zu tables and %zu curve sets from %s",
-                 bench.n_tables, bench.n_lc, cfg->benchmarks);
-    }
+    serve_load_tables(cfg, &bench);
     ctx.bench = &bench;
     if (serve_auth_check(cfg, ctx.pool) != 0) {
         standby_stop(standby);

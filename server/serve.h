@@ -13,6 +13,13 @@
 
 #include "server/config.h"
 
+struct bench_db;
+
+/* The lookup tables of HPOD_BENCHMARKS into *bench (none when it is empty
+ * or unreadable, with a warning); users' own tables live in PostgreSQL.
+ * Also what `hpod worker` computes simulations on. */
+void serve_load_tables(const struct config *cfg, struct bench_db *bench);
+
 /* Runs the server until SIGINT/SIGTERM; returns the process exit code
  * (0 after a clean shutdown, 1 when it could not start). */
 int serve_run(const struct config *cfg);
