@@ -13,6 +13,8 @@
 #                        docs/peers_mo.json, rendered beside hpod's rows;
 #                        tens of minutes
 #   make                 release build -> build/release/hpod
+#   make test-netns      replicas in network namespaces behind HAProxy, one
+#                        killed mid-run (root; else skipped, saying why)
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
 #   make lint fmt        layer check, clang-format, the OpenAPI spec
 #                        through redocly and swagger-cli, and docker/
@@ -62,15 +64,16 @@ else
 endif
 
 # The layers, lowest first (docs/ARCHITECTURE.md); make check-layers
-# enforces which may include which.
-LAYERS    := common core store bench study handlers server
+# enforces which may include which. cli/ sits beside server/: the hpod
+# program's main() and every subcommand but serve.
+LAYERS    := common core store bench study handlers server cli
 SRC_DIRS  := $(LAYERS) tools
 # core/ and the parts of common/ it may use (not json.c, not log.c).
 CORE_SRC  := $(filter-out common/json.c common/log.c,\
                $(wildcard common/*.c core/*.c))
-APP_SRC   := $(filter-out server/main.c,\
+APP_SRC   := $(filter-out cli/main.c,\
                common/json.c common/log.c $(wildcard store/*.c bench/*.c \
-               study/*.c handlers/*.c server/*.c))
+               study/*.c handlers/*.c server/*.c cli/*.c))
 CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
 APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o \
              $(B)/server/web_blob.o
@@ -108,8 +111,9 @@ FUZZ_JOBS    ?= 1
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
-.PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
-        bench-docs deps lint fmt check-layers lint-spec lint-docker clean fuzz fuzzers \
+.PHONY: all hpod hpod-bench unit benches test test-netns test-valgrind run bench \
+        bench-docs deps lint fmt check-layers lint-spec lint-docker lint-deploy \
+        clean fuzz fuzzers \
         web-vendor lint-web
 
 all: hpod hpod-bench
@@ -119,7 +123,7 @@ unit: $(CORE_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
 fuzzers: $(FUZZERS)
 benches: $(BENCHES)
 
-$(B)/hpod: $(ALL_OBJ) $(B)/server/main.o
+$(B)/hpod: $(ALL_OBJ) $(B)/cli/main.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BENCH_LIB): $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
@@ -196,6 +200,15 @@ test: deps
 	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS) tools
 	sh tests/run.sh $(O)/asan
 
+# make test-netns: replicas in network namespaces of their own behind
+# HAProxy, one killed mid-run (tests/netns/test_netns.py; root, ip netns
+# and haproxy, else it prints why and counts a skip). Not in make test: it
+# changes the machine's network configuration while it runs.
+test-netns: deps
+	@sh scripts/deps.sh test
+	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod
+	OPENBLAS_NUM_THREADS=1 python3 tests/netns/test_netns.py --hpod $(O)/asan/hpod
+
 test-valgrind: deps
 	$(MAKE) --no-print-directory MODE=debug O=$(O) unit
 	VALGRIND=1 sh tests/run.sh $(O)/debug unit
@@ -260,7 +273,7 @@ check-layers:
 FMT_FILES = $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) tests/unit/*.c \
               tests/fuzz/*.[ch] tests/bench/*.c)
 
-lint: check-layers lint-spec lint-docker lint-web
+lint: check-layers lint-spec lint-docker lint-web lint-deploy
 	@sh scripts/deps.sh lint
 	clang-format --dry-run --Werror $(FMT_FILES)
 
@@ -285,6 +298,11 @@ web-vendor:
 # docker/: shellcheck, dclint, dockerfilelint, COPY vs .dockerignore.
 lint-docker:
 	@sh scripts/lint_docker.sh $(O)/npm-docker
+
+# deploy/: the Kubernetes manifests against the API schemas
+# (kubernetes-models from npm, pinned) and hpod's own rules.
+lint-deploy:
+	@sh scripts/lint_deploy.sh $(O)/npm-deploy
 
 fmt:
 	clang-format -i $(FMT_FILES)

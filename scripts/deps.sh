@@ -6,7 +6,10 @@
 #   scripts/deps.sh test   also Debian's chromium, the headless browser of
 #                          the dashboard's test (tests/api/browser.py
 #                          drives it over the DevTools protocol on a pipe:
-#                          no driver, no Python package) (make test)
+#                          no driver, no Python package), and pgbouncer,
+#                          the pooler the API tests put in front of their
+#                          cluster (scripts/pgbouncer.sh), and haproxy, the
+#                          balancer of make test-netns (make test)
 #   scripts/deps.sh lint   also clang-format, shellcheck, and nodejs and
 #                          npm for the spec and docker linters of `make
 #                          lint` unless an npm is already on PATH (e.g.
@@ -58,7 +61,7 @@ if [ "${1:-}" = lint ]; then
     fi
 fi
 if [ "${1:-}" = test ]; then
-    for p in chromium fonts-dejavu-core; do
+    for p in chromium fonts-dejavu-core pgbouncer haproxy; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
             missing="$missing $p"
         fi

@@ -31,6 +31,9 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DOCKERFILE = os.path.join("docker", "Dockerfile")
+# Every Dockerfile whose COPY sources come from the build context (the
+# lab compose file's PgBouncer image too, docs/DEPLOY.md).
+DOCKERFILES = (DOCKERFILE, os.path.join("docker", "pgbouncer.Dockerfile"))
 # Packages of debian:*-slim itself (the C library and the GCC runtime),
 # which the runtime stage need not install.
 BASE_PACKAGES = {"libc6", "libgcc-s1"}
@@ -75,10 +78,10 @@ def instructions(path):
     return out
 
 
-def stages(root=ROOT):
-    """The Dockerfile's stages in order."""
+def stages(root=ROOT, dockerfile=DOCKERFILE):
+    """A Dockerfile's stages in order (docker/Dockerfile by default)."""
     out = []
-    for _, word, rest in instructions(os.path.join(root, DOCKERFILE)):
+    for _, word, rest in instructions(os.path.join(root, dockerfile)):
         if word == "FROM":
             m = re.match(r"(\S+)(?:\s+AS\s+(\S+))?", rest, re.I)
             out.append(Stage(m.group(1), m.group(2)))
@@ -143,22 +146,24 @@ def ignored(path, pats):
 
 
 def context_sources(root=ROOT):
-    """(source, problem or None) for every COPY source taken from the build
-    context, in every stage."""
+    """(Dockerfile, source, problem or None) for every COPY source taken
+    from the build context, in every stage of every Dockerfile."""
     pats = ignore_patterns(root)
     out = []
-    for st in stages(root):
-        for srcs, _, frm in st.copies:
-            if frm:
-                continue
-            for src in srcs:
-                src = src.rstrip("/")
-                if not os.path.exists(os.path.join(root, src)):
-                    out.append((src, "no such file in the repository"))
-                elif ignored(src, pats):
-                    out.append((src, "excluded by .dockerignore (%s)" % ignored(src, pats)))
-                else:
-                    out.append((src, None))
+    for dockerfile in DOCKERFILES:
+        for st in stages(root, dockerfile):
+            for srcs, _, frm in st.copies:
+                if frm:
+                    continue
+                for src in srcs:
+                    src = src.rstrip("/")
+                    if not os.path.exists(os.path.join(root, src)):
+                        problem = "no such file in the repository"
+                    elif ignored(src, pats):
+                        problem = "excluded by .dockerignore (%s)" % ignored(src, pats)
+                    else:
+                        problem = None
+                    out.append((dockerfile, src, problem))
     return out
 
 
@@ -341,9 +346,9 @@ def main(argv):
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
     bad = []
-    for src, problem in context_sources():
+    for dockerfile, src, problem in context_sources():
         if problem:
-            bad.append("%s: COPY %s: %s" % (DOCKERFILE, src, problem))
+            bad.append("%s: COPY %s: %s" % (dockerfile, src, problem))
     bad += missing_from_stage()
     bad += missing_packages()
     for line in bad:

@@ -32,6 +32,17 @@ static const struct config_var vars[] = {
      "IPv4 address to listen on"},
     {"HPOD_DATABASE_URL", CV_STR, NULL, 0, 0, STR(database_url),
      "libpq URL (default: the private cluster of `make run` in ./.pgdata)"},
+    {"HPOD_MIGRATE_DATABASE_URL", CV_STR, "", 0, 0, STR(migrate_database_url),
+     "libpq URL for `hpod migrate` and serve's start-up migration: a direct "
+     "one when HPOD_DATABASE_URL goes through a pooler (empty: "
+     "HPOD_DATABASE_URL)"},
+    {"HPOD_READ_DATABASE_URL", CV_STR, "", 0, 0, STR(read_database_url),
+     "libpq URL of a streaming standby for the reads that tolerate "
+     "staleness (lists, CSV, pareto, importance, explain); empty: none "
+     "(docs/DEPLOY.md)"},
+    {"HPOD_READ_MAX_LAG_MS", CV_INT, "1000", 10, 3600000, INT(read_max_lag_ms),
+     "reads go to the primary while the standby is further behind than this "
+     "(or down); logged once, and once when it is back"},
     {"HPOD_BENCHMARKS", CV_STR, NULL, 0, 0, STR(benchmarks),
      "directory of lookup tables (default ../shared/benchmarks if present)"},
     {"HPOD_MIGRATIONS", CV_STR, "migrations", 0, 0, STR(migrations),
@@ -136,6 +147,9 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
             memcpy((char *)c + v->offset, val, strlen(val) + 1);
         }
     }
+    if (!c->migrate_database_url[0])
+        memcpy(c->migrate_database_url, c->database_url,
+               sizeof c->migrate_database_url);
     if (strcmp(c->log_level, "debug") && strcmp(c->log_level, "info") &&
         strcmp(c->log_level, "warn") && strcmp(c->log_level, "error"))
         return hpod_fail(err, HPOD_EINVAL, "HPOD_LOG_LEVEL",
@@ -158,4 +172,11 @@ config_print_help(FILE *out)
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         fprintf(out, "  %-28s %s (default: %s)\n", vars[i].name, vars[i].help,
                 vars[i].dflt ? vars[i].dflt : "see text");
+}
+
+struct db_opts
+config_db_opts(const struct config *c)
+{
+    struct db_opts o = {c->db_connect_timeout_ms, c->db_statement_timeout_ms};
+    return o;
 }

@@ -11,11 +11,15 @@
 #include <stdio.h>
 
 #include "common/status.h"
+#include "store/db.h"
 
 struct config {
     long port;
     char listen_addr[64];
     char database_url[1024];
+    char migrate_database_url[1024]; /* "" in the table: database_url */
+    char read_database_url[1024];    /* "": no standby */
+    long read_max_lag_ms;
     char benchmarks[1024];
     char migrations[1024];
     long max_body;
@@ -48,5 +52,8 @@ enum hpod_status config_load(struct config *c,
 
 /* Prints the table of variables (for --help). */
 void config_print_help(FILE *out);
+
+/* The database deadlines of c (HPOD_DB_*_TIMEOUT_MS). */
+struct db_opts config_db_opts(const struct config *c);
 
 #endif

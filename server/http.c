@@ -439,6 +439,10 @@ dispatch(struct http_server *s, struct MHD_Connection *conn, struct http_req *h,
         db_pool_release(s->ctx->pool, rq->db);
         rq->db = NULL;
     }
+    /* Reads that tolerate staleness may go to a standby (store/standby.h);
+     * who is asking was decided on the primary. */
+    if (rq->db && router_reads_stale(route))
+        db_pool_swap_stale(s->ctx->pool, &rq->db);
     st = route->handler(rq);
 out:
     if (rq->db) {

@@ -196,3 +196,24 @@ router_query_ok(const struct route *r, const char *name)
     }
     return 0;
 }
+
+int
+router_reads_stale(const struct route *r)
+{
+    static const char *const stale[] = {
+        "/v1/studies",
+        "/v1/studies/{id}/trials",
+        "/v1/studies/{id}/pareto",
+        "/v1/studies/{id}/importance",
+        "/v1/trials/{id}/explain",
+        "/v1/simulations",
+        "/v1/benchmarks/{name}/importance",
+        "/v1/benchmarks/{name}/compare",
+    };
+    if (strcmp(r->method, "GET") != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        if (strcmp(r->pattern, stale[i]) == 0)
+            return 1;
+    return 0;
+}

@@ -102,7 +102,7 @@ def t_build_stage_static(c):
     check("build-essential" in pkgs and "libjansson-dev" in pkgs
           and "libcmocka-dev" not in pkgs, "scripts/deps.sh build-list: %r" % pkgs)
     check(docker_stage.missing_packages() == [], "\n".join(docker_stage.missing_packages()))
-    bad = [(s, p) for s, p in docker_stage.context_sources() if p]
+    bad = [(s, p) for _, s, p in docker_stage.context_sources() if p]
     check(not bad, "COPY sources: %r" % bad)
     check(docker_stage.missing_from_stage() == [], "\n".join(docker_stage.missing_from_stage()))
 

@@ -146,6 +146,26 @@ test_sim_cgroup(void **state)
     assert_string_equal(err.field, "HPOD_SIM_CGROUP");
 }
 
+/* The database URLs beside HPOD_DATABASE_URL: each defaults to it. */
+static void
+test_database_urls(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    const char *one[] = {"HPOD_DATABASE_URL", "postgresql://pool/hpod", NULL};
+    fake_env = one;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_string_equal(c.migrate_database_url, "postgresql://pool/hpod");
+    const char *two[] = {"HPOD_DATABASE_URL", "postgresql://pool/hpod",
+                         "HPOD_MIGRATE_DATABASE_URL", "postgresql://db/hpod",
+                         NULL};
+    fake_env = two;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_string_equal(c.database_url, "postgresql://pool/hpod");
+    assert_string_equal(c.migrate_database_url, "postgresql://db/hpod");
+}
+
 int
 main(void)
 {
@@ -155,6 +175,7 @@ main(void)
         cmocka_unit_test(test_db_timeouts),
         cmocka_unit_test(test_db_wait),
         cmocka_unit_test(test_sim_cgroup),
+        cmocka_unit_test(test_database_urls),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

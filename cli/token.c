@@ -1,11 +1,11 @@
 /*
- * server/token_cli.c - `hpod token create|list|revoke`: token management
+ * cli/token.c - `hpod token create|list|revoke`: token management
  * from the command line, against the database of HPOD_DATABASE_URL (the
  * one `make run` uses by default), so the first admin token can be made
  * before any token exists. The secret is printed alone on the last line
  * of stdout; everything else goes to stderr.
  */
-#include "server/token_cli.h"
+#include "cli/token.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -151,7 +151,7 @@ token_list_or_revoke(struct db *db, const struct token_args *a)
 }
 
 int
-token_cli(const char *database_url, const struct db_opts *opts, int argc,
+token_run(const char *database_url, const struct db_opts *opts, int argc,
           char **argv)
 {
     struct token_args a;
