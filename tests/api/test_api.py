@@ -59,6 +59,7 @@ MODULES = [
     "test_dashboard",          # the page at /, its files, headless Chromium on 3 studies
     "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
     "test_auth",               # tokens, roles, labs (a database of its own)
+    "test_limits",             # connections, deadlines, bodies, rates, /metrics, hygiene
 ]
 
 # For tests/fuzz/seed_corpus.py, which sets HAVE_TABLES itself.
