@@ -4,8 +4,8 @@
  */
 #include "server/conn.h"
 
-#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -27,9 +27,8 @@ struct conn {
 
 struct conn_guard {
     pthread_mutex_t mu;
-    pthread_cond_t wake;
     pthread_t thread;
-    int stop;
+    atomic_int stop; /* conn_guard_free waits a tick at most */
     long header_ms, body_ms, tick_ms;
     void (*on_cut)(int body);
     struct conn head; /* sentinel of a circular list */
@@ -53,24 +52,13 @@ static void *
 watchdog(void *arg)
 {
     struct conn_guard *g = arg;
-    pthread_mutex_lock(&g->mu);
-    while (!g->stop) {
-        struct timespec ts;
+    struct timespec tick = {g->tick_ms / 1000, (g->tick_ms % 1000) * 1000000L};
+    while (!atomic_load(&g->stop)) {
+        pthread_mutex_lock(&g->mu);
         sweep(g, hpod_now_ms());
-        /* pthread_cond_timedwait takes CLOCK_REALTIME; a jump of the wall
-         * clock only makes one tick longer or shorter. */
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += g->tick_ms / 1000;
-        ts.tv_nsec += (g->tick_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        while (!g->stop &&
-               pthread_cond_timedwait(&g->wake, &g->mu, &ts) == EINTR)
-            ;
+        pthread_mutex_unlock(&g->mu);
+        nanosleep(&tick, NULL);
     }
-    pthread_mutex_unlock(&g->mu);
     return NULL;
 }
 
@@ -80,7 +68,6 @@ conn_guard_create(long header_ms, long body_ms, void (*on_cut)(int body))
     struct conn_guard *g = xcalloc(1, sizeof *g);
     long tick = (header_ms < body_ms ? header_ms : body_ms) / 10;
     pthread_mutex_init(&g->mu, NULL);
-    pthread_cond_init(&g->wake, NULL);
     g->header_ms = header_ms;
     g->body_ms = body_ms;
     /* A connection is cut at most a tenth of its allowance late, and at
@@ -98,14 +85,10 @@ conn_guard_free(struct conn_guard *g)
 {
     if (!g)
         return;
-    pthread_mutex_lock(&g->mu);
-    g->stop = 1;
-    pthread_cond_signal(&g->wake);
-    pthread_mutex_unlock(&g->mu);
+    atomic_store(&g->stop, 1);
     pthread_join(g->thread, NULL);
     while (g->head.next != &g->head)
         conn_close(g->head.next);
-    pthread_cond_destroy(&g->wake);
     pthread_mutex_destroy(&g->mu);
     free(g);
 }

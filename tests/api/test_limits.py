@@ -28,6 +28,7 @@ import time
 from harness import (Fail, Server, call, check, expect, expect_error, fresh_database, psql,
                      test)
 from client import BLEU_MAX, SPACE4, create, uname
+from test_contract import raw_status
 
 ATTACKER = "127.0.0.2"
 
@@ -114,19 +115,6 @@ def read_answer(s, timeout=10.0):
             break
         out += b
     return out
-
-
-def status_of(data):
-    """(status, headers lower-cased, body) of the first answer in data."""
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    m = re.match(r"^HTTP/1\.[01] (\d{3}) ", lines[0])
-    check(m, "not an HTTP answer: %r" % data[:200])
-    hdrs = {}
-    for ln in lines[1:]:
-        k, _, v = ln.partition(":")
-        hdrs[k.strip().lower()] = v.strip()
-    return int(m.group(1)), hdrs, body
 
 
 def rss_kib(pid):
@@ -277,7 +265,7 @@ def t_tokenless_bodies(c):
                 peak = max(peak, rss_kib(s.proc.pid))
         for k, sent in socks:
             data = read_answer(k, timeout=10)
-            st, hdrs, body = status_of(data)
+            st, hdrs, body = raw_status(data)
             check(st == 401 and json.loads(body)["error"]["code"] == "unauthenticated",
                   "tokenless 1 MiB POST: %d %r" % (st, body[:200]))
             check(hdrs.get("www-authenticate", "").startswith("Bearer"),
@@ -316,7 +304,7 @@ def t_early_413_403(c):
             sec = time.monotonic() - t0
         finally:
             k.close()
-        st, hdrs, body = status_of(data)
+        st, hdrs, body = raw_status(data)
         check(st == want and json.loads(body)["error"]["code"] == code,
               "%s: %d %r" % (name, st, body[:200]))
         check(sec < 5, "%s: answered after %.1f s" % (name, sec))
@@ -325,7 +313,7 @@ def t_early_413_403(c):
     try:
         k.sendall(b"PATCH /v1/studies/1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
                   b"\r\nContent-Length: 5000000\r\n\r\n")
-        st, _, body = status_of(read_answer(k))
+        st, _, body = raw_status(read_answer(k))
     finally:
         k.close()
     check(st == 413, "open server, 5 MB PATCH: %d %r" % (st, body[:200]))

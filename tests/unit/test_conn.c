@@ -60,6 +60,16 @@ pair(int sv[2])
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 }
 
+/* Closes c, the pair and the guard. */
+static void
+done(struct conn_guard *g, struct conn *c, int sv[2])
+{
+    conn_close(c);
+    close(sv[0]);
+    close(sv[1]);
+    conn_guard_free(g);
+}
+
 static void
 test_headers_due(void **state)
 {
@@ -75,10 +85,7 @@ test_headers_due(void **state)
     assert_true(conn_late(c));
     assert_int_equal(atomic_load(&cuts[0]), 1);
     assert_int_equal(atomic_load(&cuts[1]), 0);
-    conn_close(c);
-    close(sv[0]);
-    close(sv[1]);
-    conn_guard_free(g);
+    done(g, c, sv);
 }
 
 static void
@@ -93,10 +100,7 @@ test_body_due_from_the_start(void **state)
     conn_headers_in(c);
     assert_true(cut_within(sv[1]));
     assert_int_equal(atomic_load(&cuts[1]), 1);
-    conn_close(c);
-    close(sv[0]);
-    close(sv[1]);
-    conn_guard_free(g);
+    done(g, c, sv);
 }
 
 static void
@@ -115,10 +119,7 @@ test_no_deadline_while_answering(void **state)
     /* The answer is sent: the next request's headers are due. */
     conn_answered(c);
     assert_true(cut_within(sv[1]));
-    conn_close(c);
-    close(sv[0]);
-    close(sv[1]);
-    conn_guard_free(g);
+    done(g, c, sv);
 }
 
 static void
