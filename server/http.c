@@ -2,8 +2,9 @@
  * server/http.c - MHD's three-phase request contract (doc/examples/
  * largepost.c): the first call, with the headers in, decides who is
  * asking and whether the request may go on (route, token, role, rate,
- * query, declared size and type) and answers at once when not, without
- * reading the body; later calls deliver body chunks (kept up to the
+ * query, declared size and type) and, when not, answers at once without
+ * reading the body (then closes the connection) or, for a request without
+ * a body, in the last call; later calls deliver body chunks (kept up to the
  * limit, counted beyond it); the last call dispatches. The state is freed
  * in MHD_OPTION_NOTIFY_COMPLETED. Everything a client can send ends in a
  * 4xx here or in a handler, never in a crash: the body is parsed once, as
@@ -70,6 +71,8 @@ struct http_req {
     long long path_id;
     char name[160];
     struct principal who;
+    enum hpod_status refused; /* by the first call, answered by the last */
+    struct hpod_err refused_err;
 };
 
 static atomic_ullong request_seq;
@@ -556,6 +559,18 @@ respond(struct MHD_Connection *conn, struct http_req *h, struct req *rq)
     return ret;
 }
 
+/* Whether the request has a body coming (chunked, or a Content-Length
+ * above 0). */
+static int
+announces_body(struct MHD_Connection *conn)
+{
+    const char *cl = MHD_lookup_connection_value(
+        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                       MHD_HTTP_HEADER_TRANSFER_ENCODING) ||
+           (cl && strtoull(cl, NULL, 10) > 0);
+}
+
 /* The headers are in: a new request's state, and the answer at once
  * (without reading any body) when the headers already decide it. */
 static enum MHD_Result
@@ -578,15 +593,21 @@ first_call(struct http_server *s, struct MHD_Connection *conn, const char *url,
     conn_headers_in(conn_of(conn));
     req_init(&rq, s, conn, h, url, method);
     hpod_log_set_request(h->id);
-    if ((st = precheck(s, conn, h, &rq)) == HPOD_OK) {
-        hpod_log_set_request(NULL);
-        return MHD_YES;
+    st = precheck(s, conn, h, &rq);
+    if (st != HPOD_OK && announces_body(conn)) {
+        /* MHD sends this answer and closes the connection without
+         * reading the body (MHD_queue_response before the upload:
+         * discard_request). */
+        conn_request_in(conn_of(conn));
+        set_error(&rq, st);
+        return respond(conn, h, &rq);
     }
-    /* MHD sends this answer and closes the connection without reading
-     * the body (MHD_queue_response before the upload: discard_request). */
-    conn_request_in(conn_of(conn));
-    set_error(&rq, st);
-    return respond(conn, h, &rq);
+    /* Without a body the last call follows at once: answered there, a
+     * refusal keeps the connection open for the client's next request. */
+    h->refused = st;
+    h->refused_err = rq.err;
+    hpod_log_set_request(NULL);
+    return MHD_YES;
 }
 
 static enum MHD_Result
@@ -627,7 +648,11 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     conn_request_in(conn_of(conn));
     req_init(&rq, s, conn, h, url, method);
     hpod_log_set_request(h->id); /* every line logged for it carries its id */
-    if ((st = dispatch(s, conn, h, &rq)) != HPOD_OK)
+    if ((st = h->refused) != HPOD_OK)
+        rq.err = h->refused_err;
+    else
+        st = dispatch(s, conn, h, &rq);
+    if (st != HPOD_OK)
         set_error(&rq, st);
     return respond(conn, h, &rq);
 }
