@@ -25,8 +25,8 @@ import socket
 import subprocess
 import time
 
-from harness import (Fail, Server, call, check, expect, expect_error, fresh_database, psql,
-                     test)
+from harness import (Fail, Server, call, check, expect, expect_error, fixture,
+                     fresh_database, psql, test)
 from client import BLEU_MAX, SPACE4, create, uname
 from test_contract import raw_status
 
@@ -49,19 +49,26 @@ def hpod(c, url, *args):
     return r.stdout.decode()
 
 
-_tokens_db = {}
+DEADLINE_MS = 2500
 
 
-def tokens_db(c):
-    """(url, admin secret) of a database of this module's own with a
-    first admin token (made once per run)."""
-    if "url" not in _tokens_db:
-        url = fresh_database(c.dburl, "hpod_limits")
-        hpod(c, url, "migrate")
-        _tokens_db["url"] = url
-        _tokens_db["root"] = hpod(c, url, "token", "create", "--role", "admin",
-                                  "--note", "limits").strip().splitlines()[-1]
-    return _tokens_db["url"], _tokens_db["root"]
+@fixture
+def limits_front(c):
+    """An open server with short deadlines (DEADLINE_MS for the headers,
+    and for headers and body)."""
+    return server(c, env={"HPOD_HEADER_TIMEOUT_MS": str(DEADLINE_MS),
+                          "HPOD_BODY_TIMEOUT_MS": str(DEADLINE_MS)})
+
+
+@fixture
+def limits_lab(c):
+    """(url, admin secret, server) of a database of this module's own with
+    a first admin token, and a server on it with the default limits."""
+    url = fresh_database(c.dburl, "hpod_limits")
+    hpod(c, url, "migrate")
+    root = hpod(c, url, "token", "create", "--role", "admin",
+                "--note", "limits").strip().splitlines()[-1]
+    return url, root, server(c, url)
 
 
 def new_token(port, root, role, lab=None):
@@ -134,8 +141,8 @@ def timed_call(port, *a, **kw):
 @test("limits: 1,000 trickling connections from one address: another address is served, "
       "and they are closed at the header deadline")
 def t_idle_connections(c):
-    hdr_ms = 3000
-    s = server(c, env={"HPOD_HEADER_TIMEOUT_MS": str(hdr_ms)})
+    hdr_ms = DEADLINE_MS
+    s = c.fixture("limits_front")
     socks, refused = [], 0
     t0 = time.monotonic()
     try:
@@ -196,19 +203,18 @@ def t_idle_connections(c):
     text = call(s.port, "GET", "/metrics").raw.decode()
     m = re.search(r'^hpod_http_connections_cut_total\{phase="headers"\} (\d+)$', text, re.M)
     check(m and int(m.group(1)) >= 1, "cut connections not counted: %r" % (m and m.group(0)))
-    s.stop()
 
 
 @test("limits: a body trickled past the body deadline is cut; a request within it is served")
 def t_body_deadline(c):
-    s = server(c, env={"HPOD_BODY_TIMEOUT_MS": "1500"})
+    s = c.fixture("limits_front")
     k = attacker_socket(s.port, timeout=10)
     try:
         k.sendall(b"POST /v1/studies HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 100\r\n\r\n{")
         t0 = time.monotonic()
         cut = False
-        while time.monotonic() - t0 < 6.0:
+        while time.monotonic() - t0 < DEADLINE_MS / 1000.0 + 4:
             try:
                 k.send(b" ")
             except OSError:
@@ -219,21 +225,20 @@ def t_body_deadline(c):
                 break
             time.sleep(0.2)
         sec = time.monotonic() - t0
-        check(cut and 1.0 <= sec <= 5.0, "trickled body: cut=%r after %.2f s (deadline 1.5 s)"
-              % (cut, sec))
+        check(cut and DEADLINE_MS / 1000.0 - 0.5 <= sec <= DEADLINE_MS / 1000.0 + 3,
+              "trickled body: cut=%r after %.2f s (deadline %.1f s)"
+              % (cut, sec, DEADLINE_MS / 1000.0))
     finally:
         k.close()
     r = call(s.port, "POST", "/v1/studies", {"name": uname("in time"), "space": SPACE4[:1],
                                              "objectives": BLEU_MAX})
     expect(r, 201)
-    s.stop()
 
 
 @test("limits: 100 tokenless connections with 1 MiB bodies get 401 unread; "
       "the server grows by less than 40 MiB")
 def t_tokenless_bodies(c):
-    url, root = tokens_db(c)
-    s = server(c, url)
+    url, root, s = c.fixture("limits_lab")
     head = (b"POST /v1/studies HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b"Content-Length: 1048576\r\n\r\n")
     chunk = b"[" * 65536
@@ -279,13 +284,11 @@ def t_tokenless_bodies(c):
           % (before / 1024.0, peak / 1024.0, grown), flush=True)
     check(grown < 40, "RSS grew by %.1f MiB (from %.1f MiB) with 100 tokenless 1 MiB bodies"
           % (grown, before / 1024.0))
-    s.stop()
 
 
 @test("limits: 413 and 403 are answered on the headers, before the body is sent")
 def t_early_413_403(c):
-    url, root = tokens_db(c)
-    s = server(c, url)
+    url, root, s = c.fixture("limits_lab")
     reader = new_token(s.port, root, "read")["token"]
     writer = new_token(s.port, root, "write")["token"]
     cases = [
@@ -308,6 +311,25 @@ def t_early_413_403(c):
         check(st == want and json.loads(body)["error"]["code"] == code,
               "%s: %d %r" % (name, st, body[:200]))
         check(sec < 5, "%s: answered after %.1f s" % (name, sec))
+    # A refusal of a request without a body keeps the connection open for
+    # the next request; one with a body closes it (the body is not read).
+    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30)
+    try:
+        for path, want in (("/v1/studies", 401), ("/nope", 404), ("/healthz", 200)):
+            conn.request("GET", path)
+            r = conn.getresponse()
+            r.read()
+            check(r.status == want and not r.will_close,
+                  "GET %s on a kept-alive connection: %d, will_close %r"
+                  % (path, r.status, r.will_close))
+        conn.request("POST", "/v1/studies", body=b"{}",
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        r.read()
+        check(r.status == 401 and r.will_close,
+              "tokenless POST with a body: %d, will_close %r" % (r.status, r.will_close))
+    finally:
+        conn.close()
     # The same on an open server (the suite's).
     k = attacker_socket(c.port)
     try:
@@ -317,7 +339,6 @@ def t_early_413_403(c):
     finally:
         k.close()
     check(st == 413, "open server, 5 MB PATCH: %d %r" % (st, body[:200]))
-    s.stop()
 
 
 HTTP_TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -338,17 +359,48 @@ def raw_request(port, data):
         k.close()
 
 
+def pipelined(port, reqs):
+    """Sends the requests (bytes, without a body) in a row on one kept-alive
+    connection and returns the statuses of the answers, in order."""
+    k = attacker_socket(port, timeout=30)
+    out, statuses = b"", []
+    try:
+        k.sendall(b"".join(reqs))
+        while len(statuses) < len(reqs):
+            head, sep, rest = out.partition(b"\r\n\r\n")
+            m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head) if sep else None
+            if m and len(rest) >= int(m.group(1)):
+                statuses.append(int(head[9:12]))
+                out = rest[int(m.group(1)):]
+                continue
+            b = k.recv(65536)
+            if not b:
+                break
+            out += b
+    finally:
+        k.close()
+    return statuses
+
+
 @test("limits: hostile methods leave /metrics valid and under 200 request series")
 def t_metrics_methods(c):
-    s = server(c)
+    s = c.fixture("limits_front")
     rnd = random.Random(27)
-    methods = [b'Q"}x', b"GET\\", b"X\x01Y", b"\x7f", b"get"]
-    methods += ["".join(rnd.choice(HTTP_TOKEN_CHARS) for _ in range(rnd.randint(1, 12)))
-                .encode() for _ in range(1000)]
-    for m in methods:
-        for path in (b"/nope", b"/v1/studies"):
-            raw_request(s.port, m + b" " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close"
-                        b"\r\n\r\n")
+    # Not HTTP tokens: each on a connection of its own (libmicrohttpd may
+    # refuse them and close it).
+    for m in (b'Q"}x', b"GET\\", b"X\x01Y", b"\x7f", b"G\"ET"):
+        raw_request(s.port, m + b" /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    methods = ["".join(rnd.choice(HTTP_TOKEN_CHARS) for _ in range(rnd.randint(1, 12)))
+               for _ in range(1000)] + ["get", "Get"]
+    answered = 0
+    for i in range(0, len(methods), 100):
+        reqs = [("%s %s HTTP/1.1\r\nHost: x\r\n\r\n" % (m, p)).encode()
+                for m in methods[i:i + 100] for p in ("/nope", "/v1/studies")]
+        got = pipelined(s.port, reqs)
+        check(set(got) <= {404, 405}, "unknown methods answered %r" % sorted(set(got)))
+        answered += len(got)
+    check(answered == 2 * len(methods), "%d of %d pipelined requests answered"
+          % (answered, 2 * len(methods)))
     r = call(s.port, "GET", "/metrics")
     check(r.status == 200, "metrics %r" % r)
     text = r.raw.decode("utf-8")
@@ -359,15 +411,14 @@ def t_metrics_methods(c):
         check(SAMPLE.match(line), "not a Prometheus sample: %r" % line)
         if line.startswith("hpod_http_requests_total{"):
             series += 1
-    check(0 < series < 200, "%d request series after %d methods" % (series, len(methods)))
+    check(0 < series < 200, "%d request series after %d methods" % (series, len(methods) + 5))
     check('method="other"' in text, "unknown methods are not folded into \"other\"")
-    s.stop()
 
 
 @test("limits: a burst past the rate limit is 429 with Retry-After and changes nothing; "
       "a second token is unaffected")
 def t_rate_limit(c):
-    url, root = tokens_db(c)
+    url, root, _ = c.fixture("limits_lab")
     s = server(c, url, env={"HPOD_RATE_PER_TOKEN": "1", "HPOD_RATE_BURST": "3"})
     a = new_token(s.port, root, "write", lab="ra")["token"]
     b = new_token(s.port, root, "read", lab="ra")["token"]
@@ -507,8 +558,7 @@ def t_lookalike_names(c):
 
 @test("limits: a token revoked on a server is refused there at once")
 def t_revoke_at_once(c):
-    url, root = tokens_db(c)
-    s = server(c, url)
+    url, root, s = c.fixture("limits_lab")
     t = new_token(s.port, root, "read")
     for _ in range(3):  # verified and cached
         expect(call(s.port, "GET", "/v1/studies", token=t["token"]), 200)
@@ -519,4 +569,3 @@ def t_revoke_at_once(c):
     # A note is a name too.
     e = expect_error(call(s.port, "POST", "/v1/tokens", {"role": "read", "note": "a\u202eb"},
                           token=root), 422, "invalid_argument", "note")
-    s.stop()
