@@ -32,7 +32,7 @@
 MODE    ?= release
 O       ?= build
 B       := $(O)/$(MODE)
-PKGS    := jansson libpq libmicrohttpd nlopt lapacke
+PKGS    := jansson libpq libmicrohttpd nlopt lapacke libutf8proc
 PKGCFG  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -68,11 +68,13 @@ endif
 # program's main() and every subcommand but serve.
 LAYERS    := common core store bench study handlers server cli
 SRC_DIRS  := $(LAYERS) tools
-# core/ and the parts of common/ it may use (not json.c, not log.c).
-CORE_SRC  := $(filter-out common/json.c common/log.c,\
+# core/ and the parts of common/ it may use (not json.c, not log.c, not
+# text.c, which links utf8proc).
+CORE_SRC  := $(filter-out common/json.c common/log.c common/text.c,\
                $(wildcard common/*.c core/*.c))
 APP_SRC   := $(filter-out cli/main.c,\
-               common/json.c common/log.c $(wildcard store/*.c bench/*.c \
+               common/json.c common/log.c common/text.c \
+               $(wildcard store/*.c bench/*.c \
                study/*.c handlers/*.c server/*.c cli/*.c))
 CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
 APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o \

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/text.h"
 #include "store/db.h"
 #include "study/access.h"
 
@@ -96,13 +97,21 @@ token_create(struct db *db, const struct token_args *a)
 {
     struct access_new_token t;
     struct hpod_err err = {0};
+    char *note = NULL;
     int created = 0;
 
-    if (access_token_create(db, NULL, a->role, a->lab, a->note, a->expires_in,
+    if (hpod_text_name(a->note ? a->note : "", "--note", &note, &err) !=
+        HPOD_OK) {
+        fprintf(stderr, "hpod: %s\n", err.msg);
+        return 2;
+    }
+    if (access_token_create(db, NULL, a->role, a->lab, note, a->expires_in,
                             a->if_none, &t, &created, &err) != HPOD_OK) {
         fprintf(stderr, "hpod: could not create a token: %s\n", err.msg);
+        free(note);
         return 1;
     }
+    free(note);
     if (!created) {
         fprintf(stderr, "hpod: a token exists already; none created\n");
         return 0;

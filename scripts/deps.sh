@@ -27,7 +27,7 @@
 set -eu
 
 PKGS="build-essential pkg-config make
-libmicrohttpd-dev libjansson-dev libpq-dev
+libmicrohttpd-dev libjansson-dev libpq-dev libutf8proc-dev
 libopenblas-dev liblapacke-dev libnlopt-dev
 libcmocka-dev libcurl4-openssl-dev curl
 postgresql postgresql-contrib python3 util-linux

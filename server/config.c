@@ -51,6 +51,25 @@ static const struct config_var vars[] = {
      "largest request body in bytes (413 above)"},
     {"HPOD_THREADS", CV_INT, "0", 0, 256, INT(threads),
      "HTTP worker threads; 0: one per connection"},
+    {"HPOD_MAX_CONNECTIONS", CV_INT, "1000", 16, 100000, INT(max_connections),
+     "open connections per process; past it a new one is closed at once"},
+    {"HPOD_CONN_PER_ADDR", CV_INT, "128", 1, 100000, INT(conn_per_addr),
+     "open connections per client address; past it a new one is closed at "
+     "once (behind a balancer every client shares its address: raise it)"},
+    {"HPOD_HEADER_TIMEOUT_MS", CV_INT, "10000", 100, 3600000,
+     INT(header_timeout_ms),
+     "a request's headers must be in this long after the connection opened "
+     "(or its previous answer was sent), however they trickle in; else the "
+     "connection is closed"},
+    {"HPOD_BODY_TIMEOUT_MS", CV_INT, "60000", 100, 3600000,
+     INT(body_timeout_ms),
+     "the same deadline for headers and body together; else the connection "
+     "is closed"},
+    {"HPOD_RATE_PER_TOKEN", CV_INT, "200", 0, 1000000, INT(rate_per_token),
+     "requests per second per token (per client address on an open server), "
+     "counted by each process; past it 429 with Retry-After; 0: no limit"},
+    {"HPOD_RATE_BURST", CV_INT, "400", 1, 10000000, INT(rate_burst),
+     "requests a token may send at once above HPOD_RATE_PER_TOKEN"},
     {"HPOD_DB_POOL", CV_INT, "8", 1, 256, INT(db_pool),
      "database connections per process"},
     {"HPOD_DB_CONNECT_TIMEOUT_MS", CV_INT, "5000", 100, 600000,

@@ -24,6 +24,12 @@ struct config {
     char migrations[1024];
     long max_body;
     long threads;
+    long max_connections;
+    long conn_per_addr;
+    long header_timeout_ms;
+    long body_timeout_ms;
+    long rate_per_token;
+    long rate_burst;
     long db_pool;
     long db_connect_timeout_ms;
     long db_wait_seconds;
