@@ -38,20 +38,29 @@ def gmean_ratio(fig, tables, cfg, plain):
     return math.exp(sum(logs) / len(logs))
 
 
-def choose(fig, tables, candidates, plain):
-    """The candidate of the lowest geometric-mean ratio to plain on tables,
-    or plain when none is below 1; (config, its ratio)."""
+def worst_ratio(fig, tables, cfg, plain):
+    return max(fig[t][cfg] / fig[t][plain] for t in tables)
+
+
+CRITERIA = {"gmean": gmean_ratio, "worst": worst_ratio}
+
+
+def choose(fig, tables, candidates, plain, criterion="gmean"):
+    """The candidate of the lowest criterion (the geometric-mean ratio to
+    plain on tables, or the worst ratio), or plain when none is below 1;
+    (config, its figure)."""
     best, best_r = plain, 1.0
     for c in candidates:
         if any(c not in fig[t] for t in tables):
             continue
-        r = gmean_ratio(fig, tables, c, plain)
+        r = CRITERIA[criterion](fig, tables, c, plain)
         if r < best_r - 1e-12:
             best, best_r = c, r
     return best, best_r
 
 
-def leave_one_out(fig, candidates, plain, case_of, rows=None):
+def leave_one_out(fig, candidates, plain, case_of, rows=None,
+                  criterion="gmean"):
     """For each table t: the case of t, the training tables (the other
     tables of the same case), the configuration chosen on them and its
     figure on t. Returns {t: {...}}."""
@@ -63,29 +72,37 @@ def leave_one_out(fig, candidates, plain, case_of, rows=None):
         if not train:
             chosen, r = plain, None
         else:
-            chosen, r = choose(fig, train, candidates, plain)
+            chosen, r = choose(fig, train, candidates, plain, criterion)
         out[t] = {"case": c, "train": train, "chosen": chosen,
                   "train_ratio": r, "score": fig[t][chosen],
                   "plain": fig[t][plain]}
     return out
 
 
-def in_sample(fig, candidates, plain, case_of, rows=None):
+def in_sample(fig, candidates, plain, case_of, rows=None, criterion="gmean"):
     """The same selection on all tables (what a rule tuned on the six
     picks): {case: config}."""
     cases = {}
     for t in fig:
         cases.setdefault(case_of(t, rows), []).append(t)
-    return {c: choose(fig, ts, candidates, plain)[0]
+    return {c: choose(fig, ts, candidates, plain, criterion)[0]
             for c, ts in cases.items()}
 
 
+# name, the cases, the criterion, the candidates (None: all; else a
+# predicate on the configuration's key), what it is
 RULES = [
-    ("size-keyed", size_case,
+    ("size-keyed", size_case, "gmean", None,
      "two cases as auto has them: finite spaces of at most 400 candidates, "
-     "larger ones; each picks on the other tables of its own case"),
-    ("one case", one_case,
-     "one case for every finite space: picks on the other five tables"),
+     "larger ones; each picks on the other tables of its own case by the "
+     "geometric-mean ratio to the plain method"),
+    ("one case", one_case, "gmean", None,
+     "one case for every finite space: picks on the other five tables by "
+     "the geometric-mean ratio"),
+    ("one case, worst", one_case, "worst", None,
+     "one case for every finite space: picks on the other five tables by "
+     "the worst ratio to the plain method (the candidate that loses least "
+     "anywhere)"),
 ]
 
 
@@ -94,16 +111,17 @@ def evaluate(fig, candidates, plain, peer_fig=None, rows=None,
     """Every rule of RULES under leave-one-out, with the plain method and
     the peers (peer_fig: {table: {peer: mean}}) beside it."""
     res = []
-    for name, case_of, desc in RULES:
-        per = leave_one_out(fig, candidates, plain, case_of, rows)
+    for name, case_of, crit, pick, desc in RULES:
+        cands = [c for c in candidates if pick is None or pick(c)]
+        per = leave_one_out(fig, cands, plain, case_of, rows, crit)
         for t, r in per.items():
             r["peers"] = dict((peer_fig or {}).get(t, {}))
             r["beats_plain"] = (r["score"] <= r["plain"]) if \
                 lower_is_better else (r["score"] >= r["plain"])
         scores = [r["score"] for r in per.values()]
         res.append({"rule": name, "description": desc, "tables": per,
-                    "in_sample": in_sample(fig, candidates, plain, case_of,
-                                           rows),
+                    "in_sample": in_sample(fig, cands, plain, case_of,
+                                           rows, crit),
                     "mean": sum(scores) / len(scores),
                     "plain_mean": sum(r["plain"] for r in per.values())
                     / len(per)})

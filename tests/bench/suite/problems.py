@@ -315,7 +315,8 @@ class Depth(Conditional):
         for i in range(4):
             out.append(({"name": "width%d" % i, "type": "int", "low": 16,
                          "high": 512, "log": True},
-                        ("layers", [str(k) for k in range(i + 1, 5)])))
+                        ("layers", [str(k) for k in range(i + 1, 5)])
+                        if i else None))
         return out
 
     def evaluate(self, ask):

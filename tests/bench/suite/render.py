@@ -241,7 +241,7 @@ def loo_report(so, mo, gen):
         # true hold-out: no configuration was tuned on them).
         grow = {t: problems.GEN_TABLES[t][0] for t in gen}
         for r in rules:
-            case_of = [c for n, c, _ in loo.RULES if n == r["rule"]][0]
+            case_of = [x[1] for x in loo.RULES if x[0] == r["rule"]][0]
             held = {}
             for t, ms in gen.items():
                 cfg = r["in_sample"][case_of(t, grow)]

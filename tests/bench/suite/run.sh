@@ -13,8 +13,10 @@ B=${1:?usage: tests/bench/suite/run.sh BUILD [SUITE ARGS...]}
 shift
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 B=$(cd "$B" && pwd)
-[ -x "$B/hpod" ] && [ -x "$B/hpod-bench" ] ||
-    { echo "suite: $B/hpod or $B/hpod-bench not built" >&2; exit 1; }
+if [ ! -x "$B/hpod" ] || [ ! -x "$B/hpod-bench" ]; then
+    echo "suite: $B/hpod or $B/hpod-bench not built" >&2
+    exit 1
+fi
 if [ "${SUITE_INNER:-}" != 1 ]; then
     SUITE_INNER=1 exec sh "$root/tests/api/pg_tmp.sh" "$B" sh "$0" "$B" "$@"
 fi
