@@ -8,7 +8,8 @@ problems and seeds, and the leave-one-table-out figures of `auto`.
            [--runs 100] [--runs-big 100] [--gen-runs 100] [--seeds 10]
            [--budget 40]
            [--jobs 2] [--out build/suite] [--dir ../shared/benchmarks]
-           [--fresh 0] [--docs docs/suite.md]
+           [--fresh 0] [--docs docs/suite.md] [--hpod-fn auto,gp_lsp,...]
+           [--only SUBSTRING]
 
 Sections (each keeps its runs under --out, so an interrupted suite resumes
 and a second invocation only summarizes what it already has):
@@ -20,7 +21,10 @@ and a second invocation only summarizes what it already has):
                bench-peers).
   functions    the six test functions, their mixed and categorical
                variants: real studies over HTTP (--url: a release hpod
-               serve), budget --budget, seeds 0..--seeds-1.
+               serve), budget --budget, seeds 0..--seeds-1; --hpod-fn
+               names hpod's methods (auto; gp, gp_nei, gp_lsp, gp_nei_lsp:
+               candidates for auto's continuous case), --only runs only the
+               problems whose key (e.g. "levy4/cat") holds the substring.
   generated    lookup tables built by problems.py, imported with POST
                /v1/benchmarks and replayed with simulate (--gen-runs per
                table).
@@ -68,7 +72,7 @@ def parse(argv):
          "runs": 100, "runs_big": 100, "seeds": 10, "budget": 40, "jobs": 2,
          "out": "build/suite", "fresh": 0, "docs": "",
          "dir": os.environ.get("HPOD_BENCHMARKS", "../shared/benchmarks"),
-         "hpod_fn": "auto", "gen_runs": 100}
+         "hpod_fn": "auto", "gen_runs": 100, "only": ""}
     i = 0
     while i < len(argv):
         k = argv[i][2:].replace("-", "_")
@@ -202,6 +206,12 @@ def hpod_algorithm(method, seed):
     if method == "gp_nei":
         return {"name": "gp", "kernel": "matern52", "acquisition": "nei",
                 "seed": seed}
+    if method == "gp_lsp":  # the lengthscale prior of auto's finite cases
+        return {"name": "gp", "kernel": "matern52", "acquisition": "ei",
+                "lengthscale_prior": 1.0, "seed": seed}
+    if method == "gp_nei_lsp":
+        return {"name": "gp", "kernel": "matern52", "acquisition": "nei",
+                "lengthscale_prior": 1.0, "seed": seed}
     return {"name": "gp", "kernel": "matern52", "acquisition": "ei",
             "seed": seed}
 
@@ -246,7 +256,7 @@ def run_problems(o, kind, keys, hpod_methods, fname):
     methods = ["hpod_" + m for m in hpod_methods] + peers.METHODS
     jobs = [(kind, key, m, s, o["budget"], o["url"])
             for s in range(o["seeds"]) for key in keys for m in methods
-            if (key, m, s) not in have]
+            if (key, m, s) not in have and o["only"] in key]
     if any(j[2].startswith("hpod_") for j in jobs) and not o["url"]:
         raise SystemExit("suite: the %s section needs --url (a running hpod "
                          "serve; tests/bench/suite/run.sh starts one)" % kind)
