@@ -110,8 +110,11 @@ def collect_tables(d, runs, runs_big):
                          "ftc": _stat([x["ftc"] for x in ms])["mean"],
                          "fb": _stat([x["fb"] for x in ms])["mean"],
                          "n": len(ms)}
-    mj = _load(os.path.join(d, "mo.json"), {"tables": []})
-    for tb in mj["tables"]:
+    mts = []
+    for ds in TABLES:
+        mts += _load(os.path.join(d, "mo-%s.json" % ds), {"tables": []})[
+            "tables"]
+    for tb in mts:
         ds = tb["name"].replace("nmthpo/", "")
         mo[ds] = {}
         for m in tb["methods"]:
