@@ -59,7 +59,8 @@ def _load(path, default=None):
         return json.load(f)
 
 
-def _jsonl(path):
+def read_jsonl(path):
+    """The records of a runs file (a line cut short by a kill skipped)."""
     out = []
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
@@ -99,7 +100,7 @@ def collect_tables(d, runs, runs_big):
                      "chosen": m.get("chosen")}
                   for m in tb["methods"] if "ftb" in m}
     peers = {}
-    for r in _jsonl(os.path.join(d, "peers_tables.jsonl")):
+    for r in read_jsonl(os.path.join(d, "peers_tables.jsonl")):
         peers.setdefault((r["table"], r["method"]), []).append(r)
     for (ds, m), recs in peers.items():
         want = runs_big if loo.ROWS.get(ds, 0) > 400 else runs
@@ -139,7 +140,7 @@ def collect_tables(d, runs, runs_big):
 def collect_problems(path, seeds):
     """{problem: {method: stat of log10 regret}} over seeds 0..seeds-1."""
     by = {}
-    for r in _jsonl(path):
+    for r in read_jsonl(path):
         if r.get("regret") is not None:
             by.setdefault((r["problem"], r["method"]), []).append(r)
     out = {}
@@ -152,7 +153,7 @@ def collect_problems(path, seeds):
 
 def collect_generated(path, runs):
     out = {}
-    for r in _jsonl(path):
+    for r in read_jsonl(path):
         t = out.setdefault(r["table"], {})
         if "runs" in r:
             t[GEN_AS.get(r["method"], r["method"])] = {
@@ -162,7 +163,7 @@ def collect_generated(path, runs):
                 "fb": r["metrics"]["fb"]["mean"], "n": r["runs"],
                 "chosen": (r.get("algorithm") or {}).get("chosen")}
     peers = {}
-    for r in _jsonl(path):
+    for r in read_jsonl(path):
         if "seed" in r:
             peers.setdefault((r["table"], r["method"]), []).append(r)
     for (t, m), recs in peers.items():

@@ -21,40 +21,31 @@ if [ "${SUITE_INNER:-}" != 1 ]; then
     SUITE_INNER=1 exec sh "$root/tests/api/pg_tmp.sh" "$B" sh "$0" "$B" "$@"
 fi
 
-export OPENBLAS_NUM_THREADS=1
-log=$(mktemp "$B/suite-hpod.XXXXXX")
-pid=""
+export OPENBLAS_NUM_THREADS=1 HPOD_SIM_WORKERS=2
+pgdir=$(mktemp -d "$B/suite.XXXXXX") # the server's log: $pgdir/hpod-0.log
+pids=""
+urls=""
 stop() {
-    if [ -n "$pid" ]; then
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-        pid=""
-    fi
-    rm -f "$log"
+    for p in $pids; do
+        kill -TERM "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+    done
+    pids=""
+    rm -rf "$pgdir"
 }
 trap stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-(cd "$root" && "$B/hpod" migrate) >"$log" 2>&1 ||
-    { tail -20 "$log" >&2; echo "suite: hpod migrate failed" >&2; exit 1; }
-port=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
-(cd "$root" && HPOD_PORT="$port" HPOD_SIM_WORKERS=2 exec "$B/hpod" serve) \
-    >>"$log" 2>&1 &
-pid=$!
-i=0
-until curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; do
-    i=$((i + 1))
-    if [ "$i" -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then
-        tail -20 "$log" >&2
-        echo "suite: hpod serve did not answer /healthz within 30 s" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
+(cd "$root" && "$B/hpod" migrate) >"$pgdir/migrate.log" 2>&1 || {
+    tail -20 "$pgdir/migrate.log" >&2
+    echo "suite: hpod migrate failed" >&2
+    exit 1
+}
+# free_port, start_servers N BUILD (appends to pids and urls)
+# shellcheck source=tests/bench/servers.sh
+. "$root/tests/bench/servers.sh"
+start_servers 1 "$B"
 cd "$root"
 "${SUITE_PYTHON:-/usr/bin/python3}" tests/bench/suite/suite.py \
-    --build "$B" --url "http://127.0.0.1:$port" "$@"
+    --build "$B" --url "$urls" "$@"

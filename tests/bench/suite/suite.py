@@ -45,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import problems  # noqa: E402
 import hpod_client  # noqa: E402
+from render import read_jsonl  # noqa: E402
 
 SECTIONS = ["tables", "functions", "generated", "conditional"]
 # The single-objective configurations of the tables section (hpod-bench
@@ -97,18 +98,6 @@ def parse(argv):
 
 
 # ---- runs files: one JSON line per finished run or cell ----
-
-def read_jsonl(path):
-    out = []
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            for ln in f:
-                try:
-                    out.append(json.loads(ln))
-                except ValueError:
-                    pass  # a line cut short by a kill
-    return out
-
 
 def append_jsonl(path, rec):
     with open(path, "a", encoding="utf-8") as f:
