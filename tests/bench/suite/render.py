@@ -48,8 +48,26 @@ MO_PEER_LABELS = {"Optuna MOTPE (TPESampler, 2 objectives)": "motpe",
                   "Optuna TPE on BLEU alone": "tpe_bleu"}
 
 
+SHORT = {"auto": "auto", "bo_ei_m": "gp", "tpe": "TPE", "tpe_mv": "TPE-mv",
+         "cmaes": "CMA-ES", "random": "O-random", "bo_neilsptr_m": "nls",
+         "bo_hedge_m": "hedge", "bo_hedgeobs_m": "hedge-obs",
+         "gb_ei_m": "graph", "greedy": "greedy", "bo_m": "ehvi/gp",
+         "motpe": "MOTPE", "nsga2": "NSGA-II", "hpod_auto": "auto",
+         "hpod_gp_lsp": "gp+prior", "hpod_gp_nei_lsp": "gp/nei+prior",
+         "hpod_gp_nei": "gp/nei", "hpod_gp": "gp"}
+LEGEND = ("   columns: auto and gp (gp/matern52/ei) are hpod's; TPE, TPE-mv "
+          "(multivariate), CMA-ES, O-random are Optuna's; nls = BO_NEILSPTR_M "
+          "(gp/nei, lengthscale prior, trust region), hedge = BO_HEDGE_M "
+          "(GP-Hedge of nls and graph EI, GP judge), hedge-obs = "
+          "BO_HEDGEOBS_M (observed judge), graph = GB_EI_M")
+
+
 def name(k):
     return NAMES.get(k, k)
+
+
+def short(k):
+    return SHORT.get(k, k)
 
 
 def _load(path, default=None):
@@ -302,11 +320,15 @@ def _table(head, rows):
     return "\n".join([line(head)] + [line(r) for r in rows]) + "\n"
 
 
-def so_rows(fig, methods, metric="ftb"):
+def so_rows(fig, methods, want, metric="ftb"):
+    """One row per table; a cell of fewer runs than want says how many
+    ("26.0 [35]")."""
     rows = []
     for t, ms in fig.items():
-        rows.append([t] + [_f(ms[m][metric]) if m in ms else "-"
-                           for m in methods])
+        w = want(t)
+        rows.append([t] + ["-" if m not in ms else _f(ms[m][metric]) + (
+            " [%d]" % ms[m]["n"] if ms[m].get("n", w) < w else "")
+            for m in methods])
     return rows
 
 
@@ -315,16 +337,20 @@ def summary(rep):
          "same problems and seeds"]
     so = rep["tables_so"]
     if so:
-        s.append("-- tables, 1 objective: mean ftb (%d runs; lower is "
-                 "better)" % rep["runs"])
-        s.append(_table(["table"] + [name(m) for m in SO_LINEUP],
-                        so_rows(so, SO_LINEUP)).rstrip())
+        s.append("-- tables, 1 objective: mean ftb (%d runs, [n] where "
+                 "fewer; lower is better)" % rep["runs"])
+        want = lambda t: rep["runs_big"] if loo.ROWS.get(t, 0) > 400 and \
+            rep["runs_big"] < rep["runs"] else rep["runs"]
+        s.append(LEGEND)
+        s.append(_table(["table"] + [short(m) for m in SO_LINEUP] + [
+            short(m) for m in SO_CANDIDATES[1:]],
+            so_rows(so, SO_LINEUP + SO_CANDIDATES[1:], want)).rstrip())
     mo = rep["tables_mo"]
     if mo:
         lin = ["auto", "bo_m", "motpe", "nsga2"]
         s.append("-- tables, 2 objectives: mean fta / fbp (peers from "
                  "docs/peers_mo.json, %s)" % rep.get("peers_mo_date"))
-        s.append(_table(["table"] + [name(m) for m in lin],
+        s.append(_table(["table"] + [short(m) for m in lin],
                         [[t] + ["%s / %s" % (_f(ms[m]["fta"]),
                                              _f(ms[m]["fbp"], 2))
                                 if m in ms else "-" for m in lin]
@@ -337,16 +363,19 @@ def summary(rep):
                     key=lambda m: (not m.startswith("hpod"), m))
         s.append("-- %s: mean log10 regret of the best of %d, seeds 0-%d" % (
             g, rep["budget"], rep["seeds"] - 1))
-        s.append(_table(["problem"] + [name(m) for m in ms],
+        s.append(_table(["problem"] + [short(m) for m in ms],
                         [[p] + [_f(v[m]["mean"], 2) if m in v else "-"
                                 for m in ms] for p, v in fig.items()])
                  .rstrip())
     if rep.get("conditional_note"):
         s.append("   " + rep["conditional_note"])
     if rep["generated"]:
-        s.append("-- generated tables: mean ftb")
-        s.append(_table(["table"] + [name(m) for m in SO_LINEUP],
-                        so_rows(rep["generated"], SO_LINEUP)).rstrip())
+        s.append("-- generated tables: mean ftb (%d runs, [n] where fewer)"
+                 % rep["gen_runs"])
+        s.append(_table(["table"] + [short(m) for m in SO_LINEUP] + [
+            short(m) for m in SO_CANDIDATES[1:-1]],
+            so_rows(rep["generated"], SO_LINEUP + SO_CANDIDATES[1:-1],
+                    lambda t: rep["gen_runs"])).rstrip())
     s.append("-- mean rank per group (1 = best)")
     for g, r in rep["ranks"].items():
         if r["mean_rank"]:
