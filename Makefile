@@ -12,6 +12,12 @@
 #                        and protocol (tests/bench/mo_peers.py) into
 #                        docs/peers_mo.json, rendered beside hpod's rows;
 #                        tens of minutes
+#   make bench-suite     the development suite (tests/bench/suite): hpod
+#                        beside Optuna's TPE, CMA-ES and random on the six
+#                        tables, test functions, generated tables and
+#                        conditional problems, and auto's leave-one-table-
+#                        out figures, into build/suite and docs/suite.md;
+#                        an hour or more
 #   make                 release build -> build/release/hpod
 #   make test-netns      replicas in network namespaces behind HAProxy, one
 #                        killed mid-run (root; else skipped, saying why)
@@ -259,6 +265,18 @@ bench-peers:
 	@mkdir -p $(O)
 	nice -n 10 $(PEER_PYTHON) tests/bench/mo_peers.py $(PEERS_ARGS) \
 	    --runs-file $(O)/peers_runs.jsonl --out docs/peers_mo.json
+
+# make bench-suite: the development suite (docs/suite.md) under nice, on a
+# throwaway cluster and a release server (tests/bench/suite/run.sh). Runs
+# are kept in $(O)/suite, so an interrupted suite resumes; SUITE_ARGS adds
+# suite.py options (e.g. --runs 20 --seeds 3 while developing).
+SUITE_ARGS ?=
+.PHONY: bench-suite
+bench-suite: deps
+	@sh scripts/deps.sh bench
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod hpod-bench
+	nice -n 15 sh tests/bench/suite/run.sh $(O)/release --out $(O)/suite \
+	    --docs docs/suite.md $(SUITE_ARGS)
 
 # make fuzz: not part of make test (it runs for minutes); exits non-zero
 # if any harness crashed, leaked or tripped a sanitizer.

@@ -385,6 +385,29 @@ else
     sh "$root/tests/bench/cold_run.sh" "$root" || fail "cold run failed"
 fi
 
+# --- 5b. the development suite (tests/bench/suite, docs/suite.md) -----------
+# The figures of the last `make bench-suite` (SUITE_OUT, default the suite
+# directory beside BUILD); when there are none, a short suite (10 runs per
+# table, 3 seeds per function) is run into it first. BENCH_ONLY: "suite".
+echo
+suite_out=${SUITE_OUT:-$B/../suite}
+if ! want suite; then
+    echo "== suite: skipped (BENCH_ONLY)"
+elif ! "$peer_python" -c 'import optuna, cmaes' 2>/dev/null; then
+    echo "== suite: $peer_python cannot import optuna and cmaes" \
+        "(sh scripts/deps.sh bench installs them); skipped"
+else
+    if [ ! -f "$suite_out/suite.json" ]; then
+        echo "== suite: no $suite_out/suite.json (make bench-suite); a short" \
+            "suite first"
+        SUITE_PYTHON=$peer_python sh "$root/tests/bench/suite/run.sh" "$B" \
+            --out "$suite_out" --runs 10 --runs-big 10 --gen-runs 5 \
+            --seeds 3 >/dev/null || fail "the short suite failed"
+    fi
+    "$peer_python" "$root/tests/bench/suite/render.py" --out "$suite_out" ||
+        fail "tests/bench/suite/render.py failed"
+fi
+
 # --- 6. side by side ----------------------------------------------------------
 echo
 # shellcheck disable=SC2086 # the client counts are words
