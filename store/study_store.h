@@ -67,7 +67,8 @@ enum hpod_status study_store_get_row(struct db *db, long long id,
  * is another: out->definition is NULL when it is still known.
  */
 #define STUDY_VERSION_MAX 48
-/* The version as SQL, of the row of studies aliased s. */
+/* The version as SQL, of the row of studies aliased s; migration 0022
+ * (a report's read) spells it too: a change changes both. */
 #define STUDY_SQL_VERSION                                                      \
     "(s.xmin::text || ':' || pg_column_size(s.definition))"
 

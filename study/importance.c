@@ -286,6 +286,7 @@ job_main(void *arg)
 
     /* The versions as they are now: the fit is kept under them. */
     if (db_pool_acquire(j->pool, &db, &err) == HPOD_OK) {
+        db_pool_swap_stale(j->pool, &db);
         if (imp_read(db, j->id, j->metric, &r, &err) == HPOD_OK)
             imp_fit(db, j->pool, j->units, j->lab, &r, &e, &err);
         else
@@ -438,6 +439,10 @@ study_importance(const struct importance_where *w, long long study_id,
     snprintf(lab, sizeof lab, "%s", w->lab ? w->lab : "");
     if ((st = db_pool_acquire(w->pool, &db, err)) != HPOD_OK)
         return st;
+    /* A read that tolerates staleness (server/router.c
+     * router_reads_stale) goes to a standby close enough behind, when
+     * there is one: its versions are the primary's of a moment ago. */
+    db_pool_swap_stale(w->pool, &db);
     if ((!lab[0] && (st = labsched_study_lab(db, NULL, study_id, lab,
                                              sizeof lab, err)) != HPOD_OK) ||
         (st = imp_read(db, study_id, metric, &r, err)) != HPOD_OK)

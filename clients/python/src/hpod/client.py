@@ -302,9 +302,20 @@ class HpodClient:
     def simulate(self, name: str, **options: Any) -> JSON:
         """Seeded simulated studies on a table: options are the request's
         fields (algorithm, repeats, init, seed, objectives, budget, ...).
-        Returns the stored simulation."""
-        return self._json("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
-                          options, idempotent=False)
+        Returns the stored simulation once it has ended (done, failed or
+        cancelled): a job the server answered before it was done (202) is
+        polled."""
+        sim = self._json("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
+                         options, idempotent=False)
+        while sim.get("state") in ("queued", "running"):
+            time.sleep(0.5)
+            sim = self.get_simulation(sim["id"])
+        return sim
+
+    def cancel_simulation(self, sim_id: int) -> JSON:
+        """DELETE /v1/simulations/{id}: a queued or running simulation
+        cancelled (state "cancelled"); one that ended is a 409."""
+        return self._json("DELETE", "/v1/simulations/%d" % sim_id)
 
     def list_simulations(self, benchmark: Optional[str] = None, limit: Optional[int] = None,
                          offset: Optional[int] = None) -> JSON:
