@@ -15,8 +15,10 @@
 #                          with SQLAlchemy and psycopg2 for its RDB storage
 #                          on the benchmark's PostgreSQL, and scikit-learn
 #                          for Optuna's fANOVA importance evaluator (random
-#                          forests; tests/bench/importance_fanova.py) (make
-#                          test never installs these)
+#                          forests; tests/bench/importance_fanova.py), and
+#                          PyTorch for the trainer of make example-torch
+#                          (clients/python/examples, with scikit-learn's
+#                          digits) (make test never installs these)
 #   scripts/deps.sh build-list  installs nothing: prints the packages that
 #                          building hpod alone (`make hpod`) needs, which
 #                          docker/Dockerfile's build stage must install too
@@ -65,7 +67,8 @@ if [ "${1:-}" = test ]; then
     done
 fi
 if [ "${1:-}" = bench ]; then
-    for p in python3-optuna python3-sqlalchemy python3-psycopg2 python3-sklearn; do
+    for p in python3-optuna python3-sqlalchemy python3-psycopg2 python3-sklearn \
+        python3-torch; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
             missing="$missing $p"
         fi
