@@ -81,20 +81,10 @@ def _grid(low: float, high: float, step: float) -> List[float]:
     return [float("%.12g" % (low + i * step)) for i in range(n + 1)]
 
 
-class Trial:
-    """One trial handed to fn by Study.optimize (or by Study.ask): its id,
-    number and params, the suggest_* calls of a define-by-run objective,
-    report/should_prune, and where to train from (resume_from_step,
-    checkpoint) and to (train_to)."""
+class _TrialData:
+    """What Trial and FrozenTrial read alike from the trial's JSON."""
 
-    def __init__(self, study: "Study", data: JSON) -> None:
-        self.study = study
-        self.data = data
-        self.data.setdefault("params", {})
-        self._action: Optional[str] = None
-        self.stopped = False  # the server answered "stop"
-        self.stop_state: Optional[str] = None  # then: "paused" or "pruned"
-        self.preempted = False  # the SIGTERM handler handed it back
+    data: JSON
 
     @property
     def id(self) -> int:
@@ -109,9 +99,29 @@ class Trial:
 
     @property
     def params(self) -> Dict[str, Any]:
-        """The trial's values so far: the declared space's (inactive
-        conditional parameters absent) and those suggest_* asked for."""
-        return dict(self.data["params"])
+        return dict(self.data.get("params") or {})
+
+    @property
+    def user_attrs(self) -> Dict[str, Any]:
+        """The trial's metadata."""
+        return dict(self.data.get("metadata") or {})
+
+
+class Trial(_TrialData):
+    """One trial handed to fn by Study.optimize (or by Study.ask): its id,
+    number and params (the declared space's, inactive conditional
+    parameters absent, and those suggest_* asked for), the suggest_* calls of a define-by-run objective,
+    report/should_prune, and where to train from (resume_from_step,
+    checkpoint) and to (train_to)."""
+
+    def __init__(self, study: "Study", data: JSON) -> None:
+        self.study = study
+        self.data = data
+        self.data.setdefault("params", {})
+        self._action: Optional[str] = None
+        self.stopped = False  # the server answered "stop"
+        self.stop_state: Optional[str] = None  # then: "paused" or "pruned"
+        self.preempted = False  # the SIGTERM handler handed it back
 
     @property
     def train_to(self) -> Optional[int]:
@@ -136,11 +146,6 @@ class Trial:
     @property
     def worker(self) -> str:
         return str(self.data.get("worker", ""))
-
-    @property
-    def user_attrs(self) -> Dict[str, Any]:
-        """The trial's metadata."""
-        return dict(self.data.get("metadata") or {})
 
     def set_user_attr(self, key: str, value: Any) -> None:
         """Sets one key of the trial's metadata (PATCH /v1/trials/{id});
@@ -291,7 +296,7 @@ def _check_range(name: str, low: float, high: float, step: Optional[float], log:
             raise ValueError("suggest(%r): step must be > 0, got %r" % (name, step))
 
 
-class FrozenTrial:
+class FrozenTrial(_TrialData):
     """A trial as the server holds it (what best_trial, best_trials, tell
     and the optimize callbacks hand out). values lists the objectives'
     values in the study's order (None until completed); metrics holds
@@ -302,21 +307,8 @@ class FrozenTrial:
         self.objectives = list(objectives)
 
     @property
-    def id(self) -> int:
-        return int(self.data["id"])
-
-    @property
-    def number(self) -> Optional[int]:
-        n = self.data.get("number")
-        return None if n is None else int(n)
-
-    @property
     def state(self) -> str:
         return str(self.data.get("state", ""))
-
-    @property
-    def params(self) -> Dict[str, Any]:
-        return dict(self.data.get("params") or {})
 
     @property
     def metrics(self) -> Dict[str, float]:
@@ -348,10 +340,6 @@ class FrozenTrial:
             if v is not None:
                 out[int(iv["step"])] = v
         return out
-
-    @property
-    def user_attrs(self) -> Dict[str, Any]:
-        return dict(self.data.get("metadata") or {})
 
     @property
     def reason(self) -> Optional[str]:
