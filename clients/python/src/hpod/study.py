@@ -18,6 +18,7 @@ trials_dataframe read the results.
 """
 
 import importlib
+import itertools
 import os
 import socket
 import threading
@@ -32,6 +33,12 @@ from .trial import FrozenTrial, Trial, Value, finite_or_reason
 __all__ = ["Study", "StudyDone", "create_study", "load_study"]
 
 
+# Study.ask's worker names: one counter for the process, so that two Study
+# objects of one study never ask under the same name.
+_asks = itertools.count(1)
+_ask_lock = threading.Lock()
+
+
 class StudyDone(Exception):
     """Raised by Study.ask when the study will issue no more trials
     (budget spent, candidates used up, or finished)."""
@@ -44,8 +51,6 @@ class Study:
         self.client = client
         self.data = data
         self._runs: List[threading.Event] = []  # the stop events of running optimize calls
-        self._ask_lock = threading.Lock()
-        self._asked = 0
 
     @property
     def id(self) -> int:
@@ -182,9 +187,8 @@ class Study:
         while the study has nothing to issue now (at most timeout
         seconds, then TimeoutError); StudyDone once it never will. No
         heartbeat: report, heartbeat() or tell before lease_seconds."""
-        with self._ask_lock:
-            self._asked += 1
-            n = self._asked
+        with _ask_lock:
+            n = next(_asks)
         base = worker or "%s-%d" % (socket.gethostname() or "worker", os.getpid())
         name = "%s-ask-%d" % (base, n)
         start = time.monotonic()
