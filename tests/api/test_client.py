@@ -88,7 +88,7 @@ def venv_script(c, v, name, code, timeout=300):
         check(False, "%s did not end with a JSON line:\n%s" % (name, out[-2000:]))
 
 
-@test("client: clients/python installs offline into a fresh venv (pip --no-index); hpod imports there with its version and py.typed; every file compiles")
+@test("client: clients/python installs offline into a fresh venv (pip --no-index); hpod imports there with its version and py.typed; every file compiles (examples too); mypy --strict where mypy is")
 def t_client_install(c):
     v = c.fixture("client_venv")
     rc, out = run([v["python"], "-c", "import hpod, os; print(hpod.__version__); "
@@ -103,8 +103,9 @@ def t_client_install(c):
           % (version, m and m.group(1)))
     check(where.startswith(v["venv"] + os.sep), "hpod imported from %s, not the venv" % where)
     check(typed == "True", "py.typed was not installed")
-    files = glob.glob(os.path.join(PKG, "*.py")) + glob.glob(os.path.join(PKG, "src", "hpod", "*.py"))
-    check(len(files) >= 6, "clients/python files: %r" % files)
+    files = (glob.glob(os.path.join(PKG, "*.py")) + glob.glob(os.path.join(PKG, "src", "hpod", "*.py"))
+             + glob.glob(os.path.join(PKG, "examples", "*.py")))
+    check(len(files) >= 10, "clients/python files: %r" % files)
     for f in files:
         try:
             py_compile.compile(f, cfile=os.path.join(v["dir"], "pyc", os.path.basename(f) + "c"),
@@ -121,7 +122,8 @@ def t_client_install(c):
     if run([v["python"], "-m", "mypy", "--version"], timeout=60)[0] == 0:
         rc, out = run([v["python"], "-m", "mypy", "--strict", "--python-version", "3.9",
                        "--cache-dir", os.path.join(v["dir"], "mypy-cache"),
-                       os.path.join(PKG, "src", "hpod")] + sorted(glob.glob(os.path.join(PKG, "*.py"))),
+                       os.path.join(PKG, "src", "hpod"), os.path.join(PKG, "examples", "preempt_demo.py")]
+                      + sorted(glob.glob(os.path.join(PKG, "*.py"))),
                       timeout=300)
         check(rc == 0, "mypy --strict:\n%s" % out[-3000:])
     else:
