@@ -200,16 +200,53 @@ class HpodClient:
             time.sleep(wait)
 
     def report(self, trial_id: int, values: Mapping[str, Number], step: Optional[int] = None,
-               metadata: Optional[Mapping[str, Any]] = None) -> JSON:
+               metadata: Optional[Mapping[str, Any]] = None,
+               checkpoint: Optional[str] = None) -> JSON:
         """Final report (step None) or intermediate report at step:
         {"trial": ...}, plus "action" ("continue" | "stop") for an
-        intermediate report (and "train_to" in multistage studies)."""
+        intermediate report (and "train_to" in multistage studies). An
+        intermediate report may carry the URI of the checkpoint it saved
+        (at most 2,048 bytes; hpod stores it and hands it to the worker
+        that resumes the trial, never reads it)."""
         body: JSON = {"values": dict(values)}
         if step is not None:
             body["step"] = step
         if metadata is not None:
             body["metadata"] = dict(metadata)
+        if checkpoint is not None:
+            body["checkpoint"] = checkpoint
         return self._json("POST", "/v1/trials/%d/report" % trial_id, body)
+
+    def trial_param(self, trial_id: int, entry: Mapping[str, Any]) -> JSON:
+        """POST /v1/trials/{id}/params (define-by-run): one space entry
+        ({"name", "type", ...}) -> {"value": v}, the trial's value of that
+        parameter. A parameter new to the study joins its space; the same
+        name with another definition is 409; asking again answers the
+        same value."""
+        return self._json("POST", "/v1/trials/%d/params" % trial_id, dict(entry))
+
+    def preempt(self, trial_id: int, reason: Optional[str] = None) -> JSON:
+        """POST /v1/trials/{id}/preempt: the worker lost its machine. The
+        trial (same id and params) waits for the next worker, whose
+        suggest hands it out first with "resume_from_step" and
+        "checkpoint" (the last ones reported)."""
+        body = {} if reason is None else {"reason": reason}
+        return self._json("POST", "/v1/trials/%d/preempt" % trial_id, body)
+
+    def exclude(self, trial_id: int, reason: str) -> JSON:
+        """POST /v1/trials/{id}/exclude: the trial keeps its values but
+        leaves the model, best, pareto and importance."""
+        return self._json("POST", "/v1/trials/%d/exclude" % trial_id, {"reason": reason})
+
+    def restore(self, trial_id: int, reason: Optional[str] = None) -> JSON:
+        """POST /v1/trials/{id}/restore: undoes exclude."""
+        body = {} if reason is None else {"reason": reason}
+        return self._json("POST", "/v1/trials/%d/restore" % trial_id, body)
+
+    def patch_trial(self, trial_id: int, metadata: Mapping[str, Any]) -> JSON:
+        """PATCH /v1/trials/{id}: replaces the trial's metadata; answers
+        the trial as stored."""
+        return self._json("PATCH", "/v1/trials/%d" % trial_id, {"metadata": dict(metadata)})
 
     def heartbeat(self, trial_id: int) -> JSON:
         """Renews a live trial's lease."""
