@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import TOP, Skip, call, check, expect, fixture, short, test
+from harness import TOP, Server, Skip, call, check, expect, fixture, short, test
 from client import all_trials
 
 PKG = os.path.join(TOP, "clients", "python")
@@ -198,6 +198,38 @@ def t_client_config(c):
     check(out["explicit"] == [None, "t2"], "explicit %r" % out["explicit"])
     check(out["defaults"] == ["http://127.0.0.1:8080", None], "defaults %r" % out["defaults"])
     check(out["unreachable"] == [0, "unavailable"], "unreachable %r" % out.get("unreachable"))
+
+
+RATE = r'''
+import json, time, hpod
+c = hpod.HpodClient(backoff=0.01, retries=8)
+t0 = time.monotonic()
+pages = [c.list_studies(limit=1)["total"] >= 0 for _ in range(6)]
+print(json.dumps({"ok": pages, "seconds": time.monotonic() - t0}))
+'''
+
+
+@test("client: a 429 of the server's rate limit is retried after its Retry-After: 6 reads at 1/s (burst 2) all answer")
+def t_client_rate_limited(c):
+    v = c.fixture("client_venv")
+    s = Server(c.args.hpod, c.logdir, c.dburl)
+    s.extra_env = {"HPOD_RATE_PER_TOKEN": "1", "HPOD_RATE_BURST": "2"}
+    c.servers.append(s)
+    s.start()
+    # The limit is real: without retries the third read in a row is a 429.
+    statuses = [call(s.port, "GET", "/v1/studies?limit=1").status for _ in range(4)]
+    check(429 in statuses, "4 reads at 1/s (burst 2): %r" % statuses)
+    path = os.path.join(v["dir"], "rate.py")
+    with open(path, "w") as f:
+        f.write(RATE)
+    rc, out = run([v["python"], path], timeout=120,
+                  env={"HPOD_URL": "http://127.0.0.1:%d" % s.port, "PYTHONPATH": ""})
+    check(rc == 0, "rate.py exited %d:\n%s" % (rc, out[-3000:]))
+    got = json.loads(out.strip().splitlines()[-1])
+    check(got["ok"] == [True] * 6, "answers %r" % got)
+    # 6 reads, about 2 in the bucket when they start: the rest waited for it.
+    check(got["seconds"] >= 2.0, "6 reads at 1/s took %.2f s: no 429 waited" % got["seconds"])
+    s.stop()
 
 
 @test("client: optimize_example.py with the venv's python: 20 trials by 2 workers, all completed, the best it prints is the server's; load_study finds the study by name")

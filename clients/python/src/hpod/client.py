@@ -4,13 +4,16 @@ HTTP API (openapi/openapi.json, which the server also serves at
 
 Every method returns the decoded JSON answer and raises HpodError for an
 error answer. Connection errors and 503 answers are retried with
-exponential backoff, so a trainer survives a server restart. That is safe
+exponential backoff, so a trainer survives a server restart; 429 (a limit
+of the shared server: rate, queue, model memory) and 503 answers wait at
+least their Retry-After. That is safe
 for the calls the server makes idempotent (suggest per worker, report,
 heartbeat, fail, reads, deletes, create with load_if_exists). The others
 (creating a study without load_if_exists, enqueueing or adding a trial,
 importing a table, simulating, creating a token) could be applied twice if
 an answer were lost, so for them only errors where nothing reached the
-server (connection refused) and 503 (the server wrote nothing) are retried.
+server (connection refused), 429 and 503 (the server wrote nothing) are
+retried.
 """
 
 import http.client
@@ -29,6 +32,15 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 JSON = Dict[str, Any]
 Number = Union[int, float]
 
+
+
+def _retry_after(e: urllib.error.HTTPError) -> float:
+    """The Retry-After of an answer in seconds (0 when absent or not a
+    number of seconds), at most 60."""
+    try:
+        return min(max(float(e.headers.get("Retry-After") or 0), 0.0), 60.0)
+    except ValueError:
+        return 0.0
 
 class HpodError(Exception):
     """An error answer from hpod: the HTTP status (0 when the server could
@@ -73,7 +85,8 @@ class HpodClient:
                 query: Optional[Mapping[str, Any]] = None,
                 accept: str = "application/json", idempotent: bool = True) -> Any:
         """One call: the decoded JSON answer (None for an empty body), or
-        the body as a str when accept is not JSON. Retries 503 answers and
+        the body as a str when accept is not JSON. Retries 429 and 503 answers
+        (waiting at least their Retry-After) and
         connection errors (for a call that is not idempotent, only those
         where the request cannot have reached the server)."""
         url = self.url + path
@@ -100,8 +113,8 @@ class HpodClient:
                     return json.loads(raw) if raw else None
             except urllib.error.HTTPError as e:
                 raw = e.read()
-                if e.code == 503 and not last:
-                    time.sleep(delay)
+                if e.code in (429, 503) and not last:
+                    time.sleep(max(delay, _retry_after(e)))
                     delay = min(delay * 2, 8.0)
                     continue
                 raise _error_from(e.code, raw) from None
