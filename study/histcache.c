@@ -45,7 +45,13 @@
  * every value parsed again under the study lock.
  * study/suggest.c runs it inside its lease-expiry statement
  * (history_store_expire_changes, one round trip), and a refresh that only
- * updates or appends rows merges in place (merge_in_place).
+ * updates or appends rows merges in place (merge_in_place). That
+ * statement is not quite point 2's snapshot: its UPDATE waits for a
+ * transaction that writes a lapsed trial meanwhile (another server's
+ * reaper) and then skips the row, which the snapshot still shows lapsed
+ * but live. A server without the cache expires, then reads in a new
+ * statement, and sees that write; so when the statement says it raced,
+ * suggest reads the changes again at once (point 3 covers that write).
  */
 #include "study/histcache.h"
 

@@ -132,6 +132,7 @@ suggest_expire(struct suggest_call *c, long long *expired)
     char xmin[HISTORY_XID_MAX];
     struct trial *delta = NULL;
     size_t nd = 0;
+    long long raced = 0;
     int with_values = hcache_with_values(c->d, &c->work);
     enum hpod_status st;
 
@@ -141,11 +142,22 @@ suggest_expire(struct suggest_call *c, long long *expired)
     c->hc = hcache_take(c->id);
     const char *since = hcache_since(c->hc, c->id, c->version, with_values);
     if ((st = history_store_expire_changes(c->db, c->id, since, with_values,
-                                           xmin, expired, &delta, &nd,
+                                           xmin, expired, &raced, &delta, &nd,
                                            c->err)) != HPOD_OK)
         return st;
     hcache_apply(c->hc, delta, nd, c->d, xmin);
     free(delta);
+    /* Another transaction wrote a lapsed trial while the expiry waited
+     * for it (another server's reaper): read what it wrote, as a server
+     * without the cache would after its expiry. */
+    if (raced > 0) {
+        since = hcache_since(c->hc, c->id, c->version, with_values);
+        if ((st = history_store_changes(c->db, c->id, since, with_values, xmin,
+                                        &delta, &nd, c->err)) != HPOD_OK)
+            return st;
+        hcache_apply(c->hc, delta, nd, c->d, xmin);
+        free(delta);
+    }
     c->hc_fresh = 1;
     return HPOD_OK;
 }
