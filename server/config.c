@@ -115,6 +115,9 @@ static const struct config_var vars[] = {
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),
      "auto (tokens required once one exists), on, or off (open: logged)"},
+    {"HPOD_AUDIT_DAYS", CV_INT, "365", 1, 36500, INT(audit_days),
+     "days the audit log keeps an event (GET /v1/audit); older ones are "
+     "deleted by the reaper (docs/audit.md)"},
 };
 
 static void

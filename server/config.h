@@ -45,6 +45,7 @@ struct config {
     long history_cache;
     char log_level[16];
     char auth[8];
+    long audit_days;
 };
 
 /*

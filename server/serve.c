@@ -147,7 +147,8 @@ serve_run(const struct config *cfg)
         bench_db_free(&bench);
         return 1;
     }
-    reaper = reaper_start(ctx.pool, cfg->reaper_ms, &ctx.leases_expired_total);
+    reaper = reaper_start(ctx.pool, cfg->reaper_ms, cfg->audit_days,
+                          &ctx.leases_expired_total);
     /* http_start has bound and listens: the port is the real one. */
     hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
              http_bound_port(http));
