@@ -118,6 +118,11 @@ static const struct config_var vars[] = {
     {"HPOD_AUDIT_DAYS", CV_INT, "365", 1, 36500, INT(audit_days),
      "days the audit log keeps an event (GET /v1/audit); older ones are "
      "deleted by the reaper (docs/audit.md)"},
+    {"HPOD_URL", CV_STR, "", 0, 0, STR(url),
+     "the server `hpod study`, `trials`, `best` and `watch` talk to, "
+     "http://host[:port][/prefix] (empty: http://127.0.0.1:HPOD_PORT)"},
+    {"HPOD_TOKEN", CV_STR, "", 0, 0, STR(token),
+     "the token those commands send (empty: none); never printed"},
 };
 
 static void

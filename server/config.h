@@ -46,6 +46,8 @@ struct config {
     char log_level[16];
     char auth[8];
     long audit_days;
+    char url[1024];
+    char token[128];
 };
 
 /*

@@ -60,6 +60,7 @@ MODULES = [
     "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
     "test_auth",               # tokens, roles, labs (a database of its own)
     "test_audit",              # the audit log, created_by, retention (auth's database)
+    "test_cli",                # hpod study/trials/best/watch over HTTP, YAML files, tmux
     "test_limits",             # connections, deadlines, bodies, rates, /metrics, hygiene
     "test_pgbouncer",          # the core again through PgBouncer in transaction mode
     "test_standby",            # HPOD_READ_DATABASE_URL on a real streaming standby
