@@ -5,8 +5,10 @@
  */
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "handlers/handlers.h"
+#include "study/algometrics.h"
 #include "study/def.h"
 #include "study/suggest.h"
 
@@ -62,9 +64,12 @@ handle_suggest(struct req *rq)
         return st;
     /* No connection is held while the call waits for its study's
      * group: it borrows one only if it leads (study/suggest.h). */
+    double t0 = hpod_now_s();
     st = rq->db ? study_suggest(rq->db, rq->id, worker, count, &ans, &rq->err)
                 : study_suggest_pooled(rq->ctx->pool, rq->ctx->suggest_conns,
                                        rq->id, worker, count, &ans, &rq->err);
+    if (st == HPOD_OK && ans.has_algorithm)
+        algometrics_suggest(ans.algorithm, hpod_now_s() - t0);
     if (ans.n_expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, ans.n_expired);
     atomic_fetch_add(&rq->ctx->suggestions_total, ans.n_new);

@@ -123,6 +123,9 @@ static const struct config_var vars[] = {
      "http://host[:port][/prefix] (empty: http://127.0.0.1:HPOD_PORT)"},
     {"HPOD_TOKEN", CV_STR, "", 0, 0, STR(token),
      "the token those commands send (empty: none); never printed"},
+    {"HPOD_METRICS_AUTH", CV_STR, "on", 0, 0, STR(metrics_auth),
+     "on: a scrape of /metrics needs a read token whenever the server "
+     "requires tokens; off: it never does (README, \"Metrics\")"},
 };
 
 static void
@@ -189,6 +192,11 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
                          "invalid value \"%s\" for HPOD_AUTH: must be auto, "
                          "on or off",
                          c->auth);
+    if (strcmp(c->metrics_auth, "on") && strcmp(c->metrics_auth, "off"))
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_METRICS_AUTH",
+                         "invalid value \"%s\" for HPOD_METRICS_AUTH: must "
+                         "be on or off",
+                         c->metrics_auth);
     return HPOD_OK;
 }
 

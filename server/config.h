@@ -48,6 +48,7 @@ struct config {
     long audit_days;
     char url[1024];
     char token[128];
+    char metrics_auth[8];
 };
 
 /*

@@ -104,6 +104,7 @@ serve_run(const struct config *cfg)
     enum auth_mode mode = AUTH_AUTO;
     auth_mode_parse(cfg->auth, &mode); /* config_load checked the value */
     auth_set_mode(mode);
+    auth_set_metrics_open(strcmp(cfg->metrics_auth, "off") == 0);
     opts = config_db_opts(cfg);
     if (migrate_run(cfg->migrate_database_url, &opts, cfg->db_wait_seconds,
                     cfg->migrations) != 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
@@ -20,6 +21,7 @@
 #include "store/trial_batch_store.h"
 #include "store/warm_store.h"
 #include "study/warmstart.h"
+#include "study/algometrics.h"
 #include "store/measure_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
@@ -495,6 +497,7 @@ choose_one(const struct study_def *d, const struct history *h,
         .prior_rule = WARM_RULE,
     };
     enum hpod_status st = HPOD_ENUMERIC;
+    double t0 = hpod_now_s();
 
     *cand = (size_t)-1;
     if (history_uses_mobo(d))
@@ -511,6 +514,10 @@ choose_one(const struct study_def *d, const struct history *h,
     if (ex && history_uses_mobo(d) && st == HPOD_OK)
         study_explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
                            *cand);
+    /* A model's choice (not a random or greedy one): /metrics. */
+    if (st == HPOD_OK &&
+        (by_mobo || (ex && ex->chooser == SAMPLER_CHOSE_MODEL)))
+        algometrics_model(d->algo.name, hpod_now_s() - t0);
     return st;
 }
 
@@ -820,6 +827,10 @@ suggest_run(struct db *db, long long id, struct member **m, size_t k)
     c.err = m[0]->err;
     if ((st = suggest_begin(&c)) != HPOD_OK)
         goto out;
+    for (i = 0; i < k; i++) {
+        m[i]->out->has_algorithm = 1;
+        m[i]->out->algorithm = c.d.algo.name;
+    }
     /* Multi-fidelity decisions read state a call's predecessor changes
      * (the ASHA ladder, the stage): one call per transaction. */
     if (mf_enabled(&c.d) && k > 1) {

@@ -65,6 +65,7 @@ MODULES = [
     "test_pgbouncer",          # the core again through PgBouncer in transaction mode
     "test_standby",            # HPOD_READ_DATABASE_URL on a real streaming standby
     "test_worker",             # hpod worker: simulation jobs without HTTP, takeover
+    "test_metrics",            # /metrics families; last: promtool on the suite's scrape
 ]
 
 # For tests/fuzz/seed_corpus.py, which sets HAVE_TABLES itself.
