@@ -191,3 +191,31 @@ remote_algorithm(const json_t *study, char *buf, size_t cap)
         snprintf(buf, cap, "%s", name ? name : chosen ? chosen : "-");
     return buf;
 }
+
+int
+remote_list(const struct remote *r, const char *cmd, const char *path,
+            const char *key, long long limit, json_t **out)
+{
+    char page_path[1200];
+    long long offset = 0, total = 0;
+    size_t got;
+
+    *out = json_array();
+    do {
+        json_t *page;
+        snprintf(page_path, sizeof page_path, "%s%climit=%lld&offset=%lld",
+                 path, strchr(path, '?') ? '&' : '?', limit, offset);
+        if (remote_json(r, cmd, "GET", page_path, NULL, &page) != 0) {
+            json_decref(*out);
+            *out = NULL;
+            return 1;
+        }
+        json_t *rows = json_object_get(page, key);
+        got = json_array_size(rows);
+        total = json_integer_value(json_object_get(page, "total"));
+        json_array_extend(*out, rows);
+        offset += (long long)got;
+        json_decref(page);
+    } while (got > 0 && offset < total);
+    return 0;
+}

@@ -61,6 +61,15 @@ const char *remote_error(const struct remote_answer *a, char *buf, size_t cap,
 int remote_json(const struct remote *r, const char *cmd, const char *method,
                 const char *path, const json_t *body, json_t **out);
 
+/*
+ * remote_list - every row of a paged list: GET path (its query kept) page
+ * by page, limit rows a page, the arrays under key joined into *out (a
+ * new array). 0, or 1 after printing the error as remote_json does (*out
+ * NULL).
+ */
+int remote_list(const struct remote *r, const char *cmd, const char *path,
+                const char *key, long long limit, json_t **out);
+
 /* A study answer's algorithm as a user reads it, into buf: "gp", or
  * "auto: gp" for an auto study (its choice); "-" when it has none. */
 const char *remote_algorithm(const json_t *study, char *buf, size_t cap);

@@ -51,6 +51,17 @@ text_of(const json_t *v)
     return t ? t : xstrdup("-");
 }
 
+/* head, then t's values (padded to width) and params, on one line. */
+static void
+print_row(const char *head, const json_t *t, int width)
+{
+    char *vals = text_of(json_object_get(t, "values"));
+    char *params = text_of(json_object_get(t, "params"));
+    printf("%s%-*s %s\n", head, width, vals, params);
+    free(vals);
+    free(params);
+}
+
 /* Percent-encodes s for a query value. */
 static void
 url_escape(const char *s, char *out, size_t cap)
@@ -205,30 +216,17 @@ study_list(const struct remote *r, const char *lab, const char *name,
            int as_json)
 {
     char q[1024], l[200] = "", n[600] = "";
-    json_t *all = json_array();
-    long long offset = 0, total = 0;
+    json_t *all;
 
     if (lab)
         url_escape(lab, l, sizeof l);
     if (name)
         url_escape(name, n, sizeof n);
-    do {
-        json_t *page;
-        snprintf(q, sizeof q, "/v1/studies?limit=1000&offset=%lld%s%s%s%s",
-                 offset, lab ? "&lab=" : "", l, name ? "&name=" : "", n);
-        if (remote_json(r, "study list", "GET", q, NULL, &page) != 0) {
-            json_decref(all);
-            return 1;
-        }
-        json_t *rows = json_object_get(page, "studies");
-        total = json_integer_value(json_object_get(page, "total"));
-        json_array_extend(all, rows);
-        offset += (long long)json_array_size(rows);
-        size_t got = json_array_size(rows);
-        json_decref(page);
-        if (got == 0)
-            break;
-    } while (offset < total);
+    snprintf(q, sizeof q, "/v1/studies%s%s%s%s%s%s", lab || name ? "?" : "",
+             lab ? "lab=" : "", l, lab && name ? "&" : "", name ? "name=" : "",
+             n);
+    if (remote_list(r, "study list", q, "studies", 1000, &all) != 0)
+        return 1;
     if (as_json) {
         print_json(all);
     } else {
@@ -407,30 +405,15 @@ trials_table(const struct remote *r, long long id, const char *state,
              int as_json)
 {
     char path[160], st[40] = "";
-    json_t *all = json_array(), *t;
-    long long offset = 0, total = 0;
+    json_t *all, *t;
     size_t i;
 
     if (state)
         url_escape(state, st, sizeof st);
-    do {
-        json_t *page;
-        snprintf(path, sizeof path,
-                 "/v1/studies/%lld/trials?limit=10000&offset=%lld%s%s", id,
-                 offset, state ? "&state=" : "", st);
-        if (remote_json(r, "trials", "GET", path, NULL, &page) != 0) {
-            json_decref(all);
-            return 1;
-        }
-        json_t *rows = json_object_get(page, "trials");
-        size_t got = json_array_size(rows);
-        total = json_integer_value(json_object_get(page, "total"));
-        json_array_extend(all, rows);
-        offset += (long long)got;
-        json_decref(page);
-        if (got == 0)
-            break;
-    } while (offset < total);
+    snprintf(path, sizeof path, "/v1/studies/%lld/trials%s%s", id,
+             state ? "?state=" : "", st);
+    if (remote_list(r, "trials", path, "trials", 10000, &all) != 0)
+        return 1;
     if (as_json) {
         print_json(all);
         json_decref(all);
@@ -440,14 +423,12 @@ trials_table(const struct remote *r, long long id, const char *state,
            "PARAMS");
     json_array_foreach(all, i, t)
     {
-        char *vals = text_of(json_object_get(t, "values"));
-        char *params = text_of(json_object_get(t, "params"));
-        printf("%-6lld %-8lld %-10s %-30s %s\n",
-               (long long)json_integer_value(json_object_get(t, "number")),
-               (long long)json_integer_value(json_object_get(t, "id")),
-               json_string_value(json_object_get(t, "state")), vals, params);
-        free(vals);
-        free(params);
+        char head[80];
+        snprintf(head, sizeof head, "%-6lld %-8lld %-10s ",
+                 (long long)json_integer_value(json_object_get(t, "number")),
+                 (long long)json_integer_value(json_object_get(t, "id")),
+                 json_string_value(json_object_get(t, "state")));
+        print_row(head, t, 30);
     }
     json_decref(all);
     return 0;
@@ -470,13 +451,11 @@ best_front(const struct remote *r, long long id, int as_json)
                json_array_size(json_object_get(p, "front")));
         json_array_foreach(json_object_get(p, "front"), i, pt)
         {
-            char *vals = text_of(json_object_get(pt, "values"));
-            char *params = text_of(json_object_get(pt, "params"));
-            printf("  trial %lld  %s  %s\n",
-                   (long long)json_integer_value(json_object_get(pt, "trial")),
-                   vals, params);
-            free(vals);
-            free(params);
+            char head[48];
+            snprintf(
+                head, sizeof head, "  trial %lld  ",
+                (long long)json_integer_value(json_object_get(pt, "trial")));
+            print_row(head, pt, 0);
         }
     }
     json_decref(p);
@@ -504,14 +483,11 @@ best(const struct remote *r, long long id, int as_json)
     } else if (!json_is_object(t)) {
         printf("no completed trial yet\n");
     } else {
-        char *vals = text_of(json_object_get(t, "values"));
-        char *params = text_of(json_object_get(t, "params"));
-        printf("trial #%lld (id %lld)  %s  %s\n",
-               (long long)json_integer_value(json_object_get(t, "number")),
-               (long long)json_integer_value(json_object_get(t, "id")), vals,
-               params);
-        free(vals);
-        free(params);
+        char head[80];
+        snprintf(head, sizeof head, "trial #%lld (id %lld)  ",
+                 (long long)json_integer_value(json_object_get(t, "number")),
+                 (long long)json_integer_value(json_object_get(t, "id")));
+        print_row(head, t, 0);
     }
     json_decref(b);
     return 0;

@@ -20,49 +20,11 @@ static const char *const STATES[] = {"completed", "running", "pending",
                                      "waiting",   "paused",  "failed",
                                      "pruned",    NULL};
 
-__attribute__((format(printf, 2, 3))) static void
-put(struct strbuf *b, const char *fmt, ...)
-{
-    char line[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        strbuf_put(b, line,
-                   (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
 static char *
 compact(const json_t *v)
 {
     char *t = v ? hj_dump(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
     return t ? t : xstrdup("-");
-}
-
-/* Every trial of the study (GET .../trials, page by page). */
-static int
-all_trials(const struct remote *r, long long id, json_t **out)
-{
-    char path[128];
-    long long offset = 0, total = 0;
-    *out = json_array();
-    do {
-        json_t *page;
-        snprintf(path, sizeof path,
-                 "/v1/studies/%lld/trials?limit=10000&offset=%lld", id, offset);
-        if (remote_json(r, "watch", "GET", path, NULL, &page) != 0)
-            return 1;
-        json_t *rows = json_object_get(page, "trials");
-        size_t got = json_array_size(rows);
-        total = json_integer_value(json_object_get(page, "total"));
-        json_array_extend(*out, rows);
-        offset += (long long)got;
-        json_decref(page);
-        if (got == 0)
-            break;
-    } while (offset < total);
-    return 0;
 }
 
 static void
@@ -80,7 +42,7 @@ bars(struct strbuf *b, const json_t *counts, int width)
     for (int i = 0; STATES[i]; i++) {
         long long n = json_integer_value(json_object_get(counts, STATES[i]));
         int len = (int)((n * room + most - 1) / most);
-        put(b, "  %-10s %6lld ", STATES[i], n);
+        strbuf_printf(b, "  %-10s %6lld ", STATES[i], n);
         for (int k = 0; k < len; k++)
             strbuf_put(b, "#", 1);
         strbuf_put(b, "\n", 1);
@@ -96,8 +58,8 @@ best_line(const struct remote *r, long long id, const json_t *s,
     if (json_array_size(objs) != 1) {
         snprintf(path, sizeof path, "/v1/studies/%lld/pareto", id);
         if (remote_json(r, "watch", "GET", path, NULL, &x) == 0)
-            put(b, "Pareto front: %zu trials\n",
-                json_array_size(json_object_get(x, "front")));
+            strbuf_printf(b, "Pareto front: %zu trials\n",
+                          json_array_size(json_object_get(x, "front")));
         json_decref(x);
         return;
     }
@@ -110,13 +72,14 @@ best_line(const struct remote *r, long long id, const json_t *s,
     if (json_is_object(t)) {
         char *v = compact(json_object_get(json_object_get(t, "values"), name));
         char *p = compact(json_object_get(t, "params"));
-        put(b, "best %s (%s): %s  trial #%lld  %s\n", name,
+        strbuf_printf(
+            b, "best %s (%s): %s  trial #%lld  %s\n", name,
             json_string_value(json_object_get(o, "goal")), v,
             (long long)json_integer_value(json_object_get(t, "number")), p);
         free(v);
         free(p);
     } else {
-        put(b, "best %s: no completed trial yet\n", name);
+        strbuf_printf(b, "best %s: no completed trial yet\n", name);
     }
     json_decref(x);
 }
@@ -149,9 +112,9 @@ last_reports(const json_t *trials, struct strbuf *b)
                           json_array_size(json_object_get(t, "intermediate")))
         rows[n++] = t;
     qsort(rows, n, sizeof *rows, by_update);
-    put(b, "last reports\n");
+    strbuf_printf(b, "last reports\n");
     if (n == 0)
-        put(b, "  none yet\n");
+        strbuf_printf(b, "  none yet\n");
     for (i = 0; i < n && i < WATCH_LAST; i++) {
         json_t *steps = json_object_get(rows[i], "intermediate");
         json_t *last = json_array_get(steps, json_array_size(steps) - 1);
@@ -165,7 +128,8 @@ last_reports(const json_t *trials, struct strbuf *b)
             snprintf(
                 step, sizeof step, "step %lld",
                 (long long)json_integer_value(json_object_get(last, "step")));
-        put(b, "  #%-5lld %-10s %-10s %s  %.8s\n",
+        strbuf_printf(
+            b, "  #%-5lld %-10s %-10s %s  %.8s\n",
             (long long)json_integer_value(json_object_get(rows[i], "number")),
             json_string_value(json_object_get(rows[i], "state")), step, v,
             at && strlen(at) >= 19 ? at + 11 : "");
@@ -184,7 +148,8 @@ frame(const struct remote *r, long long id, double interval, int width,
     snprintf(path, sizeof path, "/v1/studies/%lld", id);
     if (remote_json(r, "watch", "GET", path, NULL, &s) != 0)
         return 1;
-    if (all_trials(r, id, &trials) != 0) {
+    snprintf(path, sizeof path, "/v1/studies/%lld/trials", id);
+    if (remote_list(r, "watch", path, "trials", 10000, &trials) != 0) {
         json_decref(s);
         return 1;
     }
@@ -193,24 +158,25 @@ frame(const struct remote *r, long long id, double interval, int width,
     json_t *budget = json_object_get(s, "budget");
     *over =
         state && (strcmp(state, "done") == 0 || strcmp(state, "finished") == 0);
-    put(b, "hpod watch: study %lld \"%s\"  lab %s  %s\n", id,
-        json_string_value(json_object_get(s, "name")),
-        json_string_value(json_object_get(s, "lab")),
-        remote_algorithm(s, alg, sizeof alg));
-    put(b, "state %s   trials %zu", state ? state : "?",
-        json_array_size(trials));
+    strbuf_printf(b, "hpod watch: study %lld \"%s\"  lab %s  %s\n", id,
+                  json_string_value(json_object_get(s, "name")),
+                  json_string_value(json_object_get(s, "lab")),
+                  remote_algorithm(s, alg, sizeof alg));
+    strbuf_printf(b, "state %s   trials %zu", state ? state : "?",
+                  json_array_size(trials));
     if (json_is_integer(budget))
-        put(b, " (budget %lld)", (long long)json_integer_value(budget));
-    put(b, "\n\n");
+        strbuf_printf(b, " (budget %lld)",
+                      (long long)json_integer_value(budget));
+    strbuf_printf(b, "\n\n");
     bars(b, json_object_get(s, "trial_counts"), width);
-    put(b, "\n");
+    strbuf_printf(b, "\n");
     best_line(r, id, s, b);
-    put(b, "\n");
+    strbuf_printf(b, "\n");
     last_reports(trials, b);
     if (*over)
-        put(b, "\nstudy %lld is %s\n", id, state);
+        strbuf_printf(b, "\nstudy %lld is %s\n", id, state);
     else
-        put(b, "\nevery %g s; Ctrl-C to stop\n", interval);
+        strbuf_printf(b, "\nevery %g s; Ctrl-C to stop\n", interval);
     json_decref(s);
     json_decref(trials);
     return 0;
