@@ -481,8 +481,10 @@ worker_loop(void *arg)
     free(wa);
     /* Named, for ps -L and top -H (the simrun threads inherit it). */
     pthread_setname_np(pthread_self(), "hpod-sim");
-    join_cgroup(j);
+    /* Priority and CPUs first: a thread seen in the cgroup is already a
+     * SCHED_IDLE one off the first CPU (what the API test reads). */
     lower_priority();
+    join_cgroup(j);
     for (;;) {
         struct db *db = NULL;
         struct hpod_err err = {0};
