@@ -13,6 +13,9 @@
 #include "handlers/handlers.h"
 #include "store/bench_store.h"
 #include "study/algometrics.h"
+#include "study/importance.h"
+#include "study/labsched.h"
+#include "study/modelcache.h"
 
 /* Labs listed by hpod_simulation_queue_depth; the rest sum in one. */
 #define METRICS_QUEUE_LABS 100
@@ -102,6 +105,52 @@ queue_metrics(struct strbuf *b, struct db_pool *pool)
     free(rows);
 }
 
+/* The model work and model memory of this process (study/labsched.h,
+ * study/modelcache.h, study/importance.h). */
+static void
+model_metrics(struct strbuf *b)
+{
+    struct modelcache_stats mc;
+    struct labsched_stats ls;
+
+    modelcache_stats(&mc);
+    labsched_stats(&ls);
+    strbuf_printf(b,
+                  "# HELP hpod_model_cache_bytes Model memory kept between "
+                  "requests.\n"
+                  "# TYPE hpod_model_cache_bytes gauge\n"
+                  "hpod_model_cache_bytes %zu\n"
+                  "# HELP hpod_model_cache_budget_bytes HPOD_MODEL_CACHE_MB.\n"
+                  "# TYPE hpod_model_cache_budget_bytes gauge\n"
+                  "hpod_model_cache_budget_bytes %zu\n"
+                  "# HELP hpod_model_cache_evictions_total Entries evicted to "
+                  "make room.\n"
+                  "# TYPE hpod_model_cache_evictions_total counter\n"
+                  "hpod_model_cache_evictions_total %llu\n"
+                  "# HELP hpod_model_cache_refused_total Models refused for "
+                  "lack of room (503).\n"
+                  "# TYPE hpod_model_cache_refused_total counter\n"
+                  "hpod_model_cache_refused_total %llu\n"
+                  "# HELP hpod_model_work_running Model computations "
+                  "running.\n"
+                  "# TYPE hpod_model_work_running gauge\n"
+                  "hpod_model_work_running %zu\n"
+                  "# HELP hpod_model_work_waiting Model computations waiting "
+                  "for their lab's slot.\n"
+                  "# TYPE hpod_model_work_waiting gauge\n"
+                  "hpod_model_work_waiting %zu\n"
+                  "# HELP hpod_model_work_refused_total Model computations "
+                  "refused past HPOD_LAB_QUEUE (429).\n"
+                  "# TYPE hpod_model_work_refused_total counter\n"
+                  "hpod_model_work_refused_total %llu\n"
+                  "# HELP hpod_importance_fits_total Importance models fitted "
+                  "(a kept fit answers unchanged studies).\n"
+                  "# TYPE hpod_importance_fits_total counter\n"
+                  "hpod_importance_fits_total %llu\n",
+                  mc.used, mc.budget, mc.evictions, mc.refused, ls.running,
+                  ls.waiting, ls.refused, study_importance_fits());
+}
+
 enum hpod_status
 handle_metrics(struct req *rq)
 {
@@ -122,6 +171,7 @@ handle_metrics(struct req *rq)
         (long long)atomic_load(&rq->ctx->suggestions_total),
         (long long)atomic_load(&rq->ctx->leases_expired_total));
     algometrics_text(&b);
+    model_metrics(&b);
     pool_metrics(&b, rq->ctx->pool);
     queue_metrics(&b, rq->ctx->pool);
     rq->status = 200;

@@ -27,7 +27,7 @@ FAMILIES = [
     "hpod_db_pool_connections", "hpod_db_pool_in_use", "hpod_db_pool_waiting",
     "hpod_db_pool_waits_total", "hpod_db_pool_wait_seconds_total",
     "hpod_simulation_queue_depth", "hpod_suggestions_total", "hpod_leases_expired_total",
-    "hpod_http_connections_cut_total",
+    "hpod_http_connections_cut_total", "hpod_model_cache_bytes", "hpod_model_work_running",
     "process_cpu_seconds_total", "process_resident_memory_bytes",
     "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
     "process_start_time_seconds",
