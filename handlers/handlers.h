@@ -104,5 +104,6 @@ enum hpod_status handle_simulation_cancel(struct req *rq);
 enum hpod_status handle_token_create(struct req *rq);
 enum hpod_status handle_token_list(struct req *rq);
 enum hpod_status handle_token_revoke(struct req *rq);
+enum hpod_status handle_audit_list(struct req *rq);
 
 #endif

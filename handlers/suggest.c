@@ -5,9 +5,11 @@
  */
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "handlers/handlers.h"
+#include "study/algometrics.h"
 #include "study/suggest.h"
 
 #define RETRY_AFTER_SECONDS 1
@@ -68,7 +70,10 @@ handle_suggest(struct req *rq)
 
     if ((st = parse_body(rq, &worker, &count)) != HPOD_OK)
         return st;
+    double t0 = hpod_now_s();
     st = study_suggest(&via, rq->id, worker, count, &ans, &rq->err);
+    if (st == HPOD_OK && ans.has_algorithm)
+        algometrics_suggest(ans.algorithm, hpod_now_s() - t0);
     if (ans.n_expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, ans.n_expired);
     atomic_fetch_add(&rq->ctx->suggestions_total, ans.n_new);

@@ -126,6 +126,17 @@ static const struct config_var vars[] = {
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),
      "auto (tokens required once one exists), on, or off (open: logged)"},
+    {"HPOD_AUDIT_DAYS", CV_INT, "365", 1, 36500, INT(audit_days),
+     "days the audit log keeps an event (GET /v1/audit); older ones are "
+     "deleted by the reaper (docs/audit.md)"},
+    {"HPOD_URL", CV_STR, "", 0, 0, STR(url),
+     "the server `hpod study`, `trials`, `best` and `watch` talk to, "
+     "http://host[:port][/prefix] (empty: http://127.0.0.1:HPOD_PORT)"},
+    {"HPOD_TOKEN", CV_STR, "", 0, 0, STR(token),
+     "the token those commands send (empty: none); never printed"},
+    {"HPOD_METRICS_AUTH", CV_STR, "on", 0, 0, STR(metrics_auth),
+     "on: a scrape of /metrics needs a read token whenever the server "
+     "requires tokens; off: it never does (README, \"Metrics\")"},
 };
 
 static void
@@ -192,6 +203,11 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
                          "invalid value \"%s\" for HPOD_AUTH: must be auto, "
                          "on or off",
                          c->auth);
+    if (strcmp(c->metrics_auth, "on") && strcmp(c->metrics_auth, "off"))
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_METRICS_AUTH",
+                         "invalid value \"%s\" for HPOD_METRICS_AUTH: must "
+                         "be on or off",
+                         c->metrics_auth);
     return HPOD_OK;
 }
 

@@ -48,6 +48,10 @@ struct config {
     long model_cache_mb;
     char log_level[16];
     char auth[8];
+    long audit_days;
+    char url[1024];
+    char token[128];
+    char metrics_auth[8];
 };
 
 /*

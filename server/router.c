@@ -58,6 +58,8 @@ static const struct route routes[] = {
     {"POST", "/v1/tokens", handle_token_create, 1, NULL, A, 0},
     {"GET", "/v1/tokens", handle_token_list, 1, NULL, A, 0},
     {"DELETE", "/v1/tokens/{id}", handle_token_revoke, 1, NULL, A, 0},
+    {"GET", "/v1/audit", handle_audit_list, 1,
+     "lab,study,token,action,since,next,limit", A, 0},
 };
 #undef R
 #undef W

@@ -107,6 +107,7 @@ serve_run(const struct config *cfg)
     enum auth_mode mode = AUTH_AUTO;
     auth_mode_parse(cfg->auth, &mode); /* config_load checked the value */
     auth_set_mode(mode);
+    auth_set_metrics_open(strcmp(cfg->metrics_auth, "off") == 0);
     opts = config_db_opts(cfg);
     if (migrate_run(cfg->migrate_database_url, &opts, cfg->db_wait_seconds,
                     cfg->migrations) != 0)
@@ -152,7 +153,8 @@ serve_run(const struct config *cfg)
         bench_db_free(&bench);
         return 1;
     }
-    reaper = reaper_start(ctx.pool, cfg->reaper_ms, &ctx.leases_expired_total);
+    reaper = reaper_start(ctx.pool, cfg->reaper_ms, cfg->audit_days,
+                          &ctx.leases_expired_total);
     /* http_start has bound and listens: the port is the real one. */
     hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
              http_bound_port(http));

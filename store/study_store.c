@@ -18,7 +18,9 @@
 static const char *SQL_SELECT =
     "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
-    " s.lab, s.state, s.metadata::text AS metadata,"
+    " s.lab, s.state, s.metadata::text AS metadata, s.created_by,"
+    " (SELECT k.note FROM tokens k WHERE k.id = s.created_by)"
+    " AS created_by_note,"
     " to_char(greatest(s.created_at, max(t.updated_at)) AT TIME ZONE 'UTC',"
     " 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS last_activity,"
     " " TS("s.created_at") " AS created_at,"
@@ -48,8 +50,8 @@ static const char *SQL_SELECT =
  * for the other transaction and then does nothing). */
 static const char *SQL_INSERT =
     "INSERT INTO studies (name, definition, budget, lease_seconds,"
-    " n_candidates, benchmark, lab, metadata)"
-    " VALUES ($1, $2::json, $3, $4, $5, $6, $7, $8::json)"
+    " n_candidates, benchmark, lab, metadata, created_by)"
+    " VALUES ($1, $2::json, $3, $4, $5, $6, $7, $8::json, $9::bigint)"
     " ON CONFLICT (lab, name) DO NOTHING RETURNING id";
 static const char *SQL_FIND =
     "SELECT id FROM studies WHERE lab = $1 AND name = $2";
@@ -150,13 +152,15 @@ row_to_study(const struct db_result *r, size_t i, struct study *s)
     s->lab = dup_or_null(db_get(r, i, "lab"));
     s->state = dup_or_null(db_get(r, i, "state"));
     s->metadata = dup_or_null(db_get(r, i, "metadata"));
+    s->created_by = db_get_ll(r, i, "created_by", 0);
+    s->created_by_note = dup_or_null(db_get(r, i, "created_by_note"));
 }
 
 enum hpod_status
 study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
                    struct hpod_err *err)
 {
-    char b[32], l[32], nc[32], sid[32];
+    char b[32], l[32], nc[32], sid[32], by[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
@@ -164,6 +168,7 @@ study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
     snprintf(b, sizeof b, "%lld", in->budget);
     snprintf(l, sizeof l, "%d", in->lease_seconds);
     snprintf(nc, sizeof nc, "%lld", in->n_candidates);
+    snprintf(by, sizeof by, "%lld", in->created_by);
     const char *p[] = {in->name,
                        in->definition,
                        in->budget >= 0 ? b : NULL,
@@ -171,8 +176,9 @@ study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
                        in->n_candidates >= 0 ? nc : NULL,
                        in->benchmark,
                        in->lab,
-                       in->metadata ? in->metadata : "{}"};
-    if ((st = db_exec(db, SQL_INSERT, 8, p, &r, err)) != HPOD_OK)
+                       in->metadata ? in->metadata : "{}",
+                       in->created_by > 0 ? by : NULL};
+    if ((st = db_exec(db, SQL_INSERT, 9, p, &r, err)) != HPOD_OK)
         goto out;
     if (db_rows(r) == 0)
         goto out; /* (lab, name) taken: *id stays 0 */

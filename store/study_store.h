@@ -20,6 +20,7 @@ struct study_row_in {
     const char *candidates_json; /* JSON array of parameter objects, NULL */
     long long n_candidates;      /* < 0: infinite space */
     const char *benchmark;       /* NULL: none */
+    long long created_by;        /* the creating token; 0: none */
 };
 
 /*

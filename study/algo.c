@@ -453,12 +453,20 @@ parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     return st;
 }
 
+/* By enum algo_name. */
+static const char *const names[] = {"random", "gp",   "graph",      "greedy",
+                                    "ehvi",   "asha", "multistage", NULL};
+
+const char *
+algo_label(enum algo_name n)
+{
+    return (size_t)n < sizeof names / sizeof names[0] - 1 ? names[n] : "other";
+}
+
 enum hpod_status
 algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
                struct hpod_err *err)
 {
-    static const char *const names[] = {
-        "random", "gp", "graph", "greedy", "ehvi", "asha", "multistage", NULL};
     static const char *const k_asha[] = {
         "name", "seed", "kernel", "acquisition", "init", "r", "u",
         "R",    "p",    "keep",   "base",        "mode", NULL};

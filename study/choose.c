@@ -6,9 +6,11 @@
 
 #include <stdlib.h>
 
+#include "common/clock.h"
 #include "common/mem.h"
 #include "core/mobo.h"
 #include "core/pareto.h"
+#include "study/algometrics.h"
 #include "study/constraints.h"
 #include "study/explain.h"
 #include "study/pareto.h"
@@ -126,6 +128,7 @@ choose_one(const struct study_def *d, const struct history *h,
         .prior_rule = WARM_RULE,
     };
     enum hpod_status st = HPOD_ENUMERIC;
+    double t0 = hpod_now_s();
 
     *cand = (size_t)-1;
     if (history_uses_mobo(d))
@@ -142,5 +145,9 @@ choose_one(const struct study_def *d, const struct history *h,
     if (ex && history_uses_mobo(d) && st == HPOD_OK)
         study_explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
                            *cand);
+    /* A model's choice (not a random or greedy one): /metrics. */
+    if (st == HPOD_OK &&
+        (by_mobo || (ex && ex->chooser == SAMPLER_CHOSE_MODEL)))
+        algometrics_model(d->algo.name, hpod_now_s() - t0);
     return st;
 }

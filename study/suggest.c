@@ -667,6 +667,10 @@ suggest_run(struct db *db, long long id, struct member **m, size_t k)
     c.err = m[0]->err;
     if ((st = suggest_begin(&c)) != HPOD_OK)
         goto out;
+    for (i = 0; i < k; i++) {
+        m[i]->out->has_algorithm = 1;
+        m[i]->out->algorithm = c.d->algo.name;
+    }
     /* Multi-fidelity decisions read state a call's predecessor changes
      * (the ASHA ladder, the stage): one call per transaction. */
     if (mf_enabled(c.d) && k > 1) {

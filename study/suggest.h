@@ -31,6 +31,7 @@
 #include "common/status.h"
 #include "store/db.h"
 #include "store/model.h"
+#include "study/algo.h"
 #include "study/suggest_group.h"
 
 /* Most trials one suggest may hand out. */
@@ -44,12 +45,14 @@ struct suggest_answer {
      * (study/measure.h). */
     char **measures;
     size_t n;
-    int done;            /* n == 0 and nothing will ever be issued again */
-    long long n_new;     /* trials newly issued (inserted, or claimed from
-                            the waiting ones), once committed (else 0) */
-    long long n_expired; /* leases found lapsed, once the study and the
-                            worker's trials are read; kept even if the call
-                            fails later (what the lease metric counts) */
+    int done;                 /* n == 0 and nothing will ever be issued again */
+    long long n_new;          /* trials newly issued (inserted, or claimed from
+                                 the waiting ones), once committed (else 0) */
+    long long n_expired;      /* leases found lapsed, once the study and the
+                                 worker's trials are read; kept even if the call
+                                 fails later (what the lease metric counts) */
+    int has_algorithm;        /* 1 once the study's definition is read: */
+    enum algo_name algorithm; /* its algorithm (study/algometrics.h) */
 };
 
 /*

@@ -7,7 +7,8 @@
  * API access, the helpers the others share (window.hpodApp), routing, the
  * refresh loop and one study's view with its first charts; web/list.js
  * draws the study list, web/plots.js the contour, EDF and timeline plots,
- * web/trials.js the trials table. Views, by URL hash:
+ * web/trials.js the trials table, web/audit.js the audit log (admins).
+ * Views, by URL hash:
  *   #/?q=&lab=&state=  the study list (search, filters, pages)
  *   #/study/ID         one study: best so far, Pareto front and
  *                      hypervolume, learning curves, parallel coordinates,
@@ -625,7 +626,19 @@
     const m = /^#\/study\/(\d+)$/.exec(location.hash);
     if (m) return { view: "study", id: m[1] };
     const q = location.hash.indexOf("?");
-    return { view: "list", query: new URLSearchParams(q < 0 ? "" : location.hash.slice(q + 1)) };
+    const query = new URLSearchParams(q < 0 ? "" : location.hash.slice(q + 1));
+    return { view: /^#\/audit(\?|$)/.test(location.hash) ? "audit" : "list", query: query };
+  }
+
+  /* The audit log's link, for the tokens GET /v1/audit answers (admins). */
+  async function auditLink() {
+    let ok = false;
+    try {
+      ok = !!(await api("/v1/audit?limit=1"));
+    } catch (e) {
+      ok = false;
+    }
+    $("audit-link").hidden = !ok;
   }
 
   async function refresh(fresh) {
@@ -635,7 +648,10 @@
     const r = route();
     try {
       if (r.view === "study") await renderStudy(r.id, gen, fresh);
-      else {
+      else if (r.view === "audit") {
+        if (fresh) dropCharts();
+        await window.hpodApp.audit.render(gen, fresh, r.query);
+      } else {
         if (fresh) {
           dropCharts();
           $("crumb").textContent = "";
@@ -644,7 +660,7 @@
       }
       if (gen !== generation) return;
       banner("");
-      dash.view = r.view === "study" ? "study/" + r.id : "list";
+      dash.view = r.view === "study" ? "study/" + r.id : r.view;
       dash.renders++;
       $("refreshed").textContent = "updated " + new Date().toLocaleTimeString();
     } catch (e) {
@@ -668,6 +684,7 @@
   function navigate() {
     generation++;
     refresh(true);
+    auditLink();
   }
 
   function start() {
@@ -693,7 +710,7 @@
   }
 
   /* What web/list.js, web/plots.js and web/trials.js use; they add their
-   * own parts (list, plots, trials) before the page starts. */
+   * own parts (list, plots, trials, audit) before the page starts. */
   window.hpodApp = {
     api: api, optional: optional, send: send, el: el, $: $, select: select, fmt: fmt, ago: ago,
     compare: compare, banner: banner, chart: chart, dropCharts: dropCharts, panel: panel,
