@@ -76,6 +76,7 @@ enum hpod_status handle_suggest(struct req *rq);
 enum hpod_status handle_trial_report(struct req *rq);
 enum hpod_status handle_trial_heartbeat(struct req *rq);
 enum hpod_status handle_trial_fail(struct req *rq);
+enum hpod_status handle_trial_preempt(struct req *rq);
 enum hpod_status handle_trial_get(struct req *rq);
 enum hpod_status handle_trial_explain(struct req *rq);
 enum hpod_status handle_trial_list(struct req *rq);

@@ -81,11 +81,16 @@ trial_to_json(const struct trial *t)
     }
     json_t *o = json_object();
     json_t *steps = json_array();
-    for (size_t i = 0; i < t->n_steps; i++)
-        json_array_append_new(
-            steps, json_pack("{s:i, s:o, s:s}", "step", t->steps[i].step,
-                             "values", metric_set_to_json(&t->steps[i].values),
-                             "action", t->steps[i].stop ? "stop" : "continue"));
+    for (size_t i = 0; i < t->n_steps; i++) {
+        json_t *st =
+            json_pack("{s:i, s:o, s:s}", "step", t->steps[i].step, "values",
+                      metric_set_to_json(&t->steps[i].values), "action",
+                      t->steps[i].stop ? "stop" : "continue");
+        if (t->steps[i].checkpoint)
+            json_object_set_new(st, "checkpoint",
+                                json_string(t->steps[i].checkpoint));
+        json_array_append_new(steps, st);
+    }
     json_object_set_new(o, "id", json_integer(t->id));
     json_object_set_new(o, "number", json_integer(t->seq));
     json_object_set_new(o, "study_id", json_integer(t->study_id));
@@ -108,6 +113,9 @@ trial_to_json(const struct trial *t)
     if (t->resume_from_step >= 0)
         json_object_set_new(o, "resume_from_step",
                             json_integer(t->resume_from_step));
+    /* The checkpoint to resume from: the last one reported. */
+    if (trial_checkpoint(t))
+        json_object_set_new(o, "checkpoint", json_string(trial_checkpoint(t)));
     if (t->train_to >= 1)
         json_object_set_new(o, "train_to", json_integer(t->train_to));
     return o;

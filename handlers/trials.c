@@ -1,5 +1,5 @@
 /*
- * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail,
+ * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail|preempt,
  * /v1/trials/{id} (GET, PATCH) and /v1/studies/{id}/trials (GET as JSON
  * or CSV, POST: enqueue or add).
  *
@@ -17,6 +17,7 @@
 #include "study/def.h"
 #include "study/enqueue.h"
 #include "study/explain.h"
+#include "study/preempt.h"
 #include "study/report.h"
 #include "study/studies.h"
 #include "study/trials.h"
@@ -87,29 +88,60 @@ handle_trial_heartbeat(struct req *rq)
     return st;
 }
 
+/*
+ * The body {"reason": "..."?} of fail and preempt: *reason is the string
+ * (borrowed from the body) or NULL when absent or null.
+ */
+static enum hpod_status
+reason_only(struct req *rq, const char **reason)
+{
+    json_t *v;
+    enum hpod_status st;
+
+    *reason = NULL;
+    if ((st = only_keys(rq, "reason", NULL)) != HPOD_OK)
+        return st;
+    v = json_object_get(rq->body, "reason");
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_string(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
+                         "reason must be a string");
+    if (json_string_length(v) > PREEMPT_REASON_MAX)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "reason",
+                         "reason must be at most %d characters",
+                         PREEMPT_REASON_MAX);
+    *reason = json_string_value(v);
+    return HPOD_OK;
+}
+
 /* handle_trial_fail - POST /v1/trials/{id}/fail {"reason": "..."} */
 enum hpod_status
 handle_trial_fail(struct req *rq)
 {
     struct trial t = {0};
     const char *reason = NULL;
-    json_t *v;
     enum hpod_status st;
 
-    if ((st = only_keys(rq, "reason", NULL)) != HPOD_OK)
-        return st;
-    v = json_object_get(rq->body, "reason");
-    if (v && !json_is_null(v)) {
-        if (!json_is_string(v))
-            return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
-                             "reason must be a string");
-        if (json_string_length(v) > 1000)
-            return hpod_fail(&rq->err, HPOD_EUNPROC, "reason",
-                             "reason must be at most 1000 characters");
-        reason = json_string_value(v);
-    }
-    if ((st = study_trial_fail(rq->db, rq->id, reason, &t, &rq->err)) ==
-        HPOD_OK)
+    if ((st = reason_only(rq, &reason)) == HPOD_OK &&
+        (st = study_trial_fail(rq->db, rq->id, reason, &t, &rq->err)) ==
+            HPOD_OK)
+        st = reply_trial(rq, &t, NULL);
+    trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_preempt - POST /v1/trials/{id}/preempt {"reason": "..."} */
+enum hpod_status
+handle_trial_preempt(struct req *rq)
+{
+    struct trial t = {0};
+    const char *reason = NULL;
+    enum hpod_status st;
+
+    if ((st = reason_only(rq, &reason)) == HPOD_OK &&
+        (st = study_trial_preempt(rq->db, rq->id, reason, &t, &rq->err)) ==
+            HPOD_OK)
         st = reply_trial(rq, &t, NULL);
     trial_cleanup(&t);
     return st;

@@ -34,6 +34,7 @@ static const struct route routes[] = {
     {"POST", "/v1/trials/{id}/heartbeat", handle_trial_heartbeat, 1, NULL, W,
      0},
     {"POST", "/v1/trials/{id}/fail", handle_trial_fail, 1, NULL, W, 0},
+    {"POST", "/v1/trials/{id}/preempt", handle_trial_preempt, 1, NULL, W, 0},
     {"GET", "/healthz", handle_healthz, 0, NULL, ROLE_NONE, 0},
     {"GET", "/metrics", handle_metrics, 0, NULL, R, 0},
     {"GET", "/openapi.json", handle_openapi, 0, NULL, ROLE_NONE, 0},

@@ -78,7 +78,11 @@ struct trial_step {
     int step;
     int stop;
     struct metric_set values;
+    char *checkpoint; /* the URI the report named, NULL: none */
 };
+
+/* Longest checkpoint URI an intermediate report may carry (bytes). */
+#define CHECKPOINT_MAX 2048
 
 struct study {
     long long id;
@@ -122,6 +126,8 @@ struct trial {
 
 void study_cleanup(struct study *s);
 void trial_cleanup(struct trial *t);
+/* The checkpoint of t's highest step that has one (borrowed), or NULL. */
+const char *trial_checkpoint(const struct trial *t);
 void trials_free(struct trial *t, size_t n);
 
 /* Trials issued and still counting against the budget (waiting ones

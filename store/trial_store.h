@@ -14,14 +14,6 @@
 #include "store/model.h"
 
 /*
- * trial_store_expire - marks failed ("lease expired") every live trial whose
- * lease has lapsed, of one study (study_id > 0) or of all (0). Their
- * candidates become free again. *n (may be NULL) receives how many.
- */
-enum hpod_status trial_store_expire(struct db *db, long long study_id,
-                                    long long *n, struct hpod_err *err);
-
-/*
  * trial_store_held - renews the leases of the live trials that worker holds
  * in the study and returns them (new array, id order).
  */
@@ -138,15 +130,16 @@ enum hpod_status trial_store_report(struct db *db, long long id,
 
 /*
  * trial_store_intermediate - records values for a step with the action the
- * server answers; if that step was recorded before, nothing changes and
- * *action_out receives the stored action ("continue"/"stop", static
- * string). The trial becomes running and its lease is renewed.
+ * server answers and the checkpoint the report named (NULL: none); if that
+ * step was recorded before, nothing changes and *action_out receives the
+ * stored action ("continue"/"stop", static string). The trial becomes
+ * running and its lease is renewed.
  */
-enum hpod_status trial_store_intermediate(struct db *db, long long id, int step,
-                                          const struct metric_set *values,
-                                          const char *action, int lease_seconds,
-                                          const char **action_out,
-                                          struct hpod_err *err);
+enum hpod_status
+trial_store_intermediate(struct db *db, long long id, int step,
+                         const struct metric_set *values, const char *action,
+                         const char *checkpoint, int lease_seconds,
+                         const char **action_out, struct hpod_err *err);
 
 /*
  * trial_store_step_action - the action answered to the trial's report at

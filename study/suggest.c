@@ -17,6 +17,7 @@
 #include "core/sampler.h"
 #include "store/gp_model_store.h"
 #include "store/history_store.h"
+#include "store/lease_store.h"
 #include "store/trial_batch_store.h"
 #include "store/warm_store.h"
 #include "study/warmstart.h"
@@ -272,7 +273,7 @@ answer_add(struct suggest_call *c, struct trial *t)
  * longer than an open one's for that read; docs/suggest-p99.md).
  */
 static enum hpod_status
-suggest_expire(struct suggest_call *c, long long *expired)
+suggest_expire(struct suggest_call *c, long long *expired, long long *requeued)
 {
     char xmin[HISTORY_XID_MAX];
     struct trial *delta = NULL;
@@ -282,12 +283,12 @@ suggest_expire(struct suggest_call *c, long long *expired)
 
     if (mf_enabled(&c->d) || !hcache_enabled() || !c->s.definition ||
         (c->s.n_candidates < 0 && c->d.algo.name == ALGO_RANDOM))
-        return trial_store_expire(c->db, c->id, expired, c->err);
+        return lease_store_expire(c->db, c->id, expired, requeued, c->err);
     c->hc = hcache_take(c->id);
     const char *since =
         hcache_since(c->hc, c->id, c->s.definition, with_values);
     if ((st = history_store_expire_changes(c->db, c->id, since, with_values,
-                                           xmin, expired, &delta, &nd,
+                                           xmin, expired, requeued, &delta, &nd,
                                            c->err)) != HPOD_OK)
         return st;
     hcache_apply(c->hc, delta, nd, &c->d, xmin);
@@ -300,7 +301,7 @@ suggest_expire(struct suggest_call *c, long long *expired)
 static enum hpod_status
 suggest_begin(struct suggest_call *c)
 {
-    long long expired = 0;
+    long long expired = 0, requeued = 0;
     enum hpod_status st;
 
     if ((st = db_begin(c->db, c->err)) != HPOD_OK ||
@@ -314,10 +315,14 @@ suggest_begin(struct suggest_call *c)
      * waiting trials, which never expire). */
     if ((st = study_store_get_issue(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
         (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK ||
-        (st = suggest_expire(c, &expired)) != HPOD_OK)
+        (st = suggest_expire(c, &expired, &requeued)) != HPOD_OK)
         return st;
-    c->out->n_expired = expired;
+    /* A lapsed lease with a checkpoint puts its trial back in the queue
+     * (store/lease_sql.h): the claim below hands it out first. */
+    c->out->n_expired = expired + requeued;
     c->s.n_expired += expired;
+    c->s.counts[TRIAL_WAITING] += requeued;
+    c->s.counts[TRIAL_PENDING] -= requeued;
     c->issue_seq = c->s.counts[TRIAL_PENDING] + c->s.counts[TRIAL_WAITING];
     if (mf_enabled(&c->d)) {
         c->issue_seq = -1;

@@ -382,6 +382,27 @@ def cases(have_tables):
         body={"reason": "x" * 1001}, fixture=STUDY)
     add("fail reason of the wrong type", "POST", "/v1/trials/{L}/fail", 400, IA, "reason",
         body={"reason": 42}, fixture=STUDY)
+    # -- the trainer's real life: checkpoints and preemption
+    add("preempt a completed trial", "POST", "/v1/trials/{D}/preempt", 409, "conflict",
+        body={"reason": "late"}, fixture=STUDY)
+    add("preempt reason over 1000 characters", "POST", "/v1/trials/{L}/preempt", 422, IA,
+        "reason", body={"reason": "x" * 1001}, fixture=STUDY)
+    add("preempt reason of the wrong type", "POST", "/v1/trials/{L}/preempt", 400, IA, "reason",
+        body={"reason": ["slurm"]}, fixture=STUDY)
+    add("preempt with an unknown field", "POST", "/v1/trials/{L}/preempt", 400, IA, "step",
+        body={"reason": "slurm", "step": 3}, fixture=STUDY)
+    add("preempt an unknown trial", "POST", "/v1/trials/987654321/preempt", 404, "not_found",
+        body={})
+    add("report checkpoint over 2048 bytes", "POST", R, 422, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "step": 1, "checkpoint": "\u00e9" * 1025},
+        fixture=STUDY)
+    add("report checkpoint empty", "POST", R, 422, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "step": 1, "checkpoint": ""}, fixture=STUDY)
+    add("report checkpoint of the wrong type", "POST", R, 400, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "step": 1, "checkpoint": {"uri": "s3://b"}},
+        fixture=STUDY)
+    add("report checkpoint without a step", "POST", R, 422, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "checkpoint": "s3://b/run/final"}, fixture=STUDY)
 
     # -- benchmarks: {B} is the imported table lab/fixture (synthetic_table),
     # {M} a simulation stored on it.
