@@ -113,6 +113,13 @@ trial_to_json(const struct trial *t)
     if (t->resume_from_step >= 0)
         json_object_set_new(o, "resume_from_step",
                             json_integer(t->resume_from_step));
+    if (t->excluded)
+        json_object_set_new(
+            o, "excluded",
+            json_pack("{s:s, s:s, s:s}", "reason",
+                      t->excluded_reason ? t->excluded_reason : "", "by",
+                      t->excluded_by ? t->excluded_by : "", "at",
+                      t->excluded_at ? t->excluded_at : ""));
     /* The checkpoint to resume from: the last one reported. */
     if (trial_checkpoint(t))
         json_object_set_new(o, "checkpoint", json_string(trial_checkpoint(t)));
@@ -272,7 +279,7 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         snprintf(name, sizeof name, "values.%s", metrics[j]);
         sb_field(&b, 0, name);
     }
-    strbuf_put(&b, ",created_at,updated_at\r\n", 24);
+    strbuf_put(&b, ",created_at,updated_at,excluded\r\n", 33);
     for (size_t i = 0; i < n && ok; i++) {
         const struct trial *t = &rows[i];
         json_t *params = hj_parse(t->params);
@@ -298,6 +305,11 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         }
         sb_field(&b, 0, t->created_at ? t->created_at : "");
         sb_field(&b, 0, t->updated_at ? t->updated_at : "");
+        /* An excluded trial's reason; empty when it is in the model. */
+        if (t->excluded)
+            sb_text(&b, t->excluded_reason ? t->excluded_reason : "");
+        else
+            sb_field(&b, 0, "");
         strbuf_put(&b, "\r\n", 2);
     }
     free(metrics);

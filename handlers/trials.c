@@ -1,5 +1,6 @@
 /*
- * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail|preempt,
+ * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail|preempt|
+ * exclude|restore,
  * /v1/trials/{id} (GET, PATCH) and /v1/studies/{id}/trials (GET as JSON
  * or CSV, POST: enqueue or add).
  *
@@ -16,6 +17,7 @@
 #include "handlers/represent.h"
 #include "study/def.h"
 #include "study/enqueue.h"
+#include "study/exclude.h"
 #include "study/explain.h"
 #include "study/preempt.h"
 #include "study/report.h"
@@ -88,8 +90,12 @@ handle_trial_heartbeat(struct req *rq)
     return st;
 }
 
+/* Longest reason a trial's change may give (characters). */
+#define REASON_MAX 1000
+
 /*
- * The body {"reason": "..."?} of fail and preempt: *reason is the string
+ * The body {"reason": "..."?} of fail, preempt, exclude and restore:
+ * *reason is the string
  * (borrowed from the body) or NULL when absent or null.
  */
 static enum hpod_status
@@ -107,10 +113,9 @@ reason_only(struct req *rq, const char **reason)
     if (!json_is_string(v))
         return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
                          "reason must be a string");
-    if (json_string_length(v) > PREEMPT_REASON_MAX)
+    if (json_string_length(v) > REASON_MAX)
         return hpod_fail(&rq->err, HPOD_EUNPROC, "reason",
-                         "reason must be at most %d characters",
-                         PREEMPT_REASON_MAX);
+                         "reason must be at most %d characters", REASON_MAX);
     *reason = json_string_value(v);
     return HPOD_OK;
 }
@@ -142,6 +147,45 @@ handle_trial_preempt(struct req *rq)
     if ((st = reason_only(rq, &reason)) == HPOD_OK &&
         (st = study_trial_preempt(rq->db, rq->id, reason, &t, &rq->err)) ==
             HPOD_OK)
+        st = reply_trial(rq, &t, NULL);
+    trial_cleanup(&t);
+    return st;
+}
+
+/*
+ * handle_trial_exclude - POST /v1/trials/{id}/exclude {"reason": "..."}:
+ * out of the model, best, pareto and importance, by the caller's token.
+ */
+enum hpod_status
+handle_trial_exclude(struct req *rq)
+{
+    struct trial t = {0};
+    const char *reason = NULL;
+    enum hpod_status st;
+
+    if ((st = reason_only(rq, &reason)) != HPOD_OK)
+        return st;
+    if (!reason)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
+                         "reason is required: say why the trial leaves the "
+                         "model");
+    if ((st = study_trial_exclude(rq->db, rq->id, reason, rq->who.token_id, &t,
+                                  &rq->err)) == HPOD_OK)
+        st = reply_trial(rq, &t, NULL);
+    trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_restore - POST /v1/trials/{id}/restore {"reason"?: "..."} */
+enum hpod_status
+handle_trial_restore(struct req *rq)
+{
+    struct trial t = {0};
+    const char *reason = NULL;
+    enum hpod_status st;
+
+    if ((st = reason_only(rq, &reason)) == HPOD_OK &&
+        (st = study_trial_restore(rq->db, rq->id, &t, &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
     trial_cleanup(&t);
     return st;

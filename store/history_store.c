@@ -29,7 +29,8 @@
 /* A study's trials changed since $2 (their params when not a candidate). */
 #define CHANGED_ROWS \
     "SELECT id, state, candidate, train_to, lease_expired," \
-    "  CASE WHEN candidate IS NULL THEN params::text END AS params" \
+    "  CASE WHEN candidate IS NULL THEN params::text END AS params," \
+    "  excluded_at IS NOT NULL AS excluded" \
     "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8"
 /* Row kind 0 (the snapshot's xmin for the next refresh, and `expired` and
  * `requeued` in the candidate and train_to columns), kind 1 the rows of
@@ -40,14 +41,15 @@
     "   pg_current_xact_id_if_assigned())::text AS state," \
     "  " expired " AS candidate, " requeued " AS train_to," \
     "  NULL::boolean AS lease_expired, NULL::text AS params," \
+    "  NULL::boolean AS excluded," \
     "  NULL::text AS metric, NULL::float8 AS value" \
     " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired," \
-    "  params, NULL, NULL FROM c" \
-    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL," \
+    "  params, excluded, NULL, NULL FROM c" \
+    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL, NULL," \
     "  v.metric, v.value FROM trial_values v" \
     "  WHERE $3 AND v.trial_id = ANY (ARRAY(" \
     "   SELECT id FROM c WHERE NOT lease_expired))" \
-    " ORDER BY 1, 2, 8"
+    " ORDER BY 1, 2, 9"
 static const char *SQL_CHANGES =
     "WITH c AS (" CHANGED_ROWS ")"
     CHANGES_SELECT("NULL::integer", "NULL::integer");
@@ -65,7 +67,7 @@ static const char *SQL_EXPIRE_CHANGES =
     " c AS (" CHANGED_ROWS
     "  AND id <> ALL (ARRAY(SELECT id FROM e))"
     "  UNION ALL SELECT id, state, candidate, train_to, lease_expired,"
-    "  CASE WHEN NOT lease_expired THEN params END FROM e)"
+    "  CASE WHEN NOT lease_expired THEN params END, excluded FROM e)"
     CHANGES_SELECT("(SELECT count(*) FROM e WHERE lease_expired)::integer",
                    "(SELECT count(*) FROM e WHERE NOT lease_expired)"
                    "::integer");
@@ -85,6 +87,8 @@ row_to_trial(const struct db_result *r, size_t i, long long study_id,
     t->candidate = db_get_ll(r, i, "candidate", -1);
     t->params = p ? xstrdup(p) : NULL;
     t->lease_expired = le && le[0] == 't';
+    t->excluded =
+        db_get(r, i, "excluded") && db_get(r, i, "excluded")[0] == 't';
     t->resume_from_step = -1;
     t->train_to = db_get_ll(r, i, "train_to", -1);
 }

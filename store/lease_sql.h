@@ -9,7 +9,8 @@
  * the next suggest hands it out first. LEASE_LAPSE(filter) is two CTEs,
  * lapsed and e; e returns the rows it changed (id, state, candidate,
  * train_to, lease_expired: a failed one has lease_expired set, a requeued
- * one not; params as text when the trial has no candidate). filter is
+ * one not; params as text when the trial has no candidate; excluded).
+ * filter is
  * "t.study_id = $1 AND" or "".
  */
 #ifndef HPOD_LEASE_SQL_H
@@ -35,7 +36,8 @@
     "  updated_at = now() FROM lapsed l WHERE t.id = l.id" \
     "  AND t.state IN ('pending', 'running') AND t.lease_expires_at < now()" \
     "  RETURNING t.id, t.state, t.candidate, t.train_to, t.lease_expired," \
-    "  CASE WHEN t.candidate IS NULL THEN t.params::text END AS params)"
+    "  CASE WHEN t.candidate IS NULL THEN t.params::text END AS params," \
+    "  t.excluded_at IS NOT NULL AS excluded)"
 /* clang-format on */
 
 #endif

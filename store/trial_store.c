@@ -81,7 +81,8 @@ static const char *SQL_SET_METADATA =
     "UPDATE trials SET metadata = $2::json, updated_at = now() WHERE id = $1";
 static const char *SQL_HISTORY =
     "SELECT id, state, candidate, train_to,"
-    " CASE WHEN candidate IS NULL THEN params::text END AS params"
+    " CASE WHEN candidate IS NULL THEN params::text END AS params,"
+    " excluded_at IS NOT NULL AS excluded"
     " FROM trials WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
 /* $2, $3: text[] and float8[] literals of the same length. */
 static const char *SQL_ADD_VALUES =
@@ -116,7 +117,7 @@ static const char *SQL_STEPS =
     " FROM intermediate_values i JOIN trials t ON t.id = i.trial_id"
     " LEFT JOIN step_values s ON s.trial_id = i.trial_id AND s.step = i.step"
     " WHERE t.study_id = $1 AND NOT t.lease_expired"
-    " ORDER BY i.trial_id, i.step, s.metric";
+    " AND t.excluded_at IS NULL ORDER BY i.trial_id, i.step, s.metric";
 static const char *SQL_STOP =
     "UPDATE trials SET state = $2, reason = $3, lease_expires_at = NULL,"
     " updated_at = now() WHERE id = $1";
@@ -319,6 +320,10 @@ trial_store_row(const struct db_result *r, size_t i, struct trial *t)
     t->train_to = db_get_ll(r, i, "train_to", -1);
     t->created_at = dup_or_null(db_get(r, i, "created_at"));
     t->updated_at = dup_or_null(db_get(r, i, "updated_at"));
+    t->excluded_at = dup_or_null(db_get(r, i, "excluded_at"));
+    t->excluded = t->excluded_at != NULL;
+    t->excluded_reason = dup_or_null(db_get(r, i, "excluded_reason"));
+    t->excluded_by = dup_or_null(db_get(r, i, "excluded_by"));
 }
 
 enum hpod_status
@@ -539,6 +544,8 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
         t->params = dup_or_null(db_get(r, i, "params"));
         t->resume_from_step = -1;
         t->train_to = db_get_ll(r, i, "train_to", -1);
+        t->excluded =
+            db_get(r, i, "excluded") && *db_get(r, i, "excluded") == 't';
     }
     db_result_free(r);
     r = NULL;

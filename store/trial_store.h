@@ -98,8 +98,9 @@ enum hpod_status trial_store_read_value(const char *text, long long trial_id,
 /*
  * trial_store_history - what a sampler needs, in two light queries: every
  * trial of the study not failed by lease expiry, in id order, with only
- * id, state, candidate, train_to, params and values filled (params NULL
- * when the trial has a candidate: the caller knows it; no steps).
+ * id, state, candidate, train_to, params, excluded and values filled
+ * (params NULL when the trial has a candidate: the caller knows it; no
+ * steps).
  */
 enum hpod_status trial_store_history(struct db *db, long long study_id,
                                      struct trial **out, size_t *n,
@@ -159,8 +160,8 @@ void step_rows_free(struct step_row *rows, size_t n);
 
 /*
  * trial_store_study_steps - every intermediate report of the study's
- * trials (not failed by lease expiry), by trial then step: what ASHA
- * rebuilds its rungs from on every decision.
+ * trials (not failed by lease expiry, not excluded), by trial then step:
+ * what ASHA rebuilds its rungs from on every decision.
  */
 enum hpod_status trial_store_study_steps(struct db *db, long long study_id,
                                          struct step_row **out, size_t *n,

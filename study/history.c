@@ -179,6 +179,10 @@ history_build_parsed(const struct study_def *d, const struct trial *rows,
             cand = (size_t)t->candidate;
             h->cand_used[cand] = 1;
         }
+        /* Excluded by a user: out of the model (its candidate stays taken:
+         * the configuration ran). */
+        if (t->excluded)
+            continue;
         /* Multistage: the evidence is each trial's value at the current
          * stage's fidelity; the stage's members still training to it are
          * pending. */

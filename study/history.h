@@ -57,7 +57,8 @@ enum hpod_status history_candidates(struct db *db, long long study_id,
  * is given for a finite study (finite = 1), NULL otherwise. For a
  * multistage study (w->multistage) the evidence is each trial's value at
  * w->obs_at and the members still training to the current stage are
- * pending (mf_observation). A trial whose params are not a point of the
+ * pending (mf_observation). An excluded trial is no evidence (its
+ * candidate stays taken). A trial whose params are not a point of the
  * space is not evidence.
  */
 void history_build(const struct study_def *d, const struct trial *rows,

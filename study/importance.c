@@ -72,6 +72,7 @@ study_importance(struct db *db, long long study_id, const char *metric,
     if ((st = trial_store_list(db, study_id, TRIAL_COMPLETED, -1, 0, &rows,
                                &n_rows, NULL, err)) != HPOD_OK)
         goto out;
+    trials_drop_excluded(rows, &n_rows);
     study_importance_data(&out->def, rows, n_rows, out->metric, &x, &y,
                           &out->n);
     if (out->n < STUDY_IMPORTANCE_MIN_TRIALS) {

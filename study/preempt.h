@@ -16,9 +16,6 @@
 #include "store/db.h"
 #include "store/model.h"
 
-/* Longest preemption reason (characters), as a failure's. */
-#define PREEMPT_REASON_MAX 1000
-
 /*
  * study_trial_preempt - trial id goes back to the queue (reason may be
  * NULL), under its study's row lock then its own, so that a suggest of any

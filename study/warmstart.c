@@ -139,6 +139,7 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
         (st = study_trial_list(db, d->warm_study, TRIAL_COMPLETED, 1000000, 0,
                                &rows, &n, &total, err)) != HPOD_OK)
         goto out;
+    trials_drop_excluded(rows, &n); /* out of the source's model too */
     for (size_t i = 0; i < n; i++) {
         const double *v = metric_set_find(&rows[i].values, d->obj_names[0]);
         json_t *p = json_loads(rows[i].params, 0, NULL);

@@ -403,6 +403,20 @@ def cases(have_tables):
         fixture=STUDY)
     add("report checkpoint without a step", "POST", R, 422, IA, "checkpoint",
         body={"values": {"bleu": 1.0}, "checkpoint": "s3://b/run/final"}, fixture=STUDY)
+    add("exclude without a reason", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
+        body={}, fixture=STUDY)
+    add("exclude reason over 1000 characters", "POST", "/v1/trials/{D}/exclude", 422, IA,
+        "reason", body={"reason": "x" * 1001}, fixture=STUDY)
+    add("exclude reason of the wrong type", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
+        body={"reason": True}, fixture=STUDY)
+    add("exclude with an unknown field", "POST", "/v1/trials/{D}/exclude", 400, IA, "by",
+        body={"reason": "leak", "by": "me"}, fixture=STUDY)
+    add("exclude an unknown trial", "POST", "/v1/trials/987654321/exclude", 404, "not_found",
+        body={"reason": "leak"})
+    add("restore reason of the wrong type", "POST", "/v1/trials/{D}/restore", 400, IA, "reason",
+        body={"reason": 3}, fixture=STUDY)
+    add("restore with an unknown field", "POST", "/v1/trials/{D}/restore", 400, IA, "state",
+        body={"state": "completed"}, fixture=STUDY)
 
     # -- benchmarks: {B} is the imported table lab/fixture (synthetic_table),
     # {M} a simulation stored on it.

@@ -1,7 +1,9 @@
 """tests/api/test_trainer.py - the trainer's real life (issue 29):
 checkpoints in intermediate reports, preemption (POST /v1/trials/{id}/
 preempt, and a lapsed lease on a trial with a checkpoint) handing the same
-trial to the next worker, counted once in the budget.
+trial to the next worker, counted once in the budget; excluded trials
+(exclude/restore) leaving best, pareto and the model, whose next choice
+equals the same study's without the trial.
 """
 
 import threading
@@ -125,12 +127,12 @@ def t_preempt_conflicts(c):
 @test("trainer: a lapsed lease with a checkpoint requeues the trial (suggest and reaper); without one it fails")
 def t_lapse(c):
     sid = create(c, {"name": uname("lapse"), "space": X1, "objectives": LOSS, "budget": 2,
-                     "lease_seconds": 1, "algorithm": {"name": "random", "seed": 5}})["id"]
+                     "lease_seconds": 2, "algorithm": {"name": "random", "seed": 5}})["id"]
     a = suggest(c, sid, "node-a", count=2)["trials"]
     step(c, a[0]["id"], 1, 0.9, "file:///ck/a0-1")
     step(c, a[0]["id"], 2, 0.8)
     step(c, a[1]["id"], 1, 0.9)  # no checkpoint: nothing to resume from
-    time.sleep(2.2)
+    time.sleep(3.2)
     got = suggest(c, sid, "node-b", count=2)["trials"]
     check(len(got) == 2, "node-b got %r" % short(got))
     check_resumed(got[0], a[0], "node-b", 2, "file:///ck/a0-1")
@@ -139,32 +141,31 @@ def t_lapse(c):
           "the trial without a checkpoint %r" % short(failed))
     # The failed one costs no budget, so a new trial took its place; the
     # requeued one counted once.
-    check(got[1]["number"] == 2, "the new trial %r" % short(got[1]))
-    check(suggest(c, sid, "node-c")["trials"] == [], "budget 2 is spent")
-    k = counts(c, sid)
-    check(k["pending"] + k["running"] == 2 and k["failed"] == 1 and k["waiting"] == 0,
-          "counts %r" % k)
+    check(got[1]["number"] == 2 and all_trials(c, sid)["total"] == 3,
+          "the new trial %r" % short(got[1]))
 
-    # The reaper of another server requeues a lapsed trial by itself.
+    # The reaper requeues a lapsed trial by itself, without a suggest.
     s = Server(c.args.hpod, c.logdir, c.dburl)
     s.extra_env = {"HPOD_REAPER_MS": "100"}
     c.servers.append(s)
     s.start()
     try:
-        step(c, got[0]["id"], 3, 0.6, "file:///ck/a0-3")
-        deadline = time.monotonic() + 15
-        while get_trial(c, got[0]["id"])["state"] != "waiting":
+        sid = create(c, {"name": uname("lapse reaper"), "space": X1, "objectives": LOSS,
+                         "lease_seconds": 2, "algorithm": {"name": "random", "seed": 5}})["id"]
+        t = suggest(c, sid, "node-e")["trials"][0]
+        step(c, t["id"], 3, 0.6, "file:///ck/e-3")
+        deadline = time.monotonic() + 20
+        while get_trial(c, t["id"])["state"] != "waiting":
             check(time.monotonic() < deadline, "the reaper did not requeue %r"
-                  % short(get_trial(c, got[0]["id"])))
+                  % short(get_trial(c, t["id"])))
             time.sleep(0.2)
-        w = get_trial(c, got[0]["id"])
+        w = get_trial(c, t["id"])
         check(w["reason"] == "preempted: lease expired" and w["resume_from_step"] == 3
-              and w["checkpoint"] == "file:///ck/a0-3" and w["worker"] == "",
+              and w["checkpoint"] == "file:///ck/e-3" and w["worker"] == "",
               "requeued by the reaper %r" % short(w))
     finally:
         s.stop()
-    again = suggest(c, sid, "node-d")["trials"]
-    check_resumed(again[0], a[0], "node-d", 3, "file:///ck/a0-3")
+    check_resumed(suggest(c, sid, "node-f")["trials"][0], t, "node-f", 3, "file:///ck/e-3")
 
 
 @test("trainer: a preempted trial goes to exactly one of 12 workers racing on two servers")
@@ -194,3 +195,144 @@ def t_preempt_race(c):
     i, t = got[0]
     check_resumed(t, t0, "racer-%d" % i, 5, "ck-5")
     check(all_trials(c, sid)["total"] == 1, "budget 1 issued more than one trial")
+
+
+# -- excluded trials -------------------------------------------------------
+
+XY = [{"name": "x", "type": "float", "low": 0.0, "high": 1.0},
+      {"name": "y", "type": "float", "low": 0.0, "high": 1.0}]
+# Added trials: the last is far better than the others, so that the model
+# with it and without it want different places.
+POINTS = [(0.1, 0.2, 1.0), (0.3, 0.8, 2.0), (0.5, 0.5, 3.0), (0.7, 0.1, 1.5),
+          (0.2, 0.6, 2.5), (0.6, 0.9, 1.2), (0.9, 0.9, 30.0)]
+BEST_K = len(POINTS) - 1
+
+
+def gp_study(c, name):
+    return create(c, {"name": uname(name), "space": XY, "objectives": [{"name": "bleu",
+                      "goal": "maximize"}], "algorithm": {"name": "gp", "seed": 11, "init": 3}})["id"]
+
+
+def add(c, sid, x, y, bleu=None):
+    body = {"params": {"x": x, "y": y}}
+    if bleu is not None:
+        body["values"] = {"bleu": bleu}
+    return expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid, body), 201)
+
+
+def exclude(c, tid, reason, port=None):
+    return expect(call(port or c.port, "POST", "/v1/trials/%d/exclude" % tid,
+                       {"reason": reason}), 200)["trial"]
+
+
+def restore(c, tid, port=None):
+    return expect(call(port or c.port, "POST", "/v1/trials/%d/restore" % tid, {}), 200)["trial"]
+
+
+def best_id(c, sid):
+    t = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)["trial"]
+    return t and t["id"]
+
+
+@test("trainer: exclude and restore: the trial keeps its values, leaves best and the CSV says why; idempotent")
+def t_exclude_best(c):
+    sid = gp_study(c, "exclude best")
+    ids = [add(c, sid, x, y, b)["id"] for x, y, b in POINTS]
+    top = ids[BEST_K]
+    check(best_id(c, sid) == top, "best before %r" % best_id(c, sid))
+    t = exclude(c, top, "data leak in fold 3")
+    ex = t.get("excluded")
+    check(ex and ex["reason"] == "data leak in fold 3" and ex["by"] == "" and ex["at"],
+          "excluded %r" % ex)
+    check(t["state"] == "completed" and t["values"] == {"bleu": 30.0}, "values kept %r" % short(t))
+    check(best_id(c, sid) == ids[2], "best with the leak excluded %r" % best_id(c, sid))
+    again = exclude(c, top, "another reason")
+    check(again["excluded"] == ex, "a second exclusion changed %r" % again["excluded"])
+    got = get_trial(c, top)
+    check(got["excluded"] == ex, "GET %r" % got.get("excluded"))
+    listed = [x for x in all_trials(c, sid)["trials"] if x["id"] == top][0]
+    check(listed["excluded"] == ex, "list %r" % listed.get("excluded"))
+    r = call(c.port, "GET", "/v1/studies/%d/trials" % sid, headers={"Accept": "text/csv"})
+    lines = r.raw.decode().split("\r\n")
+    check(lines[0].endswith(",excluded"), "CSV header %r" % lines[0])
+    check(lines[1 + BEST_K].endswith(",data leak in fold 3")
+          and lines[1].endswith(","), "CSV rows %r" % lines[1:])
+    back = restore(c, top)
+    check("excluded" not in back and back["values"] == {"bleu": 30.0}, "restored %r" % short(back))
+    check(best_id(c, sid) == top, "best after restore %r" % best_id(c, sid))
+    check(restore(c, top) == back, "a second restore changed the trial")
+    expect_error(call(c.port, "POST", "/v1/trials/987654321/exclude", {"reason": "x"}),
+                 404, "not_found")
+
+
+@test("trainer: exclude and restore move the pareto front")
+def t_exclude_pareto(c):
+    sid = create(c, {"name": uname("exclude pareto"), "space": XY,
+                     "objectives": [{"name": "bleu", "goal": "maximize"},
+                                    {"name": "time", "goal": "minimize"}],
+                     "algorithm": {"name": "random", "seed": 2}})["id"]
+    vals = [(1.0, 1.0), (2.0, 2.0), (3.0, 5.0), (9.0, 1.5)]
+    ids = [expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                       {"params": {"x": 0.1 * i, "y": 0.2}, "values": {"bleu": b, "time": t}}),
+                  201)["id"] for i, (b, t) in enumerate(vals)]
+
+    def front():
+        p = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % sid), 200)
+        return sorted(x["trial"] for x in p["front"]), p["hypervolume"]
+
+    before, hv = front()
+    check(before == [ids[0], ids[3]], "front %r" % before)
+    exclude(c, ids[3], "mis-logged metric")
+    after, hv2 = front()
+    check(after == [ids[0], ids[1], ids[2]], "front with one excluded %r" % after)
+    restore(c, ids[3])
+    check(front() == (before, hv), "front after restore %r" % (front(),))
+
+
+def suggest_xy(c, sid, worker, port=None):
+    t = suggest(c, sid, worker, port=port)["trials"][0]
+    return t["params"]["x"], t["params"]["y"]
+
+
+@test("trainer: an excluded trial leaves the model: the next choice equals the same study's without it, on two servers")
+def t_exclude_model(c):
+    b = c.server()
+    # A: the points, one suggestion (history cached, GP fitted and kept
+    # with the best point in), then the best point excluded.
+    a = gp_study(c, "exclude A")
+    ids = [add(c, a, x, y, v)["id"] for x, y, v in POINTS]
+    first = suggest_xy(c, a, "w")
+    exclude(c, ids[BEST_K], "data leak", port=b.port)
+    # B: the same trials, the best point's number held by a trial that
+    # never reported (enqueued, then failed), and A's first suggestion
+    # enqueued so that "w" is handed it rather than a choice of its own.
+    bs = gp_study(c, "exclude B")
+    for x, y, v in POINTS[:BEST_K]:
+        add(c, bs, x, y, v)
+    e = add(c, bs, *POINTS[BEST_K][:2])
+    expect(call(c.port, "POST", "/v1/trials/%d/fail" % e["id"], {"reason": "never ran"}), 200)
+    add(c, bs, *first)
+    check(suggest_xy(c, bs, "w") == first, "B's claim")
+    # C: like A, nothing excluded.
+    cs = gp_study(c, "exclude C")
+    for x, y, v in POINTS:
+        add(c, cs, x, y, v)
+    check(suggest_xy(c, cs, "w") == first, "C's first choice differs from A's")
+    # The server whose caches saw A before the exclusion answers as B.
+    xa = suggest_xy(c, a, "w2")
+    xb = suggest_xy(c, bs, "w2")
+    xc = suggest_xy(c, cs, "w2")
+    check(xa == xb, "A with the trial excluded chose %r, B without it %r" % (xa, xb))
+    check(xa != xc, "excluding the best trial changed nothing: %r" % (xa,))
+    # Restored, the model has it again: A's next choice is that of a study
+    # D holding the same trials, none ever excluded.
+    restore(c, ids[BEST_K], port=b.port)
+    xa3 = suggest_xy(c, a, "w3", port=b.port)
+    ds = gp_study(c, "exclude D")
+    for x, y, v in POINTS:
+        add(c, ds, x, y, v)
+    add(c, ds, *first)
+    add(c, ds, *xa)
+    check(suggest_xy(c, ds, "w") == first and suggest_xy(c, ds, "w2") == xa, "D's claims")
+    xd3 = suggest_xy(c, ds, "w3")
+    check(xd3 == xa3, "A after restore chose %r, D %r" % (xa3, xd3))

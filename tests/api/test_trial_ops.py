@@ -304,7 +304,7 @@ def t_csv(c):
     check(text.endswith("\r\n"), "CSV does not end with CRLF")
     header = text.split("\r\n", 1)[0]
     want = ("number,id,state,origin,params.lr,params.layers,params.opt,values.bleu,"
-            "values.gpu_time,created_at,updated_at")
+            "values.gpu_time,created_at,updated_at,excluded")
     check(header == want, "CSV header %r" % header)
     rows = list(csv.reader(io.StringIO(text, newline="")))
     js = expect(call(c.port, "GET", "/v1/studies/%d/trials" % sid), 200)
@@ -347,7 +347,7 @@ def t_csv(c):
     empty = create(c, {"name": uname("csv empty"), "space": space, "objectives": BLEU_MAX})["id"]
     r = get_csv(c, "/v1/studies/%d/trials" % empty)
     check(r.raw.decode("utf-8") == "number,id,state,origin,params.lr,params.layers,params.opt,"
-          "values.bleu,created_at,updated_at\r\n", "empty study CSV %r" % r.raw)
+          "values.bleu,created_at,updated_at,excluded\r\n", "empty study CSV %r" % r.raw)
 
 
 @test("trial ops: asha starts a claimed waiting trial at rung 0; racing enqueues of one candidate")
