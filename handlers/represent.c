@@ -279,7 +279,7 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         snprintf(name, sizeof name, "values.%s", metrics[j]);
         sb_field(&b, 0, name);
     }
-    strbuf_put(&b, ",created_at,updated_at,excluded\r\n", 33);
+    strbuf_put(&b, ",created_at,updated_at,reason,excluded\r\n", 40);
     for (size_t i = 0; i < n && ok; i++) {
         const struct trial *t = &rows[i];
         json_t *params = hj_parse(t->params);
@@ -305,7 +305,9 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         }
         sb_field(&b, 0, t->created_at ? t->created_at : "");
         sb_field(&b, 0, t->updated_at ? t->updated_at : "");
-        /* An excluded trial's reason; empty when it is in the model. */
+        /* Why it failed or stopped (a user's text when it failed by
+         * POST /v1/trials/{id}/fail); an excluded trial's reason. */
+        sb_text(&b, t->reason);
         if (t->excluded)
             sb_text(&b, t->excluded_reason ? t->excluded_reason : "");
         else

@@ -3,7 +3,8 @@ checkpoints in intermediate reports, preemption (POST /v1/trials/{id}/
 preempt, and a lapsed lease on a trial with a checkpoint) handing the same
 trial to the next worker, counted once in the budget; excluded trials
 (exclude/restore) leaving best, pareto and the model, whose next choice
-equals the same study's without the trial.
+equals the same study's without the trial; failure reasons in the JSON,
+the CSV and the 409 of a later report.
 """
 
 import threading
@@ -336,3 +337,27 @@ def t_exclude_model(c):
     check(suggest_xy(c, ds, "w") == first and suggest_xy(c, ds, "w2") == xa, "D's claims")
     xd3 = suggest_xy(c, ds, "w3")
     check(xd3 == xa3, "A after restore chose %r, D %r" % (xa3, xd3))
+
+
+# -- failure reasons -------------------------------------------------------
+
+@test("trainer: a failure's reason reads back in the JSON and the CSV, and a later report's 409 names it")
+def t_fail_reason(c):
+    import csv
+    import io
+    sid = create(c, {"name": uname("fail reason"), "space": X1, "objectives": LOSS,
+                     "algorithm": {"name": "random", "seed": 1}})["id"]
+    t = suggest(c, sid, "w", count=3)["trials"]
+    reasons = ["objective returned nan", "RuntimeError: CUDA out of memory", "=HYPERLINK(1)"]
+    for tr, why in zip(t, reasons):
+        f = expect(call(c.port, "POST", "/v1/trials/%d/fail" % tr["id"], {"reason": why}),
+                   200)["trial"]
+        check(f["state"] == "failed" and f["reason"] == why, "failed %r" % short(f))
+    r = call(c.port, "POST", "/v1/trials/%d/report" % t[0]["id"], {"values": {"loss": 1.0}})
+    expect_error(r, 409, "conflict")
+    check("(objective returned nan)" in r.json["error"]["message"], "409 %r" % r.json)
+    r = call(c.port, "GET", "/v1/studies/%d/trials" % sid, headers={"Accept": "text/csv"})
+    rows = list(csv.DictReader(io.StringIO(r.raw.decode(), newline="")))
+    got = [row["reason"] for row in rows]
+    check(got == reasons[:2] + ["'=HYPERLINK(1)"], "CSV reasons %r" % got)
+    check(all(row["excluded"] == "" for row in rows), "excluded cells %r" % rows)
