@@ -18,6 +18,7 @@
 #include "common/json.h" /* hj_dump, hj_parse */
 #include "store/model.h"
 #include "study/algo.h"
+#include "study/params.h" /* params_from_json, params_to_json */
 
 #define MODEL_MAX_OBJECTIVES 8
 #define MODEL_MAX_CONSTRAINTS 16
@@ -74,17 +75,6 @@ enum hpod_status study_def_from_json(json_t *body, struct study_def *d,
 enum hpod_status study_def_from_text(const char *text, struct study_def *d,
                                      struct hpod_err *err);
 void study_def_cleanup(struct study_def *d);
-
-/*
- * params_from_json - checks that obj gives every parameter exactly once
- * with a legal value and fills raw (n_params). path prefixes the field of
- * an error ("candidates[3]").
- */
-enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
-                                  double *raw, const char *path,
-                                  struct hpod_err *err);
-/* Returns a new JSON object for a configuration. */
-json_t *params_to_json(const struct study_def *d, const double *raw);
 
 /*
  * trial_feasible - 1 if the reported values meet every constraint of d; a
