@@ -30,10 +30,68 @@ struct param_in {
     int has_low, has_high, log;
 };
 
+/* The JSON type of a choice (its kind): "string", "number", "boolean",
+ * or NULL for any other value. */
+static const char *
+choice_kind(const json_t *v)
+{
+    return json_is_string(v)    ? "string"
+           : json_is_number(v)  ? "number"
+           : json_is_boolean(v) ? "boolean"
+                                : NULL;
+}
+
+/* 1 if a and b are the same choice: numbers by value (32 is 32.0). */
+static int
+same_choice(const json_t *a, const json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b))
+        return json_number_value(a) == json_number_value(b);
+    return json_equal(a, b);
+}
+
+/* Choice c (cv, field fc) against the kind of choice 0 and those before. */
+static enum hpod_status
+check_choice(json_t *choices, size_t c, const char *fc, struct hpod_err *err)
+{
+    json_t *cv = json_array_get(choices, c);
+    const char *kind = choice_kind(cv), *first;
+    double x;
+
+    if (!kind)
+        return hpod_fail(err, HPOD_EINVAL, fc,
+                         "%s must be a string, a number or a boolean", fc);
+    first = choice_kind(json_array_get(choices, 0));
+    if (strcmp(kind, first) != 0)
+        return hpod_fail(err, HPOD_EUNPROC, fc,
+                         "%s is a %s, the parameter's first choice a %s: the "
+                         "choices of one parameter are all strings, all "
+                         "numbers or all booleans",
+                         fc, kind, first);
+    if (json_is_string(cv) &&
+        (json_string_length(cv) == 0 || json_string_length(cv) > 200))
+        return hpod_fail(err, HPOD_EUNPROC, fc,
+                         "%s must be 1 to 200 characters", fc);
+    if (json_is_number(cv) && !hj_exact_number(cv, &x))
+        return hpod_fail(err, HPOD_EUNPROC, fc,
+                         "%s is an integer beyond 2^53 in magnitude, which a "
+                         "double cannot hold exactly",
+                         fc);
+    for (size_t c2 = 0; c2 < c; c2++)
+        if (same_choice(cv, json_array_get(choices, c2))) {
+            char *text = hj_dump(cv, 0);
+            hpod_fail(err, HPOD_EUNPROC, fc, "duplicate choice %.200s", text);
+            free(text);
+            return HPOD_EUNPROC;
+        }
+    return HPOD_OK;
+}
+
 static enum hpod_status
 parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
                   struct hpod_err *err)
 {
+    enum hpod_status st;
     char f[128];
     if (in->has_low || in->has_high || in->values || in->logv) {
         sd_field(f, sizeof f, in->path,
@@ -54,19 +112,10 @@ parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
         return hpod_fail(err, HPOD_EUNPROC, f, "%s must hold 1 to 1000 choices",
                          f);
     for (size_t c = 0; c < n; c++) {
-        json_t *cv = json_array_get(in->choices, c);
         char fc[160];
         snprintf(fc, sizeof fc, "%s[%zu]", f, c);
-        if (!json_is_string(cv))
-            return hpod_fail(err, HPOD_EINVAL, fc, "%s must be a string", fc);
-        if (json_string_length(cv) == 0 || json_string_length(cv) > 200)
-            return hpod_fail(err, HPOD_EUNPROC, fc,
-                             "%s must be 1 to 200 characters", fc);
-        for (size_t c2 = 0; c2 < c; c2++)
-            if (json_equal(cv, json_array_get(in->choices, c2)))
-                return hpod_fail(err, HPOD_EUNPROC, fc,
-                                 "duplicate choice \"%s\"",
-                                 json_string_value(cv));
+        if ((st = check_choice(in->choices, c, fc, err)) != HPOD_OK)
+            return st;
     }
     space_add_categorical(&d->space, n);
     *out = json_pack("{s:s, s:s, s:O}", "name", in->name, "type", "categorical",
@@ -276,17 +325,18 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         if (!v)
             return hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
         if (p->type == PARAM_CATEGORICAL) {
-            size_t c, n = json_array_size(d->choices[i]);
-            if (!json_is_string(v))
-                return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a string",
-                                 f);
-            for (c = 0; c < n; c++)
-                if (json_equal(v, json_array_get(d->choices[i], c)))
-                    break;
-            if (c == n)
-                return hpod_fail(err, HPOD_EUNPROC, f,
-                                 "\"%.60s\" is not a choice of %s",
-                                 json_string_value(v), d->names[i]);
+            const char *kind = choice_kind(json_array_get(d->choices[i], 0));
+            long c = params_choice_index(d, i, v);
+            if (!choice_kind(v) || strcmp(choice_kind(v), kind) != 0)
+                return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a %s", f,
+                                 kind);
+            if (c < 0) {
+                char *text = hj_dump(v, 0);
+                hpod_fail(err, HPOD_EUNPROC, f, "%.60s is not a choice of %s",
+                          text, d->names[i]);
+                free(text);
+                return HPOD_EUNPROC;
+            }
             raw[i] = (double)c;
             continue;
         }
@@ -346,4 +396,14 @@ params_parse_space(json_t *space, struct study_def *d, json_t *norm,
             HPOD_OK)
             return st;
     return HPOD_OK;
+}
+
+long
+params_choice_index(const struct study_def *d, size_t i, const json_t *v)
+{
+    json_t *ch = d->choices[i];
+    for (size_t c = 0; c < json_array_size(ch); c++)
+        if (same_choice(v, json_array_get(ch, c)))
+            return (long)c;
+    return -1;
 }

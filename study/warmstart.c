@@ -55,13 +55,9 @@ rows_add(struct warm_rows *w, json_t *params, double y)
     for (size_t j = 0; j < w->k; j++) {
         size_t i = w->shared[j];
         json_t *v = json_object_get(params, w->d->names[i]);
-        json_t *ch = w->d->choices[i];
         double x = -1;
-        if (ch) {
-            for (size_t c = 0; c < json_array_size(ch); c++)
-                if (json_equal(json_array_get(ch, c), v))
-                    x = (double)c;
-            if (x < 0)
+        if (w->d->choices[i]) {
+            if ((x = (double)params_choice_index(w->d, i, v)) < 0)
                 return;
         } else if (json_is_number(v)) {
             x = json_number_value(v);

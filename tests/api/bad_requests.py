@@ -403,6 +403,21 @@ def cases(have_tables):
         fixture=STUDY)
     add("report checkpoint without a step", "POST", R, 422, IA, "checkpoint",
         body={"values": {"bleu": 1.0}, "checkpoint": "s3://b/run/final"}, fixture=STUDY)
+    add("choices of two JSON types", "POST", P, 422, IA, "space[3].choices[1]",
+        body=study(space=space(3, choices=[16, "32"])))
+    add("choices a number and a boolean", "POST", P, 422, IA, "space[3].choices[2]",
+        body=study(space=space(3, choices=[True, False, 1])))
+    add("a null choice", "POST", P, 400, IA, "space[3].choices[0]",
+        body=study(space=space(3, choices=[None, 1])))
+    add("an object choice", "POST", P, 400, IA, "space[3].choices[1]",
+        body=study(space=space(3, choices=["a", {"b": 1}])))
+    add("duplicate numeric choices by value", "POST", P, 422, IA, "space[3].choices[2]",
+        body=study(space=space(3, choices=[16, 32, 16.0])))
+    add("duplicate boolean choices", "POST", P, 422, IA, "space[3].choices[1]",
+        body=study(space=space(3, choices=[True, True])))
+    add("a choice integer beyond 2^53", "POST", P, 422, IA, "space[3].choices[1]",
+        raw=json.dumps(study()).replace('"choices": ["adam", "sgd", "adafactor"]',
+                                       '"choices": [1, 9007199254740993]').encode())
     add("exclude without a reason", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
         body={}, fixture=STUDY)
     add("exclude reason over 1000 characters", "POST", "/v1/trials/{D}/exclude", 422, IA,

@@ -4,7 +4,8 @@ preempt, and a lapsed lease on a trial with a checkpoint) handing the same
 trial to the next worker, counted once in the budget; excluded trials
 (exclude/restore) leaving best, pareto and the model, whose next choice
 equals the same study's without the trial; failure reasons in the JSON,
-the CSV and the 409 of a later report.
+the CSV and the 409 of a later report; categorical choices that are
+numbers or booleans, read back with their type everywhere.
 """
 
 import threading
@@ -361,3 +362,80 @@ def t_fail_reason(c):
     got = [row["reason"] for row in rows]
     check(got == reasons[:2] + ["'=HYPERLINK(1)"], "CSV reasons %r" % got)
     check(all(row["excluded"] == "" for row in rows), "excluded cells %r" % rows)
+
+
+# -- typed choices ---------------------------------------------------------
+
+TYPED = [{"name": "bs", "type": "categorical", "choices": [16, 32, 64]},
+         {"name": "amp", "type": "categorical", "choices": [True, False]},
+         {"name": "wd", "type": "categorical", "choices": [0.0, 0.01, 0.1]},
+         {"name": "opt", "type": "categorical", "choices": ["adam", "sgd"]},
+         {"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True}]
+
+
+def typed(params):
+    """params' values with their JSON types: an int is not a bool here."""
+    return {k: (type(v).__name__, v) for k, v in params.items()}
+
+
+def check_typed(params, where):
+    check(type(params["bs"]) is int and params["bs"] in (16, 32, 64), "%s bs %r" % (where, params))
+    check(type(params["amp"]) is bool, "%s amp %r" % (where, params))
+    check(type(params["wd"]) in (int, float) and type(params["wd"]) is not bool
+          and params["wd"] in (0.0, 0.01, 0.1), "%s wd %r" % (where, params))
+    check(type(params["opt"]) is str, "%s opt %r" % (where, params))
+
+
+@test("trainer: numeric and boolean choices read back typed in the study, trials, best, pareto, CSV, explain and candidates")
+def t_typed_choices(c):
+    import csv
+    import io
+    s = create(c, {"name": uname("typed"), "space": TYPED, "objectives": LOSS,
+                   "algorithm": {"name": "gp", "init": 2, "seed": 3}})
+    sid = s["id"]
+    got = [p["choices"] for p in s["space"][:4]]
+    check(typed({"a": got[0][0]}) == {"a": ("int", 16)} and got[1] == [True, False]
+          and type(got[1][0]) is bool and got[2] == [0.0, 0.01, 0.1], "choices %r" % got)
+    # 32.0 is the choice 32 and reads back as the definition has it.
+    e = expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                    {"params": {"bs": 32.0, "amp": False, "wd": 0.1, "opt": "sgd", "lr": 0.01},
+                     "values": {"loss": 0.5}}), 201)
+    check(typed(e["params"])["bs"] == ("int", 32) and e["params"]["amp"] is False,
+          "added %r" % e["params"])
+    for i in range(3):
+        t = suggest(c, sid, "w")["trials"][0]
+        check_typed(t["params"], "suggested")
+        report(c, t["id"], {"loss": 1.0 + i})
+    check_typed(get_trial(c, t["id"])["params"], "GET")
+    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    chosen = [d for d in ex["decisions"] if d["kind"] == "suggest"][0]
+    check(chosen["chooser"] == "model" and chosen["runners_up"], "explain %r" % short(chosen))
+    for r in chosen["runners_up"]:
+        check_typed(r["params"], "explain runner-up")
+    best = expect(call(c.port, "GET", "/v1/studies/%d/best" % sid), 200)["trial"]
+    check(best["id"] == e["id"] and typed(best["params"]) == typed(e["params"]), "best %r" % best)
+    front = expect(call(c.port, "GET", "/v1/studies/%d/pareto" % sid), 200)["front"]
+    check(typed(front[0]["params"]) == typed(e["params"]), "pareto %r" % front)
+    r = call(c.port, "GET", "/v1/studies/%d/trials" % sid, headers={"Accept": "text/csv"})
+    row = list(csv.DictReader(io.StringIO(r.raw.decode(), newline="")))[0]
+    check((row["params.bs"], row["params.amp"], row["params.wd"]) == ("32", "false", "0.1"),
+          "CSV %r" % row)
+    expect_error(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                      {"params": {"bs": "32", "amp": False, "wd": 0.1, "opt": "sgd", "lr": 0.01}}),
+                 422, "invalid_argument")
+    r = call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+             {"params": {"bs": 32, "amp": 0, "wd": 0.1, "opt": "sgd", "lr": 0.01}})
+    expect_error(r, 422, "invalid_argument")
+    check(r.json["error"]["field"] == "params.amp", "field %r" % r.json["error"])
+
+    # A finite space: candidates with typed choices, handed out typed.
+    cands = [{"bs": b, "amp": a} for b in (16, 64) for a in (True, False)]
+    f = create(c, {"name": uname("typed finite"), "space": TYPED[:2], "candidates": cands,
+                   "objectives": LOSS, "algorithm": {"name": "random", "seed": 1}})
+    seen = []
+    for _ in range(4):
+        t = suggest(c, f["id"], "w")["trials"][0]
+        seen.append(typed(t["params"]))
+        report(c, t["id"], {"loss": 1.0})
+    check(sorted(map(repr, seen)) == sorted(repr(typed(x)) for x in cands),
+          "candidates handed out %r" % seen)
