@@ -5,6 +5,8 @@
 #   make test            unit tests (ASan+UBSan) and API tests on a throwaway
 #                        PostgreSQL cluster; last line "N passed, M failed, K skipped"
 #   make bench           speed and benchmark figures (not part of tests)
+#   make example-torch   the PyTorch trainer (clients/python/examples) with
+#                        workers killed by SIGTERM and SIGKILL mid-trial
 #   make bench-docs      rerun the papers' experiments with hpod-bench
 #                        (tools/) and render docs/benchmarks.md from its
 #                        JSON (tools/render_benchmarks.py); minutes
@@ -120,8 +122,8 @@ BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
 .PHONY: all hpod hpod-bench unit benches test test-netns test-valgrind run bench \
-        bench-docs deps lint fmt check-layers lint-spec lint-docker lint-deploy \
-        clean fuzz fuzzers \
+        example-torch bench-docs deps lint fmt check-layers lint-spec lint-docker \
+        lint-deploy clean fuzz fuzzers \
         web-vendor lint-web
 
 all: hpod hpod-bench
@@ -231,6 +233,16 @@ bench: deps
 	@sh scripts/deps.sh bench
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod benches
 	sh tests/bench/run.sh $(O)/release
+
+# make example-torch: clients/python/examples/torch_digits.py (PyTorch,
+# scripts/deps.sh bench) on three workers, one killed with SIGTERM and one
+# with SIGKILL mid-trial, against a server of its own on a throwaway
+# cluster (clients/python/examples/preempt_demo.py); minutes, not a test.
+example-torch: deps
+	@sh scripts/deps.sh bench
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod
+	sh tests/api/pg_tmp.sh $(O) /usr/bin/python3 clients/python/examples/preempt_demo.py \
+	    --hpod $(O)/release/hpod
 
 # make bench-docs: the five reports of hpod-bench (defaults: 100 seeded
 # runs per cell, the benchmarks in $$HPOD_BENCHMARKS or ../shared/benchmarks;

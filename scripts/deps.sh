@@ -20,7 +20,10 @@
 #                          for Optuna's fANOVA importance evaluator (random
 #                          forests; tests/bench/importance_fanova.py), and
 #                          python3-cmaes for Optuna's CMA-ES (the peers of
-#                          make bench-suite) (make test never installs these)
+#                          make bench-suite), PyTorch for the trainer of
+#                          make example-torch (clients/python/examples, with
+#                          scikit-learn's digits) (make test never installs
+#                          these)
 #   scripts/deps.sh build-list  installs nothing: prints the packages that
 #                          building hpod alone (`make hpod`) needs, which
 #                          docker/Dockerfile's build stage must install too
@@ -70,7 +73,7 @@ if [ "${1:-}" = test ]; then
 fi
 if [ "${1:-}" = bench ]; then
     for p in python3-optuna python3-sqlalchemy python3-psycopg2 python3-sklearn \
-        python3-cmaes; do
+        python3-cmaes python3-torch; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
             missing="$missing $p"
         fi

@@ -54,6 +54,7 @@ MODULES = [
     "test_simulations",        # simulate and stored simulations
     "test_simulation_jobs",    # 202 and polling, takeover after kill -9, labs, load
     "test_client",             # clients/python: pip install in a venv, optimize
+    "test_client_optuna",      # clients/python: suggest_*, NaN, ask/tell, SIGTERM, preemption
     "test_numbers",            # the double range, typed values, migrations
     "test_operations",         # healthz, metrics, logs, start-up, database down
     "test_contract",           # 404 first, objectives, 405 Allow, query, MHD's answers
