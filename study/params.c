@@ -20,6 +20,10 @@
 
 #define MAX_PARAMS 64
 
+static enum hpod_status params_check_active(const struct study_def *d,
+                                            const double *raw, const char *path,
+                                            struct hpod_err *err);
+
 /* One entry of "space", as read before its type decides the rest. */
 struct param_in {
     json_t *p;
@@ -227,12 +231,47 @@ parse_range(const struct param_in *in, enum param_type pt, struct study_def *d,
     return HPOD_OK;
 }
 
+/*
+ * "condition" of the entry at path: {"param": name, "in": [value, ...]}
+ * (1 to 1000 values), copied into out as it is; its names and values are
+ * checked once every entry is read (resolve_conditions).
+ */
+static enum hpod_status
+condition_shape(json_t *c, const char *path, json_t *out, struct hpod_err *err)
+{
+    static const char *const keys[] = {"param", "in", NULL};
+    const char *param = NULL;
+    char f[96], fin[112];
+    enum hpod_status st;
+
+    if (!c)
+        return HPOD_OK;
+    sd_field(f, sizeof f, path, "condition");
+    if (!json_is_object(c))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be an object", f);
+    if ((st = hj_check_keys(c, keys, f, err)) != HPOD_OK ||
+        (st = sd_get_string(c, "param", f, 1, &param, err)) != HPOD_OK)
+        return st;
+    json_t *in = json_object_get(c, "in");
+    sd_field(fin, sizeof fin, f, "in");
+    if (!in)
+        return hpod_fail(err, HPOD_EINVAL, fin, "%s is required", fin);
+    if (!json_is_array(in))
+        return hpod_fail(err, HPOD_EINVAL, fin, "%s must be an array", fin);
+    if (json_array_size(in) == 0 || json_array_size(in) > 1000)
+        return hpod_fail(err, HPOD_EUNPROC, fin,
+                         "%s must hold 1 to 1000 values", fin);
+    json_object_set_new(out, "condition", json_deep_copy(c));
+    return HPOD_OK;
+}
+
 static enum hpod_status
 parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
             struct hpod_err *err)
 {
-    static const char *const keys[] = {"name", "type",   "low",     "high",
-                                       "log",  "values", "choices", NULL};
+    static const char *const keys[] = {"name",    "type",      "low",
+                                       "high",    "log",       "values",
+                                       "choices", "condition", NULL};
     struct param_in in = {.p = p};
     char f[128];
     enum hpod_status st;
@@ -288,8 +327,13 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
                          "\"%.40s\"",
                          in.type);
     }
-    if (st != HPOD_OK)
+    if (st == HPOD_OK)
+        st =
+            condition_shape(json_object_get(p, "condition"), in.path, out, err);
+    if (st != HPOD_OK) {
+        json_decref(out);
         return st;
+    }
     json_array_append_new(norm, out);
     d->names[i] = json_string_value(json_object_get(out, "name"));
     d->choices[i] = json_object_get(out, "choices");
@@ -322,8 +366,9 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         const struct param *p = &d->space.params[i];
         snprintf(f, sizeof f, "%s.%s", path, d->names[i]);
         v = json_object_get(obj, d->names[i]);
+        raw[i] = NAN;
         if (!v)
-            return hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
+            continue; /* missing, or inactive: said below */
         if (p->type == PARAM_CATEGORICAL) {
             const char *kind = choice_kind(json_array_get(d->choices[i], 0));
             long c = params_choice_index(d, i, v);
@@ -354,6 +399,33 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
                              "%s is not a legal value of %s", num, d->names[i]);
         }
     }
+    return params_check_active(d, raw, path, err);
+}
+
+/*
+ * The parameters of configuration raw (NaN: not given) against their
+ * conditions: an active one must be given, an inactive one must not.
+ */
+static enum hpod_status
+params_check_active(const struct study_def *d, const double *raw,
+                    const char *path, struct hpod_err *err)
+{
+    size_t np = d->space.n_params;
+    unsigned char active[64];
+    char f[192];
+
+    space_active(&d->space, raw, active);
+    for (size_t i = 0; i < np; i++) {
+        const struct param *p = &d->space.params[i];
+        snprintf(f, sizeof f, "%s.%s", path, d->names[i]);
+        if (active[i] && isnan(raw[i]))
+            return hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
+        if (!active[i] && !isnan(raw[i]))
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%s is inactive here (its condition on %s does "
+                             "not hold): leave it out",
+                             f, d->names[p->parent]);
+    }
     return HPOD_OK;
 }
 
@@ -364,6 +436,8 @@ params_to_json(const struct study_def *d, const double *raw)
     for (size_t i = 0; i < d->space.n_params; i++) {
         const struct param *p = &d->space.params[i];
         json_t *v;
+        if (isnan(raw[i]))
+            continue; /* inactive: absent from the configuration */
         if (p->type == PARAM_CATEGORICAL)
             v = json_incref(json_array_get(d->choices[i], (size_t)raw[i]));
         else if (p->type == PARAM_INT)
@@ -373,6 +447,154 @@ params_to_json(const struct study_def *d, const double *raw)
         json_object_set_new(o, d->names[i], v);
     }
     return o;
+}
+
+/* ---- conditions ---- */
+
+/* The index of parameter name in d, or n_params. */
+static size_t
+param_index(const struct study_def *d, size_t n, const char *name)
+{
+    for (size_t j = 0; j < n; j++)
+        if (strcmp(d->names[j], name) == 0)
+            return j;
+    return n;
+}
+
+/*
+ * A cycle of conditions through parameter i (parent[] holds each
+ * conditional parameter's parent, (size_t)-1 for the others): 422 naming
+ * space[i].condition and the path, "a -> b -> a" (a's condition names b,
+ * b's names a).
+ */
+static enum hpod_status
+check_cycle(const struct study_def *d, const size_t *parent, size_t n, size_t i,
+            struct hpod_err *err)
+{
+    size_t k = parent[i], steps = 0;
+    while (k != (size_t)-1 && k != i && steps++ < n)
+        k = parent[k];
+    if (k != i)
+        return HPOD_OK;
+    char path[1024], f[64];
+    size_t len = (size_t)snprintf(path, sizeof path, "%s", d->names[i]);
+    k = i;
+    do {
+        k = parent[k];
+        if (len < sizeof path)
+            len += (size_t)snprintf(path + len, sizeof path - len, " -> %s",
+                                    d->names[k]);
+    } while (k != i);
+    snprintf(f, sizeof f, "space[%zu].condition", i);
+    return hpod_fail(err, HPOD_EUNPROC, f,
+                     "%s: conditions must not cycle: %.900s", f, path);
+}
+
+/*
+ * Value k of condition c of parameter i, whose parent is j: one of j's
+ * values, of its type. *raw gets it as a raw value, *norm as the
+ * definition holds it (new reference).
+ */
+static enum hpod_status
+condition_value(const struct study_def *d, size_t i, size_t j, json_t *v,
+                size_t k, double *raw, json_t **norm, struct hpod_err *err)
+{
+    const struct param *q = &d->space.params[j];
+    char f[96];
+    snprintf(f, sizeof f, "space[%zu].condition.in[%zu]", i, k);
+    if (q->type == PARAM_CATEGORICAL) {
+        long c = params_choice_index(d, j, v);
+        const char *want = choice_kind(json_array_get(d->choices[j], 0));
+        if (c < 0 || !choice_kind(v) || strcmp(choice_kind(v), want) != 0) {
+            char *text = hj_dump(v, 0);
+            hpod_fail(err, HPOD_EUNPROC, f, "%s: %.60s is not a choice of %s",
+                      f, text ? text : "?", d->names[j]);
+            free(text);
+            return HPOD_EUNPROC;
+        }
+        *raw = (double)c;
+        *norm = json_incref(json_array_get(d->choices[j], (size_t)c));
+        return HPOD_OK;
+    }
+    if (!json_is_number(v) || !hj_exact_number(v, raw) ||
+        !space_contains(&d->space, j, *raw))
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "%s must be one of the values of %s", f, d->names[j]);
+    *norm =
+        q->type == PARAM_INT ? json_integer((json_int_t)*raw) : json_real(*raw);
+    return HPOD_OK;
+}
+
+/* Parameter i's condition c (parent j): its values, set in d->space;
+ * the normalized "in" replaces c's. */
+static enum hpod_status
+set_condition(struct study_def *d, size_t i, size_t j, json_t *c,
+              struct hpod_err *err)
+{
+    const struct param *q = &d->space.params[j];
+    json_t *in = json_object_get(c, "in"), *norm = json_array();
+    size_t n = json_array_size(in);
+    double *raw = xmalloc(n * sizeof *raw);
+    enum hpod_status st = HPOD_OK;
+    char f[96];
+
+    snprintf(f, sizeof f, "space[%zu].condition.param", i);
+    if (q->type != PARAM_CATEGORICAL && q->n_values == 0)
+        st = hpod_fail(err, HPOD_EUNPROC, f,
+                       "%s: %s takes a range of values; a condition's "
+                       "parameter is a categorical or one given by values",
+                       f, d->names[j]);
+    for (size_t k = 0; k < n && st == HPOD_OK; k++) {
+        json_t *nv = NULL;
+        st = condition_value(d, i, j, json_array_get(in, k), k, &raw[k], &nv,
+                             err);
+        if (st == HPOD_OK)
+            json_array_append_new(norm, nv);
+    }
+    if (st == HPOD_OK &&
+        space_set_condition(&d->space, i, j, raw, n) != HPOD_OK)
+        st = hpod_fail(err, HPOD_EUNPROC, f, "%s: invalid condition", f);
+    if (st == HPOD_OK)
+        json_object_set(c, "in", norm);
+    json_decref(norm);
+    free(raw);
+    return st;
+}
+
+/*
+ * The conditions of the n entries of norm: each names another parameter
+ * (422 otherwise), none cycles (422 naming the path), and each holds
+ * values of its parameter, which has discrete values.
+ */
+static enum hpod_status
+resolve_conditions(struct study_def *d, json_t *norm, size_t n,
+                   struct hpod_err *err)
+{
+    size_t *parent = xmalloc((n ? n : 1) * sizeof *parent);
+    enum hpod_status st = HPOD_OK;
+
+    for (size_t i = 0; i < n && st == HPOD_OK; i++) {
+        json_t *c = json_object_get(json_array_get(norm, i), "condition");
+        parent[i] = (size_t)-1;
+        if (!c)
+            continue;
+        const char *name = json_string_value(json_object_get(c, "param"));
+        if ((parent[i] = param_index(d, n, name)) == n) {
+            char f[96];
+            snprintf(f, sizeof f, "space[%zu].condition.param", i);
+            st = hpod_fail(err, HPOD_EUNPROC, f,
+                           "%s: no parameter \"%.64s\" in the space", f, name);
+        }
+    }
+    for (size_t i = 0; i < n && st == HPOD_OK; i++)
+        st = check_cycle(d, parent, n, i, err);
+    for (size_t i = 0; i < n && st == HPOD_OK; i++)
+        if (parent[i] != (size_t)-1)
+            st = set_condition(
+                d, i, parent[i],
+                json_object_get(json_array_get(norm, i), "condition"), err);
+    free(parent);
+    return st;
 }
 
 /* "space": 1 to MAX_PARAMS parameters, normalized into norm. */
@@ -395,7 +617,7 @@ params_parse_space(json_t *space, struct study_def *d, json_t *norm,
         if ((st = parse_param(json_array_get(space, i), i, d, norm, err)) !=
             HPOD_OK)
             return st;
-    return HPOD_OK;
+    return resolve_conditions(d, norm, np, err);
 }
 
 long

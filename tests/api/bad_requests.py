@@ -9,7 +9,8 @@ proves from a snapshot of every table that the database did not change.
 Each case names the fixture it needs (harness @fixture, made in
 test_bad_requests.py), None when it needs nothing:
   STUDY   "bad_study": {S} a study (SPACE4, bleu), {L} a live trial of it,
-          {D} a completed trial whose final bleu is 1.0;
+          {D} a completed trial whose final bleu is 1.0, {C} a study whose
+          momentum exists only for optimizer sgd;
   TABLE   "lab_fixture": the imported table lab/fixture (synthetic_table)
           and {M}, a simulation stored on it;
   TABLES  "lookup_tables": the real nmthpo/nmtlc tables (skipped without).
@@ -418,6 +419,30 @@ def cases(have_tables):
     add("a choice integer beyond 2^53", "POST", P, 422, IA, "space[3].choices[1]",
         raw=json.dumps(study()).replace('"choices": ["adam", "sgd", "adafactor"]',
                                        '"choices": [1, 9007199254740993]').encode())
+    # conditions: {S}'s SPACE4 is lr, layers, bpe (values), opt (categorical)
+    add("condition not an object", "POST", P, 400, IA, "space[0].condition",
+        body=study(space=space(0, condition="opt=sgd")))
+    add("condition without in", "POST", P, 400, IA, "space[0].condition.in",
+        body=study(space=space(0, condition={"param": "opt"})))
+    add("condition with an unknown key", "POST", P, 400, IA, "space[0].condition.values",
+        body=study(space=space(0, condition={"param": "opt", "in": ["sgd"], "values": 1})))
+    add("condition with an empty in", "POST", P, 422, IA, "space[0].condition.in",
+        body=study(space=space(0, condition={"param": "opt", "in": []})))
+    add("condition on an unknown parameter", "POST", P, 422, IA, "space[0].condition.param",
+        body=study(space=space(0, condition={"param": "optimizer", "in": ["sgd"]})))
+    add("condition on a range parameter", "POST", P, 422, IA, "space[3].condition.param",
+        body=study(space=space(3, condition={"param": "layers", "in": [2]})))
+    add("condition value not a choice", "POST", P, 422, IA, "space[0].condition.in[1]",
+        body=study(space=space(0, condition={"param": "opt", "in": ["sgd", "rmsprop"]})))
+    add("condition value of another type", "POST", P, 422, IA, "space[0].condition.in[0]",
+        body=study(space=space(0, condition={"param": "bpe", "in": ["30000"]})))
+    add("condition on itself", "POST", P, 422, IA, "space[3].condition",
+        body=study(space=space(3, condition={"param": "opt", "in": ["sgd"]})))
+    add("enqueue with an inactive parameter", "POST", "/v1/studies/{C}/trials", 422, IA,
+        "params.momentum", body={"params": {"optimizer": "adam", "momentum": 0.9}},
+        fixture=STUDY)
+    add("enqueue without an active conditional parameter", "POST", "/v1/studies/{C}/trials",
+        422, IA, "params.momentum", body={"params": {"optimizer": "sgd"}}, fixture=STUDY)
     add("exclude without a reason", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
         body={}, fixture=STUDY)
     add("exclude reason over 1000 characters", "POST", "/v1/trials/{D}/exclude", 422, IA,
@@ -847,7 +872,7 @@ def check_fixture(case):
     what = case.path + " " + (json.dumps(case.kw["body"]) if case.kw.get("body") is not None
                               else (case.kw.get("raw") or b"").decode("latin-1"))
     need = None
-    if re.search(r"\{[SLD]\}", case.path):
+    if re.search(r"\{[SLDC]\}", case.path):
         need = STUDY
     if "{M}" in case.path or "lab/fixture" in what:
         need = TABLE

@@ -439,3 +439,57 @@ def t_typed_choices(c):
         report(c, t["id"], {"loss": 1.0})
     check(sorted(map(repr, seen)) == sorted(repr(typed(x)) for x in cands),
           "candidates handed out %r" % seen)
+
+
+# -- conditional spaces ----------------------------------------------------
+
+COND = [{"name": "optimizer", "type": "categorical", "choices": ["sgd", "adam"]},
+        {"name": "momentum", "type": "float", "low": 0.0, "high": 0.99,
+         "condition": {"param": "optimizer", "in": ["sgd"]}},
+        {"name": "nesterov", "type": "categorical", "choices": [True, False],
+         "condition": {"param": "schedule", "in": ["cosine"]}},
+        {"name": "schedule", "type": "categorical", "choices": ["cosine", "step"],
+         "condition": {"param": "optimizer", "in": ["sgd"]}},
+        {"name": "layers", "type": "int", "values": [1, 2, 3]},
+        {"name": "width2", "type": "int", "low": 16, "high": 512, "log": True,
+         "condition": {"param": "layers", "in": [2.0, 3]}},
+        {"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True}]
+
+
+def active(params):
+    """The parameters COND says a configuration has, given its values."""
+    want = {"optimizer", "layers", "lr"}
+    if params.get("optimizer") == "sgd":
+        want |= {"momentum", "schedule"}
+        if params.get("schedule") == "cosine":
+            want.add("nesterov")
+    if params.get("layers") in (2, 3):
+        want.add("width2")
+    return want
+
+
+@test("trainer: conditions are stored normalized, chains allowed in any order; cycles are 422 naming the path")
+def t_condition_rules(c):
+    s = create(c, {"name": uname("conditions"), "space": COND, "objectives": LOSS})
+    got = {p["name"]: p.get("condition") for p in s["space"]}
+    check(got["width2"] == {"param": "layers", "in": [2, 3]}
+          and type(got["width2"]["in"][0]) is int, "normalized %r" % got["width2"])
+    check(got["nesterov"] == {"param": "schedule", "in": ["cosine"]} and got["lr"] is None,
+          "conditions %r" % got)
+    cyc = [{"name": "a", "type": "categorical", "choices": ["x", "y"],
+            "condition": {"param": "c", "in": ["x"]}},
+           {"name": "b", "type": "categorical", "choices": ["x", "y"],
+            "condition": {"param": "a", "in": ["y"]}},
+           {"name": "c", "type": "categorical", "choices": ["x", "y"],
+            "condition": {"param": "b", "in": ["x"]}},
+           {"name": "d", "type": "float", "low": 0, "high": 1}]
+    r = call(c.port, "POST", "/v1/studies", {"name": uname("cycle"), "space": cyc,
+                                              "objectives": LOSS})
+    expect_error(r, 422, "invalid_argument", "space[0].condition")
+    check("a -> c -> b -> a" in r.json["error"]["message"], "message %r" % r.json["error"])
+    cyc[0].pop("condition")
+    cyc[3]["condition"] = {"param": "d", "in": [0]}
+    r = call(c.port, "POST", "/v1/studies", {"name": uname("cycle"), "space": cyc,
+                                              "objectives": LOSS})
+    expect_error(r, 422, "invalid_argument", "space[3].condition")
+    check("d -> d" in r.json["error"]["message"], "message %r" % r.json["error"])
