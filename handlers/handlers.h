@@ -79,6 +79,7 @@ enum hpod_status handle_trial_fail(struct req *rq);
 enum hpod_status handle_trial_preempt(struct req *rq);
 enum hpod_status handle_trial_exclude(struct req *rq);
 enum hpod_status handle_trial_restore(struct req *rq);
+enum hpod_status handle_trial_params(struct req *rq);
 enum hpod_status handle_trial_get(struct req *rq);
 enum hpod_status handle_trial_explain(struct req *rq);
 enum hpod_status handle_trial_list(struct req *rq);

@@ -1,6 +1,6 @@
 /*
  * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail|preempt|
- * exclude|restore,
+ * exclude|restore|params,
  * /v1/trials/{id} (GET, PATCH) and /v1/studies/{id}/trials (GET as JSON
  * or CSV, POST: enqueue or add).
  *
@@ -15,6 +15,7 @@
 #include "common/err.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
+#include "study/dbr.h"
 #include "study/def.h"
 #include "study/enqueue.h"
 #include "study/exclude.h"
@@ -188,6 +189,21 @@ handle_trial_restore(struct req *rq)
         (st = study_trial_restore(rq->db, rq->id, &t, &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
     trial_cleanup(&t);
+    return st;
+}
+
+/*
+ * handle_trial_params - POST /v1/trials/{id}/params with one space entry
+ * (define-by-run) -> {"value": v}: the trial's value of that parameter.
+ */
+enum hpod_status
+handle_trial_params(struct req *rq)
+{
+    json_t *v = NULL;
+    enum hpod_status st =
+        study_trial_param(rq->db, rq->id, rq->body, &v, &rq->err);
+    if (st == HPOD_OK)
+        st = reply_json(rq, 200, json_pack("{s:o}", "value", v));
     return st;
 }
 

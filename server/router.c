@@ -37,6 +37,7 @@ static const struct route routes[] = {
     {"POST", "/v1/trials/{id}/preempt", handle_trial_preempt, 1, NULL, W, 0},
     {"POST", "/v1/trials/{id}/exclude", handle_trial_exclude, 1, NULL, W, 0},
     {"POST", "/v1/trials/{id}/restore", handle_trial_restore, 1, NULL, W, 0},
+    {"POST", "/v1/trials/{id}/params", handle_trial_params, 1, NULL, W, 0},
     {"GET", "/healthz", handle_healthz, 0, NULL, ROLE_NONE, 0},
     {"GET", "/metrics", handle_metrics, 0, NULL, R, 0},
     {"GET", "/openapi.json", handle_openapi, 0, NULL, ROLE_NONE, 0},

@@ -370,7 +370,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     static const char *const keys[] = {
         "name",          "space",     "candidates", "objectives",
         "constraints",   "algorithm", "budget",     "benchmark",
-        "lease_seconds", "reference", "warm_start", NULL};
+        "lease_seconds", "reference", "warm_start", "define_by_run",
+        "space_version", NULL};
     const char *name, *benchmark;
     json_t *objs, *norm_space = NULL, *norm_objs = NULL, *norm_cons = NULL,
                   *norm_algo = NULL, *norm_warm = NULL, *v;
@@ -398,7 +399,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
      * name is only recorded. */
     norm_space = json_array();
     if ((st = params_parse_space(json_object_get(body, "space"), d, norm_space,
-                                 err)) != HPOD_OK)
+                                 err)) != HPOD_OK ||
+        (st = params_parse_dbr(body, d, err)) != HPOD_OK)
         goto out;
 
     objs = json_object_get(body, "objectives");
@@ -452,6 +454,13 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         st = hpod_fail(err, HPOD_ENOMEM, "", "could not build definition");
         goto out;
     }
+    /* Only a define-by-run study, or one whose space grew, has these keys:
+     * the stored definitions of every other study stay as they were. */
+    if (d->define_by_run)
+        json_object_set_new(d->def, "define_by_run", json_true());
+    if (d->space_version > 1)
+        json_object_set_new(d->def, "space_version",
+                            json_integer(d->space_version));
     /* Only a study that names a source has the key: the stored definitions
      * of every other study stay as they were. */
     if ((v = json_object_get(body, "warm_start")) && !json_is_null(v)) {
@@ -461,6 +470,13 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     }
     bind_def(d);
 
+    if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
+        d->define_by_run) {
+        st = hpod_fail(err, HPOD_EUNPROC, "candidates",
+                       "a define-by-run study has no candidates: its space "
+                       "grows as trials ask for parameters");
+        goto out;
+    }
     if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
         (st = parse_candidates(v, d, err)) != HPOD_OK)
         goto out;
@@ -551,6 +567,7 @@ study_def_cleanup(struct study_def *d)
     space_cleanup(&d->space);
     free(d->names);
     free(d->choices);
+    free(d->optional);
     memset(d, 0, sizeof *d);
 }
 

@@ -38,6 +38,13 @@ struct study_def {
     struct space space;
     const char **names; /* n_params, borrowed from def */
     json_t **choices;   /* n_params: the choices array, or NULL */
+    /* optional[i]: parameter i joined the space after trials existed
+     * ("added_in"): a configuration without it has it inactive. */
+    unsigned char *optional;
+    /* Define-by-run (docs/trainer.md): a trial's params are only those it
+     * asked for (POST /v1/trials/{id}/params), the others inactive. */
+    int define_by_run;
+    long long space_version; /* 1, then one more per parameter joined */
     size_t n_objectives;
     const char *obj_names[MODEL_MAX_OBJECTIVES]; /* borrowed from def */
     int obj_sense[MODEL_MAX_OBJECTIVES];         /* +1 max, -1 min */

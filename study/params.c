@@ -6,6 +6,7 @@
  */
 #include "study/params.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,13 +266,32 @@ condition_shape(json_t *c, const char *path, json_t *out, struct hpod_err *err)
     return HPOD_OK;
 }
 
+/*
+ * "added_in" of the entry at path: the space version at which the
+ * parameter joined (2 or more; POST /v1/trials/{id}/params writes it):
+ * trials without it have it inactive (*optional = 1). Copied into out.
+ */
+static enum hpod_status
+added_in(json_t *p, const char *path, json_t *out, unsigned char *optional,
+         struct hpod_err *err)
+{
+    long long v = 0;
+    int has = 0;
+    enum hpod_status st =
+        sd_get_int(p, "added_in", path, 2, LLONG_MAX, &v, &has, err);
+    if (st == HPOD_OK && has)
+        json_object_set_new(out, "added_in", json_integer(v));
+    *optional = (unsigned char)has;
+    return st;
+}
+
 static enum hpod_status
 parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
             struct hpod_err *err)
 {
-    static const char *const keys[] = {"name",    "type",      "low",
-                                       "high",    "log",       "values",
-                                       "choices", "condition", NULL};
+    static const char *const keys[] = {
+        "name",   "type",    "low",       "high",     "log",
+        "values", "choices", "condition", "added_in", NULL};
     struct param_in in = {.p = p};
     char f[128];
     enum hpod_status st;
@@ -330,6 +350,8 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     if (st == HPOD_OK)
         st =
             condition_shape(json_object_get(p, "condition"), in.path, out, err);
+    if (st == HPOD_OK)
+        st = added_in(p, in.path, out, &d->optional[i], err);
     if (st != HPOD_OK) {
         json_decref(out);
         return st;
@@ -418,7 +440,7 @@ params_check_active(const struct study_def *d, const double *raw,
     for (size_t i = 0; i < np; i++) {
         const struct param *p = &d->space.params[i];
         snprintf(f, sizeof f, "%s.%s", path, d->names[i]);
-        if (active[i] && isnan(raw[i]))
+        if (active[i] && isnan(raw[i]) && !d->define_by_run && !d->optional[i])
             return hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
         if (!active[i] && !isnan(raw[i]))
             return hpod_fail(err, HPOD_EUNPROC, f,
@@ -608,11 +630,14 @@ params_parse_space(json_t *space, struct study_def *d, json_t *norm,
     if (!json_is_array(space))
         return hpod_fail(err, HPOD_EINVAL, "space", "space must be an array");
     size_t np = json_array_size(space);
-    if (np == 0 || np > MAX_PARAMS)
+    if (np > MAX_PARAMS)
         return hpod_fail(err, HPOD_EUNPROC, "space",
-                         "space must hold 1 to %d parameters", MAX_PARAMS);
-    d->names = xcalloc(np, sizeof *d->names);
-    d->choices = xcalloc(np, sizeof *d->choices);
+                         "space must hold at most %d parameters (none: "
+                         "define-by-run)",
+                         MAX_PARAMS);
+    d->names = xcalloc(np ? np : 1, sizeof *d->names);
+    d->choices = xcalloc(np ? np : 1, sizeof *d->choices);
+    d->optional = xcalloc(np ? np : 1, 1);
     for (size_t i = 0; i < np; i++)
         if ((st = parse_param(json_array_get(space, i), i, d, norm, err)) !=
             HPOD_OK)
@@ -628,4 +653,23 @@ params_choice_index(const struct study_def *d, size_t i, const json_t *v)
         if (same_choice(v, json_array_get(ch, c)))
             return (long)c;
     return -1;
+}
+
+enum hpod_status
+params_parse_dbr(json_t *body, struct study_def *d, struct hpod_err *err)
+{
+    json_t *v = json_object_get(body, "define_by_run");
+    long long version = 1;
+    int has = 0;
+    enum hpod_status st;
+
+    if (v && !json_is_null(v) && !json_is_boolean(v))
+        return hpod_fail(err, HPOD_EINVAL, "define_by_run",
+                         "define_by_run must be true or false");
+    d->define_by_run = json_is_true(v) || d->space.n_params == 0;
+    if ((st = sd_get_int(body, "space_version", "", 1, LLONG_MAX, &version,
+                         &has, err)) != HPOD_OK)
+        return st;
+    d->space_version = version;
+    return HPOD_OK;
 }

@@ -26,9 +26,19 @@ enum hpod_status params_parse_space(json_t *space, struct study_def *d,
                                     json_t *norm, struct hpod_err *err);
 
 /*
- * params_from_json - checks that obj gives every parameter exactly once
- * with a legal value and fills raw (n_params). path prefixes the field of
- * an error ("candidates[3]").
+ * params_parse_dbr - "define_by_run" (a boolean; true for a study created
+ * with an empty space) and "space_version" (1 or more, default 1) of a
+ * definition body, into d (after params_parse_space).
+ */
+enum hpod_status params_parse_dbr(json_t *body, struct study_def *d,
+                                  struct hpod_err *err);
+
+/*
+ * params_from_json - checks that obj gives every active parameter once,
+ * with a legal value, and no inactive one (conditions), and fills raw
+ * (n_params; NaN: inactive). A parameter that joined later ("added_in")
+ * or any of a define-by-run study may be left out: inactive. path
+ * prefixes the field of an error ("candidates[3]").
  */
 enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
                                   double *raw, const char *path,

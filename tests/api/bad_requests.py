@@ -125,7 +125,14 @@ def cases(have_tables):
         body=study(space=space(1, low=1.5)))
     add("unknown param type", "POST", P, 422, IA, "space[0].type",
         body=study(space=space(0, type="bool")))
-    add("empty space", "POST", P, 422, IA, "space", body=study(space=[]))
+    # An empty space is a define-by-run study; it takes no candidates.
+    add("empty space with candidates", "POST", P, 422, IA, "candidates",
+        body=study(space=[], candidates=[{}]))
+    add("space of 65 parameters", "POST", P, 422, IA, "space",
+        body=study(space=[{"name": "p%d" % i, "type": "float", "low": 0, "high": 1}
+                          for i in range(65)]))
+    add("define_by_run not a boolean", "POST", P, 400, IA, "define_by_run",
+        body=study(define_by_run="yes"))
     add("param name with a space", "POST", P, 422, IA, prefix="space[0].name",
         body=study(space=space(0, name="l r")))
     add("empty name", "POST", P, 422, IA, "name", body=study(name=""))
