@@ -56,21 +56,6 @@ struct bench_jobs {
     atomic_int cgroup_warned; /* join_cgroup's warning was logged */
 };
 
-/* CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
-static struct timespec
-deadline_in(long ms)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 /* How long an idle worker sleeps before it looks again (jobs of other
  * replicas, lapsed leases). */
 static long
@@ -509,7 +494,7 @@ worker_loop(void *arg)
         }
         pthread_mutex_lock(&j->mu);
         if (!j->stop) {
-            struct timespec until = deadline_in(poll_ms(j));
+            struct timespec until = hpod_deadline_in(poll_ms(j));
             pthread_cond_timedwait(&j->wake, &j->mu, &until);
         }
         pthread_mutex_unlock(&j->mu);
@@ -529,7 +514,7 @@ keeper_main(void *arg)
     long period = j->o.lease_ms / 3 < KEEPER_MS ? j->o.lease_ms / 3 : KEEPER_MS;
     pthread_mutex_lock(&j->mu);
     while (!j->stop) {
-        struct timespec until = deadline_in(period);
+        struct timespec until = hpod_deadline_in(period);
         pthread_cond_timedwait(&j->wake, &j->mu, &until);
         for (size_t k = 0; k < j->started && !j->stop; k++) {
             struct slot *s = &j->slots[k];
@@ -632,7 +617,7 @@ enum hpod_status
 bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
                 char *state, struct hpod_err *err)
 {
-    struct timespec end = deadline_in(timeout_ms);
+    struct timespec end = hpod_deadline_in(timeout_ms);
     enum hpod_status st = HPOD_OK;
 
     for (;;) {
@@ -653,7 +638,7 @@ bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
         if (st != HPOD_OK || !state[0] ||
             (strcmp(state, "queued") && strcmp(state, "running")))
             return st;
-        struct timespec now = deadline_in(0), next = deadline_in(500);
+        struct timespec now = hpod_deadline_in(0), next = hpod_deadline_in(500);
         if (now.tv_sec > end.tv_sec ||
             (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
             return HPOD_OK;

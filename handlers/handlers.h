@@ -59,6 +59,8 @@ struct req {
     const char *content_type;
     char location[96];         /* a Location header, or "" */
     const char *etag;          /* an ETag header (static string), or NULL */
+    char etag_buf[48];         /* an ETag the handler composed (etag may
+                                  point here) */
     const char *cache_control; /* a Cache-Control header, or NULL */
 };
 

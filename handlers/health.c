@@ -9,6 +9,9 @@
 #include "common/mem.h"
 #include "handlers/handlers.h"
 #include "common/err.h"
+#include "study/importance.h"
+#include "study/labsched.h"
+#include "study/modelcache.h"
 
 /* Generated at build time from openapi/openapi.json (scripts/embed.sh). */
 extern const unsigned char hpod_openapi_json[];
@@ -30,11 +33,56 @@ handle_healthz(struct req *rq)
                                 "database", "unreachable"));
 }
 
+/* The model work and model memory of this process (study/labsched.h,
+ * study/modelcache.h, study/importance.h), appended at p (room n). */
+static void
+model_metrics(char *p, size_t n)
+{
+    struct modelcache_stats mc;
+    struct labsched_stats ls;
+
+    modelcache_stats(&mc);
+    labsched_stats(&ls);
+    snprintf(p, n,
+             "# HELP hpod_model_cache_bytes Model memory kept between "
+             "requests.\n"
+             "# TYPE hpod_model_cache_bytes gauge\n"
+             "hpod_model_cache_bytes %zu\n"
+             "# HELP hpod_model_cache_budget_bytes HPOD_MODEL_CACHE_MB.\n"
+             "# TYPE hpod_model_cache_budget_bytes gauge\n"
+             "hpod_model_cache_budget_bytes %zu\n"
+             "# HELP hpod_model_cache_evictions_total Entries evicted to "
+             "make room.\n"
+             "# TYPE hpod_model_cache_evictions_total counter\n"
+             "hpod_model_cache_evictions_total %llu\n"
+             "# HELP hpod_model_cache_refused_total Models refused for lack "
+             "of room (503).\n"
+             "# TYPE hpod_model_cache_refused_total counter\n"
+             "hpod_model_cache_refused_total %llu\n"
+             "# HELP hpod_model_work_running Model computations running.\n"
+             "# TYPE hpod_model_work_running gauge\n"
+             "hpod_model_work_running %zu\n"
+             "# HELP hpod_model_work_waiting Model computations waiting for "
+             "their lab's slot.\n"
+             "# TYPE hpod_model_work_waiting gauge\n"
+             "hpod_model_work_waiting %zu\n"
+             "# HELP hpod_model_work_refused_total Model computations "
+             "refused past HPOD_LAB_QUEUE (429).\n"
+             "# TYPE hpod_model_work_refused_total counter\n"
+             "hpod_model_work_refused_total %llu\n"
+             "# HELP hpod_importance_fits_total Importance models fitted (a "
+             "kept fit answers unchanged studies).\n"
+             "# TYPE hpod_importance_fits_total counter\n"
+             "hpod_importance_fits_total %llu\n",
+             mc.used, mc.budget, mc.evictions, mc.refused, ls.running,
+             ls.waiting, ls.refused, study_importance_fits());
+}
+
 enum hpod_status
 handle_metrics(struct req *rq)
 {
     char *http = rq->ctx->http_metrics_text();
-    size_t cap = strlen(http) + 1024;
+    size_t cap = strlen(http) + 4096, len;
     char *out = xmalloc(cap);
     snprintf(out, cap,
              "%s# HELP hpod_suggestions_total Trials issued by suggest.\n"
@@ -46,6 +94,8 @@ handle_metrics(struct req *rq)
              "hpod_leases_expired_total %lld\n",
              http, (long long)atomic_load(&rq->ctx->suggestions_total),
              (long long)atomic_load(&rq->ctx->leases_expired_total));
+    len = strlen(out);
+    model_metrics(out + len, cap - len);
     free(http);
     rq->status = 200;
     rq->reply_text = out;

@@ -68,7 +68,12 @@ study_to_json(const struct study *s)
 json_t *
 trial_to_json(const struct trial *t)
 {
-    json_t *params = hj_parse(t->params);
+    return trial_to_json_params(t, hj_parse(t->params));
+}
+
+json_t *
+trial_to_json_params(const struct trial *t, json_t *params)
+{
     if (!json_is_object(params)) {
         json_decref(params);
         return NULL;

@@ -10,9 +10,9 @@
 -- checked against it (the history cache, the importance fit's version)
 -- sees the change on every process.
 --
--- The report functions of migration 0020 return store/trial_cols.h's
--- columns, so they are replaced to return these too: a trial read by the
--- report path shows its exclusion like any other read.
+-- The report functions of migrations 0020 and 0022 return
+-- store/trial_cols.h's columns, so they are replaced to return these too:
+-- a trial read by the report path shows its exclusion like any other read.
 
 ALTER TABLE trials
     ADD COLUMN excluded_at timestamptz,
@@ -23,6 +23,7 @@ ALTER TABLE trials
         AND (excluded_at IS NULL) = (excluded_by IS NULL));
 
 DROP FUNCTION hpod_report_read(bigint);
+DROP FUNCTION hpod_report_read(bigint, bigint, text);
 DROP FUNCTION hpod_report_write(bigint, boolean, integer, text[],
                                 double precision[], xid8);
 
@@ -55,6 +56,46 @@ BEGIN
         EXISTS (SELECT 1 FROM intermediate_values i WHERE i.trial_id = t.id),
         v.metric, v.value
     FROM trials t JOIN studies s ON s.id = t.study_id
+    LEFT JOIN trial_values v ON v.trial_id = t.id
+    WHERE t.id = p_id ORDER BY v.metric;
+END
+$$;
+
+CREATE FUNCTION hpod_report_read(p_id bigint, p_known_study bigint,
+                                 p_known text)
+RETURNS TABLE (
+    id bigint, study_id bigint, seq integer, state text, params text,
+    origin text, metadata text, candidate integer, worker text, reason text,
+    lease_expired boolean, lease_expires_at text, resume_from_step integer,
+    train_to integer, created_at text, updated_at text,
+    excluded_reason text, excluded_by text, excluded_at text, version text,
+    def_version text, definition text, lease_seconds integer,
+    has_steps boolean, v_metric text, v_value double precision)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT t.id, t.study_id, t.seq, t.state, t.params::text, t.origin,
+        t.metadata::text, t.candidate, t.worker, t.reason, t.lease_expired,
+        to_char(t.lease_expires_at AT TIME ZONE 'UTC',
+                'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        t.resume_from_step, t.train_to,
+        to_char(t.created_at AT TIME ZONE 'UTC',
+                'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        to_char(t.updated_at AT TIME ZONE 'UTC',
+                'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        t.excluded_reason, t.excluded_by,
+        to_char(t.excluded_at AT TIME ZONE 'UTC',
+                'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        t.changed_xid::text, sv.v,
+        CASE WHEN s.id = p_known_study AND sv.v = p_known THEN NULL
+            ELSE s.definition::text END,
+        s.lease_seconds,
+        EXISTS (SELECT 1 FROM intermediate_values i WHERE i.trial_id = t.id),
+        v.metric, v.value
+    FROM trials t JOIN studies s ON s.id = t.study_id
+    CROSS JOIN LATERAL (SELECT s.xmin::text || ':'
+                               || pg_column_size(s.definition) AS v) sv
     LEFT JOIN trial_values v ON v.trial_id = t.id
     WHERE t.id = p_id ORDER BY v.metric;
 END

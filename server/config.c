@@ -111,6 +111,17 @@ static const struct config_var vars[] = {
      "1: keep each study's history in process, re-reading only what "
      "changed (checked against the database on every suggest); 0: read "
      "it all every time"},
+    {"HPOD_LAB_MODEL_SLOTS", CV_INT, "0", 0, 256, INT(lab_model_slots),
+     "model computations (suggest transactions, importance fits) one lab "
+     "may run at once in this process; 0: half the suggest connections, "
+     "at least 1, so one lab never takes them all"},
+    {"HPOD_LAB_QUEUE", CV_INT, "64", 0, 100000, INT(lab_queue),
+     "model computations of one lab that may wait for a slot; past it the "
+     "request is answered 429 with Retry-After"},
+    {"HPOD_MODEL_CACHE_MB", CV_INT, "1024", 1, 1048576, INT(model_cache_mb),
+     "bytes of model memory (parsed definitions, histories, GP factors, "
+     "graphs, importance answers) a process keeps between requests, in "
+     "MiB; a model that cannot fit is answered 503 with Retry-After"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),

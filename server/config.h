@@ -43,6 +43,9 @@ struct config {
     long sim_sync_wait_ms;
     char sim_cgroup[1024];
     long history_cache;
+    long lab_model_slots;
+    long lab_queue;
+    long model_cache_mb;
     char log_level[16];
     char auth[8];
 };

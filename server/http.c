@@ -541,7 +541,8 @@ respond(struct MHD_Connection *conn, struct http_req *h, struct req *rq)
     MHD_add_response_header(resp, "X-Frame-Options", "DENY");
     if (rq->location[0])
         MHD_add_response_header(resp, "Location", rq->location);
-    if ((rq->status == 429 || rq->status == 503) && rq->err.retry_after > 0) {
+    if ((rq->status == 202 || rq->status == 429 || rq->status == 503) &&
+        rq->err.retry_after > 0) {
         char ra[16];
         snprintf(ra, sizeof ra, "%d", rq->err.retry_after);
         MHD_add_response_header(resp, "Retry-After", ra);

@@ -22,6 +22,9 @@
 #include "store/migrate.h"
 #include "store/standby.h"
 #include "study/histcache.h"
+#include "study/importance.h"
+#include "study/labsched.h"
+#include "study/modelcache.h"
 #include "study/reaper.h"
 #include "study/simalgo.h"
 #include "study/suggest.h"
@@ -137,6 +140,8 @@ serve_run(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     hcache_set_enabled(cfg->history_cache != 0);
+    labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
+    modelcache_configure((size_t)cfg->model_cache_mb << 20);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
@@ -159,6 +164,7 @@ serve_run(const struct config *cfg)
      * 503 before the HTTP server waits for its requests. */
     bench_jobs_stop(ctx.jobs);
     http_stop(http);
+    study_importance_stop(); /* background fits borrow from the pool */
     bench_jobs_free(ctx.jobs);
     reaper_stop(reaper);
     standby_stop(standby);

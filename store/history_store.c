@@ -71,6 +71,10 @@ static const char *SQL_EXPIRE_CHANGES =
     CHANGES_SELECT("(SELECT count(*) FROM e WHERE lease_expired)::integer",
                    "(SELECT count(*) FROM e WHERE NOT lease_expired)"
                    "::integer");
+static const char *SQL_COMPLETED_VERSION =
+    "SELECT count(*) AS n, coalesce(md5(string_agg(id::text || ':'"
+    " || changed_xid::text, ',' ORDER BY id)), '') AS digest"
+    " FROM trials WHERE study_id = $1 AND state = 'completed'";
 /* clang-format on */
 
 static void
@@ -170,4 +174,25 @@ history_store_expire_changes(struct db *db, long long study_id,
     *requeued = 0;
     return changes_run(db, SQL_EXPIRE_CHANGES, study_id, since, with_values,
                        xmin, expired, requeued, out, n, err);
+}
+
+enum hpod_status
+history_store_completed_version(struct db *db, long long study_id, size_t *n,
+                                char digest[HISTORY_DIGEST_MAX],
+                                struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    const char *v;
+    enum hpod_status st;
+
+    *n = 0;
+    digest[0] = '\0';
+    if ((st = db_exec_id(db, SQL_COMPLETED_VERSION, study_id, &r, err)) !=
+        HPOD_OK)
+        return st;
+    *n = (size_t)db_get_ll(r, 0, "n", 0);
+    v = db_get(r, 0, "digest");
+    snprintf(digest, HISTORY_DIGEST_MAX, "%s", v ? v : "");
+    db_result_free(r);
+    return HPOD_OK;
 }

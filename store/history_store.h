@@ -46,4 +46,22 @@ enum hpod_status history_store_expire_changes(
     char xmin[HISTORY_XID_MAX], long long *expired, long long *requeued,
     struct trial **out, size_t *n, struct hpod_err *err);
 
+/* Text of an md5 in hex and its terminator. */
+#define HISTORY_DIGEST_MAX 33
+
+/*
+ * history_store_completed_version - the version of the study's completed
+ * trials: how many (*n) and a digest of their (id, changed_xid) pairs in
+ * id order. Any write of a completed trial or its values, a trial that
+ * completes or stops being completed, changes it (every such write
+ * stamps changed_xid with its own transaction), whichever process wrote
+ * it: equal versions mean the same rows, so a result computed from them
+ * (importance) still holds. Read it before the rows a result is computed
+ * from: rows read later are never older than their version.
+ */
+enum hpod_status
+history_store_completed_version(struct db *db, long long study_id, size_t *n,
+                                char digest[HISTORY_DIGEST_MAX],
+                                struct hpod_err *err);
+
 #endif

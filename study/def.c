@@ -18,7 +18,6 @@
 #include "common/text.h"
 #include "core/graph.h"
 #include "study/auto.h"
-#include "study/fields.h"
 
 #define MAX_CANDIDATES 100000
 
@@ -84,16 +83,16 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(arr, i);
         char path[48], f[96];
-        const char *name, *goal;
+        const char *name = NULL, *goal = NULL;
         snprintf(path, sizeof path, "objectives[%zu]", i);
         if (!json_is_object(o))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
         if ((st = hj_check_keys(o, keys, path, err)) != HPOD_OK ||
-            (st = sd_get_string(o, "name", path, 1, &name, err)) != HPOD_OK ||
-            (st = sd_get_string(o, "goal", path, 1, &goal, err)) != HPOD_OK)
+            (st = hj_get_string(o, path, "name", 1, &name, err)) != HPOD_OK ||
+            (st = hj_get_string(o, path, "goal", 1, &goal, err)) != HPOD_OK)
             return st;
-        sd_field(f, sizeof f, path, "name");
+        hj_path(f, sizeof f, path, "name");
         if (!metric_name_ok(name))
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "metric name \"%.64s\" must be 1 to 64 letters, "
@@ -103,7 +102,7 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
             if (strcmp(d->obj_names[k], name) == 0)
                 return hpod_fail(err, HPOD_EUNPROC, f,
                                  "duplicate objective \"%s\"", name);
-        sd_field(f, sizeof f, path, "goal");
+        hj_path(f, sizeof f, path, "goal");
         if (strcmp(goal, "maximize") && strcmp(goal, "minimize"))
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "goal must be maximize or minimize");
@@ -125,7 +124,7 @@ con_decoupled(json_t *c, const char *path, int *out, struct hpod_err *err)
     *out = 0;
     if (!v)
         return HPOD_OK;
-    sd_field(f, sizeof f, path, "decoupled");
+    hj_path(f, sizeof f, path, "decoupled");
     if (!json_is_boolean(v))
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be a boolean", f);
     *out = json_is_true(v);
@@ -147,7 +146,7 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
     for (size_t i = 0; i < json_array_size(arr); i++) {
         json_t *c = json_array_get(arr, i);
         char path[48], f[96];
-        const char *metric;
+        const char *metric = NULL;
         double max = 0, min = 0, conf = 0.5, cost = CONSTRAINT_PROBE_COST;
         int has_max, has_min, has_conf, has_cost, decoupled = 0;
         snprintf(path, sizeof path, "constraints[%zu]", i);
@@ -155,29 +154,29 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
         if ((st = hj_check_keys(c, keys, path, err)) != HPOD_OK ||
-            (st = sd_get_string(c, "metric", path, 1, &metric, err)) !=
+            (st = hj_get_string(c, path, "metric", 1, &metric, err)) !=
                 HPOD_OK ||
-            (st = sd_get_number(c, "max", path, &max, &has_max, err)) !=
+            (st = hj_get_number(c, path, "max", &max, &has_max, err)) !=
                 HPOD_OK ||
-            (st = sd_get_number(c, "min", path, &min, &has_min, err)) !=
+            (st = hj_get_number(c, path, "min", &min, &has_min, err)) !=
                 HPOD_OK ||
-            (st = sd_get_number(c, "confidence", path, &conf, &has_conf,
+            (st = hj_get_number(c, path, "confidence", &conf, &has_conf,
                                 err)) != HPOD_OK ||
-            (st = sd_get_number(c, "cost", path, &cost, &has_cost, err)) !=
+            (st = hj_get_number(c, path, "cost", &cost, &has_cost, err)) !=
                 HPOD_OK ||
             (st = con_decoupled(c, path, &decoupled, err)) != HPOD_OK)
             return st;
-        sd_field(f, sizeof f, path, "metric");
+        hj_path(f, sizeof f, path, "metric");
         if (!metric_name_ok(metric))
             return hpod_fail(err, HPOD_EUNPROC, f, "invalid metric name");
         if (has_max == has_min)
             return hpod_fail(err, HPOD_EUNPROC, path,
                              "%s needs exactly one of max and min", path);
-        sd_field(f, sizeof f, path, "confidence");
+        hj_path(f, sizeof f, path, "confidence");
         if (!(conf > 0 && conf < 1))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s must be between 0 and 1",
                              f);
-        sd_field(f, sizeof f, path, "cost");
+        hj_path(f, sizeof f, path, "cost");
         if (has_cost && !decoupled)
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "%s is only for a decoupled constraint", f);
@@ -351,9 +350,9 @@ parse_warm_start(json_t *v, json_t **norm, struct hpod_err *err)
         return hpod_fail(err, HPOD_EINVAL, "warm_start",
                          "warm_start must be an object");
     if ((st = hj_check_keys(v, keys, "warm_start", err)) != HPOD_OK ||
-        (st = sd_get_int(v, "study", "warm_start", 1, LLONG_MAX, &id, &has,
+        (st = hj_get_int(v, "warm_start", "study", 1, LLONG_MAX, &id, &has,
                          err)) != HPOD_OK ||
-        (st = sd_get_string(v, "benchmark", "warm_start", 0, &bench, err)) !=
+        (st = hj_get_string(v, "warm_start", "benchmark", 0, &bench, err)) !=
             HPOD_OK)
         return st;
     if (has == (bench != NULL))
@@ -372,7 +371,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         "constraints",   "algorithm", "budget",     "benchmark",
         "lease_seconds", "reference", "warm_start", "define_by_run",
         "space_version", NULL};
-    const char *name, *benchmark;
+    const char *name = NULL, *benchmark = NULL;
     json_t *objs, *norm_space = NULL, *norm_objs = NULL, *norm_cons = NULL,
                   *norm_algo = NULL, *norm_warm = NULL, *v;
     long long budget = -1, lease = 3600;
@@ -385,8 +384,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if (!json_is_object(body))
         return hpod_fail(err, HPOD_EINVAL, "", "study must be a JSON object");
     if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK ||
-        (st = sd_get_string(body, "name", "", 1, &name, err)) != HPOD_OK ||
-        (st = sd_get_string(body, "benchmark", "", 0, &benchmark, err)) !=
+        (st = hj_get_string(body, "", "name", 1, &name, err)) != HPOD_OK ||
+        (st = hj_get_string(body, "", "benchmark", 0, &benchmark, err)) !=
             HPOD_OK)
         goto out;
     if (strlen(name) == 0 || strlen(name) > 200) {
@@ -420,7 +419,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if (!algo_is_auto(v) &&
         (st = algo_from_json(v, &d->algo, &norm_algo, err)) != HPOD_OK)
         goto out;
-    if ((st = sd_get_int(body, "budget", "", 1, STUDY_MAX_BUDGET, &budget, &has,
+    if ((st = hj_get_int(body, "", "budget", 1, STUDY_MAX_BUDGET, &budget, &has,
                          err)) != HPOD_OK)
         goto out;
     d->budget = has ? budget : -1;
@@ -430,7 +429,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if (d->algo.name == ALGO_MULTISTAGE &&
         (st = check_multistage(body, d, has, err)) != HPOD_OK)
         goto out;
-    if ((st = sd_get_int(body, "lease_seconds", "", 1, 604800, &lease, &has,
+    if ((st = hj_get_int(body, "", "lease_seconds", 1, 604800, &lease, &has,
                          err)) != HPOD_OK)
         goto out;
     d->lease_seconds = (int)lease;

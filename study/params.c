@@ -17,7 +17,6 @@
 #include "common/json.h"
 #include "common/mem.h"
 #include "study/def.h"
-#include "study/fields.h"
 
 #define MAX_PARAMS 64
 
@@ -99,15 +98,15 @@ parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
     enum hpod_status st;
     char f[128];
     if (in->has_low || in->has_high || in->values || in->logv) {
-        sd_field(f, sizeof f, in->path,
-                 in->has_low    ? "low"
-                 : in->has_high ? "high"
-                 : in->values   ? "values"
-                                : "log");
+        hj_path(f, sizeof f, in->path,
+                in->has_low    ? "low"
+                : in->has_high ? "high"
+                : in->values   ? "values"
+                               : "log");
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "a categorical parameter takes only choices");
     }
-    sd_field(f, sizeof f, in->path, "choices");
+    hj_path(f, sizeof f, in->path, "choices");
     if (!in->choices)
         return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
     if (!json_is_array(in->choices))
@@ -156,7 +155,7 @@ parse_values(const struct param_in *in, enum param_type pt, struct study_def *d,
 {
     char f[128];
     enum hpod_status st = HPOD_OK;
-    sd_field(f, sizeof f, in->path, "values");
+    hj_path(f, sizeof f, in->path, "values");
     if (in->has_low || in->has_high)
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "give either values or low and high, not "
@@ -198,23 +197,23 @@ parse_range(const struct param_in *in, enum param_type pt, struct study_def *d,
     double low = in->low, high = in->high;
     enum hpod_status st;
     if (!in->has_low || !in->has_high) {
-        sd_field(f, sizeof f, in->path, in->has_low ? "high" : "low");
+        hj_path(f, sizeof f, in->path, in->has_low ? "high" : "low");
         return hpod_fail(err, HPOD_EINVAL, f, "%s is required (or give values)",
                          f);
     }
     if (pt == PARAM_INT) {
         /* Integers within ±2^53, like an int parameter's values;
          * a float range may span any finite doubles. */
-        sd_field(f, sizeof f, in->path, "low");
+        hj_path(f, sizeof f, in->path, "low");
         if ((st = hj_int_field(json_object_get(in->p, "low"), f, &low, err)) !=
             HPOD_OK)
             return st;
-        sd_field(f, sizeof f, in->path, "high");
+        hj_path(f, sizeof f, in->path, "high");
         if ((st = hj_int_field(json_object_get(in->p, "high"), f, &high,
                                err)) != HPOD_OK)
             return st;
     }
-    sd_field(f, sizeof f, in->path, "low");
+    hj_path(f, sizeof f, in->path, "low");
     if (!(low < high))
         return hpod_fail(err, HPOD_EUNPROC, f, "%s must be < high", f);
     if (in->log && !(low > 0))
@@ -247,14 +246,14 @@ condition_shape(json_t *c, const char *path, json_t *out, struct hpod_err *err)
 
     if (!c)
         return HPOD_OK;
-    sd_field(f, sizeof f, path, "condition");
+    hj_path(f, sizeof f, path, "condition");
     if (!json_is_object(c))
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be an object", f);
     if ((st = hj_check_keys(c, keys, f, err)) != HPOD_OK ||
-        (st = sd_get_string(c, "param", f, 1, &param, err)) != HPOD_OK)
+        (st = hj_get_string(c, f, "param", 1, &param, err)) != HPOD_OK)
         return st;
     json_t *in = json_object_get(c, "in");
-    sd_field(fin, sizeof fin, f, "in");
+    hj_path(fin, sizeof fin, f, "in");
     if (!in)
         return hpod_fail(err, HPOD_EINVAL, fin, "%s is required", fin);
     if (!json_is_array(in))
@@ -278,7 +277,7 @@ added_in(json_t *p, const char *path, json_t *out, unsigned char *optional,
     long long v = 0;
     int has = 0;
     enum hpod_status st =
-        sd_get_int(p, "added_in", path, 2, LLONG_MAX, &v, &has, err);
+        hj_get_int(p, path, "added_in", 2, LLONG_MAX, &v, &has, err);
     if (st == HPOD_OK && has)
         json_object_set_new(out, "added_in", json_integer(v));
     *optional = (unsigned char)has;
@@ -302,10 +301,10 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
         return hpod_fail(err, HPOD_EINVAL, in.path, "%s must be an object",
                          in.path);
     if ((st = hj_check_keys(p, keys, in.path, err)) != HPOD_OK ||
-        (st = sd_get_string(p, "name", in.path, 1, &in.name, err)) != HPOD_OK ||
-        (st = sd_get_string(p, "type", in.path, 1, &in.type, err)) != HPOD_OK)
+        (st = hj_get_string(p, in.path, "name", 1, &in.name, err)) != HPOD_OK ||
+        (st = hj_get_string(p, in.path, "type", 1, &in.type, err)) != HPOD_OK)
         return st;
-    sd_field(f, sizeof f, in.path, "name");
+    hj_path(f, sizeof f, in.path, "name");
     if (!metric_name_ok(in.name))
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "parameter name \"%.64s\" must be 1 to 64 letters, "
@@ -318,13 +317,13 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     in.values = json_object_get(p, "values");
     in.choices = json_object_get(p, "choices");
     in.logv = json_object_get(p, "log");
-    if ((st = sd_get_number(p, "low", in.path, &in.low, &in.has_low, err)) !=
+    if ((st = hj_get_number(p, in.path, "low", &in.low, &in.has_low, err)) !=
             HPOD_OK ||
-        (st = sd_get_number(p, "high", in.path, &in.high, &in.has_high, err)) !=
+        (st = hj_get_number(p, in.path, "high", &in.high, &in.has_high, err)) !=
             HPOD_OK)
         return st;
     if (in.logv && !json_is_boolean(in.logv)) {
-        sd_field(f, sizeof f, in.path, "log");
+        hj_path(f, sizeof f, in.path, "log");
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be true or false", f);
     }
     in.log = in.logv && json_is_true(in.logv);
@@ -334,14 +333,14 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     } else if (strcmp(in.type, "float") == 0 || strcmp(in.type, "int") == 0) {
         enum param_type pt = in.type[0] == 'f' ? PARAM_FLOAT : PARAM_INT;
         if (in.choices) {
-            sd_field(f, sizeof f, in.path, "choices");
+            hj_path(f, sizeof f, in.path, "choices");
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "only categorical parameters take choices");
         }
         st = in.values ? parse_values(&in, pt, d, &out, err)
                        : parse_range(&in, pt, d, &out, err);
     } else {
-        sd_field(f, sizeof f, in.path, "type");
+        hj_path(f, sizeof f, in.path, "type");
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "type must be float, int or categorical, not "
                          "\"%.40s\"",
@@ -667,7 +666,7 @@ params_parse_dbr(json_t *body, struct study_def *d, struct hpod_err *err)
         return hpod_fail(err, HPOD_EINVAL, "define_by_run",
                          "define_by_run must be true or false");
     d->define_by_run = json_is_true(v) || d->space.n_params == 0;
-    if ((st = sd_get_int(body, "space_version", "", 1, LLONG_MAX, &version,
+    if ((st = hj_get_int(body, "", "space_version", 1, LLONG_MAX, &version,
                          &has, err)) != HPOD_OK)
         return st;
     d->space_version = version;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "store/lease_store.h"
@@ -45,14 +46,7 @@ reaper_main(void *arg)
     struct reaper *r = arg;
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += r->period_ms / 1000;
-        until.tv_nsec += (r->period_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = hpod_deadline_in(r->period_ms);
         pthread_cond_timedwait(&r->cv, &r->mu, &until);
         if (r->stop)
             break;

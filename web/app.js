@@ -498,17 +498,40 @@
     }
   }
 
-  /* GET /v1/studies/{id}/importance; {unavailable: why} when the study
-   * cannot be modelled yet (409: too few completed trials) or at all
-   * (422), null when the server has no such route. */
+  /* GET /v1/studies/{id}/importance, read again only when the study
+   * changed: the last answer is kept with its ETag and sent back in
+   * If-None-Match, so an unchanged study answers 304 and is drawn from
+   * the kept one (study/importance.h). {unavailable: why} when the study
+   * cannot be modelled yet (409: too few completed trials), at all (422)
+   * or not yet (202: a big study's fit is under way); null when the
+   * server has no such route. */
+  const importanceKept = new Map();
   async function importance(id) {
+    const path = "/v1/studies/" + id + "/importance";
+    const kept = importanceKept.get(id);
+    const headers = { Accept: "application/json" };
+    if (token) headers.Authorization = "Bearer " + token;
+    if (kept) headers["If-None-Match"] = kept.etag;
+    let r;
     try {
-      return await optional("/v1/studies/" + id + "/importance");
+      r = await fetch(path, { headers: headers, cache: "no-store" });
     } catch (e) {
-      if (e.status === 409 || e.status === 422)
-        return { unavailable: e.message };
-      throw e;
+      throw new ApiError(0, null, path);
     }
+    if (r.status === 304 && kept) return kept.body;
+    let body = null;
+    try {
+      body = await r.json();
+    } catch (e) {
+      body = null;
+    }
+    if (r.status === 202) return kept ? kept.body : { unavailable: "being computed; it is shown when ready" };
+    if (r.status === 404 || r.status === 405) return null;
+    if (r.status === 409 || r.status === 422) return { unavailable: new ApiError(r.status, body, path).message };
+    if (!r.ok) throw new ApiError(r.status, body, path);
+    const etag = r.headers.get("ETag");
+    if (etag && !body.stale) importanceKept.set(id, { etag: etag, body: body });
+    return body;
   }
 
   /* Importance bars per parameter (mean |contribution| of its term in the

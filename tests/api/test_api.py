@@ -48,6 +48,7 @@ MODULES = [
     "test_multifidelity",      # asha, multistage
     "test_explain",            # /v1/trials/{id}/explain: recorded decisions
     "test_concurrency",        # two servers, 16 workers, kill -9
+    "test_fairness",           # model work per lab, importance per version, model memory
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate
     "test_benchmark_studies",  # studies backed by a table, the fake trainer
     "test_warm_start",         # warm_start from a study or a benchmark
