@@ -12,6 +12,7 @@
 #include "common/mem.h"
 #include "store/gp_model_store.h"
 #include "store/history_store.h"
+#include "store/dbr_store.h"
 #include "store/lease_store.h"
 #include "store/measure_store.h"
 #include "store/study_store.h"
@@ -459,7 +460,7 @@ suggest_batching(const struct suggest_call *c, const char *const *workers,
                  size_t k)
 {
     if (mf_enabled(c->d) || study_explain_records(c->d) ||
-        measure_decoupled(c->d))
+        measure_decoupled(c->d) || c->d->define_by_run)
         return 0;
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < i; j++)
@@ -533,8 +534,17 @@ suggest_new(struct suggest_call *c, long long need)
         }
         /* The params as stored and as answered: built once. */
         json_t *pj = params_to_json(d, raw);
-        char *ptext = hj_dump(pj, 0);
+        char *ptext = hj_dump(pj, 0), *proposal = NULL;
+        if (d->define_by_run) {
+            /* The trial's params are those it will ask for; the model's
+             * joint choice is kept as its proposal (study/dbr.h). */
+            proposal = ptext;
+            ptext = xstrdup("{}");
+            json_decref(pj);
+            pj = json_object();
+        }
         if (c->batching) {
+            free(proposal); /* none: define-by-run does not batch */
             batch_add(c, seq, ptext, pj, cand);
             goto chosen;
         }
@@ -552,6 +562,9 @@ suggest_new(struct suggest_call *c, long long need)
                 c->s.lease_seconds, c->work.train_to, dtext, &t, c->err);
         free(dtext);
         free(ptext);
+        if (st == HPOD_OK && proposal)
+            st = dbr_store_put_proposal(c->db, t.id, proposal, c->err);
+        free(proposal);
         if (st == HPOD_OK && measure_decoupled(d))
             st = suggest_measure(c, t.id, seq, raw);
         if (st == HPOD_OK)

@@ -450,6 +450,28 @@ def cases(have_tables):
         fixture=STUDY)
     add("enqueue without an active conditional parameter", "POST", "/v1/studies/{C}/trials",
         422, IA, "params.momentum", body={"params": {"optimizer": "sgd"}}, fixture=STUDY)
+    # define-by-run: POST /v1/trials/{id}/params takes one space entry
+    PR = "/v1/trials/{L}/params"
+    add("params entry not an object", "POST", PR, 400, IA, "", raw=b'["lr"]', fixture=STUDY)
+    add("params entry without a type", "POST", PR, 400, IA, "type",
+        body={"name": "dropout"}, fixture=STUDY)
+    add("params entry with low >= high", "POST", PR, 422, IA, "low",
+        body={"name": "dropout", "type": "float", "low": 0.5, "high": 0.1}, fixture=STUDY)
+    add("params entry with a condition", "POST", PR, 422, IA, "condition",
+        body={"name": "dropout", "type": "float", "low": 0, "high": 0.5,
+              "condition": {"param": "opt", "in": ["sgd"]}}, fixture=STUDY)
+    add("params entry with added_in", "POST", PR, 422, IA, "added_in",
+        body={"name": "dropout", "type": "float", "low": 0, "high": 0.5, "added_in": 3},
+        fixture=STUDY)
+    add("params entry with mixed choices", "POST", PR, 422, IA, "choices[1]",
+        body={"name": "bs", "type": "categorical", "choices": [16, "32"]}, fixture=STUDY)
+    add("params for a name defined otherwise", "POST", PR, 409, "conflict", "name",
+        body={"name": "lr", "type": "float", "low": 1e-4, "high": 1.0, "log": True},
+        fixture=STUDY)
+    add("params on a completed trial", "POST", "/v1/trials/{D}/params", 409, "conflict",
+        body={"name": "dropout", "type": "float", "low": 0, "high": 0.5}, fixture=STUDY)
+    add("params on an unknown trial", "POST", "/v1/trials/987654321/params", 404,
+        "not_found", body={"name": "dropout", "type": "float", "low": 0, "high": 0.5})
     add("exclude without a reason", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
         body={}, fixture=STUDY)
     add("exclude reason over 1000 characters", "POST", "/v1/trials/{D}/exclude", 422, IA,

@@ -5,7 +5,9 @@ trial to the next worker, counted once in the budget; excluded trials
 (exclude/restore) leaving best, pareto and the model, whose next choice
 equals the same study's without the trial; failure reasons in the JSON,
 the CSV and the 409 of a later report; categorical choices that are
-numbers or booleans, read back with their type everywhere.
+numbers or booleans, read back with their type everywhere; conditional
+spaces (cycles refused, inactive parameters never appear); define-by-run
+(POST /v1/trials/{id}/params on a study created with an empty space).
 """
 
 import threading
@@ -493,3 +495,65 @@ def t_condition_rules(c):
                                               "objectives": LOSS})
     expect_error(r, 422, "invalid_argument", "space[3].condition")
     check("d -> d" in r.json["error"]["message"], "message %r" % r.json["error"])
+
+
+# -- define-by-run ---------------------------------------------------------
+
+def param(c, tid, entry, status=200):
+    return expect(call(c.port, "POST", "/v1/trials/%d/params" % tid, entry), status)
+
+
+X_ENTRY = {"name": "x", "type": "float", "low": 0.0, "high": 1.0}
+BS_ENTRY = {"name": "bs", "type": "categorical", "choices": [16, 32, 64]}
+
+
+@test("trainer: define-by-run: an empty space grows as trials ask; the same value twice; 409 for another definition or a finished trial; params hold only what was asked")
+def t_define_by_run(c):
+    s = create(c, {"name": uname("dbr"), "space": [], "objectives": LOSS, "budget": 6,
+                   "algorithm": {"name": "random", "seed": 5}})
+    sid = s["id"]
+    check(s["space"] == [] and s["define_by_run"] is True and "space_version" not in s,
+          "created %r" % short(s))
+    t0 = suggest(c, sid, "w0")["trials"][0]
+    check(t0["params"] == {}, "a define-by-run trial's params %r" % t0["params"])
+    v = param(c, t0["id"], X_ENTRY)["value"]
+    check(type(v) is float and 0.0 <= v <= 1.0, "x = %r" % v)
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["space_version"] == 2 and st["space"] == [dict(X_ENTRY, log=False, added_in=2)],
+          "the grown space %r" % st["space"])
+    check(param(c, t0["id"], dict(X_ENTRY))["value"] == v, "asking again")
+    expect_error(call(c.port, "POST", "/v1/trials/%d/params" % t0["id"],
+                      dict(X_ENTRY, high=2.0)), 409, "conflict", "name")
+    b = param(c, t0["id"], BS_ENTRY)["value"]
+    check(type(b) is int and b in (16, 32, 64), "bs = %r" % b)
+    check(get_trial(c, t0["id"])["params"] == {"x": v, "bs": b}, "t0's params")
+    report(c, t0["id"], {"loss": v})
+    expect_error(call(c.port, "POST", "/v1/trials/%d/params" % t0["id"], X_ENTRY),
+                 409, "conflict")
+    # Later trials get every known parameter proposed; only what they ask
+    # for becomes theirs.
+    t1 = suggest(c, sid, "w1")["trials"][0]
+    check(t1["params"] == {}, "t1's params %r" % t1["params"])
+    v1 = param(c, t1["id"], X_ENTRY)["value"]
+    report(c, t1["id"], {"loss": v1})
+    check(get_trial(c, t1["id"])["params"] == {"x": v1}, "t1 asked for x only")
+    # An enqueued configuration may leave parameters out, not add unknown ones.
+    expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                {"params": {"x": 0.5}, "values": {"loss": 0.5}}), 201)
+    expect_error(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                      {"params": {"y": 0.5}}), 422, "invalid_argument", "params.y")
+    st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+    check(st["space_version"] == 3 and [p["name"] for p in st["space"]] == ["x", "bs"],
+          "space %r" % st["space"])
+    # The same name asked by two trials of a declared study: the value is
+    # each trial's, and a declared parameter answers the trial's own.
+    d = create(c, {"name": uname("dbr declared"), "space": X1, "objectives": LOSS,
+                   "algorithm": {"name": "random", "seed": 2}})
+    td = suggest(c, d["id"], "w")["trials"][0]
+    check(param(c, td["id"], X_ENTRY)["value"] == td["params"]["x"], "declared x")
+    y = param(c, td["id"], {"name": "y", "type": "int", "low": 1, "high": 9})["value"]
+    check(type(y) is int and 1 <= y <= 9, "y = %r" % y)
+    check(get_trial(c, td["id"])["params"] == {"x": td["params"]["x"], "y": y}, "declared + y")
+    nxt = suggest(c, d["id"], "w2")["trials"][0]
+    check(set(nxt["params"]) == {"x", "y"}, "a declared study's trial after y joined %r"
+          % nxt["params"])
