@@ -454,10 +454,12 @@ json_t *
 params_to_json(const struct study_def *d, const double *raw)
 {
     json_t *o = json_object();
+    unsigned char active[MAX_PARAMS];
+    space_active(&d->space, raw, active);
     for (size_t i = 0; i < d->space.n_params; i++) {
         const struct param *p = &d->space.params[i];
         json_t *v;
-        if (isnan(raw[i]))
+        if (isnan(raw[i]) || !active[i])
             continue; /* inactive: absent from the configuration */
         if (p->type == PARAM_CATEGORICAL)
             v = json_incref(json_array_get(d->choices[i], (size_t)raw[i]));

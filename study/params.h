@@ -44,7 +44,8 @@ enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
                                   double *raw, const char *path,
                                   struct hpod_err *err);
 
-/* Returns a new JSON object for a configuration. */
+/* Returns a new JSON object for a configuration, without its inactive
+ * parameters (NaN, or whose conditions its values do not meet). */
 json_t *params_to_json(const struct study_def *d, const double *raw);
 
 /*

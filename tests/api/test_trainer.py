@@ -557,3 +557,63 @@ def t_define_by_run(c):
     nxt = suggest(c, d["id"], "w2")["trials"][0]
     check(set(nxt["params"]) == {"x", "y"}, "a declared study's trial after y joined %r"
           % nxt["params"])
+
+
+def cond_loss(p):
+    """A loss over COND's active parameters."""
+    import math
+    y = (math.log10(p["lr"]) + 2) ** 2 + 0.1 * p["layers"]
+    if p["optimizer"] == "sgd":
+        y += (p["momentum"] - 0.9) ** 2 + (0.0 if p["schedule"] == "cosine" else 0.2)
+        if "nesterov" in p:
+            y += 0.0 if p["nesterov"] else 0.1
+    if "width2" in p:
+        y += 0.01 * abs(p["width2"] - 128) / 128
+    return y
+
+
+def cond_candidates():
+    out = []
+    for opt in ("sgd", "adam"):
+        for layers in (1, 2, 3):
+            for lr in (1e-4, 1e-3, 1e-2):
+                p = {"optimizer": opt, "layers": layers, "lr": lr}
+                if opt == "sgd":
+                    p.update(momentum=0.9, schedule="cosine", nesterov=True)
+                if layers > 1:
+                    p["width2"] = 128
+                out.append(p)
+    return out
+
+
+@test("trainer: inactive parameters never appear, whatever the sampler (random, gp, ehvi, graph on candidates); enqueued and candidate configurations must leave them out")
+def t_inactive_never(c):
+    cases = [("random", {"name": "random", "seed": 1}, None, LOSS),
+             ("gp", {"name": "gp", "seed": 2, "init": 3}, None, LOSS),
+             ("ehvi", {"name": "ehvi", "seed": 3, "init": 3}, None,
+              LOSS + [{"name": "cost", "goal": "minimize"}]),
+             ("graph", {"name": "graph", "seed": 4, "init": 3}, cond_candidates(), LOSS)]
+    for label, algo, cands, objs in cases:
+        body = {"name": uname("inactive " + label), "space": COND, "objectives": objs,
+                "algorithm": algo, "budget": 14}
+        if cands:
+            body["candidates"] = cands
+        sid = create(c, body)["id"]
+        for i in range(14):
+            got = suggest(c, sid, "w")["trials"]
+            check(len(got) == 1, "%s: suggestion %d: %r" % (label, i, got))
+            p = got[0]["params"]
+            check(set(p) == active(p), "%s: trial %d has %s, its conditions say %s"
+                  % (label, i, sorted(p), sorted(active(p))))
+            vals = {"loss": cond_loss(p)}
+            if len(objs) > 1:
+                vals["cost"] = p["layers"] + (1.0 if "momentum" in p else 0.0)
+            report(c, got[0]["id"], vals)
+        for t in all_trials(c, sid)["trials"]:
+            check(set(t["params"]) == active(t["params"]), "%s: stored %r" % (label, t["params"]))
+    # A candidate must leave its inactive parameters out, and give the rest.
+    bad = cond_candidates()
+    bad[0]["width2"] = 64  # layers 1: inactive
+    r = call(c.port, "POST", "/v1/studies", {"name": uname("bad candidate"), "space": COND,
+                                              "objectives": LOSS, "candidates": bad})
+    expect_error(r, 422, "invalid_argument", "candidates[0].width2")
