@@ -453,13 +453,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         st = hpod_fail(err, HPOD_ENOMEM, "", "could not build definition");
         goto out;
     }
-    /* Only a define-by-run study, or one whose space grew, has these keys:
-     * the stored definitions of every other study stay as they were. */
-    if (d->define_by_run)
-        json_object_set_new(d->def, "define_by_run", json_true());
-    if (d->space_version > 1)
-        json_object_set_new(d->def, "space_version",
-                            json_integer(d->space_version));
+    params_dbr_to_def(d, d->def);
     /* Only a study that names a source has the key: the stored definitions
      * of every other study stay as they were. */
     if ((v = json_object_get(body, "warm_start")) && !json_is_null(v)) {

@@ -16,7 +16,8 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
-#include "study/def.h"
+#include "study/def_types.h"
+#include "store/model.h"
 
 #define MAX_PARAMS 64
 
@@ -673,4 +674,16 @@ params_parse_dbr(json_t *body, struct study_def *d, struct hpod_err *err)
         return st;
     d->space_version = version;
     return HPOD_OK;
+}
+
+void
+params_dbr_to_def(const struct study_def *d, json_t *def)
+{
+    /* Only a define-by-run study, or one whose space grew, has these keys:
+     * the stored definitions of every other study stay as they were. */
+    if (d->define_by_run)
+        json_object_set_new(def, "define_by_run", json_true());
+    if (d->space_version > 1)
+        json_object_set_new(def, "space_version",
+                            json_integer(d->space_version));
 }

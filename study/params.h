@@ -33,6 +33,10 @@ enum hpod_status params_parse_space(json_t *space, struct study_def *d,
 enum hpod_status params_parse_dbr(json_t *body, struct study_def *d,
                                   struct hpod_err *err);
 
+/* params_dbr_to_def - the keys params_parse_dbr read, into the
+ * normalized definition def (only when they say something). */
+void params_dbr_to_def(const struct study_def *d, json_t *def);
+
 /*
  * params_from_json - checks that obj gives every active parameter once,
  * with a legal value, and no inactive one (conditions), and fills raw
