@@ -121,36 +121,36 @@ reason_only(struct req *rq, const char **reason)
     return HPOD_OK;
 }
 
-/* handle_trial_fail - POST /v1/trials/{id}/fail {"reason": "..."} */
-enum hpod_status
-handle_trial_fail(struct req *rq)
+/* A trial's change with an optional reason (fail, preempt), answered
+ * with the trial as then stored. */
+static enum hpod_status
+reason_call(struct req *rq,
+            enum hpod_status (*fn)(struct db *, long long, const char *,
+                                   struct trial *, struct hpod_err *))
 {
     struct trial t = {0};
     const char *reason = NULL;
     enum hpod_status st;
 
     if ((st = reason_only(rq, &reason)) == HPOD_OK &&
-        (st = study_trial_fail(rq->db, rq->id, reason, &t, &rq->err)) ==
-            HPOD_OK)
+        (st = fn(rq->db, rq->id, reason, &t, &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
     trial_cleanup(&t);
     return st;
+}
+
+/* handle_trial_fail - POST /v1/trials/{id}/fail {"reason": "..."} */
+enum hpod_status
+handle_trial_fail(struct req *rq)
+{
+    return reason_call(rq, study_trial_fail);
 }
 
 /* handle_trial_preempt - POST /v1/trials/{id}/preempt {"reason": "..."} */
 enum hpod_status
 handle_trial_preempt(struct req *rq)
 {
-    struct trial t = {0};
-    const char *reason = NULL;
-    enum hpod_status st;
-
-    if ((st = reason_only(rq, &reason)) == HPOD_OK &&
-        (st = study_trial_preempt(rq->db, rq->id, reason, &t, &rq->err)) ==
-            HPOD_OK)
-        st = reply_trial(rq, &t, NULL);
-    trial_cleanup(&t);
-    return st;
+    return reason_call(rq, study_trial_preempt);
 }
 
 /*
