@@ -27,6 +27,13 @@ struct param {
     double *values;   /* explicit values, ascending, owned by the space */
     size_t n_values;
     size_t n_choices; /* categorical */
+    /* Conditional parameters (space_set_condition): the parameter exists
+     * only where parameter `parent` is active and holds one of cond[0..
+     * n_cond) (raw values, owned); conditional 0: always. */
+    int conditional;
+    size_t parent;
+    double *cond;
+    size_t n_cond;
 };
 
 struct space {
@@ -82,14 +89,44 @@ void space_sample(const struct space *sp, struct rng *r, double *raw);
 
 /*
  * space_find_duplicate - looks for two equal rows among n configurations
- * (raw: n × width, row-major). Returns 1 and sets *first < *later to the
- * indices of such a pair (the pair whose rows sort first), else 0. Sorts
- * an index array with a merge sort: O(n log n), no global state.
+ * (raw: n × width, row-major; NaN, an inactive parameter, equals NaN). Returns
+ * 1 and sets *first < *later to the indices of such a pair (the pair whose rows
+ * sort first), else 0. Sorts an index array with a merge sort: O(n log n), no
+ * global state.
  */
 int space_find_duplicate(const double *raw, size_t n, size_t width,
                          size_t *first, size_t *later);
 
 /* 1 if the space has finitely many configurations (no float range). */
 int space_is_finite(const struct space *sp);
+
+/*
+ * Conditional parameters. A configuration holds NaN for an inactive
+ * parameter (one whose condition does not hold). Conditions form a forest:
+ * the caller refuses cycles before it sets them (study/params.c names the
+ * path); space_active stops at depth n_params whatever it is given.
+ *
+ * space_set_condition - parameter i exists only where parameter parent (a
+ * categorical or a value list: discrete values) is active and holds one
+ * of vals[0..n) (raw values: a choice index, a listed value; copied).
+ * HPOD_EUNPROC when i == parent, parent is not discrete, n is 0 or a
+ * value is not parent's.
+ */
+enum hpod_status space_set_condition(struct space *sp, size_t i, size_t parent,
+                                     const double *vals, size_t n);
+
+/* 1 if some parameter of sp is conditional. */
+int space_has_conditions(const struct space *sp);
+
+/*
+ * space_active - active[i] (n_params entries) = 1 when parameter i exists
+ * in configuration raw: unconditional, or its parent is active and holds
+ * one of its condition's values.
+ */
+void space_active(const struct space *sp, const double *raw,
+                  unsigned char *active);
+
+/* space_deactivate - sets raw's inactive parameters to NaN. */
+void space_deactivate(const struct space *sp, double *raw);
 
 #endif

@@ -131,6 +131,8 @@ choose_one(const struct study_def *d, const struct history *h,
     double t0 = hpod_now_s();
 
     *cand = (size_t)-1;
+    if (d->space.n_params == 0)
+        return HPOD_OK; /* define-by-run before any parameter: {} */
     if (history_uses_mobo(d))
         st = choose_mobo(d, h, entry, seq, raw, cand, ex);
     int by_mobo = st == HPOD_OK;

@@ -180,6 +180,103 @@ test_find_duplicate(void **state)
     }
 }
 
+/*
+ * A conditional space: p0 categorical (3 choices); p1 float, only for
+ * p0 = 0; p2 values {1, 2, 3}, only for p0 in {1, 2}; p3 float, only where
+ * p2 is active and in {2, 3} (a chain); p4 categorical, always.
+ */
+static void
+build_conditional(struct space *sp)
+{
+    double v123[] = {1, 2, 3}, c0[] = {0}, c12[] = {1, 2}, c23[] = {2, 3};
+    space_init(sp);
+    assert_int_equal(space_add_categorical(sp, 3), 0);
+    assert_int_equal(space_add_range(sp, PARAM_FLOAT, 0, 1, 0), 0);
+    assert_int_equal(space_add_values(sp, PARAM_INT, v123, 3, 0), 0);
+    assert_int_equal(space_add_range(sp, PARAM_FLOAT, 1e-3, 1, 1), 0);
+    assert_int_equal(space_add_categorical(sp, 2), 0);
+    assert_false(space_has_conditions(sp));
+    assert_int_equal(space_set_condition(sp, 1, 0, c0, 1), 0);
+    assert_int_equal(space_set_condition(sp, 2, 0, c12, 2), 0);
+    assert_int_equal(space_set_condition(sp, 3, 2, c23, 2), 0);
+    assert_true(space_has_conditions(sp));
+}
+
+/* The conditions' rules, and space_active against the definition written
+ * out for every parent value (NaN: an inactive parent). */
+static void
+test_conditions(void **state)
+{
+    (void)state;
+    struct space sp;
+    double one[] = {1}, half[] = {0.5}, four[] = {4};
+    build_conditional(&sp);
+    /* A range parent, itself, no values, a value not the parent's. */
+    assert_int_equal(space_set_condition(&sp, 4, 1, half, 1), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 4, one, 1), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 0, one, 0), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 2, four, 1), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 0, four, 1), HPOD_EUNPROC);
+    const double p2s[] = {1, 2, 3, NAN};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 4; k++) {
+            double raw[5] = {(double)c, 0.5, p2s[k], 0.1, 1};
+            unsigned char got[5];
+            int a2 = c == 1 || c == 2;
+            int want[5] = {1, c == 0, a2, a2 && (p2s[k] == 2 || p2s[k] == 3),
+                           1};
+            space_active(&sp, raw, got);
+            for (int i = 0; i < 5; i++)
+                assert_int_equal(got[i], want[i]);
+            /* Inactive ones become NaN; p2 given as NaN stays so. */
+            space_deactivate(&sp, raw);
+            for (int i = 0; i < 5; i++)
+                assert_int_equal(isnan(raw[i]) != 0,
+                                 !want[i] || (i == 2 && k == 3));
+        }
+    space_cleanup(&sp);
+}
+
+/* Inactive parameters (NaN) are equal to each other and to no number. */
+static void
+test_find_duplicate_inactive(void **state)
+{
+    (void)state;
+    size_t a = 99, b = 99;
+    double rows[] = {0, NAN, 1, 0, 2, 1, 0, NAN, 1};
+    assert_true(space_find_duplicate(rows, 3, 3, &a, &b));
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 2);
+    rows[7] = 2;
+    assert_true(space_find_duplicate(rows, 3, 3, &a, &b));
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 2);
+    rows[7] = 3;
+    assert_false(space_find_duplicate(rows, 3, 3, &a, &b));
+    /* Against brute force on random rows of 0, 1 and NaN. */
+    struct rng r;
+    rng_seed(&r, 77);
+    for (int trial = 0; trial < 200; trial++) {
+        double m[40];
+        size_t n = 1 + (size_t)rng_below(&r, 20);
+        for (size_t i = 0; i < 2 * n; i++) {
+            uint64_t x = rng_below(&r, 3);
+            m[i] = x == 2 ? NAN : (double)x;
+        }
+        int brute = 0;
+        for (size_t i = 0; i < n && !brute; i++)
+            for (size_t j = i + 1; j < n && !brute; j++) {
+                int same = 1;
+                for (size_t k = 0; k < 2; k++) {
+                    double x = m[2 * i + k], y = m[2 * j + k];
+                    same &= (isnan(x) && isnan(y)) || x == y;
+                }
+                brute = same;
+            }
+        assert_int_equal(space_find_duplicate(m, n, 2, &a, &b), brute);
+    }
+}
+
 int
 main(void)
 {
@@ -189,6 +286,8 @@ main(void)
         cmocka_unit_test(test_widest_values),
         cmocka_unit_test(test_round_trip_and_sampling),
         cmocka_unit_test(test_find_duplicate),
+        cmocka_unit_test(test_conditions),
+        cmocka_unit_test(test_find_duplicate_inactive),
     };
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);
 }
