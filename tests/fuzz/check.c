@@ -11,7 +11,7 @@
 json_t *
 fuzz_body(const uint8_t *data, size_t size)
 {
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     json_t *body = NULL;
     enum hpod_status st;
 

@@ -18,7 +18,7 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     const char *name = NULL;
     json_t *body = NULL, *def = NULL;
     enum hpod_status st;

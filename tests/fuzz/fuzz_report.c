@@ -36,7 +36,7 @@ study(void)
     static struct study_def d;
     static int ready;
     if (!ready) {
-        struct hpod_err err = {{0}, {0}};
+        struct hpod_err err = {0};
         FUZZ_CHECK(study_def_from_text(study_text, &d, &err) == HPOD_OK,
                    "the fixed study is rejected: %s", err.msg);
         ready = 1;
@@ -99,7 +99,7 @@ check_merge(const struct study_def *d, const struct report_input *in)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     struct report_input in;
     json_t *body = NULL;
     enum hpod_status st;

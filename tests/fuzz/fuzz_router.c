@@ -22,7 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *buf, *method, *path, *sp;
     const struct route *route = NULL;
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     struct req rq;
     enum hpod_status st;
 

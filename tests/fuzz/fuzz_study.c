@@ -22,7 +22,7 @@ static void
 check_round_trip(const struct study_def *d)
 {
     struct study_def d2;
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     char *text = hj_dump(d->def, 0);
     json_t *body;
     enum hpod_status st;
@@ -54,7 +54,7 @@ check_round_trip(const struct study_def *d)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     struct study_def d;
     json_t *body = NULL;
     enum hpod_status st;

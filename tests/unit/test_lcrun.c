@@ -71,7 +71,7 @@ test_sh_draws(void **state)
     struct sh_result per[5], ref_per[5];
     struct sh_summary sum, ref_sum;
     size_t draws[5 * 8];
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
 
     make_set();
     lcrun_curves_init(&c, &set);
@@ -99,7 +99,7 @@ test_asha_means(void **state)
     struct asha_params prm;
     struct lcrun_asha_summary sum;
     struct asha_sim_result res[4];
-    struct hpod_err err = {{0}, {0}};
+    struct hpod_err err = {0};
     double steps = 0, saved = 0;
 
     make_set();
