@@ -182,7 +182,7 @@ void gp_reset_hyper(struct gp *gp);
 
 /*
  * The refit schedule of a GP whose hyperparameters are kept between
- * suggestions (core/sampler.c). Refitting costs O(n³) per LML evaluation
+ * suggestions (core/sampler_gp.c). Refitting costs O(n³) per LML evaluation
  * (tens of them); conditioning with kept hyperparameters O(n²) per new
  * point. gp_refit_due says whether a fit made at n_fit observations,
  * with log marginal likelihood per observation lml_fit, should be redone

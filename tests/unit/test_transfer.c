@@ -15,6 +15,7 @@
 #include "core/kernels.h"
 #include "core/rankcorr.h"
 #include "core/rng.h"
+#include "core/normal_scores.h"
 #include "core/sampler.h"
 #include "core/transfer.h"
 
@@ -147,7 +148,7 @@ test_prior(void **state)
         su[i] = sraw[i] / 10.0;
         y[i] = sin(sraw[i]) + 0.01 * (double)i;
     }
-    sampler_normal_scores(y, NS, z);
+    normal_scores(y, NS, z);
     const double qraw[NQ] = {3, 7, 12.5, 20};
     double qu[NQ], mu[NQ];
     unsigned char ex[NQ];
