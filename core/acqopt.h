@@ -67,10 +67,10 @@ struct acqopt_ws {
 /* The number of points one run scores (the size of per-point arrays). */
 size_t acqopt_capacity(void);
 
-/* acqopt_ws_init - allocates ws for sp (dim >= 1). acqopt_ws_free frees it
+/* acqopt_ws_init - allocates ws for sp (dim >= 1). acqopt_ws_clear frees it
  * (accepts a zeroed or freed ws). */
 void acqopt_ws_init(struct acqopt_ws *ws, const struct space *sp);
-void acqopt_ws_free(struct acqopt_ws *ws);
+void acqopt_ws_clear(struct acqopt_ws *ws);
 
 /*
  * acqopt_sample - n random points of sp drawn from r, encoded into u

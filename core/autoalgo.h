@@ -91,10 +91,12 @@ struct autoalgo_config {
     int trust_shape; /* ehvi: core/mobo.h trust_shape (enum mobo_trust_shape) */
 };
 
-/* One case of the rule: its configuration and the figure behind it. */
+/* One case of the rule: its configuration and why (static text for the
+ * study's reason: one clause a user understands; the figures behind it are
+ * in docs/auto.md). */
 struct autoalgo_row {
     struct autoalgo_config config;
-    const char *evidence; /* static text: the measurement, for the reason */
+    const char *evidence;
 };
 
 extern const struct autoalgo_row autoalgo_rows[AUTOALGO_N_CASES];

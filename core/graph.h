@@ -98,7 +98,7 @@ void graph_options_default(struct graph_options *o);
 /*
  * graph_create - builds the kNN graph over the n candidates x (n×dim,
  * row-major, borrowed for the call). o may be NULL for the defaults.
- * *out receives a new graph owned by the caller (graph_destroy).
+ * *out receives a new graph owned by the caller (graph_free).
  * Return: HPOD_OK; HPOD_EUNPROC if n > GRAPH_MAX_NODES (nothing is
  * allocated); HPOD_EINVAL on NULL pointers, n == 0, dim == 0,
  * non-finite coordinates, avg_degree_frac outside (0, 1] (when k == 0),
@@ -110,7 +110,7 @@ enum hpod_status graph_create(const double *x, size_t n, size_t dim,
                               struct graph **out);
 
 /* Frees g and everything it owns; accepts NULL. */
-void graph_destroy(struct graph *g);
+void graph_free(struct graph *g);
 
 /* Accessors (g must be a graph from graph_create; i, j < n). */
 size_t graph_size(const struct graph *g);

@@ -14,7 +14,7 @@ graph_cache_clear(struct graph_cache *c)
 {
     if (!c)
         return;
-    graph_destroy(c->graph);
+    graph_free(c->graph);
     free(c->x);
     memset(c, 0, sizeof *c);
 }

@@ -36,9 +36,7 @@ hedge_cache_free(struct hedge_cache *c)
     free(c);
 }
 
-#define HEDGE_FLAGS                                                            \
-    (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_HEDGEARD |               \
-     SAMPLER_V_ARDONLY | SAMPLER_V_HEDGEOBS)
+#define HEDGE_FLAGS (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEOBS)
 
 /* The hedge's graph arm: graph EI (Matérn kernel as given) on a's input.
  * It labels the observations only (pending candidates are still taken):
@@ -47,11 +45,6 @@ hedge_cache_free(struct hedge_cache *c)
 static void
 hedge_graph_arm(struct sampler_input *a)
 {
-    /* SAMPLER_V_HEDGEARD: the GP arm's metric, read before the GP's
-     * fields are dropped (the model is the one the GP arm just used). */
-    a->graph_ls = (a->variant & SAMPLER_V_HEDGEARD) && sampler_gp_kept_usable(a)
-                      ? a->gp_model->hyper
-                      : NULL;
     a->kind = SAMPLER_GRAPH;
     a->acquisition = 0;
     a->variant = 0;
@@ -82,7 +75,6 @@ hedge_nominate(const struct sampler_input *in, size_t t,
     rng_seed2(&r, in->seed, (uint64_t)a.seq);
     if ((st = sampler_gp_finite(&a, &r, &nom[0])) != HPOD_OK)
         return st;
-    a.variant = in->variant;
     hedge_graph_arm(&a);
     return sampler_graph_finite(&a, &nom[1]);
 }
@@ -180,8 +172,7 @@ hedge_history(const struct sampler_input *in, size_t init)
  * SAMPLER_HEDGE_DISCOUNT per step of age (SAMPLER_V_HEDGEOBS: nominees
  * that were not observed at their step count SAMPLER_HEDGE_DISPLACED,
  * discount SAMPLER_HEDGE_DISCOUNT_OBS). The arm is drawn with
- * probability ∝ exp(η·gain) (SAMPLER_V_HEDGEMAX: the larger gain, ties to
- * the GP) from a stream of its own.
+ * probability ∝ exp(η·gain) from a stream of its own.
  */
 enum hpod_status
 hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
@@ -246,17 +237,10 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
             gain[k % 2] += w * mu[k];
         }
     }
-    int arm;
-    if (in->variant & SAMPLER_V_ARDONLY) {
-        arm = 1;
-    } else if (in->variant & SAMPLER_V_HEDGEMAX) {
-        arm = gain[1] > gain[0];
-    } else {
-        struct rng hr;
-        rng_seed2(&hr, in->seed ^ SAMPLER_HEDGE_STREAM, (uint64_t)in->seq);
-        double p1 = 1.0 / (1.0 + exp(SAMPLER_HEDGE_ETA * (gain[0] - gain[1])));
-        arm = rng_uniform(&hr) < p1;
-    }
+    struct rng hr;
+    rng_seed2(&hr, in->seed ^ SAMPLER_HEDGE_STREAM, (uint64_t)in->seq);
+    double p1 = 1.0 / (1.0 + exp(SAMPLER_HEDGE_ETA * (gain[0] - gain[1])));
+    int arm = rng_uniform(&hr) < p1;
     *cand = nom[arm];
     if (in->cand_used[*cand])
         st = HPOD_EINTERNAL;
@@ -266,7 +250,7 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     }
 out:
     if (owned)
-        gp_destroy(gp);
+        gp_free(gp);
     free(u);
     free(mu);
     /* A state of our own: its parts, as sampler_state_free frees them. */

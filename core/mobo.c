@@ -31,7 +31,7 @@ mobo_state_create(void)
 }
 
 void
-mobo_state_destroy(struct mobo_state *s)
+mobo_state_free(struct mobo_state *s)
 {
     if (!s)
         return;

@@ -76,7 +76,7 @@
 #include "core/space.h"
 
 struct mobo_state *mobo_state_create(void);
-void mobo_state_destroy(struct mobo_state *s); /* accepts NULL */
+void mobo_state_free(struct mobo_state *s); /* accepts NULL */
 
 /*
  * mobo_feasibility - probability that every constraint holds at the k

@@ -141,10 +141,10 @@ fit_con_gp(const struct mobo_input *in, size_t c, struct gp **out)
         sa = gp_fit(g, x, y, n, &r);
         if (sa == HPOD_OK && (!gp || gp_log_marginal_likelihood(g) >
                                          gp_log_marginal_likelihood(gp))) {
-            gp_destroy(gp);
+            gp_free(gp);
             gp = g;
         } else {
-            gp_destroy(g);
+            gp_free(g);
         }
         if (sa != HPOD_OK)
             st = sa;
@@ -154,7 +154,7 @@ fit_con_gp(const struct mobo_input *in, size_t c, struct gp **out)
     free(x);
     free(y);
     if (st != HPOD_OK) {
-        gp_destroy(gp);
+        gp_free(gp);
         return st;
     }
     *out = gp;
@@ -312,10 +312,10 @@ void
 mobo_ctx_clear(struct mobo_ctx *x)
 {
     for (size_t c = 0; c < x->n_con; c++)
-        gp_destroy(x->cgp[c]);
+        gp_free(x->cgp[c]);
     for (size_t j = 0; j < x->m; j++)
         if (x->ogp_owned[j])
-            gp_destroy(x->ogp[j]);
+            gp_free(x->ogp[j]);
     free(x->cgp);
     free(x->cbound);
     free(x->ogp);

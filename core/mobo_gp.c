@@ -82,7 +82,7 @@ void
 mobo_gp_state_clear(struct mobo_state *s)
 {
     for (size_t j = 0; j < s->m; j++)
-        gp_destroy(s->obj[j].gp);
+        gp_free(s->obj[j].gp);
     free(s->obj);
     s->obj = NULL;
     s->m = 0;
@@ -132,14 +132,14 @@ obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
         return gp_create(need, x->dim, (enum kernel_kind)kern);
     if (s->m != x->m) {
         for (size_t i = 0; i < s->m; i++)
-            gp_destroy(s->obj[i].gp);
+            gp_free(s->obj[i].gp);
         free(s->obj);
         s->m = x->m;
         s->obj = xcalloc(x->m, sizeof *s->obj);
     }
     o = &s->obj[j];
     if (o->gp && (o->dim != x->dim || o->kernel != kern)) {
-        gp_destroy(o->gp);
+        gp_free(o->gp);
         memset(o, 0, sizeof *o);
     }
     if (!o->gp || o->cap < need) {
@@ -152,7 +152,7 @@ obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
             o->valid = gp_set_hyper(g, &h) == HPOD_OK;
             free(ls);
         }
-        gp_destroy(o->gp);
+        gp_free(o->gp);
         o->gp = g;
         o->cap = cap;
         o->dim = x->dim;
@@ -240,7 +240,7 @@ mobo_gp_fit_objective(struct mobo_ctx *x, size_t j)
     free(y);
     if (st != HPOD_OK) {
         if (owned)
-            gp_destroy(gp);
+            gp_free(gp);
         else
             in->state->obj[j].valid = 0;
         return st;
@@ -369,7 +369,7 @@ mobo_gp_continuous(struct mobo_ctx *x, struct rng *r, double *raw)
         space_decode(sp, ws.u + pick * x->dim, raw);
         mobo_acq_explain(x->in->explain, ws.score, ws.n, NULL, pick);
     }
-    acqopt_ws_free(&ws);
+    acqopt_ws_clear(&ws);
     free(o.lpf);
     return st;
 }

@@ -284,7 +284,7 @@ out:
     /* Continuous: every random node may be skipped only if nn == no+npd,
      * which ACQOPT_N_NODES > 0 rules out, so ENOTFOUND cannot leak. */
     if (!(finite && in->state))
-        graph_destroy(g);
+        graph_free(g);
     else if (st != HPOD_OK && g)
         graph_forget(g);
     free(u);

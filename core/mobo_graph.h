@@ -21,7 +21,7 @@
  * moment matched without the spread of the means: mu[i] = (mu_a[i] +
  * mu_b[i]) / 2, sd[i] = sqrt((sd_a[i]² + sd_b[i]²) / 2). mu/sd may alias
  * mu_a/sd_a. The spread term (mu_a - mu_b)²/4 of the exact mixture
- * variance was measured and lost (docs/mo_tuning.md, Session 24).
+ * variance was measured and lost (docs/mo_tuning.md).
  */
 void mobo_graph_blend(const double *mu_a, const double *sd_a,
                       const double *mu_b, const double *sd_b, size_t k,

@@ -171,8 +171,8 @@ struct mobo_input {
      * row's BLEU better than the graph (forward rank correlation 0.35
      * against -0.02 on zh-en after 30 rows), GPU time as well or worse on
      * the 118-176-row tables and better on the 604-767-row ones; the
-     * blend lowers fta on five of six tables (docs/mo_tuning.md,
-     * Session 24). Other values: HPOD_EINVAL. */
+     * blend lowers fta on five of six tables (docs/mo_tuning.md). Other
+     * values: HPOD_EINVAL. */
     int gp_blend;
     /* Optional cache (NULL: none); see struct mobo_state. */
     struct mobo_state *state;

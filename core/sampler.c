@@ -22,7 +22,7 @@ sampler_state_create(void)
 }
 
 void
-sampler_state_destroy(struct sampler_state *s)
+sampler_state_free(struct sampler_state *s)
 {
     if (!s)
         return;
@@ -146,9 +146,7 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
         struct rng mr = r;
         if (in->kind == SAMPLER_GREEDY)
             st = greedy_candidate(in, cand);
-        else if (in->kind == SAMPLER_GP &&
-                 (in->variant &
-                  (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEMAX | SAMPLER_V_ARDONLY)))
+        else if (in->kind == SAMPLER_GP && (in->variant & SAMPLER_V_HEDGE))
             st = hedge_finite(in, &mr, cand);
         else if (in->kind == SAMPLER_GP)
             st = sampler_gp_finite(in, &mr, cand);

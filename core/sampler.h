@@ -28,7 +28,7 @@
  * may keep between calls; the answer never depends on it.
  */
 struct sampler_state *sampler_state_create(void);
-void sampler_state_destroy(struct sampler_state *s); /* accepts NULL */
+void sampler_state_free(struct sampler_state *s); /* accepts NULL */
 
 /*
  * sampler_next - chooses one configuration: raw (n_params) receives it and,

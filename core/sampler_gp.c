@@ -22,7 +22,6 @@
 #include "core/acquisition.h"
 #include "core/gp.h"
 #include "core/normal_scores.h"
-#include "core/sampler_graph.h"
 #include "core/transfer.h"
 #include "core/trust_region.h"
 
@@ -46,18 +45,8 @@ sampler_gp_cache_free(struct sampler_gp_cache *c)
 {
     if (!c)
         return;
-    gp_destroy(c->gp);
+    gp_free(c->gp);
     free(c);
-}
-
-/*
- * The variant flags in effect: the caller's, and the noise floor for the
- * "nei" acquisition (3), which studies choose in their algorithm JSON.
- */
-static unsigned
-sampler_variant(const struct sampler_input *in)
-{
-    return in->variant | (in->acquisition == 3 ? SAMPLER_V_FLOOR : 0u);
 }
 
 /*
@@ -78,7 +67,7 @@ model_gp_state(const struct sampler_input *in, size_t need, int *owned)
         in->state->gp = xcalloc(1, sizeof *in->state->gp);
     c = in->state->gp;
     if (!c->gp || c->cap < need || c->dim != dim || c->kernel != in->kernel) {
-        gp_destroy(c->gp);
+        gp_free(c->gp);
         c->cap = need + need / 4 + 8;
         c->dim = dim;
         c->kernel = in->kernel;
@@ -101,9 +90,8 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
     gp_fit_options_default(&o);
     if (in->ls_min > 0.0 && in->ls_min <= o.ls_max)
         o.ls_min = in->ls_min;
-    if ((sampler_variant(in) & SAMPLER_V_LSPRIOR) || in->ls_prior > 0.0) {
-        o.ls_prior_median =
-            in->ls_prior > 0.0 ? in->ls_prior : SAMPLER_LSP_MEDIAN;
+    if (in->ls_prior > 0.0) {
+        o.ls_prior_median = in->ls_prior;
         o.ls_prior_sd = SAMPLER_LSP_SD;
     }
     if (gp)
@@ -111,8 +99,9 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
     return gp;
 }
 
-int
-sampler_gp_kept_usable(const struct sampler_input *in)
+/* The kept model applies: same kernel and dimension. */
+static int
+model_usable(const struct sampler_input *in)
 {
     const struct sampler_gp_model *m = in->gp_model;
     return m && m->valid && m->kernel == in->kernel &&
@@ -173,8 +162,7 @@ fit_or_condition(const struct sampler_input *in, struct rng *r, struct gp *gp,
     size_t n = in->n_obs, dim = in->space->dim;
     enum hpod_status st;
 
-    if (sampler_gp_kept_usable(in) &&
-        !gp_refit_due(m->n_fit, m->lml_fit, n, NAN) &&
+    if (model_usable(in) && !gp_refit_due(m->n_fit, m->lml_fit, n, NAN) &&
         use_model_hyper(gp, m, dim) == HPOD_OK &&
         gp_condition_std(gp, x, y, n, ym, ys) == HPOD_OK &&
         !gp_refit_due(m->n_fit, m->lml_fit, n,
@@ -241,7 +229,7 @@ sampler_gp_fit(const struct sampler_input *in, struct rng *r,
         struct gp_hyper h = {ls, 0.0, 0.0};
         gp_get_hyper(gp, &h);
         double nv = h.noise_var;
-        if ((sampler_variant(in) & SAMPLER_V_FLOOR) && nv < SAMPLER_NEI_FLOOR)
+        if (nv < SAMPLER_NEI_FLOOR)
             nv = SAMPLER_NEI_FLOOR;
         *noise = nv * ys * ys;
         free(ls);
@@ -269,7 +257,7 @@ sampler_gp_fit(const struct sampler_input *in, struct rng *r,
     free(y);
     if (st != HPOD_OK) {
         if (*owned)
-            gp_destroy(gp);
+            gp_free(gp);
         return st;
     }
     *gp_out = gp;
@@ -377,10 +365,8 @@ sampler_gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
 
     space_encode_rows(in->space, in->cand_raw, n, u);
     if ((st = sampler_gp_fit(in, r, &gp, &owned, &best, w,
-                             sampler_variant(in) &
-                                     (SAMPLER_V_NOISY | SAMPLER_V_FLOOR)
-                                 ? &noise
-                                 : NULL)) == HPOD_OK &&
+                             in->acquisition == 3 ? &noise : NULL)) ==
+            HPOD_OK &&
         (st = owned || n > SAMPLER_GP_QUERY_CELLS / in->state->gp->cap
                   ? gp_score(gp, in, best, noise, u, n, buf, buf + n,
                              buf + 2 * n)
@@ -388,14 +374,10 @@ sampler_gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
         /* The prior's rescore keeps nei's noise: it is in buf + n. */
         if (w != 0.0)
             prior_rescore(in, w, best, n, buf);
-        if (sampler_variant(in) & SAMPLER_V_MIX)
-            st = sampler_graph_mix(in, u, buf + 2 * n);
-        if ((sampler_variant(in) & SAMPLER_V_TR) || in->trust_div > 0)
-            trust_region_best(
-                u, n, in->space->dim, in->cand_used, in->obs_cand, in->obs_y,
-                in->n_obs,
-                (size_t)(in->trust_div > 0 ? in->trust_div : SAMPLER_TR_DIV),
-                SAMPLER_TR_TAU, buf + 2 * n);
+        if (in->trust_div > 0)
+            trust_region_best(u, n, in->space->dim, in->cand_used, in->obs_cand,
+                              in->obs_y, in->n_obs, (size_t)in->trust_div,
+                              SAMPLER_TR_TAU, buf + 2 * n);
     }
     if (st == HPOD_OK) {
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);
@@ -408,7 +390,7 @@ sampler_gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
         }
     }
     if (owned)
-        gp_destroy(gp);
+        gp_free(gp);
     free(u);
     free(buf);
     return st;
@@ -497,10 +479,8 @@ sampler_gp_continuous(const struct sampler_input *in, struct rng *r,
     acqopt_ws_init(&ws, sp);
     if ((st = acqopt_draw(&ws, sp, r)) != HPOD_OK ||
         (st = sampler_gp_fit(in, r, &o.gp, &owned, &o.best, 0.0,
-                             sampler_variant(in) &
-                                     (SAMPLER_V_NOISY | SAMPLER_V_FLOOR)
-                                 ? &o.noise
-                                 : NULL)) != HPOD_OK ||
+                             in->acquisition == 3 ? &o.noise : NULL)) !=
+            HPOD_OK ||
         (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
         goto out;
     space_decode(sp, ws.u + pick * sp->dim, raw);
@@ -508,8 +488,8 @@ sampler_gp_continuous(const struct sampler_input *in, struct rng *r,
         st = explain_continuous(in, o.gp, o.best, &ws);
 out:
     if (owned)
-        gp_destroy(o.gp);
-    acqopt_ws_free(&ws);
+        gp_free(o.gp);
+    acqopt_ws_clear(&ws);
     free(o.mean);
     free(o.var);
     return st;

@@ -30,14 +30,12 @@ void sampler_gp_cache_free(struct sampler_gp_cache *c);
  * it is the state's), in the units of the normal scores; *best: EI's (and
  * PI's) incumbent in those units, the largest posterior mean at an
  * observation; *noise (may be NULL): the noise variance EI adds under
- * "nei" (SAMPLER_V_FLOOR). HPOD_ENUMERIC when no fit can be factorized.
+ * "nei" (at least SAMPLER_NEI_FLOOR in standardized units).
+ * HPOD_ENUMERIC when no fit can be factorized.
  */
 enum hpod_status sampler_gp_fit(const struct sampler_input *in, struct rng *r,
                                 struct gp **gp_out, int *owned, double *best,
                                 double w, double *noise);
-
-/* 1 when in->gp_model holds a fit of in's kernel and dimension. */
-int sampler_gp_kept_usable(const struct sampler_input *in);
 
 /*
  * sampler_gp_finite - the free candidate of largest acquisition (ties to

@@ -73,7 +73,7 @@ graph_build(const double *x, size_t n, size_t dim, int kernel, int acq,
         frac = 1.0 / sqrt(0.5 * (lo + hi));
     }
     o.lengthscale = frac * graph_lengthscale(g);
-    graph_destroy(g);
+    graph_free(g);
     return graph_create(x, n, dim, &o, out);
 }
 
@@ -284,8 +284,7 @@ graph_scores(struct graph *g, size_t n, const struct sampler_input *in,
         for (size_t i = 0; mv && i <= n; i++)
             mv[n + i] = NAN;
     } else {
-        st = ei_scores(g, n, lab, in->obs_y, no, nl,
-                       in->acquisition == 2 || (in->variant & SAMPLER_V_FLOOR),
+        st = ei_scores(g, n, lab, in->obs_y, no, nl, in->acquisition == 2,
                        score, mv);
     }
     free(lab);
@@ -307,8 +306,6 @@ sampler_graph_finite(const struct sampler_input *in, size_t *cand)
     enum hpod_status st;
 
     space_encode_rows(in->space, in->cand_raw, n, u);
-    if (in->graph_ls)
-        sampler_graph_ard_scale(u, n, dim, in->graph_ls);
     for (size_t i = 0; i < in->n_obs; i++)
         if (in->obs_cand[i] >= n) {
             st = HPOD_EINVAL;
@@ -324,11 +321,10 @@ sampler_graph_finite(const struct sampler_input *in, size_t *cand)
         (st = graph_scores(g, n, in, in->obs_cand, in->pend_cand, score, mv)) !=
             HPOD_OK)
         goto out;
-    if ((in->variant & SAMPLER_V_TR) || in->trust_div > 0)
-        trust_region_best(
-            u, n, dim, in->cand_used, in->obs_cand, in->obs_y, in->n_obs,
-            (size_t)(in->trust_div > 0 ? in->trust_div : SAMPLER_TR_DIV),
-            SAMPLER_TR_TAU, score);
+    if (in->trust_div > 0)
+        trust_region_best(u, n, dim, in->cand_used, in->obs_cand, in->obs_y,
+                          in->n_obs, (size_t)in->trust_div, SAMPLER_TR_TAU,
+                          score);
     for (size_t i = 0; i < n; i++)
         skip[i] = in->cand_used[i];
     *cand = acq_argmax(score, n, skip);
@@ -404,7 +400,7 @@ sampler_graph_continuous(const struct sampler_input *in, struct rng *r,
         explain_nodes(in, score, mv, n, skip, u);
 out:
     free(mv);
-    graph_destroy(g);
+    graph_free(g);
     free(u);
     free(rawbuf);
     free(score);
@@ -412,72 +408,4 @@ out:
     free(lp);
     free(skip);
     return st;
-}
-
-/* Ranks (0 = best) of the free candidates' scores; used ones get n. */
-static void
-free_ranks(const double *score, size_t n, const unsigned char *used,
-           double *rank)
-{
-    size_t *idx = xmalloc(n * sizeof *idx), m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!used[i])
-            idx[m++] = i;
-    /* insertion sort by decreasing score, ties to the lower index */
-    for (size_t a = 1; a < m; a++) {
-        size_t v = idx[a], b = a;
-        while (b > 0 && (score[idx[b - 1]] < score[v] ||
-                         (isnan(score[idx[b - 1]]) && !isnan(score[v])))) {
-            idx[b] = idx[b - 1];
-            b--;
-        }
-        idx[b] = v;
-    }
-    for (size_t i = 0; i < n; i++)
-        rank[i] = (double)n;
-    for (size_t a = 0; a < m; a++)
-        rank[idx[a]] = (double)a;
-    free(idx);
-}
-
-/*
- * SAMPLER_V_MIX: replaces the GP's scores (n) by minus the sum of their
- * rank and graph EI's rank among the free candidates.
- */
-enum hpod_status
-sampler_graph_mix(const struct sampler_input *in, const double *u,
-                  double *score)
-{
-    size_t n = in->n_cand, dim = in->space->dim;
-    double *gs = xmalloc(n * sizeof *gs), *ra = xmalloc(2 * n * sizeof *ra);
-    struct graph_cache own = {0};
-    struct graph_cache *c = in->state ? &in->state->graph : &own;
-    struct sampler_input gin = *in;
-    struct graph *g = NULL;
-    enum hpod_status st;
-
-    gin.acquisition = 0;
-    gin.variant = 0;
-    gin.explain = NULL;
-    if ((st = cached_graph(c, u, n, dim, in->kernel, 0, &g)) != HPOD_OK ||
-        (st = graph_scores(g, n, &gin, in->obs_cand, in->pend_cand, gs,
-                           NULL)) != HPOD_OK)
-        goto out;
-    free_ranks(score, n, in->cand_used, ra);
-    free_ranks(gs, n, in->cand_used, ra + n);
-    for (size_t i = 0; i < n; i++)
-        score[i] = -(ra[i] + ra[n + i]);
-out:
-    graph_cache_clear(&own);
-    free(gs);
-    free(ra);
-    return st;
-}
-
-void
-sampler_graph_ard_scale(double *u, size_t n, size_t dim, const double *ls)
-{
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < dim; k++)
-            u[i * dim + k] /= ls[k];
 }

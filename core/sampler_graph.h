@@ -36,20 +36,4 @@ enum hpod_status sampler_graph_finite(const struct sampler_input *in,
 enum hpod_status sampler_graph_continuous(const struct sampler_input *in,
                                           struct rng *r, double *raw);
 
-/*
- * sampler_graph_mix - SAMPLER_V_MIX: replaces the GP's scores of the
- * n_cand candidates (u: their encoding) by minus the sum of their rank and
- * graph EI's rank among the free candidates.
- */
-enum hpod_status sampler_graph_mix(const struct sampler_input *in,
-                                   const double *u, double *score);
-
-/*
- * sampler_graph_ard_scale - divides column k of u (n × dim, row-major, in
- * place) by ls[k] (> 0), so that the Euclidean distance between two rows
- * becomes the ARD distance d² = Σ_k ((x_k − y_k)/ℓ_k)² (SAMPLER_V_HEDGEARD's
- * graph metric). O(n·dim).
- */
-void sampler_graph_ard_scale(double *u, size_t n, size_t dim, const double *ls);
-
 #endif

@@ -45,61 +45,35 @@ struct sampler_state {
 };
 
 /*
- * Variants of the GP sampler (flags of sampler_input.variant; 0 is the
- * method as it always was). Studies reach SAMPLER_V_FLOOR through the
- * acquisition "nei" (3); the others are hpod-bench's, kept so that the
- * variants that lost can be measured again (docs/sampler-nei.md).
- * SAMPLER_V_NOISY: EI on the predicted observation (latent variance plus
- *   the fitted noise), not on the latent function.
- * SAMPLER_V_FLOOR: the same with the noise at least SAMPLER_NEI_FLOOR
- *   in standardized units: a row the model thinks equal to
- *   the incumbent (a near-duplicate, which fits drive to noise ~1e-6)
- *   is still worth its noise.
- * SAMPLER_V_MIX (finite spaces): the GP's acquisition rank plus graph
- *   EI's rank among the free candidates, the lowest sum chosen.
+ * Variants (flags of sampler_input.variant; 0 is the plain method), the
+ * study options "hedge" and "hedge_judge":
+ * SAMPLER_V_HEDGE (finite spaces, GP): GP-Hedge over this GP and graph EI
+ *   (core/hedge.h has the method).
+ * SAMPLER_V_HEDGEOBS (with SAMPLER_V_HEDGE; "hedge_judge": "observed"): the
+ *   hedge's gains judge a nominee fully only if it was observed at its step.
+ * Variants that lost on the NMT tables were deleted once their figures
+ * were written up (docs/sampler-nei.md, "Variants removed from the code").
  */
-#define SAMPLER_V_NOISY 1u
-#define SAMPLER_V_FLOOR 2u
-#define SAMPLER_V_MIX 4u
-/* SAMPLER_V_TR (finite spaces, a trust region in the manner of TuRBO,
- * Eriksson et al., NeurIPS 2019, on the candidate list): the GP's argmax
- * only among the k candidates nearest the best observation
- * (trust_region_best, core/trust_region.h), k = n_cand / SAMPLER_TR_DIV
- * doubled for every SAMPLER_TR_TAU observations after that best one.
- * hpod-bench's BO_NEITR_M (docs/sampler-nei.md). */
-#define SAMPLER_V_TR 8u
+#define SAMPLER_V_HEDGE 32u
+#define SAMPLER_V_HEDGEOBS 512u
+/* The trust region's divisor of the configuration hpod-bench and auto use
+ * (sampler_input.trust_div: k = n_cand / trust_div candidates nearest the
+ * best observation, doubled for every SAMPLER_TR_TAU observations after
+ * it; core/trust_region.h), and the lengthscales' log-normal prior
+ * (sampler_input.ls_prior: its median; log sd SAMPLER_LSP_SD): the unit
+ * cube's width, a parameter matters across its range unless the data say
+ * otherwise. */
 #define SAMPLER_TR_DIV 8
 #define SAMPLER_TR_TAU 4
-/* SAMPLER_V_LSPRIOR: the GP's lengthscales fitted by MAP under a
- * log-normal prior (gp_fit_options.ls_prior_*), median SAMPLER_LSP_MEDIAN
- * (the unit cube's width: a parameter matters across its range unless the
- * data say otherwise) and log sd SAMPLER_LSP_SD. hpod-bench's
- * BO_NEILSP_M. */
-#define SAMPLER_V_LSPRIOR 16u
-/* SAMPLER_V_HEDGE (finite spaces, GP; the study option "hedge"): GP-Hedge
- * over this GP and graph EI (core/hedge.h has the method).
- * SAMPLER_V_HEDGEMAX: the arm of the larger gain (ties to the GP), no draw. */
-#define SAMPLER_V_HEDGE 32u
-#define SAMPLER_V_HEDGEMAX 64u
-/* SAMPLER_V_HEDGEARD (with SAMPLER_V_HEDGE or SAMPLER_V_HEDGEMAX): the
- * graph arm's kNN graph and edge weights on the GP arm's learned metric,
- * d² = Σ_k ((x_k − y_k)/ℓ_k)² with ℓ the lengthscales of the GP arm's
- * kept model at that step (graph_ls below; the plain encoded distance
- * while the chain has no model). SAMPLER_V_ARDONLY (hpod-bench only):
- * always the graph arm, i.e. graph EI on the GP's metric alone. */
-#define SAMPLER_V_HEDGEARD 128u
-#define SAMPLER_V_ARDONLY 256u
-/* SAMPLER_V_HEDGEOBS (with SAMPLER_V_HEDGE; the study option
- * "hedge_judge": "observed"): the hedge's gains judge a nominee fully only
- * if it was observed at its step (core/hedge.h). */
-#define SAMPLER_V_HEDGEOBS 512u
 #define SAMPLER_LSP_MEDIAN 1.0
 #define SAMPLER_LSP_SD 1.0
-/* "nei" (SAMPLER_V_FLOOR, and graph EI's acquisition 2): the noise
+/* "nei" (the GP's acquisition 3, graph EI's acquisition 2): the noise
  * variance EI adds to the latent one is at least this, in the GP's
- * standardized units (a twentieth of the normal scores' variance). 0.01,
- * 0.05, 0.1 and 0.2 were measured on the NMT tables
- * (docs/sampler-nei.md); 0.05 was best on four of six. */
+ * standardized units (a twentieth of the normal scores' variance): a row
+ * the model thinks equal to the incumbent (a near-duplicate, which fits
+ * drive to noise ~1e-6) is still worth its noise. 0.01, 0.05, 0.1 and 0.2
+ * were measured on the NMT tables (docs/sampler-nei.md); 0.05 was best on
+ * four of six. */
 #define SAMPLER_NEI_FLOOR 0.05
 
 struct sampler_input {
@@ -114,10 +88,10 @@ struct sampler_input {
     /* GP: the lower bound of the fitted lengthscales (encoded units);
      * 0: gp.h's default (0.01). */
     double ls_min;
-    /* GP on finite studies: the trust region's divisor (SAMPLER_V_TR with
-     * n_cand / trust_div instead of n_cand / SAMPLER_TR_DIV; 0: only the
-     * flag's) and the median of the lengthscales' log-normal prior
-     * (SAMPLER_V_LSPRIOR with this median; 0: only the flag's). */
+    /* Finite studies: the trust region's divisor (> 0: the choice only
+     * among the n_cand / trust_div candidates nearest the best observation,
+     * core/trust_region.h; 0: off). GP: the median of the lengthscales'
+     * log-normal prior (> 0: MAP with log sd SAMPLER_LSP_SD; 0: ML-II). */
     int trust_div;
     double ls_prior;
     /* Finite studies: n_cand candidates (raw, n_cand × n_params) and the
@@ -146,10 +120,6 @@ struct sampler_input {
      * the free candidate of largest prior instead of a random one. */
     const double *prior_cand;
     int prior_rule;
-    /* Graph EI on finite studies: the metric's per-dimension lengthscales
-     * (dim values > 0, encoded units; each encoded coordinate is divided
-     * by its ℓ before the graph is built); NULL: the encoded distance. */
-    const double *graph_ls;
     /* Optional output (NULL: nothing recorded, no cost); the caller
      * clears it (sampler_explain_clear) after use. */
     struct sampler_explain *explain;

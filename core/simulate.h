@@ -100,7 +100,7 @@ simulate_many(const struct simulate_problem *p, const struct simulate_algo *a,
               const struct metric_spec *until, size_t *seqs, size_t *lens);
 
 /*
- * Multi-objective and constrained runs (issue 5, TACL Table 4): the same
+ * Multi-objective and constrained runs (TACL Table 4): the same
  * protocol, with core/mobo choosing (EHVI with one surrogate per
  * objective, times P(feasible) with constraints; m = 1 with constraints is
  * constrained EI). y is n × m, each objective ORIENTED so that larger is

@@ -1,5 +1,5 @@
 /*
- * core/transfer.h - warm starting a study from a related one (issue 16,
+ * core/transfer.h - warm starting a study from a related one (docs/transfer.md,
  * TACL 2020 §3.5: the NMT tables' rankings correlate across language
  * pairs). The source's values, as normal scores of their ranks
  * (normal_scores), become a prior mean over the target's points;

@@ -4,8 +4,8 @@
  * best so far (TuRBO, Eriksson et al., NeurIPS 2019, for one objective
  * around the best observation; MORBO, Daulton et al., 2022, for several
  * around each trial of the front). The one implementation behind
- * core/sampler_gp.c and core/sampler_graph.c (sampler_input.h,
- * SAMPLER_V_TR and trust_div) and core/mobo (mobo_input.trust_k and
+ * core/sampler_gp.c and core/sampler_graph.c (sampler_input.trust_div)
+ * and core/mobo (mobo_input.trust_k and
  * trust_shape). Pure: no I/O.
  */
 #ifndef HPOD_TRUST_REGION_H

@@ -376,7 +376,7 @@ parse_hedge_judge(json_t *a, struct algo_def *al, json_t *norm,
 
 /*
  * gp's "trust_region" (integer d, 0..100000: the argmax among the n/d
- * candidates nearest the best trial, core/sampler.h SAMPLER_V_TR; 0 off)
+ * candidates nearest the best trial, core/trust_region.h; 0 off)
  * and "lengthscale_prior" (0 < median <= the lengthscales' upper bound:
  * MAP under a log-normal prior); each written into norm when set. And
  * "hedge" (boolean: GP-Hedge over this GP and graph EI, SAMPLER_V_HEDGE),

@@ -4,6 +4,7 @@
  */
 #include "study/auto.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,12 +125,17 @@ auto_reason(const struct autoalgo_features *f, enum autoalgo_case c,
                  f->budget, f->init);
     else
         snprintf(budget, sizeof budget, "no budget");
+    /* Two sentences: what was chosen for what, then why; the figures are
+     * in docs/auto.md. */
+    const char *why = autoalgo_rows[c].evidence;
     snprintf(buf, size,
              "auto chose %s for %zu objective%s, %s, %s over %zu "
-             "parameter%s (%zu categorical) and %s: %s.",
+             "parameter%s (%zu categorical) and %s. %c%s (details: "
+             "docs/auto.md, case %s).",
              label, f->n_objectives, f->n_objectives == 1 ? "" : "s", cons,
              space, f->n_params, f->n_params == 1 ? "" : "s", f->n_categorical,
-             budget, autoalgo_rows[c].evidence);
+             budget, toupper((unsigned char)why[0]), why + 1,
+             autoalgo_case_code(c));
 }
 
 /* Errors inside "chosen" come from algo_from_json as "algorithm.X": name

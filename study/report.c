@@ -389,7 +389,7 @@ merge_metadata(struct db *db, const struct trial *t, json_t *metadata,
 #define REPORT_TRIES 4
 
 /*
- * This thread's last parsed definition (issue 14: a report parsed its
+ * This thread's last parsed definition (docs/report-p99.md: a report parsed its
  * study's definition every time). Kept per thread, so no lock: with
  * HPOD_THREADS=0 a client's keep-alive connection has its own thread, and
  * its reports are on one study. Valid only for the same study and the
@@ -548,7 +548,7 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
         (st = study_store_lock(db, study_id, err)) != HPOD_OK)
         goto out;
     /* Only the multi-fidelity rules read the trial counts, a scan of the
-     * study's trials (issue 14: it was most of a report's time). */
+     * study's trials (it was most of a report's time, docs/report-p99.md). */
     if (mf_enabled(&d)) {
         study_cleanup(&s);
         if ((st = study_store_get(db, study_id, &s, err)) != HPOD_OK)
@@ -566,7 +566,7 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
         goto out;
     if (in->step < 0 && !in->metadata) {
-        /* A final report knows the trial as committed (issue 14: the
+        /* A final report knows the trial as committed (docs/report-p99.md: the
          * read after the commit was two of a cycle's twelve statements). */
         out->trial = after;
         memset(&after, 0, sizeof after);

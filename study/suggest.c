@@ -67,8 +67,8 @@ study_cache_destroy(struct study_cache *e)
     if (!e)
         return;
     free(e->cand_raw);
-    sampler_state_destroy(e->state);
-    mobo_state_destroy(e->mstate);
+    sampler_state_free(e->state);
+    mobo_state_free(e->mstate);
     free(e);
 }
 

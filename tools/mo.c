@@ -159,7 +159,7 @@ static const struct {
      "GB_R fr0.5 (ehvi/graph/rbf, front reference 0.5)",
      {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0, 0.5, 0, 0},
      0},
-    /* Session 25 (MOX): the trust region of the candidates one step (one
+    /* The trust region of the candidates one step (one
      * hyperparameter changed) from a front row (trust_shape steps), the
      * stall rule at 2 evaluations per front row. */
     {"gb_m_tr2s_fr03_bl",

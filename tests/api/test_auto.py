@@ -24,8 +24,12 @@ def check_auto(s, name, case, seed=None):
     check(is_int(a["seed"]) and ch["seed"] == a["seed"], "seeds %r / %r" % (a["seed"], ch))
     if seed is not None:
         check(a["seed"] == seed, "seed %r, sent %r" % (a["seed"], seed))
+    # Two sentences: what was chosen for what, then why, ending with the
+    # pointer to docs/auto.md (which has the figures).
     check(isinstance(a["reason"], str) and a["reason"].startswith("auto chose " + name)
-          and a["reason"].endswith("."), "reason %r" % a["reason"])
+          and a["reason"].count(". ") == 1
+          and a["reason"].endswith("(details: docs/auto.md, case %s)." % case),
+          "reason %r" % a["reason"])
     return a
 
 
@@ -130,7 +134,8 @@ def t_auto_tables(c):
                           "trust_region": 8, "lengthscale_prior": 1.0, "hedge": True,
                           "hedge_judge": "observed"},
           "chosen %r" % a["chosen"])
-    check("118 candidates (at most 400)" in a["reason"] and "17.5" in a["reason"],
+    check("118 candidates (at most 400)" in a["reason"]
+          and "GP-Hedge between a GP and graph EI" in a["reason"],
           "reason %r" % a["reason"])
     check(len({str(p) for p in drive(c, zh, 5, "zh-en")}) == 5, "zh-en rows repeat")
     sw = create(c, {"name": uname("auto sw"), "benchmark": "nmthpo/sw-en"})

@@ -73,8 +73,8 @@ static inline int
 teardown(void **state)
 {
     (void)state;
-    space_cleanup(&sp);
-    space_cleanup(&csp);
+    space_clear(&sp);
+    space_clear(&csp);
     return 0;
 }
 

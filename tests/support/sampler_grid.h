@@ -53,7 +53,7 @@ static inline int
 teardown(void **state)
 {
     (void)state;
-    space_cleanup(&sp);
+    space_clear(&sp);
     return 0;
 }
 
@@ -102,7 +102,7 @@ run(enum sampler_kind kind, int acq, unsigned long long seed, size_t limit,
         if (c == best && found > limit)
             found = t + 1;
     }
-    sampler_state_destroy(st);
+    sampler_state_free(st);
     return found;
 }
 

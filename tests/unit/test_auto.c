@@ -71,7 +71,9 @@ test_omitted_is_auto(void **state)
                               "(observed judge) for 1 objective"));
     assert_non_null(strstr(r, "118 candidates (at most 400) over 2 "
                               "parameters (1 categorical)"));
-    assert_non_null(strstr(r, "17.5"));
+    /* Then why, in one sentence pointing at the figures in docs/. */
+    assert_non_null(strstr(r, ". GP-Hedge between a GP and graph EI found "));
+    assert_non_null(strstr(r, "(details: docs/auto.md, case so_small)."));
     /* The seed is drawn once and is the chosen algorithm's. */
     json_t *seed = json_object_get(a, "seed");
     assert_true(json_is_integer(seed));
@@ -243,7 +245,9 @@ test_reason_text(void **state)
                                 "2 constraints (decoupled), a continuous "
                                 "space (no candidates) over 1 parameter (0 "
                                 "categorical) and a budget of 50 trials "
-                                "(init 3): constrained EI with the decoupled"));
+                                "(init 3). Constrained EI that measures the "
+                                "decoupled constraints first"));
+    assert_non_null(strstr(buf, " (details: docs/auto.md, case decoupled)."));
     assert_int_equal(buf[strlen(buf) - 1], '.');
     char small[16];
     auto_reason(&f, AUTOALGO_DECOUPLED, "gp", small, sizeof small);

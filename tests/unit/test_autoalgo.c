@@ -249,8 +249,13 @@ test_table_rows(void **state)
         /* The observed judge is a hedge option. */
         assert_true(r->config.hedge_observed == 0 ||
                     (r->config.hedge_observed == 1 && r->config.hedge == 1));
+        /* A clause a user reads (the reason's second sentence): short, no
+         * sentence of its own, no lab notebook (figures are in docs/). */
         assert_non_null(r->evidence);
-        assert_true(strlen(r->evidence) > 20);
+        assert_true(strlen(r->evidence) > 20 && strlen(r->evidence) < 200);
+        assert_null(strchr(r->evidence, '.'));
+        assert_null(strstr(r->evidence, "ession"));
+        assert_null(strstr(r->evidence, "docs/"));
         const char *code = autoalgo_case_code((enum autoalgo_case)i);
         assert_string_not_equal(code, "unknown");
         for (int j = 0; j < i; j++)

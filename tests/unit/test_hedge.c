@@ -59,74 +59,6 @@ hedge_arm_choice(enum sampler_kind kind, unsigned variant, size_t t,
                                st, NULL);
 }
 
-/*
- * SAMPLER_V_HEDGEARD with SAMPLER_V_ARDONLY (the ARD graph arm alone)
- * against brute force: the GP chain's kept model carried along the
- * prefixes t = 3..n by plain GP choices, then graph EI (plain sampler_next)
- * with graph_ls = that model's lengthscales at n. From a cold state and
- * from a state carried along the same prefixes. The ARD arm's choice
- * differs from plain graph EI's at some n (the metric matters here).
- */
-static void
-test_gp_hedge_ard(void **state)
-{
-    (void)state;
-    enum { NO = 14 };
-    const unsigned var =
-        SAMPLER_V_HEDGE | SAMPLER_V_HEDGEARD | SAMPLER_V_ARDONLY;
-    size_t obs_cand[NO], differ = 0;
-    double obs_raw[2 * NO], y[NO];
-
-    for (int h = 0; h < 2; h++) {
-        unsigned char used_all[G * G] = {0};
-        history(NO, h, obs_cand, obs_raw, y, used_all);
-        struct sampler_gp_model m = {0};
-        struct sampler_state *warm = sampler_state_create();
-        unsigned char used[G * G] = {0};
-        for (size_t t = 0; t <= NO; t++) {
-            if (t >= 3) {
-                (void)hedge_arm_choice(SAMPLER_GP, 0, t, obs_cand, obs_raw, y,
-                                       used, &m, NULL);
-                assert_true(m.valid && m.n_hyper == 4);
-                struct sampler_input in = {.space = &sp,
-                                           .kind = SAMPLER_GRAPH,
-                                           .seed = 9,
-                                           .seq = (int)t,
-                                           .init = 3,
-                                           .kernel = KERNEL_MATERN52,
-                                           .cand_raw = cand,
-                                           .cand_used = used,
-                                           .n_cand = G * G,
-                                           .obs_raw = obs_raw,
-                                           .obs_y = y,
-                                           .obs_cand = obs_cand,
-                                           .n_obs = t,
-                                           .graph_ls = m.hyper};
-                double raw[2];
-                size_t want, plain;
-                assert_int_equal(sampler_next(&in, raw, &want), HPOD_OK);
-                in.graph_ls = NULL;
-                assert_int_equal(sampler_next(&in, raw, &plain), HPOD_OK);
-                differ += want != plain;
-                assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
-                                                  obs_raw, y, used, NULL, NULL),
-                                 want);
-                assert_int_equal(hedge_arm_choice(SAMPLER_GP, var, t, obs_cand,
-                                                  obs_raw, y, used, NULL, warm),
-                                 want);
-            }
-            if (t < NO)
-                used[obs_cand[t]] = 1;
-        }
-        sampler_gp_model_clear(&m);
-        sampler_state_destroy(warm);
-    }
-    print_message("hedge ARD arm: differed from plain graph EI at %zu of 24 "
-                  "prefixes\n",
-                  differ);
-    assert_true(differ > 0);
-}
-
 /* The brute-force gains of the hedge on the first n observations: the
  * kept model m's GP conditioned on all n normal scores, judged at the
  * nominees nom[t] (3 <= t < n); obs: SAMPLER_V_HEDGEOBS's judge (a nominee
@@ -160,7 +92,7 @@ hedge_gains_brute(const struct sampler_gp_model *m, size_t n,
             assert_int_equal(gp_predict(gp, u, 1, &mu, NULL), HPOD_OK);
             gain[k] += w * mu;
         }
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 /*
@@ -196,7 +128,7 @@ test_gp_hedge_observed_reference(void **state)
             memcpy(obs_raw + 2 * t, cand + 2 * c, 2 * sizeof(double));
             y[t] = objective(cand + 2 * c) + 0.3 * rng_normal(&nr);
         }
-        sampler_state_destroy(gen);
+        sampler_state_free(gen);
         for (size_t n = 6; n <= NO; n++) {
             struct sampler_gp_model m = {0};
             struct sampler_state *warm = sampler_state_create();
@@ -235,7 +167,7 @@ test_gp_hedge_observed_reference(void **state)
                                               obs_raw, y, u2, NULL, warm),
                              want);
             sampler_gp_model_clear(&m);
-            sampler_state_destroy(warm);
+            sampler_state_free(warm);
         }
     }
     print_message("hedge observed judge: %zu observed and %zu displaced "
@@ -247,7 +179,7 @@ test_gp_hedge_observed_reference(void **state)
 }
 
 /*
- * SAMPLER_V_HEDGE and SAMPLER_V_HEDGEMAX against brute force (sampler.h):
+ * SAMPLER_V_HEDGE against brute force (core/hedge.h):
  * the arms' nominees at every prefix t = 3..n by plain sampler_next calls
  * (the GP with one kept model carried along the prefixes, graph EI
  * alone), the gains from a GP set to that model's hyperparameters and
@@ -287,7 +219,7 @@ test_gp_hedge_reference(void **state)
             struct sampler_state *warm = sampler_state_create();
             unsigned char used[G * G] = {0};
             double gain[2] = {0.0, 0.0};
-            size_t cold[2], hot[2];
+            size_t cold[1], hot[1];
             for (size_t t = 0; t <= n; t++) {
                 if (t >= 3) {
                     nom[t][0] = hedge_arm_choice(SAMPLER_GP, 0, t, obs_cand,
@@ -295,11 +227,10 @@ test_gp_hedge_reference(void **state)
                     nom[t][1] = hedge_arm_choice(SAMPLER_GRAPH, 0, t, obs_cand,
                                                  obs_raw, y, used, NULL, NULL);
                     differ += nom[t][0] != nom[t][1];
-                    for (int v = 0; v < 2 && t < n; v++)
-                        (void)hedge_arm_choice(
-                            SAMPLER_GP,
-                            v ? SAMPLER_V_HEDGEMAX : SAMPLER_V_HEDGE, t,
-                            obs_cand, obs_raw, y, used, NULL, warm);
+                    if (t < n)
+                        (void)hedge_arm_choice(SAMPLER_GP, SAMPLER_V_HEDGE, t,
+                                               obs_cand, obs_raw, y, used, NULL,
+                                               warm);
                 }
                 if (t < n)
                     used[obs_cand[t]] = 1;
@@ -324,22 +255,19 @@ test_gp_hedge_reference(void **state)
                     gain[k] +=
                         mu * pow(SAMPLER_HEDGE_DISCOUNT, (double)(n - 1 - t));
                 }
-            gp_destroy(gp);
+            gp_free(gp);
             struct rng hr;
             rng_seed2(&hr, 9 ^ SAMPLER_HEDGE_STREAM, (uint64_t)n);
             double p1 =
                 1.0 / (1.0 + exp(SAMPLER_HEDGE_ETA * (gain[0] - gain[1])));
             int arm = rng_uniform(&hr) < p1;
-            size_t want[2] = {nom[n][arm], nom[n][gain[1] > gain[0]]};
-            for (int v = 0; v < 2; v++) {
-                unsigned var = v ? SAMPLER_V_HEDGEMAX : SAMPLER_V_HEDGE;
-                cold[v] = hedge_arm_choice(SAMPLER_GP, var, n, obs_cand,
-                                           obs_raw, y, used, NULL, NULL);
-                hot[v] = hedge_arm_choice(SAMPLER_GP, var, n, obs_cand, obs_raw,
-                                          y, used, NULL, warm);
-                assert_int_equal(cold[v], want[v]);
-                assert_int_equal(hot[v], want[v]);
-            }
+            size_t want[1] = {nom[n][arm]};
+            cold[0] = hedge_arm_choice(SAMPLER_GP, SAMPLER_V_HEDGE, n, obs_cand,
+                                       obs_raw, y, used, NULL, NULL);
+            hot[0] = hedge_arm_choice(SAMPLER_GP, SAMPLER_V_HEDGE, n, obs_cand,
+                                      obs_raw, y, used, NULL, warm);
+            assert_int_equal(cold[0], want[0]);
+            assert_int_equal(hot[0], want[0]);
             if (nom[n][0] != nom[n][1]) {
                 /* The explanation names the arm that chose. */
                 struct sampler_explain ex = {0};
@@ -370,7 +298,7 @@ test_gp_hedge_reference(void **state)
                 }
             }
             sampler_gp_model_clear(&m);
-            sampler_state_destroy(warm);
+            sampler_state_free(warm);
         }
     }
     /* The explanation names the pick, ranked first by the chosen arm. */
@@ -397,7 +325,6 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gp_hedge_reference),
         cmocka_unit_test(test_gp_hedge_observed_reference),
-        cmocka_unit_test(test_gp_hedge_ard),
     };
     return cmocka_run_group_tests_name("hedge", tests, setup, teardown);
 }

@@ -548,7 +548,7 @@ test_state_warm_equals_cold(void **state)
             if (t % 3 == 0)
                 pend_one(s, &r, &pend, praw, &in);
             if (t == steps / 2) {
-                mobo_state_destroy(ms);
+                mobo_state_free(ms);
                 ms = mobo_state_create();
             }
             in.state = ms;
@@ -575,10 +575,10 @@ test_state_warm_equals_cold(void **state)
         print_message("surrogate %d: %zu of %zu model choices compared\n", sg,
                       okc, steps - 3);
         assert_true(okc >= 40);
-        mobo_state_destroy(ms);
+        mobo_state_free(ms);
         free(s);
     }
-    mobo_state_destroy(NULL);
+    mobo_state_free(NULL);
 }
 
 /* The front reference by brute force, for s's two objectives (both

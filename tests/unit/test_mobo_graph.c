@@ -117,7 +117,7 @@ test_gp_blend(void **state)
         in.gp_blend = -1;
         assert_int_equal(mobo_next(&in, r1, &ch), HPOD_EINVAL);
     }
-    mobo_state_destroy(ms);
+    mobo_state_free(ms);
     free(s);
 }
 

@@ -251,7 +251,7 @@ test_continuous(void **state)
         else
             assert_true(best > 0.0);
     }
-    space_cleanup(&cs);
+    space_clear(&cs);
 }
 
 int

@@ -82,7 +82,7 @@ test_explain_points(void **state)
     assert_int_equal(ex.n_runners, 0);
     assert_int_equal(ex.pick.cand, (size_t)-1);
     sampler_explain_clear(&ex);
-    space_cleanup(&s);
+    space_clear(&s);
 }
 
 int

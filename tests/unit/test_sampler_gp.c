@@ -84,7 +84,7 @@ test_gp_kept_model(void **state)
     assert_true(refits >= GP_REFIT_ALWAYS_N - 3 && refits < steps - 3);
     sampler_gp_model_clear(&model);
     sampler_gp_model_clear(&cold);
-    sampler_state_destroy(st);
+    sampler_state_free(st);
 }
 
 static void
@@ -176,7 +176,7 @@ test_gp_plugin_incumbent(void **state)
     print_message("plug-in incumbent %.3f, best score %.3f: choice %zu, "
                   "with the best score %zu\n",
                   inc, zmax, want, other);
-    gp_destroy(gp);
+    gp_free(gp);
     assert_true(inc < zmax - 0.05);
     assert_int_equal(got, want);
     assert_true(other != want);
@@ -260,22 +260,15 @@ test_gp_nei_reference(void **state)
                       "(floor 0.05), choice %zu\n",
                       o.ls_min, ls[0], ls[1], h.noise_var, want);
         sampler_explain_clear(&ex);
-        gp_destroy(gp);
+        gp_free(gp);
     }
 }
 
 /* One GP (nei, lengthscale_min 0.3) choice over the grid with the given
- * used flags and variant. */
-static size_t gp_choice_opt(const size_t *obs_cand, const double *obs_raw,
-                            const double *y, size_t no,
-                            const unsigned char *used, unsigned variant,
-                            int trust_div, double ls_prior);
-
-/* gp_choice with the study options trust_div and ls_prior. */
+ * used flags and trust region divisor (0: none). */
 static size_t
-gp_choice_opt(const size_t *obs_cand, const double *obs_raw, const double *y,
-              size_t no, const unsigned char *used, unsigned variant,
-              int trust_div, double ls_prior)
+gp_choice(const size_t *obs_cand, const double *obs_raw, const double *y,
+          size_t no, const unsigned char *used, int trust_div)
 {
     struct sampler_input in = {.space = &sp,
                                .kind = SAMPLER_GP,
@@ -284,10 +277,8 @@ gp_choice_opt(const size_t *obs_cand, const double *obs_raw, const double *y,
                                .init = 3,
                                .kernel = KERNEL_MATERN52,
                                .acquisition = 3,
-                               .variant = variant,
                                .ls_min = 0.3,
                                .trust_div = trust_div,
-                               .ls_prior = ls_prior,
                                .cand_raw = cand,
                                .cand_used = used,
                                .n_cand = G * G,
@@ -301,17 +292,10 @@ gp_choice_opt(const size_t *obs_cand, const double *obs_raw, const double *y,
     return got;
 }
 
-static size_t
-gp_choice(const size_t *obs_cand, const double *obs_raw, const double *y,
-          size_t no, const unsigned char *used, unsigned variant)
-{
-    return gp_choice_opt(obs_cand, obs_raw, y, no, used, variant, 0, 0.0);
-}
-
 /*
- * SAMPLER_V_TR against brute force: the choice equals the plain GP's with
- * every candidate outside the region marked used (the model never reads
- * the used flags), the region being the k = 144/SAMPLER_TR_DIV candidates
+ * The trust region (trust_div) against brute force: the choice equals the plain
+ * GP's with every candidate outside the region marked used (the model never
+ * reads the used flags), the region being the k = 144/SAMPLER_TR_DIV candidates
  * nearest the best observation, sorted by distance (ties to the lower
  * index), k doubled for every SAMPLER_TR_TAU observations after the best;
  * once k >= 144 the choice is the plain one.
@@ -372,7 +356,7 @@ test_gp_trust_region_reference(void **state)
         size_t plain = gp_choice(obs_cand, obs_raw, y, NO, used, 0);
         size_t want =
             k >= G * G ? plain : gp_choice(obs_cand, obs_raw, y, NO, ref, 0);
-        size_t got = gp_choice(obs_cand, obs_raw, y, NO, used, SAMPLER_V_TR);
+        size_t got = gp_choice(obs_cand, obs_raw, y, NO, used, SAMPLER_TR_DIV);
         print_message("trust region k %zu: plain %zu, region %zu\n", k, plain,
                       got);
         assert_int_equal(got, want);
@@ -386,7 +370,7 @@ test_gp_trust_region_reference(void **state)
                                     .init = 3,
                                     .kernel = KERNEL_MATERN52,
                                     .acquisition = 3,
-                                    .variant = SAMPLER_V_TR,
+                                    .trust_div = SAMPLER_TR_DIV,
                                     .ls_min = 0.3,
                                     .cand_raw = cand,
                                     .cand_used = used,
@@ -405,14 +389,6 @@ test_gp_trust_region_reference(void **state)
             assert_false(ref[ex.runner[j].cand] && k < G * G);
         }
         sampler_explain_clear(&ex);
-        /* The study options are the flags with their constants. */
-        assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used, 0,
-                                       SAMPLER_TR_DIV, 0.0),
-                         got);
-        assert_int_equal(gp_choice_opt(obs_cand, obs_raw, y, NO, used,
-                                       SAMPLER_V_TR, 0, SAMPLER_LSP_MEDIAN),
-                         gp_choice(obs_cand, obs_raw, y, NO, used,
-                                   SAMPLER_V_TR | SAMPLER_V_LSPRIOR));
     }
     /* The region changed at least one choice: the test can fail. */
     assert_true(differs > 0);
@@ -462,7 +438,7 @@ test_explain_continuous(void **state)
     }
     sampler_explain_clear(&ex);
     assert_null(ex.runner_raw);
-    space_cleanup(&cs);
+    space_clear(&cs);
 }
 
 int

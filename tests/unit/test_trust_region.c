@@ -79,7 +79,7 @@ test_step_region_brute(void **state)
         total += cnt;
     }
     assert_true(total > 0);
-    space_cleanup(&s3);
+    space_clear(&s3);
     /* The grid: candidate c = row·G + column. */
     unsigned char gused[N], gmask[N];
     memset(gused, 0, sizeof gused);
