@@ -88,13 +88,8 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
                                 json_real(c->lengthscale_prior));
         if (c->method == AUTOALGO_GP && c->hedge)
             json_object_set_new(o, "hedge", json_true());
-        if (c->method == AUTOALGO_GP && c->hedge && c->hedge_observed)
-            json_object_set_new(o, "hedge_judge", json_string("observed"));
         snprintf(label, size, "%s/%s/%s%s", name, kernel, acq,
-                 c->method == AUTOALGO_GP && c->hedge
-                     ? (c->hedge_observed ? " with hedge (observed judge)"
-                                          : " with hedge")
-                     : "");
+                 c->method == AUTOALGO_GP && c->hedge ? " with hedge" : "");
         break;
     }
     return o;
@@ -115,9 +110,9 @@ auto_reason(const struct autoalgo_features *f, enum autoalgo_case c,
     if (f->n_candidates > 0)
         snprintf(space, sizeof space,
                  "a finite space of %zu candidates (%s %d)", f->n_candidates,
-                 f->n_candidates <= AUTOALGO_SMALL_MAX ? "at most"
+                 f->n_candidates <= AUTOALGO_GRAPH_MAX ? "at most"
                                                        : "more than",
-                 AUTOALGO_SMALL_MAX);
+                 AUTOALGO_GRAPH_MAX);
     else
         snprintf(space, sizeof space, "a continuous space (no candidates)");
     if (f->budget >= 0)

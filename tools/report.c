@@ -123,7 +123,7 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
       SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
      1},
     /* The hedge whose judge counts displaced nominees at a quarter
-     * (SAMPLER_V_HEDGEOBS; auto's so_small). */
+     * (SAMPLER_V_HEDGEOBS; lost under leave-one-out, docs/auto.md). */
     {"bo_hedgeobs_m",
      "BO_HEDGEOBS_M",
      {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE | SAMPLER_V_HEDGEOBS, 0.0,

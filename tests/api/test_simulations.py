@@ -148,8 +148,8 @@ def t_simulate_auto(c):
     need_tables()
     objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
     rows = len(tsv_rows("zh-en"))
-    for body, case in [({"objective": BLEU_MAX[0]}, "so_small"),
-                       ({"objectives": objs}, "mo_small")]:
+    for body, case in [({"objective": BLEU_MAX[0]}, "so_finite"),
+                       ({"objectives": objs}, "mo_finite")]:
         base = dict(body, repeats=4, seed=7)
         a = simulate(c, "nmthpo/zh-en", dict(base, algorithm={"name": "auto"}))
         al = a["algorithm"]
