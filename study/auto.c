@@ -192,8 +192,10 @@ auto_readback(json_t *a, struct algo_def *al, json_t **norm,
         json_object_set_new(c, "seed", json_integer(seed));
     st = algo_from_json(c, al, &nc, err);
     json_decref(c);
-    if (st != HPOD_OK)
+    if (st != HPOD_OK) {
+        json_decref(nc); /* algo_from_json may have begun it */
         return chosen_err(st, err);
+    }
     *norm = json_pack("{s:s, s:I, s:o, s:s, s:s}", "name", "auto", "seed",
                       (json_int_t)al->seed, "chosen", nc, "case", code,
                       "reason", reason);
@@ -228,8 +230,10 @@ algo_auto(json_t *a, const struct autoalgo_features *f, struct algo_def *al,
     json_decref(js);
     st = algo_from_json(chosen, al, &nc, err);
     json_decref(chosen);
-    if (st != HPOD_OK)
+    if (st != HPOD_OK) {
+        json_decref(nc);
         return st;
+    }
     auto_reason(f, c, label, reason, sizeof reason);
     *norm = json_pack("{s:s, s:I, s:o, s:s, s:s}", "name", "auto", "seed",
                       (json_int_t)al->seed, "chosen", nc, "case",
