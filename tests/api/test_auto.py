@@ -220,7 +220,7 @@ def t_graph_size(c):
     a = check_auto(s, "ehvi", "mo_huge")
     check(a["chosen"]["surrogate"] == "gp" and a["chosen"]["front_reference"] == 0.5
           and "gp_blend" not in a["chosen"], "chosen %r" % a["chosen"])
-    check("40000 candidates (more than 400)" in a["reason"], "reason %r" % a["reason"])
+    check("40000 candidates (more than 1000)" in a["reason"], "reason %r" % a["reason"])
     seen = set()
     for k in range(6):
         t = suggest(c, s["id"], "huge-%d" % k)["trials"][0]
