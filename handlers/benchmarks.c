@@ -464,10 +464,7 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
         .ls_min = a->ls_min,
         .trust_div = a->name == ALGO_GP ? (int)a->gp_trust : 0,
         .ls_prior = a->name == ALGO_GP ? a->ls_prior : 0.0,
-        .variant = a->name == ALGO_GP && a->gp_hedge
-                       ? SAMPLER_V_HEDGE |
-                             (a->gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
-                       : 0u};
+        .variant = a->name == ALGO_GP && a->gp_hedge ? SAMPLER_V_HEDGE : 0u};
     run->mo = (struct simulate_mo_algo){
         a->name == ALGO_RANDOM,
         a->name == ALGO_EHVI     ? a->surrogate
@@ -475,7 +472,6 @@ sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
         : a->name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
                                  : MOBO_SURROGATE_GP,
         a->kernel,
-        a->name == ALGO_EHVI && a->ehvi_log,
         a->name == ALGO_EHVI ? (size_t)a->ehvi_trust : 0,
         a->name == ALGO_EHVI ? a->ehvi_front_ref : 0.0,
         a->name == ALGO_EHVI ? a->ehvi_gp_blend : 0,

@@ -380,7 +380,6 @@ parse_hedge_judge(json_t *a, struct algo_def *al, json_t *norm,
     json_t *hj = a ? json_object_get(a, "hedge_judge") : NULL;
     const char *v = hj ? json_string_value(hj) : NULL;
 
-    al->gp_hedge_judge = 0;
     if (!hj)
         return HPOD_OK;
     if (v && strcmp(v, "observed") == 0)

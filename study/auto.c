@@ -64,10 +64,8 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         if (c->front_reference > 0.0)
             json_object_set_new(o, "front_reference",
                                 json_real(c->front_reference));
-        if (c->gp_blend > 0)
-            json_object_set_new(
-                o, "gp_blend",
-                json_string(c->gp_blend == MOBO_BLEND_ALL ? "all" : "first"));
+        if (c->gp_blend == MOBO_BLEND_FIRST)
+            json_object_set_new(o, "gp_blend", json_string("first"));
         if (c->trust_shape == MOBO_TRUST_STEPS)
             json_object_set_new(o, "trust_shape", json_string("steps"));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));

@@ -62,7 +62,8 @@ test_omitted_is_auto(void **state)
     assert_int_equal(d.algo.gp_trust, 8);
     assert_true(d.algo.ls_prior == 1.0);
     assert_int_equal(d.algo.gp_hedge, 1);
-    assert_int_equal(d.algo.gp_hedge_judge, 0); /* the GP judge */
+    /* the GP judge, the only one: nothing written */
+    assert_null(json_object_get(json_object_get(a, "chosen"), "hedge_judge"));
     assert_int_equal(d.algo.init, AUTO_INIT);
     assert_string_equal(json_string_value(json_object_get(a, "case")),
                         "so_finite");

@@ -210,8 +210,7 @@ test_table_rows(void **state)
         /* gp_blend only for ehvi/graph (study/algo.c rejects it
          * elsewhere). */
         assert_true(r->config.gp_blend == MOBO_BLEND_NONE ||
-                    ((r->config.gp_blend == MOBO_BLEND_FIRST ||
-                      r->config.gp_blend == MOBO_BLEND_ALL) &&
+                    (r->config.gp_blend == MOBO_BLEND_FIRST &&
                      r->config.method == AUTOALGO_EHVI &&
                      r->config.surrogate == MOBO_SURROGATE_GRAPH));
         assert_true(r->config.front_reference == 0.0 ||
