@@ -53,6 +53,13 @@ study_to_json(const struct study *s)
         return NULL;
     }
     json_object_set_new(o, "lab", json_string(s->lab ? s->lab : ""));
+    /* The token that created it (docs/audit.md); null on an open server. */
+    json_object_set_new(
+        o, "created_by",
+        s->created_by
+            ? json_pack("{s:I, s:s}", "id", (json_int_t)s->created_by, "note",
+                        s->created_by_note ? s->created_by_note : "")
+            : json_null());
     json_object_set_new(o, "state", json_string(state));
     json_object_set_new(o, "metadata", meta);
     json_object_set_new(o, "trial_counts", counts);
@@ -68,7 +75,12 @@ study_to_json(const struct study *s)
 json_t *
 trial_to_json(const struct trial *t)
 {
-    json_t *params = hj_parse(t->params);
+    return trial_to_json_params(t, hj_parse(t->params));
+}
+
+json_t *
+trial_to_json_params(const struct trial *t, json_t *params)
+{
     if (!json_is_object(params)) {
         json_decref(params);
         return NULL;
@@ -167,7 +179,29 @@ sb_field(struct strbuf *b, int first, const char *s)
     strbuf_put(b, "\"", 1);
 }
 
-/* A JSON scalar as a CSV field: a string as is, a number as JSON has it. */
+/*
+ * A string a user chose as a CSV field. One that starts with =, +, -, @,
+ * a tab or a CR is a formula to a spreadsheet (=HYPERLINK(...), @SUM(1)):
+ * it is written with a ' before it, which the spreadsheet shows as text
+ * (OWASP, "CSV Injection"). Numbers hpod writes itself are never text.
+ */
+static void
+sb_text(struct strbuf *b, const char *s)
+{
+    char *quoted;
+    if (!s || !strchr("=+-@\t\r", s[0]) || s[0] == '\0') {
+        sb_field(b, 0, s);
+        return;
+    }
+    quoted = xmalloc(strlen(s) + 2);
+    quoted[0] = '\'';
+    strcpy(quoted + 1, s);
+    sb_field(b, 0, quoted);
+    free(quoted);
+}
+
+/* A JSON scalar as a CSV field: a string as text (sb_text), a number as
+ * JSON has it. */
 static void
 sb_json(struct strbuf *b, const json_t *v)
 {
@@ -177,7 +211,7 @@ sb_json(struct strbuf *b, const json_t *v)
         return;
     }
     if (json_is_string(v)) {
-        sb_field(b, 0, json_string_value(v));
+        sb_text(b, json_string_value(v));
         return;
     }
     text = hj_dump(v, 0);

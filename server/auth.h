@@ -31,6 +31,13 @@ int auth_mode_parse(const char *s, enum auth_mode *out);
 void auth_set_mode(enum auth_mode mode);
 
 /*
+ * auth_set_metrics_open - open 1: GET /metrics needs no token whatever
+ * the mode (HPOD_METRICS_AUTH=off); 0: it needs a read token whenever
+ * the server requires tokens. Once at start-up, like auth_set_mode.
+ */
+void auth_set_metrics_open(int open);
+
+/*
  * auth_request - the principal of a request to route r carrying the
  * Authorization header authz (may be NULL), checked against the route's
  * role. *db is the request's connection, or NULL: one is borrowed from
@@ -44,6 +51,13 @@ enum hpod_status auth_request(struct db **db, struct db_pool *pool,
                               const struct route *r, const char *authz,
                               struct principal *who, const char **challenge,
                               struct hpod_err *err);
+
+/*
+ * auth_forget - empties this process's cache of verified tokens (after a
+ * revocation through this server: the token is refused at once here, on
+ * other replicas within AUTH_CACHE_MS).
+ */
+void auth_forget(void);
 
 /* Whether auth_request needs a database connection for route r. */
 int auth_needs_db(const struct route *r);
