@@ -102,11 +102,17 @@ TOOLS_LIBS = $(shell pkg-config --libs jansson nlopt lapacke 2>/dev/null) \
              -llapacke -lopenblas -lm -lpthread
 
 # A unit test named after a core or common module links those objects
-# only, which keeps core/ testable without a database or network.
+# only, which keeps core/ testable without a database or network. One
+# named after a tools/ module that no layer has (tools/mstage_sim.c)
+# links that tools object and the core ones.
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 CORE_TEST_SRC := $(filter $(patsubst %.c,tests/unit/test_%.c,$(notdir $(CORE_SRC))),$(UNIT_SRC))
-APP_TEST_SRC  := $(filter-out $(CORE_TEST_SRC),$(UNIT_SRC))
+LAYER_NAMES := $(notdir $(basename $(wildcard $(addsuffix /*.c,$(LAYERS)))))
+TOOLS_TEST_SRC := $(filter $(patsubst %,tests/unit/test_%.c,$(filter-out \
+                    $(LAYER_NAMES),$(notdir $(basename $(TOOLS_SRC))))),$(UNIT_SRC))
+APP_TEST_SRC  := $(filter-out $(CORE_TEST_SRC) $(TOOLS_TEST_SRC),$(UNIT_SRC))
 CORE_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(CORE_TEST_SRC))
+TOOLS_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TOOLS_TEST_SRC))
 APP_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(APP_TEST_SRC))
 # Fuzz harnesses: MODE=fuzz links each with libFuzzer (B/fuzz/fuzz_T);
 # every other mode links it with a main() that replays the repository
@@ -129,7 +135,7 @@ BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 all: hpod hpod-bench
 hpod: $(B)/hpod
 hpod-bench: $(B)/hpod-bench
-unit: $(CORE_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
+unit: $(CORE_TESTS) $(TOOLS_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
 fuzzers: $(FUZZERS)
 benches: $(BENCHES)
 
@@ -171,6 +177,11 @@ $(B)/tests/test_%.o: tests/unit/test_%.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(CORE_TESTS): $(B)/tests/%: $(B)/tests/%.o $(CORE_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS) -llapacke -lopenblas \
+	    $(shell pkg-config --libs nlopt) -lm -lpthread
+
+$(TOOLS_TESTS): $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tools/%.o \
+                $(CORE_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TESTLIBS) -llapacke -lopenblas \
 	    $(shell pkg-config --libs nlopt) -lm -lpthread
 

@@ -44,7 +44,7 @@ work(struct simrun *s, int caller)
         if (caller && s->progress)
             s->progress(s->progress_arg, done, s->runs);
     }
-    sampler_state_destroy(state);
+    sampler_state_free(state);
 }
 
 static void *

@@ -360,7 +360,7 @@ bench_table_free(struct bench_table *t)
     free(t->raw);
     free(t->metrics);
     free(t->pareto);
-    space_cleanup(&t->space);
+    space_clear(&t->space);
     memset(t, 0, sizeof *t);
 }
 

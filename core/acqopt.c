@@ -36,7 +36,7 @@ acqopt_ws_init(struct acqopt_ws *ws, const struct space *sp)
 }
 
 void
-acqopt_ws_free(struct acqopt_ws *ws)
+acqopt_ws_clear(struct acqopt_ws *ws)
 {
     if (!ws)
         return;

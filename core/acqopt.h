@@ -1,7 +1,7 @@
 /*
  * core/acqopt.h - the one optimizer of an acquisition function over a
- * continuous (or mixed) search space, shared by core/sampler.c and
- * core/mobo.c.
+ * continuous (or mixed) search space, shared by core/sampler_gp.c and
+ * core/mobo_gp.c.
  *
  * Method: ACQOPT_N_RANDOM points drawn from the space (space_sample, then
  * space_encode, from the caller's stream; acqopt_draw), scored in one batch;
@@ -42,7 +42,7 @@
 #define ACQOPT_STEP0 0.1
 /* Random nodes a graph surrogate adds over a continuous space (its
  * candidates: the graph cannot score points off its nodes, so it is not
- * refined; core/sampler.c and core/mobo.c, graph_continuous/graph_choose). */
+ * refined; core/sampler_graph.c and core/mobo_graph.c). */
 #define ACQOPT_N_NODES 1000
 
 /*
@@ -67,10 +67,10 @@ struct acqopt_ws {
 /* The number of points one run scores (the size of per-point arrays). */
 size_t acqopt_capacity(void);
 
-/* acqopt_ws_init - allocates ws for sp (dim >= 1). acqopt_ws_free frees it
+/* acqopt_ws_init - allocates ws for sp (dim >= 1). acqopt_ws_clear frees it
  * (accepts a zeroed or freed ws). */
 void acqopt_ws_init(struct acqopt_ws *ws, const struct space *sp);
-void acqopt_ws_free(struct acqopt_ws *ws);
+void acqopt_ws_clear(struct acqopt_ws *ws);
 
 /*
  * acqopt_sample - n random points of sp drawn from r, encoded into u
@@ -84,7 +84,7 @@ void acqopt_sample(const struct space *sp, struct rng *r, size_t n, double *u,
 /*
  * acqopt_draw - the first step: the ACQOPT_N_RANDOM random points, from r,
  * into ws->u (ws->n = ACQOPT_N_RANDOM). Separate from acqopt_run so that
- * a caller may draw from its stream in between (core/sampler.c fits its GP
+ * a caller may draw from its stream in between (core/sampler_gp.c fits its GP
  * from the same stream after the draw). HPOD_EINVAL on a NULL argument or
  * a space of another dimension than ws was made for.
  */

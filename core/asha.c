@@ -136,7 +136,7 @@ free_compiled(struct asha *a)
 }
 
 void
-asha_destroy(struct asha *a)
+asha_free(struct asha *a)
 {
     if (!a)
         return;

@@ -141,14 +141,14 @@ struct asha;
 
 /*
  * asha_create - a new empty state for prm (copied). *out receives it
- * (asha_destroy), or NULL on failure. Return: HPOD_OK; HPOD_EINVAL for
+ * (asha_free), or NULL on failure. Return: HPOD_OK; HPOD_EINVAL for
  * NULL pointers, r == 0, u == 0, R < r, p < 2, m == 0 or
  * m > ASHA_MAX_OBJECTIVES, or a mode other than the two above.
  */
 enum hpod_status asha_create(const struct asha_params *prm, struct asha **out);
 
 /* Frees a; accepts NULL. */
-void asha_destroy(struct asha *a);
+void asha_free(struct asha *a);
 
 /*
  * asha_observe - adds the report of `config` at `step` with values (m

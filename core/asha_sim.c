@@ -60,7 +60,7 @@ sim_rebuild(struct sim *s)
     for (size_t c = 0; c < s->started; c++)
         if (s->paused[c])
             asha_pause(a, (int64_t)c);
-    asha_destroy(s->a);
+    asha_free(s->a);
     s->a = a;
     return HPOD_OK;
 }
@@ -227,7 +227,7 @@ asha_sim_trace(const struct asha_sim_curve *curves, size_t n,
             trained[c] = s.trained[c];
     }
 out:
-    asha_destroy(s.a);
+    asha_free(s.a);
     free(perm);
     free(wcfg);
     free(s.drawn);

@@ -1,7 +1,7 @@
 /*
  * core/asha_sim.h - asynchronous successive halving (ASHA, promotion mode)
  * replayed on recorded learning curves with simulated workers, to measure
- * what it saves and what it keeps (issue 6; docs/ARCHITECTURE.md,
+ * what it saves and what it keeps (docs/ARCHITECTURE.md,
  * "Algorithms").
  *
  * Pure: no I/O, no globals; the rung rule is core/asha.c's, memory comes

@@ -1,7 +1,8 @@
 /*
  * core/decoupled.h - decoupled constraint measurements (PESC-like): which
- * metrics to measure at the configuration that constrained EI chose, and
- * a seeded replay of that policy on a lookup table.
+ * metrics to measure at the configuration that constrained EI chose. Its
+ * seeded replay on a lookup table, which only hpod-bench runs, is
+ * tools/decoupled_run.h.
  *
  * A decoupled constraint (Hernandez-Lobato et al. 2016; Beck et al.
  * 2016) can be measured apart from the objective and for less: the speed
@@ -39,9 +40,6 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
-#include "core/simulate.h"
-
 /*
  * decoupled_probe_first - 1 if the decoupled constraints (probability
  * q in [0, 1] that they all hold at the point, total probe cost in
@@ -49,34 +47,5 @@
  * 1. NaN q (no model yet) counts as 1/2. 0 for a cost outside (0, 1].
  */
 int decoupled_probe_first(double q, double cost);
-
-/*
- * The event kinds of a decoupled run: a probe measures the decoupled
- * constraints of a row only, a training measures every metric.
- */
-enum decoupled_event { DECOUPLED_PROBE = 0, DECOUPLED_TRAIN = 1 };
-
-/*
- * decoupled_run - one seeded run on p (m = 1 objective, n_con >= 1
- * constraints of which decoupled[c] are decoupled, with probe cost
- * cost[c]) under the policy above, until the next event would spend more
- * than budget: the first min(init, n) rows are trained (as
- * simulate_run_mo's), then each step trains a probed row that passed,
- * else asks mobo_next for the constrained-EI choice among rows neither
- * probed nor trained (the step's random choice while it cannot decide,
- * as the server does) and probes it or trains it by
- * decoupled_probe_first. rows/kinds (n entries each) receive the events
- * in order, *n_events their number; a row appears at most twice (probe,
- * then train). a->random: random search that always trains (the budget
- * spent as simulate_run_mo with length budget).
- * Returns HPOD_OK; HPOD_EINVAL on bad input (m != 1, no decoupled
- * constraint, a cost outside (0, 1]); mobo's errors otherwise.
- */
-enum hpod_status decoupled_run(const struct simulate_mo_problem *p,
-                               const struct simulate_mo_algo *a,
-                               const unsigned char *decoupled,
-                               const double *cost, unsigned long long seed,
-                               size_t init, double budget, size_t *rows,
-                               unsigned char *kinds, size_t *n_events);
 
 #endif

@@ -586,7 +586,7 @@ setup(struct ebm *m, struct work *w, const double *x,
 }
 
 static void
-work_cleanup(struct work *w)
+work_clear(struct work *w)
 {
     free(w->bin);
     free(w->r);
@@ -637,7 +637,7 @@ ebm_fit(const double *x, size_t n, size_t p, const unsigned char *categorical,
     }
     m->r2 = sst > 0 ? 1.0 - sse / sst : 1.0;
     finish(m);
-    work_cleanup(&w);
+    work_clear(&w);
     *out = m;
     return HPOD_OK;
 }

@@ -131,7 +131,7 @@ ehvi_hvi(const double *front, size_t k, size_t m, const int *sense,
     n = to_gain(front, k, m, sense, ref, u);
     w = pareto_hv_create(m);
     hvi = hvi_gain(w, u, n, m, g, lim, ones, zeros);
-    pareto_hv_destroy(w);
+    pareto_hv_free(w);
     free(u);
     free(lim);
     free(g);
@@ -214,7 +214,7 @@ ehvi_mc(const double *front, size_t k, size_t m, const int *sense,
     }
     if (se != NULL && samples > 1)
         *se = sqrt(m2 / (double)(samples - 1) / (double)samples);
-    pareto_hv_destroy(w);
+    pareto_hv_free(w);
     free(u);
     free(lim);
     free(g);

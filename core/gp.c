@@ -127,7 +127,7 @@ gp_create(size_t max_n, size_t dim, enum kernel_kind kind)
 }
 
 void
-gp_destroy(struct gp *gp)
+gp_free(struct gp *gp)
 {
     if (!gp)
         return;

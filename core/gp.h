@@ -97,12 +97,12 @@ void gp_fit_options_default(struct gp_fit_options *o);
  * about (3 max_n² + GP_PREDICT_BLOCK·max_n) doubles. Hyperparameters start
  * at the defaults (ℓ_d = 0.25·√dim clamped to the bounds, σ_f² = 1,
  * σ_n² = 0.01), which gp_fit also uses as a start and as its fallback.
- * Destroy with gp_destroy.
+ * Destroy with gp_free.
  */
 struct gp *gp_create(size_t max_n, size_t dim, enum kernel_kind kind);
 
 /* Frees gp; accepts NULL. */
-void gp_destroy(struct gp *gp);
+void gp_free(struct gp *gp);
 
 /*
  * gp_set_fit_options - replaces the fitting options (copied).
@@ -182,7 +182,7 @@ void gp_reset_hyper(struct gp *gp);
 
 /*
  * The refit schedule of a GP whose hyperparameters are kept between
- * suggestions (core/sampler.c). Refitting costs O(n³) per LML evaluation
+ * suggestions (core/sampler_gp.c). Refitting costs O(n³) per LML evaluation
  * (tens of them); conditioning with kept hyperparameters O(n²) per new
  * point. gp_refit_due says whether a fit made at n_fit observations,
  * with log marginal likelihood per observation lml_fit, should be redone

@@ -404,7 +404,7 @@ graph_create(const double *x, size_t n, size_t dim,
 }
 
 void
-graph_destroy(struct graph *g)
+graph_free(struct graph *g)
 {
     if (g == NULL)
         return;

@@ -98,7 +98,7 @@ void graph_options_default(struct graph_options *o);
 /*
  * graph_create - builds the kNN graph over the n candidates x (n×dim,
  * row-major, borrowed for the call). o may be NULL for the defaults.
- * *out receives a new graph owned by the caller (graph_destroy).
+ * *out receives a new graph owned by the caller (graph_free).
  * Return: HPOD_OK; HPOD_EUNPROC if n > GRAPH_MAX_NODES (nothing is
  * allocated); HPOD_EINVAL on NULL pointers, n == 0, dim == 0,
  * non-finite coordinates, avg_degree_frac outside (0, 1] (when k == 0),
@@ -110,7 +110,7 @@ enum hpod_status graph_create(const double *x, size_t n, size_t dim,
                               struct graph **out);
 
 /* Frees g and everything it owns; accepts NULL. */
-void graph_destroy(struct graph *g);
+void graph_free(struct graph *g);
 
 /* Accessors (g must be a graph from graph_create; i, j < n). */
 size_t graph_size(const struct graph *g);
@@ -161,13 +161,13 @@ void graph_forget(struct graph *g);
  * s²·[(I - P_UU)⁻¹]_ii (P = D⁻¹W the random walk; the expected number of
  * visits to i of a walk from i before it is absorbed at a label) is s²
  * for a node whose neighbours are all labeled and grows with the distance
- * from them without the degree; core/sampler.c (graph EI) and core/mobo.c
- * rescale by d_i/d̄ (graph_wdegree) for that reason.
- * Return: HPOD_OK; HPOD_EINVAL on NULL pointers, nl == 0, an index >= n, a
- * duplicate index or a non-finite label; HPOD_ENUMERIC if Δ_UU cannot be
- * factored (eps == 0 on a graph with an unlabeled component). On error the
- * outputs are unspecified; the cache stays consistent (a rejected call
- * leaves it as it was).
+ * from them without the degree; core/sampler_graph.c (graph EI) and
+ * core/mobo_graph.c rescale by d_i/d̄ (graph_wdegree) for that reason. Return:
+ * HPOD_OK; HPOD_EINVAL on NULL pointers, nl == 0, an index >= n, a duplicate
+ * index or a non-finite label; HPOD_ENUMERIC if Δ_UU cannot be factored (eps ==
+ * 0 on a graph with an unlabeled component). On error the outputs are
+ * unspecified; the cache stays consistent (a rejected call leaves it as it
+ * was).
  */
 enum hpod_status graph_predict(struct graph *g, const size_t *lab,
                                const double *y, size_t nl, double *mean,
@@ -210,7 +210,7 @@ enum hpod_status graph_eif_labels(struct graph *g, const size_t *lab,
  * least like the best, because the (1 - f_k)·Σ(1 - f⁺) term is ≈ u·(1 - f_k)
  * (on the NMT tables it found sw-en's best row last). The single terms
  * from graph_eif_terms do much better as acquisitions; the sampler's final
- * choice is core/sampler.c's eif_scores (f·Σf⁺ with the top 7.5% of the
+ * choice is core/sampler_graph.c's eif_scores (f·Σf⁺ with the top 7.5% of the
  * labels set to 1 on a graph with half the median edge length). Figures:
  * docs/tuning.md, "EIF".
  * Return: as graph_predict.
@@ -235,7 +235,7 @@ enum hpod_status graph_eif_terms(struct graph *g, const size_t *lab,
  * q[k] = Σ_{i∈U\k} G_ik/G_kk for unlabeled k (so that t0 + t1 = (u-1) + q
  * in graph_eif_terms, whatever the labels), 0 at labeled nodes. One G·1
  * on the cached G (same cache as graph_predict): a caller that needs only
- * q and its own propagation (core/sampler.c's eif_scores) skips the
+ * q and its own propagation (core/sampler_graph.c's eif_scores) skips the
  * labels' walk, their propagation and the second product that
  * graph_eif_terms computes.
  * Return: as graph_predict.

@@ -1,6 +1,6 @@
 /*
  * core/lcfit.h - a power law fitted to a partial learning curve, to
- * extrapolate it ("looking forward", issue 6; Domhan et al. 2015, IJCAI,
+ * extrapolate it ("looking forward"; Domhan et al. 2015, IJCAI,
  * use pow3 = a + b·t^(−α) as one of their curve families).
  *
  * Model, for checkpoints t = 1, 2, ... (1-based), lower is better:

@@ -17,7 +17,7 @@
  *     mean (kriging believer, Ginsbourger et al. 2010). GP: core/gp.h,
  *     ML-II fit. Graph: core/graph.h's harmonic mean, with the
  *     Gaussian-field variance rescaled by each node's weighted degree
- *     (s²·d_i·G_ii instead of s²·d̄·G_ii; why in mobo.c, degree_scale,
+ *     (s²·d_i·G_ii instead of s²·d̄·G_ii; why in mobo_graph.c, degree_scale,
  *     figures in docs/tuning.md);
  *   - each constrained metric c gets its own GP, fitted on the trials that
  *     reported c, on log(value) when con_log[c] is set (speed, time and
@@ -60,7 +60,7 @@
  * continuous studies run core/acqopt.h's optimizer (seeded random points, then
  * local refinement around the best few; GP), or, with the graph surrogate,
  * build the graph over ACQOPT_N_NODES random nodes plus the evaluated and
- * pending points (as core/sampler.c does). Argmax with ties to the lowest
+ * pending points (as core/sampler_graph.c does). Argmax with ties to the lowest
  * index.
  *
  * Pure numerics: no I/O, no globals; randomness from rng_seed2(seed, seq).
@@ -70,236 +70,13 @@
 
 #include <stddef.h>
 
-#include "core/space.h"
 #include "common/status.h"
+#include "core/mobo_greedy.h" /* mobo_greedy, the model-free control */
+#include "core/mobo_input.h"
+#include "core/space.h"
 
-struct sampler_explain; /* core/sampler.h */
-
-/* Monte Carlo draws per candidate for EHVI with m >= 3 objectives. */
-#define MOBO_MC_SAMPLES 256
-/*
- * The most objectives for which a draw's hypervolume improvement is exact
- * (ehvi_mc). Its cost grows exponentially with m: per candidate (256
- * draws, release, one core) 1.4 ms at m = 4 with 57 front points, 4.5 ms
- * at m = 5 with 40, 37 ms at m = 6 and 44 ms at m = 8 with 38-40, so
- * that an 8-objective study's suggest took 70-90 s after 22 trials
- * (hpod serve, 1000 continuous candidates, a loaded machine). Above it
- * EHVI is estimated through random hypervolume scalarizations
- * (ehvi_hvs_mc: one direction per draw, the directions drawn once per
- * suggestion from (seed, seq) and shared by every candidate), O(m) per
- * draw once each direction's front maximum is known.
- */
-#define MOBO_EHVI_EXACT_MAX 4
-/*
- * Points whose probability of feasibility is below this are not chosen
- * while a more probably feasible point has a positive acquisition.
- */
-#define MOBO_MIN_PFEAS 1e-3
-
-/*
- * Fewest reports of a constrained metric before its GP may vouch for a
- * trial that did not report it (mobo_feasibility's callers: the service's
- * /best and decoupled probes, and their simulation). ML-II on fewer points
- * does not identify signal variance, noise and a lengthscale per
- * dimension: with two reports on either side of the bound, the fit can put
- * the whole difference in a long lengthscale and answer P ≈ 1 next to the
- * feasible one, which no user would take as evidence.
- */
-#define MOBO_MIN_CON_REPORTS 5
-
-/* mobo_input.gp_blend: which objectives blend a GP into the graph. */
-enum mobo_blend {
-    MOBO_BLEND_NONE = 0,
-    MOBO_BLEND_FIRST = 1, /* the first objective */
-    MOBO_BLEND_ALL = 2    /* every objective */
-};
-
-/* GREEDY: no surrogate, the model-free control (mobo_greedy). */
-enum mobo_surrogate {
-    MOBO_SURROGATE_GP = 0,
-    MOBO_SURROGATE_GRAPH = 1,
-    MOBO_SURROGATE_GREEDY = 2
-};
-
-/*
- * The refit schedule of the objective GPs (GP surrogate): the
- * hyperparameters of objective j are those ML-II fits on the FIRST s of
- * the n trials that reported j (in the order of the observations), with s
- * = mobo_fit_point(n) and the fit's random starts drawn from (seed, j, s)
- * alone; the GP is then conditioned on all n (and the pending trials)
- * with them. s = n up to GP_REFIT_ALWAYS_N, then the schedule points
- * s_{k+1} = s_k + ceil(GP_REFIT_GROWTH · s_k) (core/gp.h): a refit every
- * 10% growth, as the kept model of gp studies. Every choice is therefore
- * a function of (seed, seq, history) alone; a struct mobo_state only
- * saves the fit (and the factor, extended by Cholesky appends) that an
- * earlier call already made on the same first s rows.
- */
-#ifndef MOBO_REFIT_GROWTH
-#define MOBO_REFIT_GROWTH 0.1
-#endif
-size_t mobo_fit_point(size_t n);
-
-/*
- * mobo_trust_region - the trust region of mobo_input.trust_k: sets
- * mask[i] = 1 for the k nearest candidates i with !used[i] (Euclidean
- * distance in the encoded space u, n × dim; ties to the lower index) of
- * each of the nf centres (rows of u, indices centre[0..nf)), 0 elsewhere.
- * Returns the number of candidates marked.
- */
-size_t mobo_trust_region(const double *u, size_t n, size_t dim,
-                         const unsigned char *used, const size_t *centre,
-                         size_t nf, size_t k, unsigned char *mask);
-
-/* mobo_input.trust_shape: which free candidates form the trust region. */
-enum mobo_trust_shape {
-    MOBO_TRUST_NEAREST = 0, /* the trust_k nearest (mobo_trust_region) */
-    MOBO_TRUST_STEPS = 1    /* one step from a front row (mobo_step_region) */
-};
-
-/*
- * mobo_step_region - the trust region of mobo_input.trust_shape
- * MOBO_TRUST_STEPS: sets mask[i] = 1 for the candidates i with !used[i]
- * that are ONE STEP from one of the nf centres (candidate indices
- * centre[0..nf)), 0 elsewhere: the two configurations (raw, n ×
- * sp->n_params) differ in exactly one parameter, by any value. Every
- * hyperparameter counts alike, however many values it has and however far
- * apart they are encoded (the k nearest in the encoded space take every
- * learning-rate step before any change of a two-valued parameter; why in
- * docs/mo_tuning.md, Session 25). Returns the number of candidates marked.
- */
-size_t mobo_step_region(const struct space *sp, const double *raw, size_t n,
-                        const unsigned char *used, const size_t *centre,
-                        size_t nf, unsigned char *mask);
-
-/*
- * mobo_blend - the equal mixture of two Gaussian predictions at k points,
- * moment matched without the spread of the means: mu[i] = (mu_a[i] +
- * mu_b[i]) / 2, sd[i] = sqrt((sd_a[i]² + sd_b[i]²) / 2). mu/sd may alias
- * mu_a/sd_a. The spread term (mu_a - mu_b)²/4 of the exact mixture
- * variance was measured and lost (docs/mo_tuning.md, Session 24).
- */
-void mobo_blend(const double *mu_a, const double *sd_a, const double *mu_b,
-                const double *sd_b, size_t k, double *mu, double *sd);
-
-/*
- * Optional per-caller cache (one per study or simulated run; not
- * thread-safe): the objective GPs of the last call, their fit's key (the
- * first s rows, seed, objective, kernel) and their factor and candidate
- * predictions (gp_set_queries), which the next call extends. It never
- * changes an answer beyond round-off (tests/unit/test_mobo.c checks warm
- * against cold to 1e-9).
- */
-struct mobo_state;
 struct mobo_state *mobo_state_create(void);
-void mobo_state_destroy(struct mobo_state *s); /* accepts NULL */
-
-/*
- * Everything mobo_next and mobo_feasibility read. All arrays are borrowed
- * for the call and row-major. A "non-finite" value (NaN, ±Inf) in obs_y or
- * obs_c means "not reported".
- */
-struct mobo_input {
-    const struct space *space;
-    int surrogate; /* enum mobo_surrogate */
-    int kernel;    /* enum kernel_kind, for the GPs and the graph weights */
-    unsigned long long seed;
-    int seq; /* issue number of the trial being chosen (0-based) */
-    /* Finite studies: n_cand candidates (raw, n_cand × n_params) and the
-     * flags of those already held by a trial. n_cand == 0: continuous. */
-    const double *cand_raw;
-    const unsigned char *cand_used;
-    size_t n_cand;
-    /* Objectives: m >= 1 of them, each ORIENTED so that larger is better
-     * (the caller negates a minimized metric). */
-    size_t m;
-    /* Hypervolume reference point (m values, oriented like obs_y; the
-     * caller derives it, e.g. pareto_reference() or the study's). Only
-     * read when m >= 2; must then be finite. */
-    const double *ref;
-    /* Observations: obs_raw n_obs × n_params, obs_y n_obs × m (NaN: not
-     * reported), obs_cand n_obs candidate indices (finite studies only). */
-    const double *obs_raw;
-    const double *obs_y;
-    const size_t *obs_cand;
-    size_t n_obs;
-    /* Pending trials: pend_raw n_pend × n_params, pend_cand (finite). */
-    const double *pend_raw;
-    const size_t *pend_cand;
-    size_t n_pend;
-    /* Constraints: n_con metrics; obs_c n_obs × n_con observed values (NaN:
-     * not reported). Feasible iff value <= con_max[c] (a "min" bound is
-     * passed by negating both the values and the bound). con_log (n_con
-     * flags, may be NULL = none): the metric is positive and its GP models
-     * log(value) against log(con_max[c]); the caller sets it only for
-     * metrics whose reported values are all > 0 (a value <= 0 under
-     * con_log is HPOD_EINVAL); con_max[c] <= 0 under con_log makes the
-     * constraint impossible (P = 0). A "min" bound on a positive metric
-     * keeps its log model when passed as 1/value <= 1/min under con_log
-     * (log(1/v) = -log v). */
-    size_t n_con;
-    const double *obs_c;
-    const double *con_max;
-    const unsigned char *con_log;
-    /* Variants of the multi-objective method (m >= 2; an ehvi study's
-     * options, study/algo.c). log_objectives (0/1): each objective whose
-     * reported values are all nonzero and of one sign (a positive metric,
-     * negated when minimized) gets a surrogate of sign(y)·log|y| (GPU time
-     * and the like have multiplicative noise and span decades); its EHVI,
-     * front and reference are then in those units (a reference of the
-     * other sign or zero, which has no log, is taken one unit below the
-     * smallest transformed value). Other objectives stay as they are.
-     * trust_k (0: off; finite studies only): a trust region around the
-     * front, MORBO-like (Daulton et al. 2022): only the trust_k nearest
-     * free candidates (Euclidean, encoded space; ties to the lower index)
-     * of each trial of the incumbent front are eligible; when none of
-     * them has a positive EHVI, every free candidate is, and so for a
-     * step once the region has stalled: the last trust_k · |F|
-     * evaluations (F the front's observed trials) added none to F. */
-    int log_objectives;
-    size_t trust_k;
-    /* trust_shape (enum mobo_trust_shape; read only with trust_k > 0):
-     * MOBO_TRUST_NEAREST, the trust_k nearest free candidates of each
-     * front trial; MOBO_TRUST_STEPS, the free candidates one step from a
-     * front trial (mobo_step_region: one hyperparameter changed), trust_k then
-     * setting only the stall rule's trust_k · |F|. When the step region has no
-     * free candidate with a positive EHVI, every free candidate is eligible, as
-     * above. Other values: HPOD_EINVAL. */
-    int trust_shape;
-    /* front_ref (>= 0, finite; 0: off, ref as given): EHVI's reference is
-     * taken from the observed front instead of ref: per objective, the
-     * worst value on the front of the trials that reported every
-     * objective and meet their constraints, moved out by front_ref × the
-     * range of those trials' values (|that value| if the range is 0, 1 if
-     * both are); in the surrogates' units under log_objectives. While no
-     * trial qualifies, ref. With ref beyond the worst of the whole space
-     * (the default), EHVI pays for extending the front into values no
-     * front row has, dominated corners included; at the front's nadir it
-     * pays for the region the front spans (docs/mo_tuning.md). */
-    double front_ref;
-    /* gp_blend (enum mobo_blend; graph surrogate only, m >= 2): the
-     * surrogate of the FIRST objective (MOBO_BLEND_FIRST) or of every
-     * objective (MOBO_BLEND_ALL) is the equal mixture of the graph's and a
-     * GP's predictions (mobo_blend: mean the average, variance the
-     * average of the variances), the GP fitted as the GP surrogate's
-     * (refit schedule, kriging believer; a pending trial is believed at
-     * the average of the two beliefs); the other objectives keep the
-     * graph. Why: on the nmthpo tables the GP predicts the next evaluated
-     * row's BLEU better than the graph (forward rank correlation 0.35
-     * against -0.02 on zh-en after 30 rows), GPU time as well or worse on
-     * the 118-176-row tables and better on the 604-767-row ones; the
-     * blend lowers fta on five of six tables (docs/mo_tuning.md,
-     * Session 24). Other values: HPOD_EINVAL. */
-    int gp_blend;
-    /* Optional cache (NULL: none); see struct mobo_state. */
-    struct mobo_state *state;
-    /* Optional output (NULL: nothing recorded): mobo_next clears it and,
-     * on success, fills the pick's acquisition (the log of EHVI, or EI
-     * for one objective, plus the log probability of feasibility: the
-     * score it maximizes) and, for finite studies, the runners-up by that
-     * score. mean/sd stay NAN: there is one surrogate per objective. The
-     * caller clears it (sampler_explain_clear). */
-    struct sampler_explain *explain;
-};
+void mobo_state_free(struct mobo_state *s); /* accepts NULL */
 
 /*
  * mobo_feasibility - probability that every constraint holds at the k
@@ -360,24 +137,5 @@ enum hpod_status mobo_front(const struct mobo_input *in, size_t *idx,
  */
 enum hpod_status mobo_next(const struct mobo_input *in, double *raw,
                            size_t *cand);
-
-/*
- * mobo_greedy - the model-free control for several objectives (what
- * mobo_next answers when in->surrogate is MOBO_SURROGATE_GREEDY): the free
- * candidate nearest, in scaled Euclidean distance (space_encode), to any
- * row of the incumbent front (mobo_front: the observed trials that
- * reported every objective, meet their constraints and that no other such
- * trial dominates); ties to the lowest candidate index, so it draws no
- * random number. With m = 1 it is core/sampler.c's greedy (nearest to the
- * best), except that tied best observations all count. Finite studies
- * only; ref is not read. Fills in->explain's pick (acquisition: minus the
- * squared distance) and runners-up the same way.
- * Returns HPOD_OK; HPOD_EINVAL on inconsistent input (as mobo_next, and
- * n_cand == 0); HPOD_ENOTFOUND when no candidate is free; HPOD_ENUMERIC
- * while the front is empty (the caller falls back to a random choice).
- * Cost: O(n_obs² m) for the front, O(n_cand · n_front · dim) to choose.
- */
-enum hpod_status mobo_greedy(const struct mobo_input *in, double *raw,
-                             size_t *cand);
 
 #endif

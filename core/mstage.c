@@ -61,7 +61,7 @@ mstage_create(const struct mstage_params *prm, struct mstage **out)
 }
 
 void
-mstage_destroy(struct mstage *ms)
+mstage_free(struct mstage *ms)
 {
     if (!ms)
         return;
@@ -337,7 +337,7 @@ mstage_plan(struct mstage *ms, struct mstage_plan *out)
 }
 
 void
-mstage_plan_cleanup(struct mstage_plan *p)
+mstage_plan_clear(struct mstage_plan *p)
 {
     if (!p)
         return;

@@ -108,7 +108,7 @@ struct mstage;
 
 /*
  * mstage_create - a new empty state for prm (copied); *out receives it
- * (mstage_destroy), NULL on failure. Return: HPOD_OK; HPOD_EINVAL for NULL
+ * (mstage_free), NULL on failure. Return: HPOD_OK; HPOD_EINVAL for NULL
  * pointers, n == 0 or n > MSTAGE_MAX_STAGES, k == 0, a zero step or trial
  * count, or steps that do not increase strictly.
  */
@@ -116,7 +116,7 @@ enum hpod_status mstage_create(const struct mstage_params *prm,
                                struct mstage **out);
 
 /* Frees ms; accepts NULL. */
-void mstage_destroy(struct mstage *ms);
+void mstage_free(struct mstage *ms);
 
 /*
  * mstage_trial - declares trial id in stage `stage` with state and final
@@ -146,12 +146,12 @@ enum mstage_action mstage_decide(struct mstage *ms, int64_t id, size_t step);
 /*
  * mstage_plan - advances through every complete stage (updating the state
  * as the caller will update the database) and fills *out (release with
- * mstage_plan_cleanup).
+ * mstage_plan_clear).
  */
 void mstage_plan(struct mstage *ms, struct mstage_plan *out);
 
 /* Frees the plan's arrays and zeroes it. */
-void mstage_plan_cleanup(struct mstage_plan *p);
+void mstage_plan_clear(struct mstage_plan *p);
 
 /* The number of declared trials with a value at fidelity f. */
 size_t mstage_count_at(const struct mstage *ms, size_t f);

@@ -276,7 +276,7 @@ pareto_hv_create(size_t m)
 }
 
 void
-pareto_hv_destroy(struct pareto_hv *w)
+pareto_hv_free(struct pareto_hv *w)
 {
     if (w == NULL)
         return;
@@ -344,7 +344,7 @@ pareto_hypervolume(const double *y, size_t n, size_t m, const int *sense,
         return 0;
     w = pareto_hv_create(m);
     hv = pareto_hv_volume(w, y, n, sense, ref);
-    pareto_hv_destroy(w);
+    pareto_hv_free(w);
     return hv;
 }
 

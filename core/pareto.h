@@ -65,13 +65,13 @@ double pareto_hypervolume(const double *y, size_t n, size_t m, const int *sense,
  * A reusable hypervolume workspace for m objectives, for callers that
  * compute many volumes (Monte Carlo EHVI, hypervolume contributions):
  * pareto_hv_volume() then allocates only when n exceeds every earlier n.
- * pareto_hv_create returns a new workspace (never NULL); pareto_hv_destroy
+ * pareto_hv_create returns a new workspace (never NULL); pareto_hv_free
  * accepts NULL. A workspace is not safe for concurrent use.
  */
 struct pareto_hv;
 
 struct pareto_hv *pareto_hv_create(size_t m);
-void pareto_hv_destroy(struct pareto_hv *w);
+void pareto_hv_free(struct pareto_hv *w);
 
 /* pareto_hypervolume() with the workspace's m. */
 double pareto_hv_volume(struct pareto_hv *w, const double *y, size_t n,

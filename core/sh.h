@@ -73,7 +73,7 @@ struct sh_curve {
  * that one is NaN) exists to measure what the running minimum is worth on
  * curves with overfitting and restarts.
  *
- * SH_RANK_EXTRAP "looks forward" where BSF "looks back" (issue 6): at
+ * SH_RANK_EXTRAP "looks forward" where BSF "looks back": at
  * stage checkpoint t, with horizon H (struct sh_params), a survivor is
  * ranked by
  *

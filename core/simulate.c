@@ -160,7 +160,7 @@ out:
     free(obs_raw);
     free(obs_y);
     free(raw);
-    sampler_state_destroy(own);
+    sampler_state_free(own);
     sampler_gp_model_clear(&model);
     return st;
 }
@@ -181,7 +181,7 @@ simulate_many(const struct simulate_problem *p, const struct simulate_algo *a,
     for (size_t r = 0; r < runs && st == HPOD_OK; r++)
         st = simulate_run(p, a, seed0 + r, init, length, until, state,
                           seqs + r * stride, &lens[r]);
-    sampler_state_destroy(state);
+    sampler_state_free(state);
     return st;
 }
 
@@ -341,7 +341,6 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         mi.obs_c = s->n_con ? s->obs_c : NULL;
         mi.con_max = p->con_max;
         mi.con_log = p->con_log;
-        mi.log_objectives = a->log_objectives;
         mi.trust_k = a->trust_k;
         mi.front_ref = a->front_ref;
         mi.gp_blend = a->gp_blend;
@@ -428,7 +427,7 @@ simulate_run_mo(const struct simulate_mo_problem *p,
     }
 out:
     *len_out = len;
-    mobo_state_destroy(state);
+    mobo_state_free(state);
     free(used);
     free(obs_raw);
     free(obs_y);

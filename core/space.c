@@ -16,7 +16,7 @@ space_init(struct space *sp)
 }
 
 void
-space_cleanup(struct space *sp)
+space_clear(struct space *sp)
 {
     if (!sp)
         return;

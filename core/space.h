@@ -42,9 +42,9 @@ struct space {
     size_t dim; /* encoded width */
 };
 
-/* Zeroes sp; space_cleanup frees what space_add_* allocated (zero-safe). */
+/* Zeroes sp; space_clear frees what space_add_* allocated (zero-safe). */
 void space_init(struct space *sp);
-void space_cleanup(struct space *sp);
+void space_clear(struct space *sp);
 
 /*
  * Adders. values (copied, then sorted) must be finite and distinct; for

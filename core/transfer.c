@@ -98,7 +98,7 @@ gp_fill(const double *src_u, const double *z, size_t ns, size_t d,
             st = gp_predict(gp, qb, 1, &mu[i], NULL);
         }
 out:
-    gp_destroy(gp);
+    gp_free(gp);
     free(idx);
     free(x);
     free(y);

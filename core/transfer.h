@@ -1,8 +1,8 @@
 /*
- * core/transfer.h - warm starting a study from a related one (issue 16,
+ * core/transfer.h - warm starting a study from a related one (docs/transfer.md,
  * TACL 2020 §3.5: the NMT tables' rankings correlate across language
  * pairs). The source's values, as normal scores of their ranks
- * (sampler_normal_scores), become a prior mean over the target's points;
+ * (normal_scores), become a prior mean over the target's points;
  * the target's GP then models the residual, and the prior's weight follows
  * how well it ranks the target's own observations (transfer_weight).
  *
@@ -26,7 +26,7 @@
  * ns rows: src_raw (ns × np) the raw values of the shared parameters and
  * src_u (ns × d) their encoding; q_raw (nq × np) and q_u (nq × d) the
  * queries, in the same order and encoding; src_z (ns) the source's
- * values as normal scores (sampler_normal_scores of the values, larger is
+ * values as normal scores (normal_scores of the values, larger is
  * better). mu[i] (nq): for a query whose raw values equal a source row's
  * (within 1e-9 relative), the mean of src_z over the rows it equals;
  * otherwise the posterior mean of a GP (kernel, enum kernel_kind) fitted

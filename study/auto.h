@@ -42,9 +42,10 @@ enum hpod_status algo_auto(json_t *a, const struct autoalgo_features *f,
                            struct hpod_err *err);
 
 /*
- * auto_reason - the sentence a study records: the features of f, the
- * configuration chosen (label, e.g. "graph/matern52/ei") and the figure
- * behind case c, into buf (always NUL-terminated).
+ * auto_reason - the two sentences a study records: the configuration
+ * chosen (label, e.g. "graph/matern52/ei") for the features of f, then why
+ * (case c's line of core/autoalgo.c) with a pointer to docs/auto.md, which
+ * has the figures; into buf (always NUL-terminated).
  */
 void auto_reason(const struct autoalgo_features *f, enum autoalgo_case c,
                  const char *label, char *buf, size_t size);

@@ -557,7 +557,7 @@ study_def_cleanup(struct study_def *d)
         return;
     json_decref(d->def);
     json_decref(d->candidates);
-    space_cleanup(&d->space);
+    space_clear(&d->space);
     free(d->names);
     free(d->choices);
     free(d->optional);

@@ -1,6 +1,6 @@
 /*
  * study/explain.h - why a trial was suggested and what the multi-fidelity
- * rules decided about it (GET /v1/trials/{id}/explain, issue 15).
+ * rules decided about it (GET /v1/trials/{id}/explain).
  *
  * A model sampler's explanation (core/sampler.h, struct sampler_explain)
  * is recorded in the transaction that inserts the trial; promotions,

@@ -2,7 +2,7 @@
  * study/histcache.h - a per-process cache of each study's history (the
  * rows trial_store_history reads, with their params parsed), validated
  * against the database on every use and extended with what changed
- * (issue 14). The correctness argument is in study/histcache.c.
+ * (docs/suggest-p99.md). The correctness argument is in study/histcache.c.
  */
 #ifndef HPOD_STUDY_HISTCACHE_H
 #define HPOD_STUDY_HISTCACHE_H

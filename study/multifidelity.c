@@ -212,7 +212,7 @@ decide_rows(const struct study_def *d, const struct study *s,
                 *detail = json_pack("{s:i, s:I}", "step", step, "stage",
                                     (json_int_t)stage_of(d, t->train_to));
         }
-        mstage_destroy(ms);
+        mstage_free(ms);
         return HPOD_OK;
     }
     struct asha *a = NULL;
@@ -227,7 +227,7 @@ decide_rows(const struct study_def *d, const struct study *s,
     }
     if (d->algo.asha_mode)
         *stopped_state = TRIAL_PRUNED;
-    asha_destroy(a);
+    asha_free(a);
     return HPOD_OK;
 }
 
@@ -367,7 +367,7 @@ mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
                           "not in the top k of its stage"),
                 err);
     }
-    mstage_plan_cleanup(&plan);
+    mstage_plan_clear(&plan);
     return st;
 }
 
@@ -376,7 +376,7 @@ mf_work_cleanup(struct mf_work *w)
 {
     if (!w)
         return;
-    mstage_destroy(w->ms);
+    mstage_free(w->ms);
     free(w->resume);
     free(w->resume_from);
     memset(w, 0, sizeof *w);
@@ -411,7 +411,7 @@ asha_promotion(const struct study_def *d, const struct study *s,
                           (json_int_t)sd.k, "cut", (json_int_t)sd.limit,
                           "resume_from_step", (json_int_t)pr.resume_step);
     }
-    asha_destroy(a);
+    asha_free(a);
     return HPOD_OK;
 }
 

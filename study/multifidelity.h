@@ -89,7 +89,7 @@ struct mf_work {
 /*
  * mf_prepare_rows - fills *w (mf_work_cleanup) from rows for a multistage
  * study (for any other algorithm: no stage, no limit) and *plan (zeroed
- * when not multistage; mstage_plan_cleanup) with the advance to apply:
+ * when not multistage; mstage_plan_clear) with the advance to apply:
  * seeds to set to train to their new stage, trials to prune.
  */
 enum hpod_status mf_prepare_rows(const struct study_def *d,

@@ -579,7 +579,8 @@ report_lock(struct db *db, long long trial_id, const struct report_input *in,
     /* ASHA decisions compare the study's trials, so they are serialized
      * by the study lock, taken before the trial's (the order suggest uses
      * too). Only the multi-fidelity rules read the trial counts, a scan
-     * of the study's trials (issue 14: it was most of a report's time). */
+     * of the study's trials (it was most of a report's time,
+     * docs/report-p99.md). */
     if (mf_enabled(rd->def.d)) {
         long long id = s->id;
         if (in->step >= 0 && (st = study_store_lock(db, id, err)) != HPOD_OK)
@@ -622,7 +623,7 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
         goto rollback;
     if (in->step < 0 && !in->metadata) {
-        /* A final report knows the trial as committed (issue 14: the
+        /* A final report knows the trial as committed (docs/report-p99.md: the
          * read after the commit was two of a cycle's twelve statements). */
         out->trial = after;
         memset(&after, 0, sizeof after);

@@ -17,8 +17,8 @@ entry_free(void *p)
     if (!e)
         return;
     free(e->cand_raw);
-    sampler_state_destroy(e->state);
-    mobo_state_destroy(e->mstate);
+    sampler_state_free(e->state);
+    mobo_state_free(e->mstate);
     free(e);
 }
 

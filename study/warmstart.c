@@ -14,7 +14,7 @@
 #include "bench/tables.h"
 #include "common/err.h"
 #include "common/mem.h"
-#include "core/sampler.h"
+#include "core/normal_scores.h"
 #include "core/transfer.h"
 #include "store/access_store.h"
 #include "study/studies.h"
@@ -184,7 +184,7 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
     qu = xmalloc(nc * sub.dim * sizeof *qu);
     space_encode_rows(&sub, w->raw, w->n, su);
     space_encode_rows(&sub, q, nc, qu);
-    sampler_normal_scores(w->y, w->n, z);
+    normal_scores(w->y, w->n, z);
     if (transfer_prior(w->raw, su, z, w->n, w->k, sub.dim, q, qu, nc,
                        d->algo.kernel, d->algo.seed, mu, NULL,
                        NULL) != HPOD_OK) {

@@ -1,6 +1,6 @@
 /*
- * study/warmstart.h - "warm_start" (issue 16): checks a new study's source
- * and computes the source's prior over the study's candidates
+ * study/warmstart.h - "warm_start" (docs/transfer.md): checks a new study's
+ * source and computes the source's prior over the study's candidates
  * (core/transfer.c), which study_create stores with the study (migration
  * 0013) and suggest hands to the GP sampler (sampler_input.prior_cand).
  */

@@ -25,7 +25,7 @@
 #include "bench/simulate.h"
 #include "bench/tables.h"
 #include "common/mem.h"
-#include "core/decoupled.h"
+#include "tools/decoupled_run.h"
 #include "core/kernels.h"
 #include "core/metrics.h"
 #include "core/mobo.h"

@@ -14,7 +14,7 @@
 #include "common/mem.h"
 #include "core/asha_sim.h"
 #include "core/kernels.h"
-#include "core/mstage_sim.h"
+#include "tools/mstage_sim.h"
 #include "core/rng.h"
 #include "core/space.h"
 #include "tools/hpod_bench.h"
@@ -384,7 +384,7 @@ out:
     for (size_t i = 0; sets && i < n_sets; i++) {
         lcrun_curves_free(&sets[i].c);
         free(sets[i].feat);
-        space_cleanup(&sets[i].sp);
+        space_clear(&sets[i].sp);
         for (size_t m = 0; m < MS_METHODS; m++)
             free(sets[i].runs[m]);
     }

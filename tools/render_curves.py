@@ -402,7 +402,7 @@ def ms_protocol(w, r):
     a = r["asha"]
     cf = r["configs"]
     tr = r["trials"]
-    w("**Protocol** (core/mstage_sim.h; every stage decision is "
+    w("**Protocol** (tools/mstage_sim.h; every stage decision is "
       "core/mstage.c's, as the live `multistage` algorithm uses it). Each run "
       "draws %d configurations at random without replacement (seeds %d..%d, "
       "%d runs per set); multi-stage BO and ASHA replay on the SAME draw (same "

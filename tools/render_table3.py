@@ -274,7 +274,7 @@ T3_BEHIND_MODEL = (
     "is one fixed configuration.\n")
 
 T3_GRAPH_NOTE = (
-    "- The graph methods as kept (core/sampler.c, measured on these tables): "
+    "- The graph methods as kept (core/sampler_graph.c, measured on these tables): "
     "a symmetrized kNN graph over all rows (i~j if either is among the "
     "other's k nearest, k chosen for an average degree of n/7), weights from "
     "the kernel on the scaled Euclidean distance with one lengthscale: half "

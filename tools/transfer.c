@@ -17,7 +17,7 @@
 #include "common/mem.h"
 #include "core/kernels.h"
 #include "core/rankcorr.h"
-#include "core/sampler.h"
+#include "core/normal_scores.h"
 #include "core/transfer.h"
 #include "tools/hpod_bench.h"
 
@@ -45,7 +45,7 @@ tl_prior(const struct bench_table *s, const struct bench_table *t,
     space_encode_rows(&t->space, t->raw, t->n, tu);
     out->mu = xmalloc(t->n * sizeof *out->mu);
     double *sz = xmalloc(s->n * sizeof *sz);
-    sampler_normal_scores(sy, s->n, sz);
+    normal_scores(sy, s->n, sz);
     st = transfer_prior(s->raw, su, sz, s->n, np, d, t->raw, tu, t->n,
                         KERNEL_RBF, 0, out->mu, ex, &out->n_exact);
     if (st == HPOD_OK) {

@@ -174,6 +174,20 @@ def cases(have_tables):
         body=study(algorithm={"name": "graph", "gp_blend": "first"}))
     add("front_reference on a graph study", "POST", P, 400, IA,
         body=study(algorithm={"name": "graph", "front_reference": 0.3}))
+    # Removed options (docs/auto.md): 422 naming what replaced them.
+    HEDGE = {"name": "gp", "acquisition": "nei", "hedge": True}
+    add("removed: gp hedge_judge observed", "POST", P, 422, IA, "algorithm.hedge_judge",
+        body=study(algorithm=dict(HEDGE, hedge_judge="observed")))
+    add("removed: gp hedge_judge observed without hedge", "POST", P, 422, IA,
+        "algorithm.hedge_judge", body=study(algorithm={"name": "gp", "hedge_judge": "observed"}))
+    add("removed: ehvi gp_blend all", "POST", P, 422, IA, "algorithm.gp_blend",
+        body=study(algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "all"}))
+    add("removed: ehvi log_objectives true", "POST", P, 422, IA, "algorithm.log_objectives",
+        body=study(algorithm={"name": "ehvi", "log_objectives": True}))
+    add("removed: auto's chosen with hedge_judge observed", "POST", P, 422, IA,
+        "algorithm.chosen.hedge_judge",
+        body=study(algorithm={"name": "auto", "chosen": dict(HEDGE, hedge_judge="observed"),
+                              "case": "so_small", "reason": "r"}))
     MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},
                                            {"steps": 5, "trials": 2}]}
     add("multistage without stages", "POST", P, 400, IA, "algorithm.stages",
@@ -617,6 +631,8 @@ def cases(have_tables):
 
     M = "/v1/benchmarks/lab/fixture/simulate"
     add("simulate: repeats 0", "POST", M, 422, IA, "repeats", body={"repeats": 0}, fixture=TABLE)
+    add("simulate: removed hedge_judge observed", "POST", M, 422, IA, "algorithm.hedge_judge",
+        body={"repeats": 1, "algorithm": dict(HEDGE, hedge_judge="observed")}, fixture=TABLE)
     add("simulate: repeats 1001", "POST", M, 422, IA, "repeats", body={"repeats": 1001},
         fixture=TABLE)
     add("simulate: repeats a string", "POST", M, 400, IA, "repeats", body={"repeats": "3"},

@@ -144,7 +144,7 @@ warm_path(const struct space *sp, const double *cand, size_t n_end, int keep)
            tsum / (WARM_STEPS + 1), csum / (WARM_STEPS + 1), tmax,
            keep ? refits : (size_t)WARM_STEPS + 1);
     sampler_gp_model_clear(&model);
-    sampler_state_destroy(state);
+    sampler_state_free(state);
     free(obs);
     free(y);
     free(oc);
@@ -169,7 +169,7 @@ warm_paths(void)
         warm_path(&sp, cand, ends[k], 1);
         warm_path(&sp, cand, ends[k], 0);
     }
-    space_cleanup(&sp);
+    space_clear(&sp);
     free(cand);
 }
 
@@ -223,7 +223,7 @@ main(void)
             (void)acq_argmax(score, NCAND, NULL);
             double t2 = now_ms();
             gp_get_fit_stats(gp, &st);
-            gp_destroy(gp);
+            gp_free(gp);
             double t3 = now_ms();
             tcpu[k] = cpu_ms() - c0;
             tfit[k] = t1 - t0;
@@ -254,7 +254,7 @@ main(void)
             printf("bench_gp n=%zu reference fit: %.1f ms evals=%zu+%zu "
                    "lml=%.2f\n",
                    n, t1 - t0, st.n_value_evals, st.n_grad_evals, st.lml);
-            gp_destroy(gp);
+            gp_free(gp);
         }
         free(x);
         free(y);

@@ -94,7 +94,7 @@ main(void)
 
     for (int k = 0; k < 5; k++) {
         double t0 = now_ms();
-        graph_destroy(g);
+        graph_free(g);
         g = NULL;
         check(graph_create(x, N, DIM, NULL, &g), "graph_create");
         t[k] = now_ms() - t0;
@@ -182,6 +182,6 @@ main(void)
                warm, total / 450.0, max_rel_diff(score2, score, N),
                max_rel_diff(mean2, mean, N), max_rel_diff(var2, var, N));
     }
-    graph_destroy(g);
+    graph_free(g);
     return 0;
 }

@@ -111,23 +111,16 @@ main(int argc, char **argv)
     size_t n = load(path, &raw, &bleu);
     struct space sp;
     static const size_t counts[] = {50, 200, 500};
-    /* graph/ei on an ARD metric (SAMPLER_V_HEDGEARD's graph arm):
-     * lengthscales like the GP arm's fits on the NMT tables. Its cold
-     * time is what a suggest pays when the GP refits (new metric: graph
-     * rebuild and factorization); warm is the plain graph's. */
-    static const double ard_ls[NPARAM] = {2.0, 1.0, 0.5, 1.5, 1.5, 0.6};
     struct {
         const char *name;
         enum sampler_kind kind;
         int acq;
         int reps;
         double ls_min;
-        const double *graph_ls;
-    } algos[] = {{"graph/eif", SAMPLER_GRAPH, 1, 7, 0.0, NULL},
-                 {"graph/ei", SAMPLER_GRAPH, 0, 7, 0.0, NULL},
-                 {"graph/ei ARD", SAMPLER_GRAPH, 0, 7, 0.0, ard_ls},
-                 {"gp/ei (refit)", SAMPLER_GP, 0, 5, 0.0, NULL},
-                 {"gp/nei ls0.3", SAMPLER_GP, 3, 5, 0.3, NULL}};
+    } algos[] = {{"graph/eif", SAMPLER_GRAPH, 1, 7, 0.0},
+                 {"graph/ei", SAMPLER_GRAPH, 0, 7, 0.0},
+                 {"gp/ei (refit)", SAMPLER_GP, 0, 5, 0.0},
+                 {"gp/nei ls0.3", SAMPLER_GP, 3, 5, 0.3}};
 
     if (n == 0) {
         fprintf(stderr, "bench_sampler: could not read %s\n", path);
@@ -183,7 +176,6 @@ main(int argc, char **argv)
                                        .kernel = KERNEL_MATERN52,
                                        .acquisition = algos[a].acq,
                                        .ls_min = algos[a].ls_min,
-                                       .graph_ls = algos[a].graph_ls,
                                        .cand_raw = raw,
                                        .cand_used = used,
                                        .n_cand = n,
@@ -208,7 +200,7 @@ main(int argc, char **argv)
                 t0 = now_ms();
                 sampler_next(&in, out, &cand);
                 warm[rep] = now_ms() - t0;
-                sampler_state_destroy(st);
+                sampler_state_free(st);
             }
             printf("%-14s %6zu %10.2f %10.2f\n", algos[a].name, no,
                    median(cold, (size_t)algos[a].reps),
@@ -237,7 +229,7 @@ main(int argc, char **argv)
                    " full re-solve per candidate %.0f ms: %.0fx\n",
                    fast, slow, slow / fast);
         }
-        graph_destroy(g);
+        graph_free(g);
         free(u);
         free(score);
     }
@@ -247,6 +239,6 @@ main(int argc, char **argv)
     free(used);
     free(raw);
     free(bleu);
-    space_cleanup(&sp);
+    space_clear(&sp);
     return 0;
 }

@@ -85,8 +85,8 @@ test_quadratic_argmax(void **state)
     assert_close(ws.u[best * 2], c[0], 0, 0.01);
     assert_close(ws.u[best * 2 + 1], c[1], 0, 0.01);
     assert_true(ws.score[best] > -1e-4);
-    acqopt_ws_free(&ws);
-    space_cleanup(&sp);
+    acqopt_ws_clear(&ws);
+    space_clear(&sp);
 }
 
 static void
@@ -129,10 +129,10 @@ test_deterministic_and_reusable(void **state)
     run_seeded(&b, &sp, 8, &bb);
     assert_true(memcmp(b.u, u, ACQOPT_N_RANDOM * 2 * sizeof *u) != 0);
     free(u);
-    acqopt_ws_free(&a);
-    acqopt_ws_free(&b);
-    acqopt_ws_free(&b); /* freeing twice is safe */
-    space_cleanup(&sp);
+    acqopt_ws_clear(&a);
+    acqopt_ws_clear(&b);
+    acqopt_ws_clear(&b); /* freeing twice is safe */
+    space_clear(&sp);
 }
 
 /* -Inf everywhere but at odd indices of the draw, which are NaN. */
@@ -167,8 +167,8 @@ test_no_direction(void **state)
     assert_int_equal(calls, 1);
     assert_int_equal(ws.n, ACQOPT_N_RANDOM);
     assert_int_equal(best, 0);
-    acqopt_ws_free(&ws);
-    space_cleanup(&sp);
+    acqopt_ws_clear(&ws);
+    space_clear(&sp);
 }
 
 static enum hpod_status
@@ -208,9 +208,9 @@ test_failures(void **state)
                      HPOD_ENUMERIC);
     assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, &best),
                      HPOD_EINVAL);
-    acqopt_ws_free(&ws);
-    space_cleanup(&sp);
-    space_cleanup(&other);
+    acqopt_ws_clear(&ws);
+    space_clear(&sp);
+    space_clear(&other);
 }
 
 /* Larger is better towards the integer 7 of [1, 10] and a float 0.25. */
@@ -252,8 +252,8 @@ test_integer_snapped(void **state)
     space_decode(&sp, ws.u + best * sp.dim, raw);
     assert_close(raw[0], 7, 0, 0);
     assert_close(raw[1], 0.25, 0, 0.01);
-    acqopt_ws_free(&ws);
-    space_cleanup(&sp);
+    acqopt_ws_clear(&ws);
+    space_clear(&sp);
 }
 
 int

@@ -108,8 +108,8 @@ test_create_errors(void **state)
     assert_int_equal(asha_create(&prm, &a), HPOD_OK);
     assert_int_equal(asha_n_rungs(a), 11);
     assert_int_equal(asha_observe(a, 1, 1, NULL), HPOD_EINVAL);
-    asha_destroy(a);
-    asha_destroy(NULL);
+    asha_free(a);
+    asha_free(NULL);
 }
 
 /*
@@ -147,7 +147,7 @@ test_exactly_floor_k_over_p(void **state)
     obs1(a, 108, 1, 8.5);
     assert_int_equal(asha_decide(a, 106, 1), ASHA_CONTINUE);
     assert_int_equal(asha_decide(a, 104, 1), ASHA_STOP);
-    asha_destroy(a);
+    asha_free(a);
 }
 
 /*
@@ -207,8 +207,8 @@ test_async_arrival_promotion(void **state)
     assert_int_equal(asha_promotable(b, &pr), 1);
     assert_int_equal(pr.config, 4);
     assert_int_equal(pr.rung, 0);
-    asha_destroy(a);
-    asha_destroy(b);
+    asha_free(a);
+    asha_free(b);
 }
 
 /* The highest rung with a promotable paused configuration goes first. */
@@ -280,9 +280,9 @@ test_promotion_prefers_highest_rung(void **state)
     assert_int_equal(pr.rung, 1);
     obs1(c, 1, 5, 31.0);
     assert_int_equal(asha_promotable(c, &pr), 0);
-    asha_destroy(c);
-    asha_destroy(a);
-    asha_destroy(b);
+    asha_free(c);
+    asha_free(a);
+    asha_free(b);
 }
 
 /*
@@ -334,7 +334,7 @@ test_bsf_and_skipped_steps(void **state)
     assert_int_equal(asha_standing(a, 4, 2, &s), 1);
     assert_int_equal(s.promotable, 0);
     assert_int_equal(s.limit, 0);
-    asha_destroy(a);
+    asha_free(a);
 }
 
 /*
@@ -358,13 +358,13 @@ test_keep(void **state)
     assert_int_equal(asha_decide(a, 1, 2), ASHA_CONTINUE);
     assert_int_equal(asha_decide(a, 2, 2), ASHA_CONTINUE);
     assert_int_equal(asha_decide(a, 3, 2), ASHA_STOP);
-    asha_destroy(a);
+    asha_free(a);
     /* keep 0: nobody at the top either; keep 5 capped at k. */
     a = make(1, 1, 3, 4, 0, ASHA_PROMOTION, 1, MINIMIZE);
     obs1(a, 1, 1, 6.0);
     obs1(a, 1, 2, 5.0);
     assert_int_equal(asha_decide(a, 1, 2), ASHA_STOP);
-    asha_destroy(a);
+    asha_free(a);
     a = make(1, 1, 3, 4, 5, ASHA_PROMOTION, 1, MINIMIZE);
     obs1(a, 1, 1, 6.0);
     obs1(a, 1, 2, 5.0);
@@ -372,7 +372,7 @@ test_keep(void **state)
     assert_int_equal(asha_standing(a, 1, 1, &s), 1);
     assert_int_equal(s.limit, 1);
     assert_int_equal(asha_decide(a, 1, 2), ASHA_CONTINUE);
-    asha_destroy(a);
+    asha_free(a);
 }
 
 /*
@@ -401,7 +401,7 @@ test_exhausted(void **state)
             assert_int_equal(pr.config, 1);
             assert_int_equal(pr.rung, 1);
         }
-        asha_destroy(a);
+        asha_free(a);
 
         /* 1 is past rung 3 and running: next is 2 (position 1 < keep). */
         a = make_ex(1, 1, 4, 2, 2, ASHA_PROMOTION, ex, 1, MINIMIZE);
@@ -420,7 +420,7 @@ test_exhausted(void **state)
         /* 2 resumed reaches rung 2 second: ⌊2/2⌋ = 1, keep lifts it. */
         obs1(a, 2, 2, 5.5);
         assert_int_equal(asha_decide(a, 2, 2), ex ? ASHA_CONTINUE : ASHA_STOP);
-        asha_destroy(a);
+        asha_free(a);
     }
 }
 
@@ -455,8 +455,8 @@ test_stopping_mode(void **state)
         obs1(b, c, 2, 9.0);
     assert_int_equal(asha_promotable(b, &pr), 1);
     assert_int_equal(pr.config, 1);
-    asha_destroy(a);
-    asha_destroy(b);
+    asha_free(a);
+    asha_free(b);
 }
 
 /*
@@ -503,8 +503,8 @@ test_multiobjective(void **state)
     assert_int_equal(s.position, 0);
     assert_int_equal(asha_standing(b, 3, 1, &s), 1);
     assert_int_equal(s.position, 1);
-    asha_destroy(a);
-    asha_destroy(b);
+    asha_free(a);
+    asha_free(b);
 }
 
 /*
@@ -577,8 +577,8 @@ test_order_independence(void **state)
     assert_int_equal(pa.config, pb.config);
     assert_int_equal(pa.rung, pb.rung);
     assert_int_equal(pa.resume_step, pb.resume_step);
-    asha_destroy(a);
-    asha_destroy(b);
+    asha_free(a);
+    asha_free(b);
 }
 
 int

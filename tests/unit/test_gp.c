@@ -168,7 +168,7 @@ test_predict_vs_dense(void **state)
                          HPOD_OK);
         assert_close(v, lml, 1e-11, 1e-11);
         free(work);
-        gp_destroy(gp);
+        gp_free(gp);
     }
 }
 
@@ -201,7 +201,7 @@ test_predict_blocks(void **state)
     free(xq);
     free(mean);
     free(var);
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 static void
@@ -270,7 +270,7 @@ test_variance_at_training_points(void **state)
             assert_close(var[i], iso, 1e-6, 0);
             assert_close(mean[i], y[i], 0, 1e-3 * sy);
         }
-        gp_destroy(gp);
+        gp_free(gp);
     }
 
     /* Denser random data: 0 <= var <= noise at data, >= 0 everywhere. */
@@ -301,7 +301,7 @@ test_variance_at_training_points(void **state)
             assert_true(vq[i] >= 0.0 && vq[i] <= sy * sy * 1.0 + 1e-12);
             assert_true(isfinite(mq[i]));
         }
-        gp_destroy(gp);
+        gp_free(gp);
     }
 }
 
@@ -370,7 +370,7 @@ test_fit_improves_and_ard(void **state)
         for (size_t d = 0; d < dim; d++)
             assert_true(ls[d] >= 1e-2 * (1 - 1e-12) &&
                         ls[d] <= 10 * (1 + 1e-12));
-        gp_destroy(gp);
+        gp_free(gp);
     }
 }
 
@@ -397,8 +397,8 @@ test_determinism(void **state)
     assert_memory_equal(&h1.noise_var, &h2.noise_var, sizeof(double));
     /* Both rngs advanced identically. */
     assert_true(rng_next(&r1) == rng_next(&r2));
-    gp_destroy(a);
-    gp_destroy(b);
+    gp_free(a);
+    gp_free(b);
 }
 
 static void
@@ -454,7 +454,7 @@ test_degenerate_data(void **state)
         assert_true(mean[0] > 9.5 && mean[0] < 11.5);
         for (int i = 0; i < 3; i++)
             assert_true(isfinite(mean[i]) && var[i] >= 0.0);
-        gp_destroy(gp);
+        gp_free(gp);
     }
 }
 
@@ -490,7 +490,7 @@ test_kriging_believer(void **state)
         assert_close(m1[i], m0[i], 1e-9, 1e-9);
         assert_true(v1[i] < v0[i]);
     }
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 static void
@@ -504,7 +504,7 @@ test_errors(void **state)
     assert_null(gp_create(0, 2, KERNEL_RBF));
     assert_null(gp_create(4, 0, KERNEL_RBF));
     assert_null(gp_create(4, 2, (enum kernel_kind)7));
-    gp_destroy(NULL);
+    gp_free(NULL);
     assert_int_equal(gp_size(NULL), 0);
 
     struct gp *gp = gp_create(1, 2, KERNEL_RBF);
@@ -543,7 +543,7 @@ test_errors(void **state)
     o.n_local = 1;
     o.max_eval = 5;
     assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 /* Custom bounds are honoured, even when the defaults lie outside them. */
@@ -631,7 +631,7 @@ test_fit_ls_prior(void **state)
     o.ls_prior_sd = 1.0;
     o.ls_prior_median = 0.0;
     assert_int_equal(gp_set_fit_options(gp, &o), HPOD_EINVAL);
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 static void
@@ -665,7 +665,7 @@ test_fit_options_bounds(void **state)
                 h.noise_var <= 0.06 * (1 + 1e-12));
     for (size_t d = 0; d < dim; d++)
         assert_true(ls[d] >= 2.0 * (1 - 1e-12) && ls[d] <= 3.0 * (1 + 1e-12));
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 /*
@@ -716,7 +716,7 @@ test_condition_incremental(void **state)
             }
             assert_close(gp_log_marginal_likelihood(inc),
                          gp_log_marginal_likelihood(fresh), 1e-9, 1e-9);
-            gp_destroy(fresh);
+            gp_free(fresh);
         }
         /* Reset: defaults again, unconditioned, no warm start. */
         gp_reset_hyper(inc);
@@ -728,7 +728,7 @@ test_condition_incremental(void **state)
         assert_close(g.noise_var, 1e-2, 1e-15, 0);
         assert_close(ls2[0], 0.25 * sqrt(3.0), 1e-15, 0);
         assert_int_equal(gp_condition_std(inc, x, y, 3, 0.0, 0.0), HPOD_EINVAL);
-        gp_destroy(inc);
+        gp_free(inc);
     }
 }
 
@@ -773,7 +773,7 @@ test_queries_vs_per_point(void **state)
         }
     }
     assert_int_equal(gp_set_queries(gp, xq, 0), HPOD_EINVAL);
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 /* The O(n) mean at the training points equals gp_predict's there. */
@@ -793,7 +793,7 @@ test_predict_train(void **state)
     assert_int_equal(gp_predict(gp, x, N, m2, NULL), HPOD_OK);
     for (size_t i = 0; i < N; i++)
         assert_close(m1[i], m2[i], 1e-9, 1e-9);
-    gp_destroy(gp);
+    gp_free(gp);
 }
 
 /* gp_standardization: mean and population std; zero spread gives 1. */

@@ -261,7 +261,7 @@ test_graph_structure(void **state)
             make_graph(x, n, dim, k + (size_t)dk, KERNEL_RBF, GRAPH_EIF_PAPER);
         assert_int_equal(graph_k(h), k + (size_t)dk);
         assert_true(fabs(graph_avg_degree(h) - target) >= fabs(avg - target));
-        graph_destroy(h);
+        graph_free(h);
     }
     /* Laplacian: symmetric, rows sum to 0, diagonal = weighted degree. */
     graph_laplacian(g, lap);
@@ -281,7 +281,7 @@ test_graph_structure(void **state)
     free(len);
     free(in);
     free(x);
-    graph_destroy(g);
+    graph_free(g);
 }
 
 static void
@@ -311,7 +311,7 @@ test_graph_options(void **state)
                 assert_close(graph_weight(g, i, j),
                              (1.0 + s + 5.0 * r2 / 3.0) * exp(-s), 1e-13, 0);
             }
-    graph_destroy(g);
+    graph_free(g);
 
     /* k >= n clamps to the complete graph. */
     o.k = 1000;
@@ -319,12 +319,12 @@ test_graph_options(void **state)
     assert_int_equal(graph_k(g), n - 1);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(graph_degree(g, i), n - 1);
-    graph_destroy(g);
+    graph_free(g);
 
     /* NULL options = defaults; one node is a valid (edgeless) graph. */
     assert_int_equal(graph_create(x, n, dim, NULL, &g), HPOD_OK);
     assert_true(graph_k(g) >= 1);
-    graph_destroy(g);
+    graph_free(g);
     assert_int_equal(graph_create(x, 1, dim, NULL, &g), HPOD_OK);
     assert_int_equal(graph_degree(g, 0), 0);
     {
@@ -337,8 +337,8 @@ test_graph_options(void **state)
         assert_true(isinf(sc) && sc < 0);
         assert_int_equal(graph_last_path(g), GRAPH_PATH_EMPTY);
     }
-    graph_destroy(g);
-    graph_destroy(NULL);
+    graph_free(g);
+    graph_free(NULL);
     free(x);
 }
 
@@ -370,7 +370,7 @@ test_graph_grid_ties(void **state)
             assert_true(graph_weight(g, 21, 22) == 0.0);
         }
         free(in);
-        graph_destroy(g);
+        graph_free(g);
     }
 }
 
@@ -422,7 +422,7 @@ test_harmonic_against_dense(void **state)
             }
             assert_close(mean[i], s / d, 1e-12, 1e-12);
         }
-        graph_destroy(g);
+        graph_free(g);
         free(x);
     }
 }
@@ -476,7 +476,7 @@ test_variance(void **state)
         assert_close(mean2[i], 3.0 * mean[i] + 1.0, 1e-12, 1e-12);
         assert_close(var2[i], 9.0 * var[i], 1e-12, 1e-300);
     }
-    graph_destroy(g);
+    graph_free(g);
     free(x);
 }
 
@@ -558,7 +558,7 @@ test_wdegree_variance(void **state)
     assert_close(var[0] * graph_wdegree(g, 0) / dbar, s2, 1e-12, 0);
     free(a);
     free(b);
-    graph_destroy(g);
+    graph_free(g);
     free(x);
 }
 
@@ -595,7 +595,7 @@ test_eif_labels_path(void **state)
     assert_close(hit[0] + hit[1] + hit[2], 1.0, 1e-14, 0);
     assert_true(w01 / d1 > 0.5);
     assert_true(fl[0] == 1.0 && fl[1] == 1.0 && fl[2] == 0.0);
-    graph_destroy(g);
+    graph_free(g);
 
     o.eif_labels = GRAPH_EIF_REFERENCE;
     assert_int_equal(graph_create(x, 4, 1, &o, &g), HPOD_OK);
@@ -607,7 +607,7 @@ test_eif_labels_path(void **state)
         assert_int_equal(graph_eif_labels(g, lab, yt, 3, fl, NULL), HPOD_OK);
         assert_true(fl[0] == 1.0 && fl[1] == 0.0 && fl[2] == 0.0);
     }
-    graph_destroy(g);
+    graph_free(g);
 }
 
 /*
@@ -698,7 +698,7 @@ test_eif_definition(void **state)
             assert_close(brute[i], want[i], 1e-10, 1e-10);
             assert_true(fast[i] >= 0.0 && fast[i] <= (double)(n - nl));
         }
-        graph_destroy(g);
+        graph_free(g);
     }
     free(x);
 }
@@ -748,7 +748,7 @@ test_eif_spread(void **state)
         assert_int_equal(graph_eif_spread(NULL, lab, y, nl, q), HPOD_EINVAL);
         assert_int_equal(graph_eif_spread(g, lab, y, nl, NULL), HPOD_EINVAL);
         assert_int_equal(graph_eif_spread(g, lab, y, 0, q), HPOD_EINVAL);
-        graph_destroy(g);
+        graph_free(g);
     }
     free(x);
 }
@@ -793,7 +793,7 @@ test_eif_against_bruteforce(void **state)
                 check_eif(g, lab, y, nl);
                 cases++;
             }
-            graph_destroy(g);
+            graph_free(g);
         }
         free(x);
     }
@@ -837,8 +837,8 @@ test_eif_against_bruteforce(void **state)
             if (!isinf(s0[i]))
                 diff += fabs(s0[i] - s1[i]);
         assert_true(diff > 1e-3);
-        graph_destroy(gp);
-        graph_destroy(gr);
+        graph_free(gp);
+        graph_free(gr);
         free(x);
     }
 }
@@ -920,8 +920,8 @@ test_warm_equals_cold(void **state)
     compare_cold(warm, cold, lab + 1, y + 1, 21, GRAPH_PATH_WARM);
     /* Every node labeled. */
     compare_cold(warm, cold, lab, y, n, GRAPH_PATH_EMPTY);
-    graph_destroy(warm);
-    graph_destroy(cold);
+    graph_free(warm);
+    graph_free(cold);
     free(x);
 }
 
@@ -986,7 +986,7 @@ test_unlabeled_component(void **state)
                 if (!isinf(brute[i]))
                     assert_close(fast[i], brute[i], 1e-9, 1e-9);
         }
-        graph_destroy(gm);
+        graph_free(gm);
     }
 
     /* A label in the second cluster removes its ε: must refactor. */
@@ -1001,9 +1001,9 @@ test_unlabeled_component(void **state)
     assert_int_equal(graph_eif(g0, lab, y, 3, fast), HPOD_ENUMERIC);
     assert_int_equal(graph_eif_bruteforce(g0, lab, y, 3, brute), HPOD_ENUMERIC);
     assert_int_equal(graph_predict(g0, lab, y, 4, mean, var), HPOD_OK);
-    graph_destroy(g0);
-    graph_destroy(g);
-    graph_destroy(fresh);
+    graph_free(g0);
+    graph_free(g);
+    graph_free(fresh);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1032,8 +1032,8 @@ test_determinism(void **state)
     assert_memory_equal(m1, m2, sizeof m1);
     assert_memory_equal(v1, v2, sizeof v1);
     assert_memory_equal(s1, s2, sizeof s1);
-    graph_destroy(a);
-    graph_destroy(b);
+    graph_free(a);
+    graph_free(b);
     free(x);
 }
 
@@ -1077,7 +1077,7 @@ test_bad_inputs(void **state)
     assert_int_equal(graph_create(x, n, dim, &o, &g), HPOD_EINVAL);
     o.k = 3; /* the fraction is ignored when k is given */
     assert_int_equal(graph_create(x, n, dim, &o, &g), HPOD_OK);
-    graph_destroy(g);
+    graph_free(g);
     graph_options_default(&o);
     o.lengthscale = -1.0;
     assert_int_equal(graph_create(x, n, dim, &o, &g), HPOD_EINVAL);
@@ -1122,7 +1122,7 @@ test_bad_inputs(void **state)
     /* A rejected call leaves the cache usable. */
     assert_int_equal(graph_predict(g, ok, y, 3, mean, var), HPOD_OK);
     assert_int_equal(graph_last_path(g), GRAPH_PATH_REUSE);
-    graph_destroy(g);
+    graph_free(g);
     free(x);
 }
 

@@ -50,7 +50,7 @@ test_create_rejects(void **state)
     assert_int_equal(mstage_create(&prm, &ms), HPOD_OK);
     assert_int_equal(mstage_trial(ms, 1, 2, MSTAGE_LIVE, NAN), HPOD_EINVAL);
     assert_int_equal(mstage_observe(ms, 9, 1, 1.0), HPOD_ENOTFOUND);
-    mstage_destroy(ms);
+    mstage_free(ms);
 }
 
 static void
@@ -102,7 +102,7 @@ test_value_at(void **state)
     assert_int_equal(mstage_count_at(ms, 4), 4);
     assert_int_equal(mstage_count_at(ms, 1), 5); /* and 3, at step 1 */
     assert_int_equal(mstage_count_at(ms, 100), 2);
-    mstage_destroy(ms);
+    mstage_free(ms);
 }
 
 static void
@@ -124,7 +124,7 @@ test_decide(void **state)
     assert_int_equal(mstage_decide(ms, 99, 4), MSTAGE_CONTINUE);
     assert_int_equal(mstage_steps(ms, 1), 10);
     assert_int_equal(mstage_steps(ms, 3), 0);
-    mstage_destroy(ms);
+    mstage_free(ms);
 }
 
 /* Stage 0 with six trials, values at step 4 given; all paused. */
@@ -150,14 +150,14 @@ test_work_in_a_stage(void **state)
     assert_int_equal(p.stage, 0);
     assert_int_equal(p.n_new, 6);
     assert_int_equal(p.n_seeds + p.n_prune + p.n_resume, 0);
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     for (int64_t id = 1; id <= 4; id++)
         mstage_trial(ms, id, 0, MSTAGE_LIVE, NAN);
     mstage_trial(ms, 5, 0, MSTAGE_ENDED, NAN); /* failed: replaced */
     mstage_plan(ms, &p);
     assert_int_equal(p.stage, 0);
     assert_int_equal(p.n_new, 2);
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     for (int64_t id = 6; id <= 7; id++)
         mstage_trial(ms, id, 0, MSTAGE_LIVE, NAN);
     /* Six members, none done: wait. */
@@ -165,8 +165,8 @@ test_work_in_a_stage(void **state)
     assert_int_equal(p.stage, 0);
     assert_int_equal(p.n_new, 0);
     assert_int_equal(p.n_seeds, 0);
-    mstage_plan_cleanup(&p);
-    mstage_destroy(ms);
+    mstage_plan_clear(&p);
+    mstage_free(ms);
 }
 
 static void
@@ -191,14 +191,14 @@ test_advance_minimize(void **state)
     assert_int_equal(p.n_resume, 3);
     assert_int_equal(p.resume[0], 2);
     assert_int_equal(p.n_new, 1); /* 4 trials in stage 1, 3 seeds */
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     /* The state advanced too: planning again moves nothing. */
     mstage_plan(ms, &p);
     assert_int_equal(p.stage, 1);
     assert_int_equal(p.n_seeds + p.n_prune, 0);
     assert_int_equal(p.n_resume, 3);
-    mstage_plan_cleanup(&p);
-    mstage_destroy(ms);
+    mstage_plan_clear(&p);
+    mstage_free(ms);
 }
 
 static void
@@ -213,8 +213,8 @@ test_advance_maximize(void **state)
     assert_int_equal(p.seeds[0], 4);
     assert_int_equal(p.seeds[1], 1);
     assert_int_equal(p.seeds[2], 3);
-    mstage_plan_cleanup(&p);
-    mstage_destroy(ms);
+    mstage_plan_clear(&p);
+    mstage_free(ms);
 }
 
 static void
@@ -236,7 +236,7 @@ test_whole_study(void **state)
     mstage_plan(ms, &p);
     assert_int_equal(p.stage, 1);
     assert_int_equal(p.n_new, 0);
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     for (size_t i = 0; i < 4; i++) {
         mstage_observe(ms, st1[i], 10, at10[i]);
         assert_int_equal(mstage_decide(ms, st1[i], 10), MSTAGE_STOP);
@@ -244,7 +244,7 @@ test_whole_study(void **state)
         mstage_plan(ms, &p);
         assert_int_equal(p.stage, i < 3 ? 1 : 2);
         if (i < 3)
-            mstage_plan_cleanup(&p);
+            mstage_plan_clear(&p);
     }
     assert_int_equal(p.n_seeds, 2); /* min(k = 3, trials[2] = 2) */
     assert_int_equal(p.seeds[0], 7);
@@ -252,19 +252,19 @@ test_whole_study(void **state)
     assert_int_equal(p.seed_to[1], 2);
     assert_int_equal(p.n_prune, 2);
     assert_int_equal(p.n_new, 0);
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     /* The last stage: both complete -> finished. */
     mstage_trial(ms, 7, 2, MSTAGE_COMPLETED, 0.5);
     mstage_trial(ms, 3, 2, MSTAGE_LIVE, NAN);
     mstage_observe(ms, 3, 25, 0.9);
     mstage_plan(ms, &p);
     assert_int_equal(p.stage, 2); /* 3 has reached 25 but is still live */
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     mstage_trial(ms, 3, 2, MSTAGE_COMPLETED, 0.9);
     mstage_plan(ms, &p);
     assert_int_equal(p.stage, 3);
-    mstage_plan_cleanup(&p);
-    mstage_destroy(ms);
+    mstage_plan_clear(&p);
+    mstage_free(ms);
 }
 
 static void
@@ -283,16 +283,16 @@ test_exhausted(void **state)
     assert_int_equal(p.stage, 1);
     assert_int_equal(p.n_seeds, 1);
     assert_int_equal(p.n_new, 0);
-    mstage_plan_cleanup(&p);
+    mstage_plan_clear(&p);
     /* Nothing paused at all and exhausted: straight to the end. */
     struct mstage *e = make(-1, 1, 3);
     mstage_trial(e, 1, 0, MSTAGE_COMPLETED, 1.0);
     mstage_plan(e, &p);
     assert_int_equal(p.stage, 3);
     assert_int_equal(p.n_seeds, 0);
-    mstage_plan_cleanup(&p);
-    mstage_destroy(e);
-    mstage_destroy(ms);
+    mstage_plan_clear(&p);
+    mstage_free(e);
+    mstage_free(ms);
 }
 
 /*
@@ -374,10 +374,10 @@ test_random_vs_brute_force(void **state)
             assert_int_equal(pa.seeds[j], pb.seeds[j]);
         for (size_t j = 0; j < pa.n_resume; j++)
             assert_int_equal(pa.resume[j], pb.resume[j]);
-        mstage_plan_cleanup(&pa);
-        mstage_plan_cleanup(&pb);
-        mstage_destroy(a);
-        mstage_destroy(b);
+        mstage_plan_clear(&pa);
+        mstage_plan_clear(&pb);
+        mstage_free(a);
+        mstage_free(b);
     }
 }
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/asha_sim.h"
-#include "core/mstage_sim.h"
+#include "tools/mstage_sim.h"
 #include "core/rng.h"
 #include "core/sampler.h"
 #include "core/space.h"
@@ -96,7 +96,7 @@ test_counts_by_hand(void **state)
     assert_int_equal(res.steps, 13);
     assert_int_equal(drawn[res.kept], 2);
     assert_int_equal(res.best_rank, 1);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /*
@@ -165,7 +165,7 @@ test_two_stage_closed_form(void **state)
         assert_int_equal(res.best_full, rank == 1);
         assert_true(res.best_started);
     }
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /* The pool is asha_sim's for the same rng state, and r advances alike. */
@@ -209,7 +209,7 @@ test_draw_paired_with_asha(void **state)
         assert_true(rng_uniform(&r1) == rng_uniform(&r2));
         assert_int_equal(mres.steps_full, ares.steps_full);
     }
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /*
@@ -255,7 +255,7 @@ test_clear_best_survives(void **state)
         assert_int_equal(res.steps, 12 + 9 + 12);
         assert_int_equal(res.n_full, 2);
     }
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /* Fewer candidates than stage 0 wants: exhausted lets the stage finish. */
@@ -282,7 +282,7 @@ test_exhausted(void **state)
     assert_int_equal(res.steps, 3 * 2 + 2);
     assert_int_equal(drawn[res.kept], 1);
     assert_int_equal(res.best_rank, 1);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /* GP base on a pool larger than stage 0: a function of the seed only; the
@@ -338,7 +338,7 @@ test_deterministic_gp(void **state)
     assert_int_equal(r1.best_full, t1[best] == 12);
     /* 10·2 + (3·4 + 2·6) + 2·6 */
     assert_int_equal(r1.steps, 20 + 24 + 12);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /*
@@ -405,7 +405,7 @@ test_fallback_fidelity(void **state)
     assert_int_equal(sampler_next(&in, &raw, &want), HPOD_OK);
     assert_true(want < N);
     assert_int_equal(issued[want], 6);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 static void
@@ -440,7 +440,7 @@ test_invalid(void **state)
     assert_int_equal(
         mstage_sim_run(cv, 2, feat, &sp, &prm, &random_base, 2, &r, &res),
         HPOD_OK);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 int

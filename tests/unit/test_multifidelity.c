@@ -266,7 +266,7 @@ test_multistage_advance(void **state)
     assert_int_equal(w.train_to, 2);
     assert_int_equal(w.max_new, 2);
     assert_int_equal(plan.n_seeds + plan.n_prune + w.n_resume, 0);
-    mstage_plan_cleanup(&plan);
+    mstage_plan_clear(&plan);
     mf_work_cleanup(&w);
     /* All four paused at steps 2: trials 2 (30) and 3 (20) seed stage 1. */
     rows_cleanup(&x);
@@ -287,7 +287,7 @@ test_multistage_advance(void **state)
     assert_int_equal(w.resume[1], 3);
     assert_int_equal(w.resume_from[0], 2);
     /* Not multistage: no stage, no limit. */
-    mstage_plan_cleanup(&plan);
+    mstage_plan_clear(&plan);
     mf_work_cleanup(&w);
     rows_cleanup(&x);
     study_def_cleanup(&d);

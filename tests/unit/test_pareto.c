@@ -457,8 +457,8 @@ test_hv_workspace_reuse(void **state)
                      brute_hv_grid_mixed(y, sizes[t], sense, ref), 1e-12,
                      1e-15);
     }
-    pareto_hv_destroy(w);
-    pareto_hv_destroy(NULL);
+    pareto_hv_free(w);
+    pareto_hv_free(NULL);
 }
 
 static void

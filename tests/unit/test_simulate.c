@@ -61,7 +61,7 @@ test_oracle_of_fixture(void **state)
     struct table t;
     table_make(&t);
     assert_int_equal(metric_oracle_best(t.y, NROWS), 24);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 static void
@@ -94,7 +94,7 @@ test_deterministic_and_permutation(void **state)
             seen[a[i]] = 1;
         }
     }
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 static void
@@ -121,7 +121,7 @@ test_same_init_rows_for_every_algorithm(void **state)
     }
     /* The two algorithms do differ after the initial rows. */
     assert_true(memcmp(a + 5, b + 5, 25 * sizeof *a) != 0);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 /* RANDOM runs are sampler_next's random study path, step by step. */
@@ -159,7 +159,7 @@ test_random_replays_sampler(void **state)
         obs_y[i] = t.y[c];
     }
     assert_memory_equal(a, seq, sizeof seq);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 /* After the initial rows greedy takes the free row nearest the best. */
@@ -196,7 +196,7 @@ test_greedy_steps_brute_force(void **state)
         }
         assert_int_equal(a[i], pick);
     }
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 /* With a metric spec the run stops exactly where the metrics are final. */
@@ -234,7 +234,7 @@ test_stops_at_needed_length(void **state)
     assert_int_equal(simulate_run(&t.p, &RS, 1, 9, 2, NULL, NULL, a, &la),
                      HPOD_OK);
     assert_int_equal(la, 2);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 static void
@@ -254,7 +254,7 @@ test_many_matches_single_runs(void **state)
         assert_int_equal(lens[r], l1);
         assert_memory_equal(seqs + r * 25, one, l1 * sizeof *one);
     }
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 /*
@@ -291,10 +291,10 @@ test_shared_state_changes_nothing(void **state)
                 HPOD_OK);
             differs += la != lb || memcmp(a, b, la * sizeof *a) != 0;
         }
-        sampler_state_destroy(st);
+        sampler_state_free(st);
     }
     assert_true(differs >= 8);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 /* Closed forms of E[max(P, 3)] and its std for P uniform on 1..n. */
@@ -339,7 +339,7 @@ test_random_search_ftb_expectation(void **state)
     assert_true(isnan(sum.fto.mean));
     assert_int_equal(sum.fto.runs, 0);
     free(seqs);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 /* Aggregation on hand-made sequences, checked by hand. */
@@ -433,8 +433,8 @@ test_multi_objective_runs(void **state)
     spec.n = NROWS;
     spec.ninit = 3;
     spec.fbp_budget = 20;
-    struct simulate_mo_algo rs = {1, 0, 0, 0, 0, 0, 0, 0},
-                            ehvi = {0, 0, 0, 0, 0, 0, 0, 0};
+    struct simulate_mo_algo rs = {1, 0, 0, 0, 0, 0, 0},
+                            ehvi = {0, 0, 0, 0, 0, 0, 0};
     /* Random search: exactly simulate_run's random sequences. */
     assert_int_equal(simulate_run_mo(&mp, &rs, 7, 3, NROWS, NULL, a, &la),
                      HPOD_OK);
@@ -506,7 +506,7 @@ test_multi_objective_runs(void **state)
     }
     print_message("constrained: mean gap after 20 = %.3f\n", gap / reps);
     assert_true(gap / reps <= 0.5);
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 static void
@@ -548,7 +548,7 @@ test_error_paths(void **state)
         /* The sampler treats unknown kinds as random: still a valid run. */
         assert_int_equal(la, 5);
     }
-    space_cleanup(&t.sp);
+    space_clear(&t.sp);
 }
 
 int

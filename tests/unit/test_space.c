@@ -38,7 +38,7 @@ test_rules(void **state)
                      HPOD_EUNPROC);
     assert_int_equal(space_add_categorical(&sp, 0), HPOD_EUNPROC);
     assert_int_equal(sp.n_params, 0);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 static void
@@ -63,7 +63,7 @@ test_encode_known(void **state)
     assert_false(space_contains(&sp, 3, 3));
     assert_false(space_contains(&sp, 0, NAN));
     assert_false(space_is_finite(&sp));
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 static void
@@ -87,7 +87,7 @@ test_widest_values(void **state)
         if (k != 3) /* 1e19 and 0 encode alike at this scale */
             assert_true(raw[0] == v[k]);
     }
-    space_cleanup(&sp);
+    space_clear(&sp);
 
     /* The widest range: samples and decodings are finite and in it, the
      * ends decode to the ends exactly. */
@@ -106,7 +106,7 @@ test_widest_values(void **state)
         if (i == 0 || i == 999)
             assert_true(raw[0] == (i ? v[0] : -v[0]));
     }
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 static void
@@ -144,7 +144,7 @@ test_round_trip_and_sampling(void **state)
     assert_true(raw[1] == 1);
     assert_true(raw[2] == 30000); /* 0.3 is nearer 0.5 than 0 */
     assert_true(raw[3] == 1);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 static void

@@ -15,6 +15,7 @@
 #include "core/kernels.h"
 #include "core/rankcorr.h"
 #include "core/rng.h"
+#include "core/normal_scores.h"
 #include "core/sampler.h"
 #include "core/transfer.h"
 
@@ -147,7 +148,7 @@ test_prior(void **state)
         su[i] = sraw[i] / 10.0;
         y[i] = sin(sraw[i]) + 0.01 * (double)i;
     }
-    sampler_normal_scores(y, NS, z);
+    normal_scores(y, NS, z);
     const double qraw[NQ] = {3, 7, 12.5, 20};
     double qu[NQ], mu[NQ];
     unsigned char ex[NQ];
@@ -183,7 +184,7 @@ test_prior(void **state)
     rng_seed(&r, 7);
     assert_int_equal(gp_fit(gp, xs, zs, NS, &r), HPOD_OK);
     assert_int_equal(gp_predict(gp, qu + 2, 2, ref, NULL), HPOD_OK);
-    gp_destroy(gp);
+    gp_free(gp);
     assert_close(mu[2], ref[0], 0, 1e-12);
     assert_close(mu[3], ref[1], 0, 1e-12);
     /* Bad input. */
@@ -286,7 +287,7 @@ test_sampler_prior(void **state)
     in.prior_cand = NULL;
     assert_int_equal(sampler_next(&in, raw, &c_plain), HPOD_OK);
     assert_int_equal(c_contra, c_plain);
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 int

@@ -1,10 +1,10 @@
 /*
- * core/mstage_sim.h - multi-stage Bayesian optimization (Wang et al. 2015;
+ * tools/mstage_sim.h - multi-stage Bayesian optimization (Wang et al. 2015;
  * docs/ARCHITECTURE.md, "Algorithms") replayed on recorded learning curves, the
  * way the live server runs `"algorithm": {"name": "multistage", ...}`, so
  * that it can be compared with ASHA (core/asha_sim.h) on the SAME draws
- * (issue 6). `hpod-bench --multistage` (tools/) prints the
- * table.
+ * (`hpod-bench --multistage` prints the table). It lives beside
+ * hpod-bench because the server never runs it.
  *
  * Pure: no I/O, no globals; every stage decision is core/mstage.c's, every
  * new configuration is core/sampler.c's; memory comes from xmalloc
@@ -80,8 +80,8 @@
  * The result is a function of the rng state, the curves, the features and
  * the parameters only.
  */
-#ifndef HPOD_MSTAGE_SIM_H
-#define HPOD_MSTAGE_SIM_H
+#ifndef HPOD_TOOLS_MSTAGE_SIM_H
+#define HPOD_TOOLS_MSTAGE_SIM_H
 
 #include <stddef.h>
 

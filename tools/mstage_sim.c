@@ -1,6 +1,6 @@
 /*
- * core/mstage_sim.c - multi-stage BO replayed on learning curves with one
- * simulated worker (contract in core/mstage_sim.h).
+ * tools/mstage_sim.c - multi-stage BO replayed on learning curves with one
+ * simulated worker (contract in tools/mstage_sim.h).
  *
  * The replay keeps its own "database" (trials with stage, state and final
  * value; every report) and, at each request for work, rebuilds a struct
@@ -10,7 +10,7 @@
  *
  * Pure: no I/O, no globals; memory from xmalloc (common/mem.h).
  */
-#include "core/mstage_sim.h"
+#include "tools/mstage_sim.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -70,7 +70,7 @@ sim_rebuild(struct sim *s)
     for (size_t k = 0; k < s->n_rep; k++)
         mstage_observe(ms, (int64_t)s->rep_id[k], s->rep_step[k],
                        s->rep_val[k]);
-    mstage_destroy(s->ms);
+    mstage_free(s->ms);
     s->ms = ms;
     return HPOD_OK;
 }
@@ -267,7 +267,7 @@ mstage_sim_trace(const struct asha_sim_curve *curves, size_t n,
         /* Reject what mstage_create rejects before drawing. */
         struct mstage *probe = NULL;
         enum hpod_status pst = mstage_create(prm, &probe);
-        mstage_destroy(probe);
+        mstage_free(probe);
         if (pst != HPOD_OK)
             return pst;
     }
@@ -336,7 +336,7 @@ mstage_sim_trace(const struct asha_sim_curve *curves, size_t n,
         } else if (stage < prm->n) {
             st = HPOD_EINTERNAL; /* one worker, nothing live: a bug */
         }
-        mstage_plan_cleanup(&plan);
+        mstage_plan_clear(&plan);
         if (st != HPOD_OK)
             goto out;
         if (stage >= prm->n)
@@ -352,7 +352,7 @@ out:
         for (size_t j = 0; j < configs; j++)
             if (!s.used[j])
                 issued[j] = MSTAGE_SIM_NONE;
-    mstage_destroy(s.ms);
+    mstage_free(s.ms);
     free(perm);
     free(s.drawn);
     free(s.cand_raw);
