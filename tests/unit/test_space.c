@@ -234,7 +234,7 @@ test_conditions(void **state)
                 assert_int_equal(isnan(raw[i]) != 0,
                                  !want[i] || (i == 2 && k == 3));
         }
-    space_cleanup(&sp);
+    space_clear(&sp);
 }
 
 /* Inactive parameters (NaN) are equal to each other and to no number. */
