@@ -230,14 +230,15 @@ handle_study_get(struct req *rq)
 
 /*
  * handle_study_patch - PATCH /v1/studies/{id}: {"state": "active" |
- * "paused" | "finished"} and/or {"metadata": {...}} (replaces the whole
- * object). 200 with the study.
+ * "paused" | "finished"}, {"metadata": {...}} (replaces the whole
+ * object) and/or {"space": [...]} (the new space, study/evolve.h). 200
+ * with the study.
  */
 enum hpod_status
 handle_study_patch(struct req *rq)
 {
-    static const char *const keys[] = {"state", "metadata", NULL};
-    const char *state = NULL;
+    static const char *const keys[] = {"state", "metadata", "space", NULL};
+    struct study_update_in in = {0};
     char *meta = NULL;
     json_t *v;
     enum hpod_status st;
@@ -246,13 +247,13 @@ handle_study_patch(struct req *rq)
         return st;
     if (json_object_size(rq->body) == 0)
         return hpod_fail(&rq->err, HPOD_EINVAL, "",
-                         "give state and/or metadata");
+                         "give state, metadata and/or space");
     if ((v = json_object_get(rq->body, "state"))) {
         if (!json_is_string(v))
             return hpod_fail(&rq->err, HPOD_EINVAL, "state",
                              "state must be a string");
-        state = json_string_value(v);
-        if (!study_state_ok(state))
+        in.state = json_string_value(v);
+        if (!study_state_ok(in.state))
             return hpod_fail(&rq->err, HPOD_EUNPROC, "state",
                              "state must be active, paused or finished");
     }
@@ -260,8 +261,9 @@ handle_study_patch(struct req *rq)
         (st = hj_object_text(v, "metadata", METADATA_MAX, &meta, &rq->err)) !=
             HPOD_OK)
         goto out;
-    if ((st = study_update(rq->db, rq->id, state, meta, &rq->who, &rq->err)) !=
-        HPOD_OK)
+    in.metadata = meta;
+    in.space = json_object_get(rq->body, "space");
+    if ((st = study_update(rq->db, rq->id, &in, &rq->who, &rq->err)) != HPOD_OK)
         goto out;
     st = reply_study(rq, rq->id, 200);
 out:

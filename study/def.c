@@ -561,6 +561,7 @@ study_def_cleanup(struct study_def *d)
     free(d->names);
     free(d->choices);
     free(d->optional);
+    free(d->defaults);
     memset(d, 0, sizeof *d);
 }
 

@@ -12,12 +12,15 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
+#include "store/dbr_store.h"
+#include "store/gp_model_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "store/warm_store.h"
 #include "study/audit.h"
 #include "study/auto.h"
 #include "study/constraints.h"
+#include "study/evolve.h"
 
 enum hpod_status
 study_check_rules(const struct study_def *d, struct hpod_err *err)
@@ -261,34 +264,80 @@ study_state_ok(const char *s)
                  strcmp(s, "finished") == 0);
 }
 
-enum hpod_status
-study_update(struct db *db, long long id, const char *state,
-             const char *metadata, const struct principal *by,
+/*
+ * The study's space becomes space (study id, locked): its new definition
+ * stored, the kept GP hyperparameters (fitted on the old space's
+ * encoding) dropped, and the change in detail. A space it has already
+ * writes nothing. The new definition is a new version of the study row,
+ * which the definition and history caches are keyed by.
+ */
+static enum hpod_status
+update_space(struct db *db, long long id, json_t *space, json_t *detail,
              struct hpod_err *err)
+{
+    struct study s = {0};
+    struct study_def d = {0};
+    char *text = NULL;
+    json_t *norm = NULL;
+    enum hpod_status st;
+
+    if ((st = study_store_get(db, id, &s, err)) != HPOD_OK ||
+        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK ||
+        (st = evolve_space(&s, &d, space, &text, &norm, err)) != HPOD_OK ||
+        !text)
+        goto out;
+    if ((st = dbr_store_set_definition(db, id, text, err)) != HPOD_OK ||
+        (st = gp_model_store_drop(db, id, err)) != HPOD_OK)
+        goto out;
+    json_object_set(detail, "space", norm);
+    json_object_set_new(detail, "space_version",
+                        json_integer(d.space_version + 1));
+out:
+    json_decref(norm);
+    free(text);
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    return st;
+}
+
+enum hpod_status
+study_update(struct db *db, long long id, const struct study_update_in *in,
+             const struct principal *by, struct hpod_err *err)
 {
     char target[48];
     json_t *detail;
     enum hpod_status st;
 
-    if (state && !study_state_ok(state))
+    if (in->state && !study_state_ok(in->state))
         return hpod_fail(err, HPOD_EUNPROC, "state",
                          "state must be active, paused or finished");
     detail = json_object();
-    if (state)
-        json_object_set_new(detail, "state", json_string(state));
-    if (metadata)
-        json_object_set_new(detail, "metadata", hj_parse(metadata));
+    if (in->state)
+        json_object_set_new(detail, "state", json_string(in->state));
+    if (in->metadata)
+        json_object_set_new(detail, "metadata", hj_parse(in->metadata));
     snprintf(target, sizeof target, "study/%lld", id);
     if ((st = db_begin(db, err)) != HPOD_OK) {
         json_decref(detail);
         return st;
     }
     if ((st = study_store_lock(db, id, err)) != HPOD_OK ||
-        (st = study_store_update(db, id, state, metadata, err)) != HPOD_OK ||
+        (in->space &&
+         (st = update_space(db, id, in->space, detail, err)) != HPOD_OK) ||
+        ((in->state || in->metadata) &&
+         (st = study_store_update(db, id, in->state, in->metadata, err)) !=
+             HPOD_OK))
+        goto fail;
+    /* A space the study has already, alone: nothing written, no event. */
+    if (json_object_size(detail) > 0 &&
         (st = audit_record(db, access_token_of(by), "study.patch", NULL, id,
-                           target, json_incref(detail), err)) != HPOD_OK ||
-        (st = db_commit(db, err)) != HPOD_OK)
-        db_rollback(db);
+                           target, json_incref(detail), err)) != HPOD_OK)
+        goto fail;
+    if ((st = db_commit(db, err)) == HPOD_OK)
+        goto out;
+fail:
+    db_rollback(db);
+out:
     json_decref(detail);
     return st;
 }

@@ -1,0 +1,174 @@
+"""tests/api/test_evolve.py - studies that evolve (docs/guide.md, "Studies
+that evolve"): PATCH /v1/studies/{id} with a new "space" (a parameter
+added with its default, bounds widened and narrowed, a parameter frozen;
+earlier trials kept, in the model where they fit; bad changes write
+nothing), POST /v1/studies/{id}/copy, GET /v1/studies/{id}/related and
+"warm_start": {"auto": true}.
+"""
+
+from harness import call, check, db_snapshot, expect, expect_error, short, test
+from client import all_trials, create, suggest, uname
+
+X = {"name": "x", "type": "float", "low": 0.0, "high": 1.0}
+OPT = {"name": "opt", "type": "categorical", "choices": ["adam", "sgd", "adafactor"]}
+BLEU = [{"name": "bleu", "goal": "maximize"}]
+# Added trials (x, opt, bleu).
+POINTS = [(0.1, "adam", 1.0), (0.3, "sgd", 2.0), (0.5, "adam", 3.0), (0.7, "sgd", 1.5),
+          (0.2, "adafactor", 2.5), (0.9, "adam", 4.0)]
+
+
+def gp_study(c, name, space=None, trials=POINTS):
+    sid = create(c, {"name": uname(name), "space": space or [X, OPT], "objectives": BLEU,
+                     "algorithm": {"name": "gp", "seed": 5, "init": 3}})["id"]
+    for x, opt, b in trials:
+        expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                    {"params": {"x": x, "opt": opt}, "values": {"bleu": b}}), 201)
+    return sid
+
+
+def get_study(c, sid):
+    return expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
+
+
+def patch_space(c, sid, space, status=200):
+    return expect(call(c.port, "PATCH", "/v1/studies/%d" % sid, {"space": space}), status)
+
+
+def trials_of(c, sid):
+    return all_trials(c, sid)["trials"]
+
+
+def next_choice(c, sid, worker):
+    """The next suggestion's params and the number of observations its
+    model was fitted on (explain)."""
+    t = suggest(c, sid, worker)["trials"][0]
+    ex = expect(call(c.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+    d = [x for x in ex["decisions"] if x["kind"] == "suggest"][0]
+    check(d.get("chooser") == "model", "chooser %r" % short(d))
+    return t, d["n_observations"]
+
+
+def audit_last(c, sid):
+    ev = expect(call(c.port, "GET", "/v1/audit?study=%d&limit=1" % sid), 200)["events"]
+    return ev[0] if ev else None
+
+
+@test("evolve: a parameter added with its default keeps the trials; the next suggestion has it; one study.patch event")
+def t_add(c):
+    sid = gp_study(c, "evolve add")
+    before = trials_of(c, sid)
+    lr = {"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True, "default": 0.01}
+    s = patch_space(c, sid, [X, OPT, lr])
+    check(s["space_version"] == 2, "space_version %r" % s.get("space_version"))
+    got = s["space"][2]
+    check(got == dict(lr, added_in=2), "new entry %r" % got)
+    check(s["space"][:2] == get_study(c, sid)["space"][:2] and s == get_study(c, sid),
+          "the study read back differs")
+    check(trials_of(c, sid) == before, "the trials changed")
+    t, n_obs = next_choice(c, sid, "w")
+    check(set(t["params"]) == {"x", "opt", "lr"} and 1e-4 <= t["params"]["lr"] <= 1e-1,
+          "params %r" % t["params"])
+    check(n_obs == len(POINTS), "model on %d observations, want %d (defaults)" % (n_obs, len(POINTS)))
+    e = audit_last(c, sid)
+    check(e["action"] == "study.patch" and e["detail"]["space_version"] == 2 and
+          e["detail"]["space"] == s["space"], "audit %r" % short(e))
+    # The same space again changes nothing: no new version, no event.
+    again = patch_space(c, sid, s["space"])
+    check(again["space_version"] == 2 and audit_last(c, sid)["id"] == e["id"],
+          "a no-op patch %r" % short(again))
+    # A trial enqueued without the new parameter takes its default.
+    q = expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                    {"params": {"x": 0.4, "opt": "sgd"}}), 201)
+    check(q["params"] == {"x": 0.4, "opt": "sgd", "lr": 0.01}, "enqueued %r" % q["params"])
+
+
+@test("evolve: narrow leaves trials outside the model but listed, widen brings them back, fixed freezes")
+def t_narrow_widen_freeze(c):
+    sid = gp_study(c, "evolve bounds")
+    # Warm every cache of this server first: histories, the kept GP.
+    next_choice(c, sid, "w0")
+    n_trials = len(trials_of(c, sid))
+    narrow = dict(X, high=0.5)
+    s = patch_space(c, sid, [narrow, OPT])
+    check(s["space_version"] == 2 and s["space"][0]["high"] == 0.5, "narrowed %r" % s["space"])
+    inside = sum(1 for x, _, _ in POINTS if x <= 0.5)
+    t, n_obs = next_choice(c, sid, "w1")
+    check(0.0 <= t["params"]["x"] <= 0.5, "x %r outside the narrowed range" % t["params"]["x"])
+    # The first suggestion (x anywhere in [0, 1]) is live: pending, in the
+    # model only if it fits, never an observation.
+    check(n_obs == inside, "model on %d observations, want %d inside" % (n_obs, inside))
+    check(len(trials_of(c, sid)) == n_trials + 1, "trials are no longer listed")
+    wide = dict(X, low=-1.0, high=2.0)
+    s = patch_space(c, sid, [wide, OPT])
+    check(s["space_version"] == 3, "space_version %r" % s.get("space_version"))
+    t, n_obs = next_choice(c, sid, "w2")
+    check(-1.0 <= t["params"]["x"] <= 2.0, "x %r" % t["params"]["x"])
+    check(n_obs == len(POINTS), "widened: model on %d, want %d" % (n_obs, len(POINTS)))
+    s = patch_space(c, sid, [wide, {"name": "opt", "type": "categorical", "fixed": "adam"}])
+    check(s["space_version"] == 4 and s["space"][1] == {
+        "name": "opt", "type": "categorical", "choices": ["adam"], "fixed": "adam"},
+        "frozen %r" % s["space"][1])
+    adam = sum(1 for _, o, _ in POINTS if o == "adam")
+    for k in range(3):
+        t, n_obs = next_choice(c, sid, "w3-%d" % k)
+        check(t["params"]["opt"] == "adam", "frozen opt %r" % t["params"]["opt"])
+        check(n_obs == adam, "frozen: model on %d, want %d" % (n_obs, adam))
+    # The stored form of a frozen parameter is accepted back as it is,
+    # and unfreezing is a widening.
+    patch_space(c, sid, s["space"])
+    s = patch_space(c, sid, [wide, OPT])
+    check(s["space_version"] == 5 and s["space"][1] == OPT, "unfrozen %r" % s["space"][1])
+
+
+def bad_cases():
+    lr = {"name": "lr", "type": "float", "low": 0.001, "high": 0.1}
+    return [
+        ("removed", [X], 422, "space"),
+        ("type changed", [{"name": "x", "type": "int", "low": 0, "high": 1}, OPT], 422,
+         "space[0].type"),
+        ("no default", [X, OPT, lr], 422, "space[2].default"),
+        ("default outside", [X, OPT, dict(lr, default=0.5)], 422, "space[2].default"),
+        ("default not a choice", [X, OPT, {"name": "b", "type": "categorical",
+                                           "choices": ["p"], "default": "q"}], 422,
+         "space[2].default"),
+        ("added_in given", [X, OPT, dict(lr, default=0.01, added_in=7)], 422,
+         "space[2].added_in"),
+        ("default changed", [dict(X, default=0.3), OPT], 422, "space[0].default"),
+        ("low >= high", [dict(X, low=2.0), OPT], 422, "space[0].low"),
+        ("fixed with low", [dict(X, fixed=0.5), OPT], 422, "space[0].low"),
+        ("fixed not a value", [X, {"name": "opt", "type": "categorical", "fixed": ["a"]}],
+         400, "space[1].fixed"),
+        ("fixed and other choices", [X, dict(OPT, fixed="adam")], 422, "space[1].choices"),
+        ("default with condition", [X, OPT, dict(lr, default=0.01, condition={
+            "param": "opt", "in": ["sgd"]})], 422, "space[2].default"),
+        ("duplicate", [X, OPT, X], 422, "space[2].name"),
+        ("not an array", {"x": 1}, 400, "space"),
+        ("unknown key", [dict(X, step=2), OPT], 400, "space[0].step"),
+    ]
+
+
+@test("evolve: a bad space change answers 4xx naming the field and changes nothing")
+def t_bad(c):
+    sid = gp_study(c, "evolve bad")
+    study, trials = get_study(c, sid), trials_of(c, sid)
+    snap = db_snapshot(c.dburl)
+    for what, space, status, field in bad_cases():
+        r = call(c.port, "PATCH", "/v1/studies/%d" % sid, {"space": space})
+        expect_error(r, status, "invalid_argument", field)
+        # With a state beside it: neither is written.
+        r = call(c.port, "PATCH", "/v1/studies/%d" % sid, {"space": space, "state": "paused"})
+        expect_error(r, status, "invalid_argument", field)
+        check(db_snapshot(c.dburl) == snap, "%s: the database changed" % what)
+    check(get_study(c, sid) == study and trials_of(c, sid) == trials, "the study changed")
+    # A study with candidates has a fixed space: 409, nothing written.
+    fin = create(c, {"name": uname("evolve fixed"), "space": [X],
+                     "candidates": [{"x": 0.1}, {"x": 0.2}], "objectives": BLEU})["id"]
+    snap = db_snapshot(c.dburl)
+    expect_error(call(c.port, "PATCH", "/v1/studies/%d" % fin, {"space": [dict(X, high=2.0)]}),
+                 409, "conflict", "space")
+    check(db_snapshot(c.dburl) == snap, "candidates: the database changed")
+    # A new parameter needs no default while the study has no trials.
+    empty = gp_study(c, "evolve empty", trials=[])
+    s = patch_space(c, empty, [X, OPT, {"name": "k", "type": "int", "low": 1, "high": 4}])
+    check(s["space"][2] == {"name": "k", "type": "int", "low": 1, "high": 4, "log": False,
+                            "added_in": 2}, "entry %r" % s["space"][2])
