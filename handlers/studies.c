@@ -14,6 +14,7 @@
 #include "common/name.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
+#include "study/copy.h"
 #include "study/def.h"
 #include "study/studies.h"
 #include "study/warmstart.h"
@@ -269,6 +270,32 @@ handle_study_patch(struct req *rq)
 out:
     free(meta);
     return st;
+}
+
+/*
+ * handle_study_copy - POST /v1/studies/{id}/copy: {"name": ..., "lab":
+ * ...} (lab: the source's when omitted; a lab the caller may write) ->
+ * 201 with the new study (study/copy.h).
+ */
+enum hpod_status
+handle_study_copy(struct req *rq)
+{
+    static const char *const keys[] = {"name", "lab", NULL};
+    const char *name = NULL, *lab = NULL;
+    long long id = 0;
+    enum hpod_status st;
+
+    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK ||
+        (st = hj_get_string(rq->body, "", "name", 1, &name, &rq->err)) !=
+            HPOD_OK ||
+        (st = hj_get_string(rq->body, "", "lab", 0, &lab, &rq->err)) != HPOD_OK)
+        return st;
+    if (lab && (st = lab_check(rq, lab, HPOD_EUNPROC, &rq->err)) != HPOD_OK)
+        return st;
+    if ((st = study_copy(rq->db, rq->ctx->bench, &rq->who, rq->id, name, lab,
+                         &id, &rq->err)) != HPOD_OK)
+        return st;
+    return reply_study(rq, id, 201);
 }
 
 /* handle_study_delete - DELETE /v1/studies/{id}: 204, trials go too. */

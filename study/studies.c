@@ -171,6 +171,22 @@ out:
     return st;
 }
 
+/* A copy's trials (in->copy_rows) as added trials of study id. */
+static enum hpod_status
+create_copied_trials(struct db *db, const struct study_create_in *in,
+                     long long id, struct hpod_err *err)
+{
+    enum hpod_status st = HPOD_OK;
+    for (size_t i = 0; i < in->n_copy_rows && st == HPOD_OK; i++) {
+        const struct trial *t = &in->copy_rows[i];
+        struct trial out = {0};
+        st = trial_store_insert_user(db, id, (int)i, t->params, t->candidate,
+                                     t->metadata, &t->values, &out, err);
+        trial_cleanup(&out);
+    }
+    return st;
+}
+
 /* The audit event of a new study (in its transaction). */
 static enum hpod_status
 create_audit(struct db *db, const struct study_def *d,
@@ -181,8 +197,14 @@ create_audit(struct db *db, const struct study_def *d,
     json_t *detail = json_pack("{s:s}", "name", d->name);
     if (d->benchmark)
         json_object_set_new(detail, "benchmark", json_string(d->benchmark));
+    if (in->copy_of) {
+        json_object_set_new(detail, "from", json_integer(in->copy_of));
+        json_object_set_new(detail, "trials",
+                            json_integer((json_int_t)in->n_copy_rows));
+    }
     snprintf(target, sizeof target, "study/%lld", id);
-    return audit_record(db, access_token_of(in->by), "study.create", in->lab,
+    return audit_record(db, access_token_of(in->by),
+                        in->copy_of ? "study.copy" : "study.create", in->lab,
                         id, target, detail, err);
 }
 
@@ -228,7 +250,8 @@ study_create(struct db *db, const struct study_def *d,
         (st = warm_store_put(db, *id, in->warm_prior, in->n_warm_prior, err)) !=
             HPOD_OK)
         goto fail;
-    if (*id != 0 && (st = create_audit(db, d, in, *id, err)) != HPOD_OK)
+    if (*id != 0 && ((st = create_copied_trials(db, in, *id, err)) != HPOD_OK ||
+                     (st = create_audit(db, d, in, *id, err)) != HPOD_OK))
         goto fail;
     if (*id == 0) {
         long long old = 0;

@@ -37,6 +37,12 @@ struct study_create_in {
     /* Who creates it: recorded as its created_by and in the audit log
      * (study/audit.h); NULL: nobody (an open server). */
     const struct principal *by;
+    /* A copy (study/copy.h): the source study's id (0: not a copy) and
+     * its trials, inserted as added trials numbered 0, 1, ... in the
+     * create's transaction, recorded as one study.copy event. */
+    long long copy_of;
+    const struct trial *copy_rows;
+    size_t n_copy_rows;
 };
 
 /*

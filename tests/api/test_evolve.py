@@ -172,3 +172,83 @@ def t_bad(c):
     s = patch_space(c, empty, [X, OPT, {"name": "k", "type": "int", "low": 1, "high": 4}])
     check(s["space"][2] == {"name": "k", "type": "int", "low": 1, "high": 4, "log": False,
                             "added_in": 2}, "entry %r" % s["space"][2])
+
+
+# -- copy --------------------------------------------------------------------
+
+DEF_KEYS = ("space", "objectives", "constraints", "algorithm", "budget", "benchmark",
+            "lease_seconds", "reference", "n_candidates", "space_version", "define_by_run",
+            "warm_start")
+
+
+@test("evolve: copy takes the definition and every completed trial (params, values, metadata) as added trials; one study.copy event")
+def t_copy(c):
+    sid = gp_study(c, "copy src")
+    # A suggested trial that reported steps, a failed one, an excluded one
+    # and one with metadata beside the added ones.
+    t = suggest(c, sid, "w")["trials"][0]
+    expect(call(c.port, "POST", "/v1/trials/%d/report" % t["id"],
+                {"values": {"bleu": 0.5}, "step": 1}), 200)
+    expect(call(c.port, "POST", "/v1/trials/%d/report" % t["id"], {"values": {"bleu": 0.7}}), 200)
+    f = suggest(c, sid, "w2")["trials"][0]
+    expect(call(c.port, "POST", "/v1/trials/%d/fail" % f["id"], {"reason": "oom"}), 200)
+    src = trials_of(c, sid)
+    ex = [x for x in src if x["state"] == "completed"][1]
+    expect(call(c.port, "POST", "/v1/trials/%d/exclude" % ex["id"], {"reason": "leak"}), 200)
+    meta = [x for x in src if x["state"] == "completed"][2]
+    expect(call(c.port, "PATCH", "/v1/trials/%d" % meta["id"], {"metadata": {"run": "r7"}}), 200)
+    src = trials_of(c, sid)
+    want = [x for x in src if x["state"] == "completed" and not x.get("excluded")]
+    name = uname("copy dst")
+    new = expect(call(c.port, "POST", "/v1/studies/%d/copy" % sid, {"name": name}), 201)
+    old = get_study(c, sid)
+    check(new["name"] == name and new["lab"] == old["lab"] and new["id"] != sid,
+          "copy %r" % short(new))
+    for k in DEF_KEYS:
+        check(new.get(k) == old.get(k), "%s: %r, source %r" % (k, new.get(k), old.get(k)))
+    got = trials_of(c, new["id"])
+    check(len(got) == len(want) == len(POINTS), "copied %d trials, want %d" % (len(got), len(want)))
+    for k, (a, b) in enumerate(zip(got, want)):
+        check(a["number"] == k and a["state"] == "completed" and a["origin"] == "added",
+              "copied trial %r" % short(a))
+        for key in ("params", "values", "metadata"):
+            check(a[key] == b[key], "trial %d %s %r, source %r" % (k, key, a[key], b[key]))
+    check(new["trial_counts"]["completed"] == len(want), "counts %r" % new["trial_counts"])
+    e = audit_last(c, new["id"])
+    check(e["action"] == "study.copy" and e["target"] == "study/%d" % new["id"] and
+          e["detail"] == {"name": name, "from": sid, "trials": len(want)}, "audit %r" % short(e))
+    # The copy's model has the copied trials.
+    t, n_obs = next_choice(c, new["id"], "w")
+    check(n_obs == len(want), "the copy's model on %d observations, want %d" % (n_obs, len(want)))
+    # A taken name: 409, nothing written; the source's other lab fields.
+    snap = db_snapshot(c.dburl)
+    expect_error(call(c.port, "POST", "/v1/studies/%d/copy" % sid, {"name": name}), 409,
+                 "conflict", "name")
+    expect_error(call(c.port, "POST", "/v1/studies/%d/copy" % sid, {}), 400,
+                 "invalid_argument", "name")
+    expect_error(call(c.port, "POST", "/v1/studies/%d/copy" % sid, {"name": "x", "n": 1}), 400,
+                 "invalid_argument", "n")
+    expect_error(call(c.port, "POST", "/v1/studies/%d/copy" % sid, {"name": ""}), 422,
+                 "invalid_argument", "name")
+    expect_error(call(c.port, "POST", "/v1/studies/999999/copy", {"name": "x"}), 404, "not_found")
+    check(db_snapshot(c.dburl) == snap, "a refused copy changed the database")
+
+
+@test("evolve: a finite study's copy has its candidates, and the copied trials hold theirs")
+def t_copy_finite(c):
+    cands = [{"x": x / 10} for x in range(10)]
+    sid = create(c, {"name": uname("copy fin"), "space": [X], "candidates": cands,
+                     "objectives": BLEU, "algorithm": {"name": "gp", "seed": 2, "init": 2}})["id"]
+    for x in (0.2, 0.5, 0.7):
+        expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                    {"params": {"x": x}, "values": {"bleu": x}}), 201)
+    new = expect(call(c.port, "POST", "/v1/studies/%d/copy" % sid, {"name": uname("copy fin")}),
+                 201)
+    check(new["n_candidates"] == 10, "n_candidates %r" % new["n_candidates"])
+    expect_error(call(c.port, "POST", "/v1/studies/%d/trials" % new["id"],
+                      {"params": {"x": 0.5}, "values": {"bleu": 1.0}}), 409, "conflict")
+    seen = {t["params"]["x"] for t in trials_of(c, new["id"])}
+    for k in range(7):
+        x = suggest(c, new["id"], "w%d" % k)["trials"][0]["params"]["x"]
+        check(x not in seen, "candidate %r handed out twice" % x)
+        seen.add(x)
