@@ -4,6 +4,7 @@
  * HTTP mapping only: parse the request, call study/studies.h, answer with
  * the representation of handlers/represent.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "handlers/represent.h"
 #include "study/copy.h"
 #include "study/def.h"
+#include "study/related.h"
 #include "study/studies.h"
 #include "study/warmstart.h"
 
@@ -153,7 +155,9 @@ handle_study_create(struct req *rq)
             HPOD_OK)
         goto out;
     in.seed_given = seed_given(expanded ? expanded : body);
-    if ((st = study_warm_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
+    if ((st = study_warm_auto(rq->db, &rq->who, in.lab, &d, &rq->err)) !=
+            HPOD_OK ||
+        (st = study_warm_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
                                &in.n_warm_prior, &rq->err)) != HPOD_OK)
         goto out;
     in.warm_prior = prior;
@@ -296,6 +300,52 @@ handle_study_copy(struct req *rq)
                          &id, &rq->err)) != HPOD_OK)
         return st;
     return reply_study(rq, id, 201);
+}
+
+/* One related study as the API answers it. */
+static json_t *
+related_to_json(const struct related_study *r)
+{
+    json_t *names = json_array();
+    for (size_t j = 0; j < r->n_shared; j++)
+        json_array_append_new(names, json_string(r->shared[j]));
+    return json_pack(
+        "{s:I, s:s, s:s, s:o, s:f, s:I, s:o}", "id", (json_int_t)r->id, "name",
+        r->name, "objective", r->objective, "shared_params", names, "overlap",
+        r->overlap, "n_shared", (json_int_t)r->n_configs, "spearman",
+        isnan(r->rho) ? json_null() : json_real(r->rho));
+}
+
+/*
+ * handle_study_related - GET /v1/studies/{id}/related: {"study": id,
+ * "related": [...]}, the study's lab's related studies, ranked
+ * (study/related.h).
+ */
+enum hpod_status
+handle_study_related(struct req *rq)
+{
+    struct study s = {0};
+    struct study_def d = {0};
+    struct related_list l = {0};
+    json_t *arr = NULL;
+    enum hpod_status st;
+
+    if ((st = study_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK ||
+        (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
+        (st = study_related(rq->db, s.lab, &d, rq->id, &l, &rq->err)) !=
+            HPOD_OK)
+        goto out;
+    arr = json_array();
+    for (size_t i = 0; i < l.n; i++)
+        json_array_append_new(arr, related_to_json(&l.v[i]));
+    st = reply_json(
+        rq, 200,
+        json_pack("{s:I, s:o}", "study", (json_int_t)rq->id, "related", arr));
+out:
+    related_list_clear(&l);
+    study_def_cleanup(&d);
+    study_cleanup(&s);
+    return st;
 }
 
 /* handle_study_delete - DELETE /v1/studies/{id}: 204, trials go too. */

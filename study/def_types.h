@@ -65,6 +65,9 @@ struct study_def {
      * (borrowed, NULL: none); at most one is set. */
     long long warm_study;
     const char *warm_benchmark;
+    /* {"auto": true}: the study is chosen among the related ones
+     * (study_warm_auto); warm_study is the one chosen, 0: none. */
+    int warm_auto;
 };
 
 #endif

@@ -252,3 +252,128 @@ def t_copy_finite(c):
         x = suggest(c, new["id"], "w%d" % k)["trials"][0]["params"]["x"]
         check(x not in seen, "candidate %r handed out twice" % x)
         seen.add(x)
+
+
+# -- related studies and warm_start auto -------------------------------------
+
+A = {"name": "a", "type": "float", "low": 0.0, "high": 1.0}
+B = {"name": "b", "type": "int", "low": 1, "high": 5}
+O2 = {"name": "o", "type": "categorical", "choices": ["adam", "sgd"]}
+CONFIGS = [(0.1, 1, "adam"), (0.2, 2, "sgd"), (0.3, 3, "adam"), (0.4, 4, "sgd"),
+           (0.5, 5, "adam"), (0.6, 1, "sgd")]
+TARGET_Y = [3.0, 1.0, 4.0, 1.5, 5.0, 9.0]
+
+
+def spearman(x, y):
+    """Spearman's rho by its definition: Pearson of average ranks."""
+    def ranks(v):
+        return [sum(w < u for w in v) + (sum(w == u for w in v) + 1) / 2 for u in v]
+    rx, ry = ranks(x), ranks(y)
+    n = len(x)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5
+
+
+def lab_study(c, lab, name, space, trials, objectives=BLEU, **kw):
+    """A study of lab with added trials [(params, values)]."""
+    body = dict({"name": uname(name), "lab": lab, "space": space, "objectives": objectives,
+                 "algorithm": {"name": "random", "seed": 1}}, **kw)
+    sid = create(c, body)["id"]
+    for params, values in trials:
+        expect(call(c.port, "POST", "/v1/studies/%d/trials" % sid,
+                    {"params": params, "values": values}), 201)
+    return sid
+
+
+def abo(cfg, keys=("a", "b", "o")):
+    return dict(zip(keys, cfg))
+
+
+@test("evolve: related ranks the lab's studies by Spearman on shared configurations, then by parameter overlap")
+def t_related(c):
+    lab = "rel%d" % c.port
+    target = lab_study(c, lab, "rel target", [A, B, O2],
+                       [(abo(k), {"bleu": y}) for k, y in zip(CONFIGS, TARGET_Y)])
+    # Agrees (choices in another order, a repeat whose first trial counts,
+    # a configuration of its own): 5 shared configurations.
+    agree_y = [y * 2 for y in TARGET_Y]
+    agree = lab_study(c, lab, "rel agree", [A, B, dict(O2, choices=["sgd", "adam"])],
+                      [(abo(k), {"bleu": y}) for k, y in zip(CONFIGS[:5], agree_y)] +
+                      [(abo(CONFIGS[0]), {"bleu": -50.0}), (abo((0.9, 2, "sgd")), {"bleu": 0.0})])
+    # Two of three parameters, values that partly disagree; its own z.
+    Z = {"name": "z", "type": "float", "low": 0.0, "high": 1.0}
+    part_y = [5.0, 4.0, 1.0, 2.0, 3.0, 0.0]
+    part = lab_study(c, lab, "rel part", [A, B, Z],
+                     [({"a": k[0], "b": k[1], "z": 0.5}, {"bleu": y}) for k, y in zip(CONFIGS, part_y)])
+    # Same space, no shared configuration; two of three without trials.
+    apart = lab_study(c, lab, "rel apart", [A, B, O2], [(abo((0.95, 5, "adam")), {"bleu": 1.0})])
+    few = lab_study(c, lab, "rel few", [A, B, Z], [])
+    # Not related: one parameter in three, another objective, another lab.
+    lab_study(c, lab, "rel one", [A, {"name": "q", "type": "int", "low": 0, "high": 3}], [])
+    lab_study(c, lab, "rel loss", [A, B, O2], [], objectives=[{"name": "loss", "goal": "minimize"}])
+    lab_study(c, lab + "x", "rel other lab", [A, B, O2],
+              [(abo(k), {"bleu": y}) for k, y in zip(CONFIGS, TARGET_Y)])
+    got = expect(call(c.port, "GET", "/v1/studies/%d/related" % target), 200)
+    check(got["study"] == target, "study %r" % got["study"])
+    ids = [r["id"] for r in got["related"]]
+    rho_part = spearman(TARGET_Y, part_y)
+    check(rho_part < 1, "the test's data: rho %r" % rho_part)
+    check(ids == [agree, part, apart, few], "order %r, want %r" % (ids, [agree, part, apart, few]))
+    r = {x["id"]: x for x in got["related"]}
+    check(r[agree]["n_shared"] == 5 and abs(r[agree]["spearman"] - 1.0) < 1e-12 and
+          r[agree]["overlap"] == 1 and r[agree]["shared_params"] == ["a", "b", "o"] and
+          r[agree]["objective"] == "bleu", "agree %r" % r[agree])
+    check(r[part]["n_shared"] == 6 and abs(r[part]["spearman"] - rho_part) < 1e-12 and
+          r[part]["shared_params"] == ["a", "b"] and abs(r[part]["overlap"] - 2 / 3) < 1e-12,
+          "part %r, want rho %r" % (r[part], rho_part))
+    check(r[apart]["n_shared"] == 0 and r[apart]["spearman"] is None, "apart %r" % r[apart])
+    check(r[few]["spearman"] is None and abs(r[few]["overlap"] - 2 / 3) < 1e-12, "few %r" % r[few])
+    # An excluded trial leaves the comparison.
+    t0 = [t for t in trials_of(c, agree) if t["number"] == 0][0]
+    expect(call(c.port, "POST", "/v1/trials/%d/exclude" % t0["id"], {"reason": "x"}), 200)
+    r2 = {x["id"]: x for x in expect(call(c.port, "GET", "/v1/studies/%d/related" % target),
+                                     200)["related"]}
+    # Its repeat (number 5, -50) now stands for configuration 0.
+    want = spearman(TARGET_Y[:5], [-50.0] + agree_y[1:5])
+    check(r2[agree]["n_shared"] == 5 and abs(r2[agree]["spearman"] - want) < 1e-12,
+          "after exclusion %r, want %r" % (r2[agree], want))
+
+
+@test("evolve: warm_start auto starts from the best related study, or cold with a reason")
+def t_warm_auto(c):
+    lab = "warm%d" % c.port
+    cands = [abo(k) for k in CONFIGS]
+    body = {"space": [A, B, O2], "candidates": cands, "objectives": BLEU, "lab": lab,
+            "algorithm": {"name": "gp", "seed": 3, "init": 2}, "warm_start": {"auto": True}}
+    cold = create(c, dict(body, name=uname("warm cold")))
+    ws = cold["warm_start"]
+    check(set(ws) == {"auto", "reason"} and ws["auto"] is True and "starts cold" in ws["reason"],
+          "cold warm_start %r" % ws)
+    # Sources: one of a third of the parameters (not related), one related
+    # whose best configuration is CONFIGS[4].
+    lab_study(c, lab, "warm one", [A], [({"a": 0.1}, {"bleu": 100.0})])
+    src_y = [1.0, 2.0, 0.5, 3.0, 10.0, 0.1]
+    src = lab_study(c, lab, "warm src", [A, B, O2],
+                    [(abo(k), {"bleu": y}) for k, y in zip(CONFIGS, src_y)])
+    warm = create(c, dict(body, name=uname("warm auto")))
+    ws = warm["warm_start"]
+    check(ws.get("study") == src and ws["auto"] is True and "study %d" % src in ws["reason"],
+          "warm_start %r" % ws)
+    # The initial design starts at the candidate the source ranks best.
+    t = suggest(c, warm["id"], "w")["trials"][0]
+    check(t["params"] == cands[4], "first suggestion %r, want %r" % (t["params"], cands[4]))
+    # The definition read back and sent again keeps its choice.
+    again = create(c, dict(body, name=uname("warm again"), warm_start=ws))
+    check(again["warm_start"] == ws, "resent %r" % again["warm_start"])
+    for bad, field in (({"auto": False}, "warm_start.auto"),
+                       ({"auto": True, "benchmark": "nmthpo/ru-en"}, "warm_start.benchmark"),
+                       ({"study": src, "reason": "x"}, "warm_start.reason")):
+        expect_error(call(c.port, "POST", "/v1/studies", dict(body, name=uname("warm bad"),
+                                                             warm_start=bad)),
+                     400, "invalid_argument", field)
+    expect_error(call(c.port, "POST", "/v1/studies", dict(
+        body, name=uname("warm rnd"), algorithm={"name": "random"})), 422, "invalid_argument",
+        "warm_start")
