@@ -6,115 +6,90 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/mem.h"
 #include "core/rankcorr.h"
 
-/* Rows x (n × k) compared lexicographically; NaN sorts after numbers. */
+/* A row to sort: its values (k) and its index, the tie-break. */
+struct row_key {
+    const double *v;
+    size_t k, i;
+};
+
+/* Rows compared lexicographically, NaN after numbers, then by index: the
+ * first of equal rows sorts first. */
 static int
-row_cmp(const double *x, size_t i, size_t j, size_t k)
+key_cmp(const void *pa, const void *pb)
 {
-    for (size_t c = 0; c < k; c++) {
-        double p = x[i * k + c], q = x[j * k + c];
+    const struct row_key *a = pa, *b = pb;
+    for (size_t c = 0; c < a->k; c++) {
+        double p = a->v[c], q = b->v[c];
         int pn = isnan(p), qn = isnan(q);
         if (pn != qn)
             return pn - qn;
         if (!pn && p != q)
             return p < q ? -1 : 1;
     }
-    return 0;
+    return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Stable merge sort of idx[0..n) by row_cmp (tmp: n scratch). */
-static void
-sort_rows(const double *x, size_t k, size_t *idx, size_t *tmp, size_t n)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    sort_rows(x, k, idx, tmp, h);
-    sort_rows(x, k, idx + h, tmp, n - h);
-    size_t i = 0, j = h, o = 0;
-    while (i < h && j < n)
-        tmp[o++] = row_cmp(x, idx[j], idx[i], k) < 0 ? idx[j++] : idx[i++];
-    while (i < h)
-        tmp[o++] = idx[i++];
-    while (j < n)
-        tmp[o++] = idx[j++];
-    memcpy(idx, tmp, n * sizeof *idx);
-}
-
-/* 1 when row has a NaN (it equals no row). */
+/* 1 when the rows of keys a and b are equal and hold no NaN. */
 static int
-has_nan(const double *x, size_t i, size_t k)
+same(const struct row_key *a, const struct row_key *b)
 {
-    for (size_t c = 0; c < k; c++)
-        if (isnan(x[i * k + c]))
-            return 1;
-    return 0;
+    for (size_t c = 0; c < a->k; c++)
+        if (!(a->v[c] == b->v[c]))
+            return 0;
+    return 1;
 }
 
-/* The two rows equal? (rows of two arrays) */
-static int
-cross_cmp(const double *a, size_t i, const double *b, size_t j, size_t k)
+/* x's rows (n × k) sorted, without the repeats of a row (the first of
+ * equal rows stays) and without rows holding a NaN: *m of them. */
+static struct row_key *
+sorted(const double *x, size_t n, size_t k, size_t *m)
 {
-    for (size_t c = 0; c < k; c++) {
-        double p = a[i * k + c], q = b[j * k + c];
-        if (p != q)
-            return p < q ? -1 : 1;
-    }
-    return 0;
-}
-
-/* Sorted indices of x's rows, stable: the first of equal rows first. */
-static size_t *
-sorted(const double *x, size_t n, size_t k)
-{
-    size_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
-    size_t *tmp = xmalloc((n ? n : 1) * sizeof *tmp);
+    struct row_key *r = xmalloc((n ? n : 1) * sizeof *r);
+    size_t o = 0;
     for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    sort_rows(x, k, idx, tmp, n);
-    free(tmp);
-    return idx;
+        r[i] = (struct row_key){x + i * k, k, i};
+    qsort(r, n, sizeof *r, key_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (same(&r[i], &r[i]) /* no NaN */ &&
+            (o == 0 || !same(&r[o - 1], &r[i])))
+            r[o++] = r[i];
+    *m = o;
+    return r;
 }
 
 double
 related_spearman(const double *a, const double *ya, size_t na, const double *b,
                  const double *yb, size_t nb, size_t k, size_t *n_shared)
 {
-    size_t *ia = sorted(a, na, k), *ib = sorted(b, nb, k);
-    size_t cap = na < nb ? na : nb, m = 0, i = 0, j = 0;
+    size_t ma = 0, mb = 0, m = 0, i = 0, j = 0;
+    struct row_key *ra = sorted(a, na, k, &ma), *rb = sorted(b, nb, k, &mb);
+    size_t cap = ma < mb ? ma : mb;
     double *xa = xmalloc((cap ? cap : 1) * sizeof *xa);
     double *xb = xmalloc((cap ? cap : 1) * sizeof *xb);
 
-    while (i < na && j < nb) {
-        if (has_nan(a, ia[i], k)) {
-            i++;
-            continue;
-        }
-        int c = cross_cmp(a, ia[i], b, ib[j], k);
+    /* Both sorted by value: a merge finds the shared rows. */
+    while (i < ma && j < mb) {
+        struct row_key p = ra[i], q = rb[j];
+        p.i = q.i = 0; /* compare the values alone */
+        int c = key_cmp(&p, &q);
         if (c < 0) {
             i++;
         } else if (c > 0) {
             j++;
         } else {
-            xa[m] = ya[ia[i]];
-            xb[m++] = yb[ib[j]];
-            /* The first row of each run: skip the repeats on both sides. */
-            size_t i0 = ia[i], j0 = ib[j];
-            while (i < na && row_cmp(a, ia[i], i0, k) == 0)
-                i++;
-            while (j < nb && row_cmp(b, ib[j], j0, k) == 0)
-                j++;
+            xa[m] = ya[ra[i++].i];
+            xb[m++] = yb[rb[j++].i];
         }
     }
     double rho = m >= 2 ? rank_spearman(xa, xb, m) : NAN;
     if (n_shared)
         *n_shared = m;
-    free(ia);
-    free(ib);
+    free(ra);
+    free(rb);
     free(xa);
     free(xb);
     return rho;
