@@ -120,6 +120,26 @@ def t_narrow_widen_freeze(c):
     check(s["space_version"] == 5 and s["space"][1] == OPT, "unfrozen %r" % s["space"][1])
 
 
+@test("evolve: a space changed through one server is what another server's next suggest uses, its caches warm")
+def t_two_servers(c):
+    b = c.server()
+    sid = gp_study(c, "evolve two")
+    # Server b holds the study's definition, history and kept GP.
+    t = suggest(c, sid, "b0", port=b.port)["trials"][0]
+    check(set(t["params"]) == {"x", "opt"}, "params %r" % t["params"])
+    lr = {"name": "lr", "type": "int", "low": 1, "high": 3, "default": 2}
+    patch_space(c, sid, [dict(X, high=0.5), OPT, lr])
+    inside = sum(1 for x, _, _ in POINTS if x <= 0.5)
+    for k in range(3):
+        t = suggest(c, sid, "b%d" % (k + 1), port=b.port)["trials"][0]
+        check(set(t["params"]) == {"x", "opt", "lr"} and t["params"]["x"] <= 0.5,
+              "server b suggested %r" % t["params"])
+        ex = expect(call(b.port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+        d = [x for x in ex["decisions"] if x["kind"] == "suggest"][0]
+        check(d["n_observations"] == inside, "server b's model on %d observations, want %d"
+              % (d["n_observations"], inside))
+
+
 def bad_cases():
     lr = {"name": "lr", "type": "float", "low": 0.001, "high": 0.1}
     return [
