@@ -20,6 +20,7 @@
 struct gp {
     size_t max_n, dim;
     enum kernel_kind kind;
+    unsigned char *kinds; /* dim feature kinds (core/space.h), or NULL */
     struct gp_fit_options opt;
 
     /* Hyperparameters, standardized units. */
@@ -140,7 +141,29 @@ gp_free(struct gp *gp)
     free(gp->beta);
     free(gp->xq);
     free(gp->vq);
+    free(gp->kinds);
     free(gp);
+}
+
+enum hpod_status
+gp_set_kinds(struct gp *gp, const unsigned char *kinds)
+{
+    if (!gp)
+        return HPOD_EINVAL;
+    if (kinds ? gp->kinds && memcmp(kinds, gp->kinds, gp->dim) == 0
+              : !gp->kinds)
+        return HPOD_OK;
+    free(gp->kinds);
+    gp->kinds = NULL;
+    if (kinds) {
+        gp->kinds = xmalloc(gp->dim);
+        memcpy(gp->kinds, kinds, gp->dim);
+    }
+    /* Another kernel: the conditioning and the queries' V are gone. */
+    gp->n = 0;
+    gp->vq_rows = 0;
+    gp->lml = NAN;
+    return HPOD_OK;
 }
 
 enum hpod_status
@@ -172,8 +195,8 @@ gp_lml_work_size(size_t n, size_t dim)
 
 enum hpod_status
 gp_lml(const double *x, const double *ystd, size_t n, size_t dim,
-       enum kernel_kind kind, const double *log_params, double *lml,
-       double *grad, double *work)
+       const unsigned char *kinds, enum kernel_kind kind,
+       const double *log_params, double *lml, double *grad, double *work)
 {
     enum hpod_status st;
     double *l, *s, *kf, *alpha, *ls;
@@ -198,7 +221,7 @@ gp_lml(const double *x, const double *ystd, size_t n, size_t dim,
     sn2 = exp(log_params[dim + 1]);
 
     /* K_y = K + σ_n² I, then L Lᵀ = K_y (R&W algorithm 2.1, line 2). */
-    kernel_matrix(kind, x, n, dim, ls, sf2, l);
+    kernel_matrix(kind, x, n, dim, kinds, ls, sf2, l);
     /* The gradient reuses K's entries (no second pass of exps). */
     if (grad)
         memcpy(kf, l, n * n * sizeof(double));
@@ -233,7 +256,7 @@ gp_lml(const double *x, const double *ystd, size_t n, size_t dim,
             s[i * n + j] = alpha[i] * alpha[j] - s[i * n + j];
         trw += s[i * n + i];
     }
-    kernel_grad_contract(kind, x, n, dim, ls, sf2, kf, s, grad);
+    kernel_grad_contract(kind, x, n, dim, kinds, ls, sf2, kf, s, grad);
     for (size_t j = 0; j <= dim; j++)
         grad[j] *= 0.5;
     grad[dim + 1] = 0.5 * sn2 * trw;
@@ -392,8 +415,8 @@ objective(unsigned p, const double *theta, double *grad, void *data)
     double lml;
 
     gp->stats.n_grad_evals++;
-    if (gp_lml(gp->x, gp->y, c->n, gp->dim, gp->kind, theta, &lml, grad,
-               gp->work) != HPOD_OK) {
+    if (gp_lml(gp->x, gp->y, c->n, gp->dim, gp->kinds, gp->kind, theta, &lml,
+               grad, gp->work) != HPOD_OK) {
         /* Not factorizable here: end this run, keep the best so far. */
         if (grad)
             memset(grad, 0, p * sizeof(double));
@@ -496,7 +519,7 @@ condition_std(struct gp *gp)
     size_t n = gp->n;
     double *l = gp->work, jit = 0.0;
 
-    kernel_matrix(gp->kind, gp->x, n, gp->dim, gp->ls, gp->sf2, l);
+    kernel_matrix(gp->kind, gp->x, n, gp->dim, gp->kinds, gp->ls, gp->sf2, l);
     for (size_t i = 0; i < n; i++)
         l[i * n + i] += gp->sn2;
     if ((st = linalg_cholesky(l, n, gp->work + n * n, &jit)) != HPOD_OK) {
@@ -535,7 +558,7 @@ extend_factor(struct gp *gp, size_t p, size_t old_n, size_t n)
     gp->n = n;
     if (k > 0) {
         kernel_cross(gp->kind, gp->x + p * gp->dim, k, gp->x, n, gp->dim,
-                     gp->ls, gp->sf2, l + p * n);
+                     gp->kinds, gp->ls, gp->sf2, l + p * n);
         for (size_t i = p; i < n; i++)
             l[i * n + i] += gp->sn2;
         if ((st = linalg_chol_append(l, p, k, n)) != HPOD_OK)
@@ -660,8 +683,8 @@ gp_fit(struct gp *gp, const double *x, const double *y, size_t n,
         for (size_t k = 0; k < ns; k++) {
             double v;
             gp->stats.n_value_evals++;
-            if (gp_lml(gp->x, gp->y, n, gp->dim, gp->kind, starts + k * p, &v,
-                       NULL, gp->work) != HPOD_OK)
+            if (gp_lml(gp->x, gp->y, n, gp->dim, gp->kinds, gp->kind,
+                       starts + k * p, &v, NULL, gp->work) != HPOD_OK)
                 v = -HUGE_VAL;
             else
                 add_ls_prior(gp, starts + k * p, &v, NULL);
@@ -805,7 +828,7 @@ gp_predict_queries(struct gp *gp, double *mean, double *var)
         /* K*'s new rows, then V's: one dgemm and one dtrsm for the block
          * of all m queries (R&W algorithm 2.1, line 5, by rows). */
         kernel_cross(gp->kind, gp->x + p * gp->dim, n - p, gp->xq, m, gp->dim,
-                     gp->ls, gp->sf2, v + p * m);
+                     gp->kinds, gp->ls, gp->sf2, v + p * m);
         linalg_trsm_lower_tail(gp->l, n, p, v, m);
         gp->vq_rows = n;
     }
@@ -855,8 +878,8 @@ gp_predict(struct gp *gp, const double *xq, size_t m, double *mean, double *var)
         size_t mb = m - b < GP_PREDICT_BLOCK ? m - b : GP_PREDICT_BLOCK;
         double *kq = gp->kq; /* n × mb: column j is k* of query b + j */
 
-        kernel_cross(gp->kind, gp->x, n, xq + b * dim, mb, dim, gp->ls, gp->sf2,
-                     kq);
+        kernel_cross(gp->kind, gp->x, n, xq + b * dim, mb, dim, gp->kinds,
+                     gp->ls, gp->sf2, kq);
         /* Mean k*ᵀα (R&W algorithm 2.1, line 4), for the whole block. */
         linalg_gemv(1, n, mb, 1.0, kq, gp->alpha, 0.0, mean + b);
         for (size_t j = 0; j < mb; j++)

@@ -155,7 +155,8 @@ mobo_acq_pick_trust(const struct mobo_ctx *x, const double *u,
     if (in->trust_shape == MOBO_TRUST_STEPS)
         trust_region_steps(in->space, in->cand_raw, k, skip, centre, nc, mask);
     else
-        trust_region_nearest(u, k, x->dim, skip, centre, nc, in->trust_k, mask);
+        trust_region_nearest(u, k, x->dim, in->space->kinds, skip, centre, nc,
+                             in->trust_k, mask);
     for (size_t i = 0; i < k; i++)
         sk2[i] = skip[i] || !mask[i];
     p = acq_argmax(score, k, sk2);

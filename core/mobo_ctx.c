@@ -137,6 +137,7 @@ fit_con_gp(const struct mobo_input *in, size_t c, struct gp **out)
             o.max_eval = 50;
             gp_set_fit_options(g, &o);
         }
+        (void)gp_set_kinds(g, in->space->kinds);
         child_rng(in, MOBO_TAG_CON + 2 * c + (uint64_t)a, &r);
         sa = gp_fit(g, x, y, n, &r);
         if (sa == HPOD_OK && (!gp || gp_log_marginal_likelihood(g) >

@@ -128,8 +128,12 @@ obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
     int kern = x->in->kernel;
 
     *owned = !s;
-    if (!s)
-        return gp_create(need, x->dim, (enum kernel_kind)kern);
+    if (!s) {
+        struct gp *g = gp_create(need, x->dim, (enum kernel_kind)kern);
+        if (g)
+            (void)gp_set_kinds(g, x->in->space->kinds);
+        return g;
+    }
     if (s->m != x->m) {
         for (size_t i = 0; i < s->m; i++)
             gp_free(s->obj[i].gp);
@@ -158,6 +162,8 @@ obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
         o->dim = x->dim;
         o->kernel = kern;
     }
+    if (o->gp)
+        (void)gp_set_kinds(o->gp, x->in->space->kinds); /* no-op when equal */
     return o->gp;
 }
 

@@ -259,6 +259,7 @@ mobo_graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     }
     graph_options_default(&o);
     o.kernel = (enum kernel_kind)in->kernel;
+    o.kinds = in->space->kinds;
     if ((st = finite && in->state
                   ? graph_cache_get(&in->state->graph, u, nn, dim, in->kernel,
                                     0, build_cached, &o, &g)

@@ -72,9 +72,7 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
         if (in->cand_used[i])
             continue;
         space_encode(sp, in->cand_raw + i * np, u);
-        double d = 0;
-        for (size_t k = 0; k < dim; k++)
-            d += (u[k] - ub[k]) * (u[k] - ub[k]);
+        double d = space_d2(sp->kinds, u, ub, dim);
         if (d < bd) {
             bd = d;
             pick = i;

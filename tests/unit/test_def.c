@@ -52,7 +52,7 @@ test_valid_and_normalized(void **state)
     assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
     json_decref(body);
     assert_int_equal(d.space.n_params, 4);
-    assert_int_equal(d.space.dim, 5);
+    assert_int_equal(d.space.dim, 4); /* one feature per parameter */
     assert_int_equal(d.algo.seed, 5);
     assert_int_equal(d.lease_seconds, 3600);
     assert_int_equal(d.budget, -1);

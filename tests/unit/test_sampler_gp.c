@@ -441,6 +441,55 @@ test_explain_continuous(void **state)
     space_clear(&cs);
 }
 
+/*
+ * A categorical space of many choices: one feature per parameter (the
+ * GP's hyperparameters are dim + 2 = 4, not 1,002: the kept model says
+ * so) and the choice is legal. What the overlap kernel predicts is
+ * tested in test_gp.c (test_categorical_kinds).
+ */
+static void
+test_categorical_space(void **state)
+{
+    (void)state;
+    enum { NO = 24 };
+    struct space cs;
+    double obs_raw[2 * NO], obs_y[NO], raw[2];
+    struct rng r;
+    size_t c;
+
+    space_init(&cs);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    space_add_categorical(&cs, 1000);
+    assert_int_equal(cs.dim, 2);
+    rng_seed(&r, 7);
+    for (int i = 0; i < NO; i++) {
+        space_sample(&cs, &r, obs_raw + 2 * i);
+        if (i % 3 == 0)
+            obs_raw[2 * i + 1] = 42; /* the good choice, seen 8 times */
+        obs_y[i] = (obs_raw[2 * i + 1] == 42 ? 1.0 : 0.0) -
+                   (obs_raw[2 * i] - 0.3) * (obs_raw[2 * i] - 0.3);
+    }
+    struct sampler_gp_model m = {0};
+    struct sampler_input in = {.space = &cs,
+                               .kind = SAMPLER_GP,
+                               .seed = 2,
+                               .seq = NO,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .acquisition = 0,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .n_obs = NO,
+                               .gp_model = &m};
+    assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+    assert_true(space_contains(&cs, 0, raw[0]) &&
+                space_contains(&cs, 1, raw[1]));
+    assert_int_equal(m.n_hyper, 4);
+    assert_true(m.valid && m.hyper[1] > 0 && isfinite(m.hyper[1]));
+    sampler_gp_model_clear(&m);
+    space_clear(&cs);
+}
+
 int
 main(void)
 {
@@ -451,6 +500,7 @@ main(void)
         cmocka_unit_test(test_gp_nei_reference),
         cmocka_unit_test(test_gp_trust_region_reference),
         cmocka_unit_test(test_explain_continuous),
+        cmocka_unit_test(test_categorical_space),
     };
     return cmocka_run_group_tests_name("sampler_gp", tests, setup, teardown);
 }
