@@ -14,6 +14,7 @@
 
 #include <nlopt.h>
 
+#include "core/compute_budget.h"
 #include "core/linalg.h"
 #include "common/mem.h"
 
@@ -96,6 +97,7 @@ gp_fit_options_default(struct gp_fit_options *o)
     o->max_eval = 0;
     o->ls_prior_median = 0.0;
     o->ls_prior_sd = 0.0;
+    o->budget = NULL;
 }
 
 struct gp *
@@ -428,7 +430,43 @@ objective(unsigned p, const double *theta, double *grad, void *data)
         c->best_lml = lml;
         memcpy(c->best_theta, theta, p * sizeof(double));
     }
+    /* The budget spent: end the run; the best point evaluated stands. */
+    if (compute_budget_spent(gp->opt.budget)) {
+        gp->stats.budget_cut = 1;
+        nlopt_force_stop(c->opt);
+    }
     return lml;
+}
+
+/*
+ * Scores the ns starts by the LML alone into vals (-HUGE_VAL where not
+ * factorizable), recording the best in c. With a budget that is spent
+ * after a start, the rest are not scored: returns how many were (>= 1).
+ */
+static size_t
+score_starts(struct gp *gp, struct fit_ctx *c, const double *starts, size_t ns,
+             double *vals)
+{
+    size_t p = c->p;
+    for (size_t k = 0; k < ns; k++) {
+        double v;
+        gp->stats.n_value_evals++;
+        if (gp_lml(gp->x, gp->y, c->n, gp->dim, gp->kinds, gp->kind,
+                   starts + k * p, &v, NULL, gp->work) != HPOD_OK)
+            v = -HUGE_VAL;
+        else
+            add_ls_prior(gp, starts + k * p, &v, NULL);
+        vals[k] = v;
+        if (v > c->best_lml) {
+            c->best_lml = v;
+            memcpy(c->best_theta, starts + k * p, p * sizeof(double));
+        }
+        if (k + 1 < ns && compute_budget_spent(gp->opt.budget)) {
+            gp->stats.budget_cut = 1;
+            return k + 1;
+        }
+    }
+    return ns;
 }
 
 static void
@@ -680,22 +718,10 @@ gp_fit(struct gp *gp, const double *x, const double *y, size_t n,
         c.p = p;
         c.best_lml = -HUGE_VAL;
         c.best_theta = best;
-        for (size_t k = 0; k < ns; k++) {
-            double v;
-            gp->stats.n_value_evals++;
-            if (gp_lml(gp->x, gp->y, n, gp->dim, gp->kinds, gp->kind,
-                       starts + k * p, &v, NULL, gp->work) != HPOD_OK)
-                v = -HUGE_VAL;
-            else
-                add_ls_prior(gp, starts + k * p, &v, NULL);
-            vals[k] = v;
-            if (v > c.best_lml) {
-                c.best_lml = v;
-                memcpy(best, starts + k * p, p * sizeof(double));
-            }
-        }
-        /* L-BFGS from the best nlocal starts (ties: lowest index). */
-        for (size_t r = 0; r < nlocal; r++) {
+        ns = score_starts(gp, &c, starts, ns, vals);
+        /* L-BFGS from the best nlocal starts (ties: lowest index), while
+         * the budget lasts. */
+        for (size_t r = 0; r < nlocal && !gp->stats.budget_cut; r++) {
             size_t pick = ns;
             for (size_t k = 0; k < ns; k++)
                 if (!used[k] && vals[k] > -HUGE_VAL &&

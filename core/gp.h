@@ -41,6 +41,7 @@
 #define GP_PREDICT_BLOCK 256
 
 struct gp; /* opaque */
+struct compute_budget;
 
 /*
  * Hyperparameters in standardized y units. lengthscale points to dim
@@ -77,6 +78,11 @@ struct gp_fit_options {
      * (without the constant) added to the LML the fit maximizes, at the
      * starts and in L-BFGS. ls_prior_sd = 0 (the default): no prior. */
     double ls_prior_median, ls_prior_sd;
+    /* The caller's work budget (core/compute_budget.h; NULL: unbounded,
+     * the default). Once spent, gp_fit scores no more random starts and
+     * ends its L-BFGS run, keeping the best hyperparameters evaluated:
+     * the default start is always scored, so a fit is never skipped. */
+    struct compute_budget *budget;
 };
 
 /* What the last gp_fit did (for benchmarks and logs). */
@@ -87,6 +93,7 @@ struct gp_fit_stats {
     int used_fallback;    /* 1 if the default hyperparameters were used
                              because the optimum could not be factorized */
     double lml;           /* final LML, standardized units */
+    int budget_cut;       /* 1 if the budget ended the fit early */
 };
 
 /* Fills o with the defaults documented at struct gp_fit_options. */

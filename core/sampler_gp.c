@@ -100,6 +100,7 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
         o.ls_prior_median = in->ls_prior;
         o.ls_prior_sd = SAMPLER_LSP_SD;
     }
+    o.budget = in->budget;
     if (gp)
         (void)gp_set_fit_options(gp, &o); /* valid by construction */
     return gp;
@@ -185,7 +186,11 @@ fit_or_condition(const struct sampler_input *in, struct rng *r, struct gp *gp,
     gp_reset_hyper(gp);
     if ((st = gp_fit(gp, x, y, n, r)) != HPOD_OK)
         return st;
-    if (in->gp_model)
+    /* A fit the budget cut is used for this choice only: the study keeps
+     * its model, and the next choice fits again. */
+    struct gp_fit_stats fs;
+    gp_get_fit_stats(gp, &fs);
+    if (in->gp_model && !fs.budget_cut)
         model_record(in, gp, n);
     return HPOD_OK;
 }
@@ -489,7 +494,8 @@ sampler_gp_continuous(const struct sampler_input *in, struct rng *r,
         (st = sampler_gp_fit(in, r, &o.gp, &owned, &o.best, 0.0,
                              in->acquisition == 3 ? &o.noise : NULL)) !=
             HPOD_OK ||
-        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
+        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, in->budget, &pick)) !=
+            HPOD_OK)
         goto out;
     space_decode(sp, ws.u + pick * sp->dim, raw);
     if (in->explain)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/compute_budget.h"
 #include "core/gp.h"
 #include "core/kernels.h"
 #include "core/rng.h"
@@ -958,6 +959,91 @@ test_categorical_one_hot(void **state)
     free(work);
 }
 
+/* A budget spent after `left` checks have found it unspent. */
+static int
+spent_after(void *ctx)
+{
+    int *left = ctx;
+    return (*left)-- <= 0;
+}
+
+/*
+ * A fit under a work budget: spent at once, only the default start is
+ * scored and the GP is the defaults' conditioning (closed: gp_reset_hyper
+ * then gp_condition); spent after k checks, k + 1 starts are scored, none
+ * refined; never spent, the unbudgeted fit bit for bit.
+ */
+static void
+test_fit_budget(void **state)
+{
+    (void)state;
+    enum { n = 20, dim = 2 };
+    struct rng r;
+    double x[n * dim], y[n], q[dim] = {0.3, 0.6};
+    double m0, v0, m1, v1;
+    struct gp_fit_options o;
+    struct gp_fit_stats st;
+    rng_seed(&r, 5);
+    random_problem(&r, x, y, n, dim);
+    struct gp *ref = gp_create(n, dim, KERNEL_MATERN52);
+    struct gp *gp = gp_create(n, dim, KERNEL_MATERN52);
+    /* Unbudgeted: the reference fit. */
+    rng_seed(&r, 9);
+    assert_int_equal(gp_fit(ref, x, y, n, &r), HPOD_OK);
+    gp_get_fit_stats(ref, &st);
+    assert_int_equal(st.budget_cut, 0);
+    size_t all_starts = st.n_value_evals;
+    assert_int_equal(gp_predict(ref, q, 1, &m0, &v0), HPOD_OK);
+    for (int k = 0; k < 4; k++) {
+        int left = k;
+        struct compute_budget b = {spent_after, &left, 0};
+        gp_reset_hyper(gp);
+        gp_fit_options_default(&o);
+        o.budget = &b;
+        assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+        rng_seed(&r, 9);
+        assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+        gp_get_fit_stats(gp, &st);
+        assert_int_equal(st.budget_cut, 1);
+        assert_int_equal(st.n_value_evals, (size_t)k + 1);
+        assert_int_equal(st.n_grad_evals, 0);
+        assert_true(isfinite(gp_log_marginal_likelihood(gp)));
+    }
+    /* Spent at once: the defaults, conditioned. */
+    {
+        int left = 0;
+        struct compute_budget b = {spent_after, &left, 0};
+        struct gp *def = gp_create(n, dim, KERNEL_MATERN52);
+        assert_int_equal(gp_condition(def, x, y, n), HPOD_OK);
+        assert_int_equal(gp_predict(def, q, 1, &m1, &v1), HPOD_OK);
+        gp_reset_hyper(gp);
+        o.budget = &b;
+        assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+        rng_seed(&r, 9);
+        assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+        double m2, v2;
+        assert_int_equal(gp_predict(gp, q, 1, &m2, &v2), HPOD_OK);
+        assert_close(m2, m1, 1e-12, 1e-12);
+        assert_close(v2, v1, 1e-12, 1e-12);
+        gp_free(def);
+    }
+    /* Never spent: the reference, bit for bit. */
+    int left = 1 << 20;
+    struct compute_budget never = {spent_after, &left, 0};
+    gp_reset_hyper(gp);
+    o.budget = &never;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+    rng_seed(&r, 9);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_fit_stats(gp, &st);
+    assert_int_equal(st.budget_cut, 0);
+    assert_int_equal(st.n_value_evals, all_starts);
+    assert_int_equal(gp_predict(gp, q, 1, &m1, &v1), HPOD_OK);
+    assert_true(m1 == m0 && v1 == v0);
+    gp_free(gp);
+    gp_free(ref);
+}
+
 int
 main(void)
 {
@@ -980,6 +1066,7 @@ main(void)
         cmocka_unit_test(test_fit_options_bounds),
         cmocka_unit_test(test_categorical_kinds),
         cmocka_unit_test(test_categorical_one_hot),
+        cmocka_unit_test(test_fit_budget),
     };
     return cmocka_run_group_tests_name("gp", tests, NULL, NULL);
 }

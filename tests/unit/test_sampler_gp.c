@@ -7,6 +7,7 @@
 #include "tests/support/sampler_grid.h"
 
 #include "core/acquisition.h"
+#include "core/compute_budget.h"
 #include "core/gp.h"
 #include "core/kernels.h"
 #include "core/normal_scores.h"
@@ -441,6 +442,74 @@ test_explain_continuous(void **state)
     space_clear(&cs);
 }
 
+/* A budget spent after `left` checks have found it unspent. */
+static int
+spent_after(void *ctx)
+{
+    int *left = ctx;
+    return (*left)-- <= 0;
+}
+
+/*
+ * The GP under a work budget (continuous space): one never spent answers
+ * what no budget answers, bit for bit, and says nothing was cut; one
+ * spent at once still answers a legal configuration (the fit keeps its
+ * default start, the optimizer its first chunk) and says the search was
+ * cut; the kept model is not rewritten by a cut fit.
+ */
+static void
+test_budget_continuous(void **state)
+{
+    (void)state;
+    struct space cs;
+    double obs_raw[2 * 12], obs_y[12], raw0[2], raw1[2];
+    struct rng r;
+    size_t c;
+
+    space_init(&cs);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    rng_seed(&r, 3);
+    for (int i = 0; i < 12; i++) {
+        space_sample(&cs, &r, obs_raw + 2 * i);
+        obs_y[i] = objective(obs_raw + 2 * i);
+    }
+    struct sampler_explain ex = {0};
+    struct sampler_gp_model m = {0};
+    struct sampler_input in = {.space = &cs,
+                               .kind = SAMPLER_GP,
+                               .seed = 5,
+                               .seq = 12,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .n_obs = 12,
+                               .explain = &ex};
+    assert_int_equal(sampler_next(&in, raw0, &c), HPOD_OK);
+    assert_int_equal(ex.budget_cut, 0);
+    int left = 1 << 20;
+    struct compute_budget never = {spent_after, &left, 0};
+    in.budget = &never;
+    assert_int_equal(sampler_next(&in, raw1, &c), HPOD_OK);
+    assert_memory_equal(raw0, raw1, sizeof raw0);
+    assert_int_equal(ex.budget_cut, 0);
+    /* Spent at once. */
+    int none = 0;
+    struct compute_budget spent = {spent_after, &none, 0};
+    in.budget = &spent;
+    in.gp_model = &m;
+    assert_int_equal(sampler_next(&in, raw1, &c), HPOD_OK);
+    assert_int_equal(ex.budget_cut, 1);
+    assert_int_equal(ex.chooser, SAMPLER_CHOSE_MODEL);
+    assert_true(raw1[0] >= 0 && raw1[0] <= 1 && raw1[1] >= 0 && raw1[1] <= 1);
+    assert_int_equal(m.valid, 0); /* the cut fit was not kept */
+    assert_int_equal(m.changed, 0);
+    sampler_explain_clear(&ex);
+    sampler_gp_model_clear(&m);
+    space_clear(&cs);
+}
+
 /*
  * A categorical space of many choices: one feature per parameter (the
  * GP's hyperparameters are dim + 2 = 4, not 1,002: the kept model says
@@ -500,6 +569,7 @@ main(void)
         cmocka_unit_test(test_gp_nei_reference),
         cmocka_unit_test(test_gp_trust_region_reference),
         cmocka_unit_test(test_explain_continuous),
+        cmocka_unit_test(test_budget_continuous),
         cmocka_unit_test(test_categorical_space),
     };
     return cmocka_run_group_tests_name("sampler_gp", tests, setup, teardown);
