@@ -69,6 +69,11 @@ static const struct config_var vars[] = {
      "1: keep each study's history in process, re-reading only what "
      "changed (checked against the database on every suggest); 0: read "
      "it all every time"},
+    {"HPOD_SUGGEST_BUDGET_MS", CV_INT, "2000", 0, 3600000,
+     INT(suggest_budget_ms),
+     "compute budget of each model choice of a suggest: once spent, the "
+     "search answers the best configuration found (the trial's explanation "
+     "says budget_cut); 0: unbounded"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),

@@ -29,6 +29,7 @@ struct config {
     long sim_lease_ms;
     char sim_cgroup[1024];
     long history_cache;
+    long suggest_budget_ms;
     char log_level[16];
     char auth[8];
 };

@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "store/migrate.h"
 #include "store/trial_store.h"
+#include "study/deadline.h"
 #include "study/histcache.h"
 #include "study/suggest.h"
 
@@ -282,6 +283,7 @@ run_serve(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     hcache_set_enabled(cfg->history_cache != 0);
+    deadline_set_suggest_ms(cfg->suggest_budget_ms);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);

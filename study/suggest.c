@@ -25,6 +25,7 @@
 #include "store/trial_store.h"
 #include "study/constraints.h"
 #include "study/def.h"
+#include "study/deadline.h"
 #include "study/explain.h"
 #include "study/histcache.h"
 #include "study/measure.h"
@@ -133,7 +134,7 @@ suggest_cache_clear(void)
 static enum hpod_status
 mobo_choose(const struct study_def *d, const struct history *h,
             struct study_cache *entry, int seq, double *raw, size_t *cand,
-            struct sampler_explain *ex)
+            struct sampler_explain *ex, struct compute_budget *budget)
 {
     size_t m = d->n_objectives, nc = d->n_constraints;
     double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
@@ -182,6 +183,7 @@ mobo_choose(const struct study_def *d, const struct history *h,
         .gp_blend = d->algo.name == ALGO_EHVI ? d->algo.ehvi_gp_blend : 0,
         .trust_shape = d->algo.name == ALGO_EHVI ? d->algo.ehvi_trust_shape : 0,
         .explain = ex,
+        .budget = budget,
     };
     if (entry && !entry->mstate)
         entry->mstate = mobo_state_create();
@@ -463,6 +465,9 @@ choose_one(const struct study_def *d, const struct history *h,
            double *raw, size_t *cand, struct sampler_explain *ex,
            const double *prior)
 {
+    struct deadline dl; /* the choice's compute budget (study/deadline.h) */
+    struct compute_budget budget;
+    deadline_start(&dl, &budget);
     struct sampler_input in = {
         .space = &d->space,
         .kind = sampler_of(d),
@@ -493,12 +498,13 @@ choose_one(const struct study_def *d, const struct history *h,
         .explain = ex,
         .prior_cand = prior,
         .prior_rule = WARM_RULE,
+        .budget = &budget,
     };
     enum hpod_status st = HPOD_ENUMERIC;
 
     *cand = (size_t)-1;
     if (history_uses_mobo(d))
-        st = mobo_choose(d, h, entry, seq, raw, cand, ex);
+        st = mobo_choose(d, h, entry, seq, raw, cand, ex, &budget);
     int by_mobo = st == HPOD_OK;
     if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
         /* Single-objective samplers, or a model that cannot decide yet

@@ -41,6 +41,7 @@ MODULES = [
     "test_trial_ops",          # enqueue, add, number, metadata, CSV
     "test_bad_requests",       # the cases of bad_requests.py
     "test_suggest",            # finite studies, budgets, seeds, model samplers
+    "test_budget",             # a suggest's compute budget, 64 x 1000 categoricals
     "test_auto",               # algorithm auto: the choice, its reason, the rule's cases
     "test_pareto",             # pareto, best, constraints
     "test_importance",         # importance (EBM), table comparison
