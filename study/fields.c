@@ -4,9 +4,12 @@
 #include "study/fields.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/json.h"
+#include "common/mem.h"
 
 void
 sd_field(char *out, size_t n, const char *path, const char *key)
@@ -65,4 +68,43 @@ sd_get_number(json_t *obj, const char *key, const char *path, double *out,
     if (!v)
         return HPOD_OK;
     return hj_number_field(v, f, out, err);
+}
+
+/* qsort order of choice indices: by string (length, then bytes), then by
+ * index, so that equal choices are adjacent, earliest first. */
+static _Thread_local const json_t *cmp_choices;
+
+static int
+choice_cmp(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const json_t *x = json_array_get(cmp_choices, a);
+    const json_t *y = json_array_get(cmp_choices, b);
+    size_t lx = json_string_length(x), ly = json_string_length(y);
+    int c = lx != ly ? (lx < ly ? -1 : 1)
+                     : memcmp(json_string_value(x), json_string_value(y), lx);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* One sort, O(n log n): comparing every pair took 500,000 comparisons
+ * for 1,000 choices on every parse of a definition. */
+size_t
+sd_first_duplicate(const json_t *choices, size_t n)
+{
+    size_t *idx = xmalloc(n * sizeof *idx), first = n;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    cmp_choices = choices;
+    qsort(idx, n, sizeof *idx, choice_cmp);
+    for (size_t i = 1; i < n; i++) {
+        const json_t *x = json_array_get(choices, idx[i - 1]);
+        const json_t *y = json_array_get(choices, idx[i]);
+        if (json_string_length(x) == json_string_length(y) &&
+            memcmp(json_string_value(x), json_string_value(y),
+                   json_string_length(x)) == 0 &&
+            idx[i] < first)
+            first = idx[i];
+    }
+    free(idx);
+    return first;
 }

@@ -26,6 +26,12 @@ enum hpod_status sd_get_string(json_t *obj, const char *key, const char *path,
                                int required, const char **out,
                                struct hpod_err *err);
 
+/*
+ * sd_first_duplicate - the index of the first string of the array (n
+ * strings) equal to an earlier one, or n if they are distinct.
+ */
+size_t sd_first_duplicate(const json_t *strings, size_t n);
+
 /* Optional number held exactly (hj_number_field). */
 enum hpod_status sd_get_number(json_t *obj, const char *key, const char *path,
                                double *out, int *present, struct hpod_err *err);
