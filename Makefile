@@ -5,6 +5,8 @@
 #   make test            unit tests (ASan+UBSan) and API tests on a throwaway
 #                        PostgreSQL cluster; last line "N passed, M failed, K skipped"
 #   make bench           speed and benchmark figures (not part of tests)
+#   make example-torch   the PyTorch trainer (clients/python/examples) with
+#                        workers killed by SIGTERM and SIGKILL mid-trial
 #   make bench-docs      rerun the papers' experiments with hpod-bench
 #                        (tools/) and render docs/benchmarks.md from its
 #                        JSON (tools/render_benchmarks.py); minutes
@@ -12,7 +14,15 @@
 #                        and protocol (tests/bench/mo_peers.py) into
 #                        docs/peers_mo.json, rendered beside hpod's rows;
 #                        tens of minutes
+#   make bench-suite     the development suite (tests/bench/suite): hpod
+#                        beside Optuna's TPE, CMA-ES and random on the six
+#                        tables, test functions, generated tables and
+#                        conditional problems, and auto's leave-one-table-
+#                        out figures, into build/suite and docs/suite.md;
+#                        an hour or more
 #   make                 release build -> build/release/hpod
+#   make test-netns      replicas in network namespaces behind HAProxy, one
+#                        killed mid-run (root; else skipped, saying why)
 #   make test-valgrind   unit tests under valgrind (-O0, no sanitizers)
 #   make lint fmt        layer check, clang-format, the OpenAPI spec
 #                        through redocly and swagger-cli, and docker/
@@ -30,7 +40,7 @@
 MODE    ?= release
 O       ?= build
 B       := $(O)/$(MODE)
-PKGS    := jansson libpq libmicrohttpd nlopt lapacke
+PKGS    := jansson libpq libmicrohttpd nlopt lapacke libutf8proc
 PKGCFG  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -62,22 +72,25 @@ else
 endif
 
 # The layers, lowest first (docs/ARCHITECTURE.md); make check-layers
-# enforces which may include which.
-LAYERS    := common core store bench study handlers server
+# enforces which may include which. cli/ sits beside server/: the hpod
+# program's main() and every subcommand but serve.
+LAYERS    := common core store bench study handlers server cli
 SRC_DIRS  := $(LAYERS) tools
-# core/ and the parts of common/ it may use (not json.c, not log.c).
-CORE_SRC  := $(filter-out common/json.c common/log.c,\
+# core/ and the parts of common/ it may use (not json.c, not log.c, not
+# text.c, which links utf8proc).
+CORE_SRC  := $(filter-out common/json.c common/log.c common/text.c,\
                $(wildcard common/*.c core/*.c))
-APP_SRC   := $(filter-out server/main.c,\
-               common/json.c common/log.c $(wildcard store/*.c bench/*.c \
-               study/*.c handlers/*.c server/*.c))
+APP_SRC   := $(filter-out cli/main.c,\
+               common/json.c common/log.c common/text.c \
+               $(wildcard store/*.c bench/*.c \
+               study/*.c handlers/*.c server/*.c cli/*.c))
 CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(CORE_SRC))
 APP_OBJ   := $(patsubst %.c,$(B)/%.o,$(APP_SRC)) $(B)/server/openapi_blob.o \
              $(B)/server/web_blob.o
 # The dashboard's files (web/, served at / and /web/<name>), in the order
 # embedded; web/vendor/ is the pinned chart library (scripts/vendor_web.sh).
-WEB_FILES := $(wildcard web/*.html web/*.js web/*.css web/vendor/*.js \
-               web/vendor/*.txt)
+WEB_FILES := $(wildcard web/*.html web/*.js web/*.css web/*.svg \
+               web/vendor/*.js web/vendor/*.txt)
 ALL_OBJ   := $(CORE_OBJ) $(APP_OBJ)
 # hpod-bench (tools/), the report generator: its own objects, bench/ as an
 # archive (the linker takes only the members it calls: no store/ code),
@@ -114,8 +127,9 @@ FUZZ_JOBS    ?= 1
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 BENCHES    := $(patsubst tests/bench/%.c,$(B)/tests/%,$(BENCH_SRC))
 
-.PHONY: all hpod hpod-bench unit benches test test-valgrind run bench \
-        bench-docs deps lint fmt check-layers lint-spec lint-docker clean fuzz fuzzers \
+.PHONY: all hpod hpod-bench unit benches test test-netns test-valgrind run bench \
+        example-torch bench-docs deps lint fmt check-layers lint-spec lint-docker \
+        lint-deploy clean fuzz fuzzers \
         web-vendor lint-web
 
 all: hpod hpod-bench
@@ -125,7 +139,7 @@ unit: $(CORE_TESTS) $(TOOLS_TESTS) $(APP_TESTS) $(FUZZ_REPLAY)
 fuzzers: $(FUZZERS)
 benches: $(BENCHES)
 
-$(B)/hpod: $(ALL_OBJ) $(B)/server/main.o
+$(B)/hpod: $(ALL_OBJ) $(B)/cli/main.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BENCH_LIB): $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
@@ -207,6 +221,15 @@ test: deps
 	python3 scripts/check_layers.py --objects $(O)/asan $(LAYERS) tools
 	sh tests/run.sh $(O)/asan
 
+# make test-netns: replicas in network namespaces of their own behind
+# HAProxy, one killed mid-run (tests/netns/test_netns.py; root, ip netns
+# and haproxy, else it prints why and counts a skip). Not in make test: it
+# changes the machine's network configuration while it runs.
+test-netns: deps
+	@sh scripts/deps.sh test
+	$(MAKE) --no-print-directory MODE=asan O=$(O) hpod
+	OPENBLAS_NUM_THREADS=1 python3 tests/netns/test_netns.py --hpod $(O)/asan/hpod
+
 test-valgrind: deps
 	$(MAKE) --no-print-directory MODE=debug O=$(O) unit
 	VALGRIND=1 sh tests/run.sh $(O)/debug unit
@@ -221,6 +244,16 @@ bench: deps
 	@sh scripts/deps.sh bench
 	$(MAKE) --no-print-directory MODE=release O=$(O) hpod benches
 	sh tests/bench/run.sh $(O)/release
+
+# make example-torch: clients/python/examples/torch_digits.py (PyTorch,
+# scripts/deps.sh bench) on three workers, one killed with SIGTERM and one
+# with SIGKILL mid-trial, against a server of its own on a throwaway
+# cluster (clients/python/examples/preempt_demo.py); minutes, not a test.
+example-torch: deps
+	@sh scripts/deps.sh bench
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod
+	sh tests/api/pg_tmp.sh $(O) /usr/bin/python3 clients/python/examples/preempt_demo.py \
+	    --hpod $(O)/release/hpod
 
 # make bench-docs: the five reports of hpod-bench (defaults: 100 seeded
 # runs per cell, the benchmarks in $$HPOD_BENCHMARKS or ../shared/benchmarks;
@@ -256,6 +289,18 @@ bench-peers:
 	nice -n 10 $(PEER_PYTHON) tests/bench/mo_peers.py $(PEERS_ARGS) \
 	    --runs-file $(O)/peers_runs.jsonl --out docs/peers_mo.json
 
+# make bench-suite: the development suite (docs/suite.md) under nice, on a
+# throwaway cluster and a release server (tests/bench/suite/run.sh). Runs
+# are kept in $(O)/suite, so an interrupted suite resumes; SUITE_ARGS adds
+# suite.py options (e.g. --runs 20 --seeds 3 while developing).
+SUITE_ARGS ?=
+.PHONY: bench-suite
+bench-suite: deps
+	@sh scripts/deps.sh bench
+	$(MAKE) --no-print-directory MODE=release O=$(O) hpod hpod-bench
+	nice -n 15 sh tests/bench/suite/run.sh $(O)/release --out $(O)/suite \
+	    --docs docs/suite.md $(SUITE_ARGS)
+
 # make fuzz: not part of make test (it runs for minutes); exits non-zero
 # if any harness crashed, leaked or tripped a sanitizer.
 fuzz: deps
@@ -271,7 +316,7 @@ check-layers:
 FMT_FILES = $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) tests/unit/*.c \
               tests/fuzz/*.[ch] tests/bench/*.c)
 
-lint: check-layers lint-spec lint-docker lint-web
+lint: check-layers lint-spec lint-docker lint-web lint-deploy
 	@sh scripts/deps.sh lint
 	clang-format --dry-run --Werror $(FMT_FILES)
 
@@ -279,15 +324,16 @@ lint: check-layers lint-spec lint-docker lint-web
 lint-spec:
 	@sh scripts/lint_spec.sh $(O)/npm
 
-# web/: app.js parses (node --check, when node is there), and the
+# web/: its scripts parse (node --check, when node is there), and the
 # committed chart library web/vendor/ is echarts at the version
 # pinned in scripts/vendor_web.sh (its SHA-256; and the npm package itself
 # when npm reaches the registry). make web-vendor fetches it anew.
 lint-web:
 	@sh scripts/vendor_web.sh $(O)/npm-web check
 	@if command -v node >/dev/null 2>&1; then \
-	    node --check web/app.js && echo "lint: node --check web/app.js"; \
-	else echo "lint: skipped node --check web/app.js: node is not installed"; fi
+	    for f in web/*.js; do node --check $$f || exit 1; done && \
+	    echo "lint: node --check web/*.js"; \
+	else echo "lint: skipped node --check web/*.js: node is not installed"; fi
 
 web-vendor:
 	@sh scripts/vendor_web.sh $(O)/npm-web
@@ -295,6 +341,11 @@ web-vendor:
 # docker/: shellcheck, dclint, dockerfilelint, COPY vs .dockerignore.
 lint-docker:
 	@sh scripts/lint_docker.sh $(O)/npm-docker
+
+# deploy/: the Kubernetes manifests against the API schemas
+# (kubernetes-models from npm, pinned) and hpod's own rules.
+lint-deploy:
+	@sh scripts/lint_deploy.sh $(O)/npm-deploy
 
 fmt:
 	clang-format -i $(FMT_FILES)

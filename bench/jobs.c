@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "common/log.h"
@@ -29,10 +30,15 @@
  * refused, at this nice value. */
 #define JOBS_NICE 10
 
-/* A job in flight on one worker (id 0: none). */
+/* The slice in flight on one worker (id 0: none). */
 struct slot {
     long long id, attempt;
-    atomic_size_t done;
+    long long base;            /* its first run */
+    unsigned long long serial; /* slices taken on this slot: the same job
+                                  (same attempt) may come back at once */
+    atomic_size_t done;        /* its runs done */
+    /* Nonzero: start no further run and discard it (stop, lease lost,
+     * cancelled). A slice also ends after slice_ms: bench/simrun stop_at. */
     atomic_int cancel;
 };
 
@@ -101,104 +107,259 @@ sequences_text(const struct bench_sim_result *res)
     return text;
 }
 
+/* How a slice ended, for settle. */
+enum outcome {
+    OUT_CANCELLED, /* stop: back to queued; lease lost, cancelled: nothing */
+    OUT_ERROR,     /* st, why */
+    OUT_SLICE,     /* runs to store; the job goes back to the queue */
+    OUT_RESULT,    /* res: the job's result (its last slice from first) */
+};
+
+struct ending {
+    enum outcome out;
+    enum hpod_status st;
+    struct hpod_err why;
+    const struct simrun_runs *runs;
+    const struct bench_sim_result *res;
+    long long first;
+};
+
+/* Writes a slice's runs (OUT_SLICE) or the job's result (OUT_RESULT). */
+static void
+settle_done(struct db *db, const struct sim_claim *c, const struct ending *e,
+            struct hpod_err *err)
+{
+    char *a = NULL, *b = NULL;
+    int owned = 0;
+
+    if (e->out == OUT_SLICE) {
+        json_t *seqs = simrun_runs_json(e->runs);
+        a = hj_dump(seqs, 0);
+        json_decref(seqs);
+        sim_store_slice(db, c->id, c->attempt, e->first,
+                        (long long)e->runs->runs, a, e->runs->seconds, &owned,
+                        err);
+    } else {
+        a = hj_dump(e->res->summary, 0);
+        b = sequences_text(e->res);
+        sim_store_finish(db, c->id, c->attempt, e->first, a, b, e->res->seconds,
+                         &owned, err);
+    }
+    if (!owned && !err->msg[0])
+        hpod_log(HPOD_LOG_INFO,
+                 "simulation %lld was taken over or cancelled; its runs "
+                 "from %lld discarded",
+                 c->id, e->first);
+    free(a);
+    free(b);
+}
+
 /*
- * settle - writes how a job ended, on a connection borrowed for it:
- * cancelled (stop: back to queued; lease lost: nothing), the result, the
- * client's error, or back to the queue for anything else.
+ * settle - writes how a slice ended, on a connection borrowed for it:
+ * cancelled (stop: back to queued; lease lost or cancelled: nothing), its
+ * runs or the result, the client's error, or back to the queue for
+ * anything else.
  */
 static void
-settle(struct bench_jobs *j, const struct sim_claim *c, int cancelled,
-       enum hpod_status st, const struct bench_sim_result *res,
-       const struct hpod_err *why)
+settle(struct bench_jobs *j, const struct sim_claim *c, const struct ending *e)
 {
     struct db *db = NULL;
     struct hpod_err err = {0};
-    char *sum = NULL, *seq = NULL;
-    int owned = 0;
 
     if (db_pool_acquire(j->o.pool, &db, &err) != HPOD_OK)
         goto out; /* the lease lapses; another worker takes the job */
     pthread_mutex_lock(&j->mu);
     int stopping = j->stop;
     pthread_mutex_unlock(&j->mu);
-    if (cancelled) {
+    if (e->out == OUT_CANCELLED) {
         if (stopping)
             sim_store_release(db, c->id, c->attempt, &err);
-    } else if (st == HPOD_OK) {
-        sum = hj_dump(res->summary, 0);
-        seq = sequences_text(res);
-        if (sim_store_finish(db, c->id, c->attempt, sum, seq, res->seconds,
-                             &owned, &err) == HPOD_OK &&
-            !owned)
-            hpod_log(HPOD_LOG_INFO,
-                     "simulation %lld was taken over; result discarded", c->id);
-    } else if (st == HPOD_EINVAL || st == HPOD_EUNPROC ||
-               st == HPOD_ENOTFOUND) {
-        sim_store_fail(db, c->id, c->attempt, why->msg, why->field, &err);
+    } else if (e->out == OUT_SLICE || e->out == OUT_RESULT) {
+        settle_done(db, c, e, &err);
+    } else if (e->st == HPOD_EINVAL || e->st == HPOD_EUNPROC ||
+               e->st == HPOD_ENOTFOUND) {
+        sim_store_fail(db, c->id, c->attempt, e->why.msg, e->why.field, &err);
     } else {
         hpod_log(HPOD_LOG_WARN, "simulation %lld back in the queue: %s", c->id,
-                 why->msg);
+                 e->why.msg);
         sim_store_release(db, c->id, c->attempt, &err);
     }
     db_pool_release(j->o.pool, db);
 out:
-    free(sum);
-    free(seq);
     pthread_mutex_lock(&j->mu);
     j->generation++;
     pthread_cond_broadcast(&j->settled);
     pthread_mutex_unlock(&j->mu);
 }
 
-/* Runs claimed job c on slot s: resolve, compute (no connection held),
- * settle. */
-static void
-run_job(struct bench_jobs *j, struct slot *s, const struct sim_claim *c)
+/* Slice sl (runs from first, its JSON text) into all; 0 if it does not
+ * fit there. */
+static int
+add_stored(struct simrun_runs *all, const struct sim_slice *sl, size_t first)
 {
-    struct bench_sim_result res = {0};
-    struct bench_ref ref;
+    struct simrun_runs r;
     struct hpod_err err = {0};
+    json_t *seqs = hj_parse(sl->sequences);
+    int ok = seqs && (long long)first == sl->first &&
+             simrun_runs_from_json(seqs, first, all->stride, sl->seconds, &r,
+                                   &err) == HPOD_OK;
+    json_decref(seqs);
+    if (!ok)
+        return 0;
+    ok = (long long)r.runs == sl->runs && first + r.runs <= all->runs;
+    if (ok)
+        simrun_runs_append(all, &r);
+    simrun_runs_clear(&r);
+    return ok;
+}
+
+/*
+ * assemble - the result of job c from the slices stored before its last
+ * one and that last one (last, computed here): read on a borrowed
+ * connection, put together without one.
+ */
+static enum hpod_status
+assemble(struct bench_jobs *j, const struct sim_claim *c,
+         const struct bench_sim_plan *plan, struct simrun_runs *last,
+         struct bench_sim_result *res, struct hpod_err *err)
+{
+    struct sim_slice *sl = NULL;
+    struct simrun_runs all;
     struct db *db = NULL;
-    json_t *request = hj_parse(c->request);
+    size_t n = 0, next = 0;
     enum hpod_status st;
 
-    memset(&ref, 0, sizeof ref);
-    if (!request) {
-        settle(j, c, 0,
-               hpod_fail(&err, HPOD_EUNPROC, "",
-                         "the stored request cannot be read"),
-               NULL, &err);
-        return;
+    if (last->first == 0) /* a job of one slice */
+        return bench_sim_plan_result(plan, last, res, err);
+    if ((st = db_pool_acquire(j->o.pool, &db, err)) != HPOD_OK)
+        return st;
+    st = sim_store_slices(db, c->id, &sl, &n, err);
+    db_pool_release(j->o.pool, db);
+    if (st != HPOD_OK)
+        return st;
+    simrun_runs_init(&all, 0, (size_t)c->runs_total, last->stride);
+    for (size_t i = 0; i < n && next < last->first; i++) {
+        if (!add_stored(&all, &sl[i], next))
+            break;
+        next += (size_t)sl[i].runs;
     }
-    if ((st = db_pool_acquire(j->o.pool, &db, &err)) == HPOD_OK) {
-        st = bench_catalog_resolve(j->o.bench, db, c->benchmark, &ref, &err);
-        db_pool_release(j->o.pool, db);
+    sim_slices_free(sl, n);
+    if (next != last->first || last->first + last->runs != all.runs) {
+        st = hpod_fail(err, HPOD_EUNPROC, "",
+                       "the stored runs of simulation %lld do not fit "
+                       "together; run it again",
+                       c->id);
+    } else {
+        simrun_runs_append(&all, last);
+        st = bench_sim_plan_result(plan, &all, res, err);
     }
-    if (st != HPOD_OK) {
-        settle(j, c, 0, st, NULL, &err);
-        json_decref(request);
-        return;
-    }
+    simrun_runs_clear(&all);
+    return st;
+}
+
+/* Slot s takes the slice of claim c from run base (no connection held). */
+static void
+slot_begin(struct bench_jobs *j, struct slot *s, const struct sim_claim *c)
+{
     pthread_mutex_lock(&j->mu);
     atomic_store(&s->done, 0);
     atomic_store(&s->cancel, j->stop);
     s->attempt = c->attempt;
+    s->base = c->runs_stored;
+    s->serial++;
     s->id = c->id;
     pthread_mutex_unlock(&j->mu);
-    struct bench_job job = {.id = c->id,
-                            .benchmark = c->benchmark,
-                            .request = request,
-                            .ref = &ref,
-                            .progress = on_progress,
-                            .progress_arg = s,
-                            .cancel = &s->cancel};
-    st = j->o.run(j->o.run_arg, &job, &res, &err);
+}
+
+/* Slot s is free again; whether its slice was cancelled. */
+static int
+slot_end(struct bench_jobs *j, struct slot *s)
+{
     pthread_mutex_lock(&j->mu);
     s->id = 0;
     int cancelled = atomic_load(&s->cancel);
     pthread_mutex_unlock(&j->mu);
-    settle(j, c, cancelled, st, &res, &err);
+    return cancelled;
+}
+
+/*
+ * compute - the slice of claim c on slot s, request rq: a learning-curve
+ * job whole, a table job's next runs (at most slice_runs, none started
+ * after slice_ms but the first), then what the slice ends with (e; res
+ * and runs filled for it).
+ */
+static void
+compute(struct bench_jobs *j, struct slot *s, const struct sim_claim *c,
+        json_t *request, const struct bench_ref *ref, const struct simreq *rq,
+        struct simrun_runs *runs, struct bench_sim_result *res,
+        struct ending *e)
+{
+    size_t first = (size_t)c->runs_stored;
+    size_t left = (size_t)c->runs_total - first;
+    size_t count =
+        left < (size_t)j->o.slice_runs ? left : (size_t)j->o.slice_runs;
+    struct bench_sim_hooks hooks = {on_progress, s, &s->cancel,
+                                    hpod_now_s() + j->o.slice_ms / 1000.0};
+
+    slot_begin(j, s, c);
+    if (rq->curves)
+        e->st = bench_simulate_curves(request, c->benchmark, ref->curves, res,
+                                      &e->why);
+    else
+        e->st =
+            bench_sim_plan_run(rq->plan, first, count, &hooks, runs, &e->why);
+    int cancelled = slot_end(j, s);
+    e->first = (long long)first;
+    e->runs = runs;
+    e->res = res;
+    if (cancelled)
+        e->out = OUT_CANCELLED;
+    else if (e->st != HPOD_OK)
+        e->out = OUT_ERROR;
+    else if (rq->curves)
+        e->out = OUT_RESULT;
+    else if (runs->runs == 0) /* never: the first run always runs */
+        e->st =
+            hpod_fail(&e->why, HPOD_EBUSY, "", "no run of the slice finished");
+    else if (first + runs->runs < (size_t)c->runs_total)
+        e->out = OUT_SLICE;
+    else if ((e->st = assemble(j, c, rq->plan, runs, res, &e->why)) == HPOD_OK)
+        e->out = OUT_RESULT;
+    else
+        e->out = OUT_ERROR;
+}
+
+/* Runs the slice claimed in c on slot s: resolve, parse, compute (no
+ * connection held), settle. */
+static void
+run_slice(struct bench_jobs *j, struct slot *s, const struct sim_claim *c)
+{
+    struct bench_sim_result res = {0};
+    struct simrun_runs runs = {0};
+    struct simreq rq = {0};
+    struct bench_ref ref;
+    struct ending e = {.out = OUT_ERROR};
+    struct db *db = NULL;
+    json_t *request = hj_parse(c->request);
+
+    memset(&ref, 0, sizeof ref);
+    if (!request)
+        e.st = hpod_fail(&e.why, HPOD_EUNPROC, "",
+                         "the stored request cannot be read");
+    else if ((e.st = db_pool_acquire(j->o.pool, &db, &e.why)) == HPOD_OK) {
+        e.st =
+            bench_catalog_resolve(j->o.bench, db, c->benchmark, &ref, &e.why);
+        db_pool_release(j->o.pool, db);
+    }
+    if (e.st == HPOD_OK)
+        e.st =
+            simreq_parse(request, c->benchmark, &ref, j->o.algo, &rq, &e.why);
+    if (e.st == HPOD_OK)
+        compute(j, s, c, request, &ref, &rq, &runs, &res, &e);
+    settle(j, c, &e);
     bench_sim_result_free(&res);
+    simrun_runs_clear(&runs);
+    simreq_clear(&rq);
     bench_ref_cleanup(&ref);
     json_decref(request);
 }
@@ -318,8 +479,10 @@ worker_loop(void *arg)
     free(wa);
     /* Named, for ps -L and top -H (the simrun threads inherit it). */
     pthread_setname_np(pthread_self(), "hpod-sim");
-    join_cgroup(j);
+    /* Priority and CPUs first: a thread seen in the cgroup is already a
+     * SCHED_IDLE one off the first CPU (what the API test reads). */
     lower_priority();
+    join_cgroup(j);
     for (;;) {
         struct db *db = NULL;
         struct hpod_err err = {0};
@@ -337,9 +500,10 @@ worker_loop(void *arg)
             db_pool_release(j->o.pool, db);
         }
         if (got) {
-            hpod_log(HPOD_LOG_INFO, "simulation %lld: attempt %lld", c.id,
-                     c.attempt);
-            run_job(j, s, &c);
+            hpod_log(HPOD_LOG_INFO,
+                     "simulation %lld: attempt %lld, runs from %lld of %lld",
+                     c.id, c.attempt, c.runs_stored, c.runs_total);
+            run_slice(j, s, &c);
             sim_claim_cleanup(&c);
             continue;
         }
@@ -354,8 +518,9 @@ worker_loop(void *arg)
 }
 
 /* The keeper: every third of a lease, at most every KEEPER_MS (one short
- * UPDATE per job in flight), renews the lease of each job in flight and
- * writes its progress; a lease taken over cancels the job. */
+ * UPDATE per slice in flight), renews the lease of each slice in flight
+ * and writes its progress; a job taken over or cancelled cancels the
+ * slice (it starts no further run, and its runs are discarded). */
 #define KEEPER_MS 250
 static void *
 keeper_main(void *arg)
@@ -369,22 +534,25 @@ keeper_main(void *arg)
         for (size_t k = 0; k < j->started && !j->stop; k++) {
             struct slot *s = &j->slots[k];
             long long id = s->id, attempt = s->attempt;
+            unsigned long long serial = s->serial;
             if (!id)
                 continue;
+            long long at = s->base + (long long)atomic_load(&s->done);
             pthread_mutex_unlock(&j->mu);
             struct db *db = NULL;
             struct hpod_err err = {0};
             int owned = 1;
             if (db_pool_acquire(j->o.pool, &db, &err) == HPOD_OK) {
-                sim_store_progress(db, id, attempt,
-                                   (long long)atomic_load(&s->done),
-                                   j->o.lease_ms, &owned, &err);
+                sim_store_progress(db, id, attempt, at, j->o.lease_ms, &owned,
+                                   &err);
                 db_pool_release(j->o.pool, db);
             }
             pthread_mutex_lock(&j->mu);
-            if (!owned && s->id == id && s->attempt == attempt) {
-                hpod_log(HPOD_LOG_WARN,
-                         "simulation %lld: lease lost; cancelling", id);
+            if (!owned && s->id == id && s->serial == serial) {
+                hpod_log(HPOD_LOG_INFO,
+                         "simulation %lld: taken over or cancelled; its "
+                         "slice stops",
+                         id);
                 atomic_store(&s->cancel, 1);
             }
         }
@@ -424,7 +592,7 @@ bench_jobs_notify(struct bench_jobs *j)
     if (!j)
         return;
     pthread_mutex_lock(&j->mu);
-    pthread_cond_signal(&j->wake);
+    pthread_cond_broadcast(&j->wake); /* the keeper waits on it too */
     pthread_mutex_unlock(&j->mu);
 }
 
@@ -435,8 +603,9 @@ bench_jobs_stop(struct bench_jobs *j)
         return;
     pthread_mutex_lock(&j->mu);
     j->stop = 1;
-    for (size_t k = 0; k < j->started; k++)
+    for (size_t k = 0; k < j->started; k++) {
         atomic_store(&j->slots[k].cancel, 1);
+    }
     pthread_cond_broadcast(&j->wake);
     pthread_cond_broadcast(&j->settled);
     pthread_mutex_unlock(&j->mu);
@@ -481,8 +650,8 @@ bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
             return st;
         st = sim_store_state(db, id, state, err);
         db_pool_release(j->o.pool, db);
-        if (st != HPOD_OK || !state[0] || strcmp(state, "done") == 0 ||
-            strcmp(state, "failed") == 0)
+        if (st != HPOD_OK || !state[0] ||
+            (strcmp(state, "queued") && strcmp(state, "running")))
             return st;
         struct timespec now = deadline_in(0), next = deadline_in(500);
         if (now.tv_sec > end.tv_sec ||
@@ -497,4 +666,66 @@ bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
             ;
         pthread_mutex_unlock(&j->mu);
     }
+}
+
+enum hpod_status
+bench_jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
+                   const char *lab, const char *request, long long runs,
+                   long long *id, struct hpod_err *err)
+{
+    enum hpod_status st;
+
+    *id = 0;
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        return st;
+    if ((st = sim_store_lab_lock(db, lab, err)) != HPOD_OK ||
+        (st = sim_store_enqueue(db, benchmark, lab, request, runs,
+                                j->o.queue_per_lab, id, err)) != HPOD_OK ||
+        (st = db_commit(db, err)) != HPOD_OK) {
+        db_rollback(db);
+        return st;
+    }
+    /* A slot frees when a job of the lab ends; a slice is the soonest. */
+    int retry = (int)((j->o.slice_ms + 999) / 1000);
+    if (*id == 0 && lab)
+        return hpod_fail_retry(
+            err, HPOD_ELIMIT, retry, "",
+            "lab \"%s\" has %ld simulations queued or running, the most a "
+            "lab may have (HPOD_SIM_QUEUE_PER_LAB): wait for one to end, or "
+            "cancel one (DELETE /v1/simulations/{id})",
+            lab, j->o.queue_per_lab);
+    if (*id == 0)
+        return hpod_fail_retry(
+            err, HPOD_ELIMIT, retry, "",
+            "%ld simulations asked without a lab are queued or running, the "
+            "most a lab may have (HPOD_SIM_QUEUE_PER_LAB): wait for one to "
+            "end, or cancel one (DELETE /v1/simulations/{id})",
+            j->o.queue_per_lab);
+    return HPOD_OK;
+}
+
+enum hpod_status
+bench_jobs_cancel(struct bench_jobs *j, struct db *db, long long id,
+                  int *changed, struct hpod_err *err)
+{
+    enum hpod_status st = sim_store_cancel(db, id, changed, err);
+    if (st != HPOD_OK || !*changed)
+        return st;
+    /* A slice of it here stops now; elsewhere, at the keeper's next
+     * progress write, which finds the job no longer running. */
+    pthread_mutex_lock(&j->mu);
+    for (size_t k = 0; k < j->started; k++)
+        if (j->slots[k].id == id) {
+            atomic_store(&j->slots[k].cancel, 1);
+        }
+    j->generation++;
+    pthread_cond_broadcast(&j->settled);
+    pthread_mutex_unlock(&j->mu);
+    return HPOD_OK;
+}
+
+long
+bench_jobs_sync_wait_ms(const struct bench_jobs *j)
+{
+    return j->o.sync_wait_ms;
 }

@@ -248,6 +248,44 @@ out:
 }
 
 /*
+ * The "objectives" of a simulation on learning curves: left out, or the
+ * one objective a curve set has, [{"name": "ppl", "goal": "minimize"}]
+ * as a strict client sends it.
+ */
+static enum hpod_status
+lc_objectives(json_t *objs, struct hpod_err *err)
+{
+    static const char *const keys[] = {"name", "goal", NULL};
+    json_t *o = json_array_get(objs, 0);
+    json_t *nm = json_object_get(o, "name"), *g = json_object_get(o, "goal");
+    enum hpod_status st;
+
+    if (!objs || json_is_null(objs))
+        return HPOD_OK;
+    if (!json_is_array(objs) || json_array_size(objs) == 0)
+        return hpod_fail(err, HPOD_EINVAL, "objectives",
+                         "objectives must be an array of objects");
+    if (!json_is_object(o) || !json_is_string(nm) || !json_is_string(g))
+        return hpod_fail(err, HPOD_EINVAL, "objectives[0]",
+                         "objectives[0] must be {\"name\": \"ppl\", \"goal\": "
+                         "\"minimize\"}");
+    if ((st = hj_check_keys(o, keys, "objectives[0]", err)) != HPOD_OK)
+        return st;
+    if (strcmp(json_string_value(nm), "ppl") != 0)
+        return hpod_fail(err, HPOD_EUNPROC, "objectives[0].name",
+                         "a learning-curve set has one objective, ppl, not "
+                         "\"%.64s\"",
+                         json_string_value(nm));
+    if (strcmp(json_string_value(g), "minimize") != 0)
+        return hpod_fail(err, HPOD_EUNPROC, "objectives[0].goal",
+                         "ppl is minimized: goal must be minimize");
+    if (json_array_size(objs) > 1)
+        return hpod_fail(err, HPOD_EUNPROC, "objectives[1]",
+                         "a learning-curve set has one objective, ppl");
+    return HPOD_OK;
+}
+
+/*
  * POST /v1/benchmarks/nmtlc/<set>/simulate: successive halving or ASHA on
  * the set's learning curves. Body: algorithm (sh or asha, required),
  * configs drawn per run (1..n, default 40), repeats (1..1000, default
@@ -262,11 +300,14 @@ bench_sim_curves_parse(json_t *body, const char *name,
                        struct sim_curves_req *out, struct hpod_err *err)
 {
     static const char *const keys[] = {"algorithm", "configs", "repeats",
-                                       "seed",      "workers", NULL};
+                                       "seed",      "workers", "objectives",
+                                       NULL};
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
     if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK ||
+        (st = lc_objectives(json_object_get(body, "objectives"), err)) !=
+            HPOD_OK ||
         (st = lc_algo_parse(err, name, json_object_get(body, "algorithm"),
                             &out->la, &out->norm)) != HPOD_OK ||
         (st = bench_sim_int(body, err, "configs", 1, 1000000, 40,

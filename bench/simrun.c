@@ -5,9 +5,12 @@
 #include "common/clock.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/err.h"
+#include "common/mem.h"
 #include "core/sampler.h"
 
 #define SIMRUN_MAX_THREADS 64
@@ -22,8 +25,9 @@ work(struct simrun *s, int caller)
         size_t r = atomic_fetch_add(&s->next, 1);
         if (r >= s->runs)
             break;
-        if (s->cancel && atomic_load(s->cancel)) {
-            s->status[r] = HPOD_EINTERNAL;
+        if ((s->cancel && atomic_load(s->cancel)) ||
+            (r > 0 && s->stop_at > 0 && hpod_now_s() >= s->stop_at)) {
+            s->status[r] = HPOD_EBUSY;
             continue;
         }
         size_t n = s->mo ? s->mo->n : s->p->n;
@@ -108,4 +112,81 @@ simrun_simulate(struct simrun *s, size_t threads)
         size_t n = s->mo ? s->mo->n : s->p->n;
         simulate_summarize(spec, s->seqs, n, s->lens, s->runs, &s->sum);
     }
+}
+
+void
+simrun_runs_init(struct simrun_runs *r, size_t first, size_t runs,
+                 size_t stride)
+{
+    memset(r, 0, sizeof *r);
+    r->first = first;
+    r->runs = runs;
+    r->stride = stride;
+    r->seqs = xmalloc((runs && stride ? runs * stride : 1) * sizeof *r->seqs);
+    r->lens = xcalloc(runs ? runs : 1, sizeof *r->lens);
+}
+
+void
+simrun_runs_clear(struct simrun_runs *r)
+{
+    if (!r)
+        return;
+    free(r->seqs);
+    free(r->lens);
+    memset(r, 0, sizeof *r);
+}
+
+json_t *
+simrun_runs_json(const struct simrun_runs *r)
+{
+    json_t *all = json_array();
+    for (size_t k = 0; k < r->runs; k++) {
+        json_t *sq = json_array();
+        for (size_t i = 0; i < r->lens[k]; i++)
+            json_array_append_new(
+                sq, json_integer((json_int_t)r->seqs[k * r->stride + i]));
+        json_array_append_new(all, sq);
+    }
+    return all;
+}
+
+enum hpod_status
+simrun_runs_from_json(json_t *seqs, size_t first, size_t stride, double seconds,
+                      struct simrun_runs *r, struct hpod_err *err)
+{
+    size_t runs = json_array_size(seqs);
+
+    simrun_runs_init(r, first, runs, stride);
+    r->seconds = seconds;
+    for (size_t k = 0; json_is_array(seqs) && k < runs; k++) {
+        json_t *sq = json_array_get(seqs, k);
+        size_t len = json_array_size(sq);
+        if (!json_is_array(sq) || len > stride)
+            goto bad;
+        for (size_t i = 0; i < len; i++) {
+            json_t *v = json_array_get(sq, i);
+            if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                (size_t)json_integer_value(v) >= stride)
+                goto bad;
+            r->seqs[k * stride + i] = (size_t)json_integer_value(v);
+        }
+        r->lens[k] = len;
+    }
+    if (json_is_array(seqs))
+        return HPOD_OK;
+bad:
+    simrun_runs_clear(r);
+    return hpod_fail(err, HPOD_EUNPROC, "",
+                     "stored runs from %zu on are not sequences of row ids",
+                     first);
+}
+
+void
+simrun_runs_append(struct simrun_runs *dst, const struct simrun_runs *src)
+{
+    size_t at = src->first - dst->first;
+    memcpy(dst->seqs + at * dst->stride, src->seqs,
+           src->runs * src->stride * sizeof *src->seqs);
+    memcpy(dst->lens + at, src->lens, src->runs * sizeof *src->lens);
+    dst->seconds += src->seconds;
 }

@@ -7,6 +7,7 @@
 #ifndef HPOD_SIMRUN_H
 #define HPOD_SIMRUN_H
 
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -40,8 +41,13 @@ struct simrun {
     void (*progress)(void *arg, size_t done, size_t runs);
     void *progress_arg;
     /* Optional: once *cancel is nonzero, runs not yet started are skipped
-     * with status HPOD_EINTERNAL (the caller discards the result). */
+     * with status HPOD_EBUSY (never a run's own status); the runs started
+     * before finish. */
     const atomic_int *cancel;
+    /* Optional (0: none): runs after the first that would start once
+     * hpod_now_s() >= stop_at are skipped the same way, so a call ends
+     * about then with at least one run done. */
+    double stop_at;
     /* Private. */
     atomic_size_t next, done;
 };
@@ -74,5 +80,39 @@ void simrun_spec_init(struct metric_spec *spec, const double *y,
  * s->spec). The same request gives the same sequences on either path.
  */
 void simrun_simulate(struct simrun *s, size_t threads);
+
+/* Runs first .. first + runs - 1 of a simulation (a piece of its
+ * repeats, or all of them): run first + k holds lens[k] row ids at
+ * seqs + k·stride. seconds: their wall time. */
+struct simrun_runs {
+    size_t first, runs, stride;
+    size_t *seqs, *lens; /* owned */
+    double seconds;
+};
+/* Room for runs runs from first on (every lens 0). */
+void simrun_runs_init(struct simrun_runs *r, size_t first, size_t runs,
+                      size_t stride);
+void simrun_runs_clear(struct simrun_runs *r);
+
+/* The sequences of r as JSON (new): one array of row ids per run. */
+json_t *simrun_runs_json(const struct simrun_runs *r);
+
+/*
+ * simrun_runs_from_json - seqs (an array of runs, each an array of at
+ * most stride row ids, each below stride; what simrun_runs_json wrote) as
+ * runs first, first + 1, ... into r, with seconds. HPOD_EUNPROC when seqs
+ * has another shape (r is then empty).
+ */
+enum hpod_status simrun_runs_from_json(json_t *seqs, size_t first,
+                                       size_t stride, double seconds,
+                                       struct simrun_runs *r,
+                                       struct hpod_err *err);
+
+/*
+ * simrun_runs_append - copies src's runs into dst where they belong
+ * (src->first - dst->first from dst's start; same stride, and they fit)
+ * and adds src's seconds.
+ */
+void simrun_runs_append(struct simrun_runs *dst, const struct simrun_runs *src);
 
 #endif

@@ -72,9 +72,9 @@ metrics_json(const struct metric_spec *spec, const struct simulate_summary *sum,
 }
 
 /*
- * Checks the request's "metrics" (asked, from sim_table_parse) against what
- * this kind of run can compute (allowed): the first name outside it is a
- * 422 on metrics[i], why saying what does apply.
+ * Checks the request's "metrics" (asked, from simreq_table_parse) against
+ * what this kind of run can compute (allowed): the first name outside it
+ * is a 422 on metrics[i], why saying what does apply.
  */
 static enum hpod_status
 metrics_check(json_t *body, struct hpod_err *err, unsigned asked,
@@ -441,39 +441,6 @@ mo_summary(const char *name, const struct bench_sim_table *tr,
     return summary;
 }
 
-/*
- * Runs tr's repeats of run (its problem, algorithm, spec and length set by
- * the caller) over n rows on SIM_THREADS threads: the seed, initial rows
- * and run count come from tr, *seqs and *lens are allocated here (the
- * caller frees them). Returns the first run that failed, or -1.
- */
-static long long
-sim_run_repeats(struct simrun *run, const struct bench_sim_table *tr, size_t n,
-                size_t **seqs, size_t **lens)
-{
-    size_t runs = (size_t)tr->repeats;
-    enum hpod_status *status = xcalloc(runs, sizeof *status);
-    long long failed = -1;
-
-    *seqs = xmalloc(runs * n * sizeof **seqs);
-    *lens = xcalloc(runs, sizeof **lens);
-    run->seed0 = (unsigned long long)tr->seed;
-    run->init = (size_t)tr->init;
-    run->runs = runs;
-    run->seqs = *seqs;
-    run->lens = *lens;
-    run->status = status;
-    run->progress = tr->progress;
-    run->progress_arg = tr->progress_arg;
-    run->cancel = tr->cancel;
-    simrun_simulate(run, SIM_THREADS);
-    for (size_t r = 0; r < runs && failed < 0; r++)
-        if (status[r] != HPOD_OK)
-            failed = (long long)r;
-    free(status);
-    return failed;
-}
-
 /* Whether any row of s meets its constraints (checked before the runs). */
 static int
 mo_any_feasible(const struct bench_mo_setup *s)
@@ -484,6 +451,27 @@ mo_any_feasible(const struct bench_mo_setup *s)
     return 0;
 }
 
+/* See bench/simulate.h. */
+struct bench_sim_plan {
+    json_t *body; /* referenced: the strings below point into it */
+    char name[160];
+    const struct bench_table *t;
+    struct bench_sim_table tr; /* tr.norm_algo referenced */
+    int mo;                    /* the multi-objective / constrained run */
+    /* One objective: its name and goal, the table's column oriented
+     * (larger is better) and the problem over it. */
+    const char *obj_name, *goal;
+    double *y;
+    struct simulate_problem prob;
+    /* Several objectives or constraints. */
+    struct mo_req q;
+    struct bench_mo_setup s;
+    long long budget, pbudget;
+    double tol;
+    struct metric_spec spec;
+    size_t length; /* most rows per run; 0: the whole table */
+};
+
 /*
  * The multi-objective / constrained simulation (core/simulate_run_mo):
  * "objectives" with 2+ entries, or "constraints", or ehvi.
@@ -491,93 +479,72 @@ mo_any_feasible(const struct bench_mo_setup *s)
  * the requested objectives; constrained single-objective runs report the
  * gap between the table's best feasible value and the best feasible row
  * found within "budget" evaluations (default 40), and how many runs found
- * none. The reply is stored like any simulation.
+ * none.
  */
 static enum hpod_status
-simulate_mo(json_t *body, const char *name, const struct bench_table *t,
-            const struct bench_sim_table *tr, struct bench_sim_result *res,
-            struct hpod_err *err)
+plan_mo(struct bench_sim_plan *p, struct hpod_err *err)
 {
-    struct mo_req q = {0};
-    struct bench_mo_setup s = {0};
-    size_t n = t->n, *seqs = NULL, *lens = NULL;
-    long long budget, pbudget;
-    unsigned asked = tr->metrics;
-    double tol = 0;
+    const struct bench_table *t = p->t;
+    struct mo_req *q = &p->q;
+    unsigned asked = p->tr.metrics;
     enum hpod_status st;
-    json_t *summary = NULL, *metrics = NULL, *names = NULL;
 
-    if ((st = mo_objectives(body, t, &q, err)) != HPOD_OK ||
-        (st = mo_constraints(body, t, &q, err)) != HPOD_OK ||
-        (st = mo_metrics(body, &q, &asked, err)) != HPOD_OK ||
-        (st = sim_tolerance(body, err, t, &tol)) != HPOD_OK)
-        goto out;
-    if (!tr->mo_able && q.m == 1) {
-        st = hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
-                       "greedy has no constrained single-objective form: "
-                       "it takes constraints with several objectives");
-        goto out;
-    }
-    size_t m = q.m;
-    int big = n > 400;
-    if ((st = bench_sim_int(body, err, "budget", 1, 1000000, m == 1 ? 40 : 20,
-                            &budget)) != HPOD_OK ||
-        (st = bench_sim_int(body, err, "pareto_budget", 1, 1000000,
-                            big ? 200 : 50, &pbudget)) != HPOD_OK)
-        goto out;
-    bench_mo_setup_init(&s, t, m, q.col, q.sense, q.nc, q.ccol, q.cmax,
-                        q.bound);
-    if (m == 1 && !mo_any_feasible(&s)) {
-        st = hpod_fail(err, HPOD_EUNPROC, "constraints",
-                       "no row of %s meets the constraints", t->name);
-        goto out;
-    }
-    if (tr->validate_only)
-        goto out;
-    /* The ftb, ftc and fb of several objectives are those of the first. */
-    struct metric_spec spec;
-    simrun_spec_init(&spec, s.y0, s.pareto, n, (size_t)tr->init, tol,
-                     (size_t)budget, (size_t)pbudget, m >= 2 ? asked : 0);
-    /* Multi-objective runs stop once every metric asked is final;
+    if ((st = mo_objectives(p->body, t, q, err)) != HPOD_OK ||
+        (st = mo_constraints(p->body, t, q, err)) != HPOD_OK ||
+        (st = mo_metrics(p->body, q, &asked, err)) != HPOD_OK ||
+        (st = sim_tolerance(p->body, err, t, &p->tol)) != HPOD_OK)
+        return st;
+    if (!p->tr.mo_able && q->m == 1)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
+                         "greedy has no constrained single-objective form: "
+                         "it takes constraints with several objectives");
+    int big = t->n > 400;
+    if ((st = bench_sim_int(p->body, err, "budget", 1, 1000000,
+                            q->m == 1 ? 40 : 20, &p->budget)) != HPOD_OK ||
+        (st = bench_sim_int(p->body, err, "pareto_budget", 1, 1000000,
+                            big ? 200 : 50, &p->pbudget)) != HPOD_OK)
+        return st;
+    bench_mo_setup_init(&p->s, t, q->m, q->col, q->sense, q->nc, q->ccol,
+                        q->cmax, q->bound);
+    if (q->m == 1 && !mo_any_feasible(&p->s))
+        return hpod_fail(err, HPOD_EUNPROC, "constraints",
+                         "no row of %s meets the constraints", t->name);
+    /* The ftb, ftc and fb of several objectives are those of the first.
+     * Multi-objective runs stop once every metric asked is final;
      * constrained single-objective runs take exactly `budget` evaluations
      * (a spec that measures nothing: simrun_simulate). */
-    struct simrun run = {.mo = &s.mp,
-                         .mo_algo = &tr->mo,
-                         .spec = &spec,
-                         .length = m >= 2 ? 0 : (size_t)budget};
-    long long failed = sim_run_repeats(&run, tr, n, &seqs, &lens);
-    if (failed >= 0) {
-        st = hpod_fail(err, HPOD_EUNPROC, "algorithm",
-                       "run %lld failed on this table", failed);
-        goto out;
-    }
-    if (m >= 2) {
-        metrics_json(&spec, &run.sum, &metrics, &names);
+    simrun_spec_init(&p->spec, p->s.y0, p->s.pareto, t->n, (size_t)p->tr.init,
+                     p->tol, (size_t)p->budget, (size_t)p->pbudget,
+                     q->m >= 2 ? asked : 0);
+    p->length = q->m >= 2 ? 0 : (size_t)p->budget;
+    return HPOD_OK;
+}
+
+/* The result of a multi-objective or constrained simulation. */
+static enum hpod_status
+result_mo(const struct bench_sim_plan *p, const struct simrun_runs *all,
+          json_t **summary, struct hpod_err *err)
+{
+    json_t *metrics, *names;
+
+    if (p->q.m >= 2) {
+        struct simulate_summary sum;
+        simulate_summarize(&p->spec, all->seqs, all->stride, all->lens,
+                           all->runs, &sum);
+        metrics_json(&p->spec, &sum, &metrics, &names);
     } else {
         struct simulate_stat g;
-        if (!bench_mo_gap(&s, seqs, n, lens, (size_t)tr->repeats,
-                          (size_t)budget, &g)) {
-            st = hpod_fail(err, HPOD_EUNPROC, "constraints",
-                           "no row of %s meets the constraints", t->name);
-            goto out;
-        }
+        if (!bench_mo_gap(&p->s, all->seqs, all->stride, all->lens, all->runs,
+                          (size_t)p->budget, &g))
+            return hpod_fail(err, HPOD_EUNPROC, "constraints",
+                             "no row of %s meets the constraints", p->t->name);
         metrics = json_pack("{s:o}", "gap", stat_json(&g));
         names = json_pack("[s]", "gap");
     }
-    json_object_set_new(tr->norm_algo, "seed", json_integer(tr->seed));
-    summary = mo_summary(name, tr, &q, budget, pbudget, metrics, names, tol,
-                         spec.y != NULL, run.seconds);
-    metrics = names = NULL;
-    bench_sim_result_set(res, &summary, &seqs, &lens, n, (size_t)tr->repeats,
-                         m == 1 ? (size_t)budget : n, run.seconds);
-out:
-    json_decref(q.objs);
-    json_decref(metrics);
-    json_decref(names);
-    bench_mo_setup_free(&s);
-    free(seqs);
-    free(lens);
-    return st;
+    *summary =
+        mo_summary(p->name, &p->tr, &p->q, p->budget, p->pbudget, metrics,
+                   names, p->tol, p->spec.y != NULL, all->seconds);
+    return HPOD_OK;
 }
 
 /*
@@ -665,80 +632,194 @@ single_objective(json_t *body, const struct bench_table *t,
 
 /* The single-objective run on a lookup table (core/simulate_run). */
 static enum hpod_status
-simulate_single(json_t *body, const char *name, const struct bench_table *t,
-                const struct bench_sim_table *tr, struct bench_sim_result *res,
-                struct hpod_err *err)
+plan_single(struct bench_sim_plan *p, struct hpod_err *err)
 {
-    const char *obj_name, *goal;
+    const struct bench_table *t = p->t;
     const double *col;
-    long long pbudget;
-    double tol, *y = NULL;
-    size_t *seqs = NULL, *lens = NULL;
     enum hpod_status st;
-    json_t *summary = NULL;
 
-    if ((st = single_objective(body, t, &obj_name, &goal, &col, err)) !=
-            HPOD_OK ||
-        (st = sim_tolerance(body, err, t, &tol)) != HPOD_OK)
+    if ((st = single_objective(p->body, t, &p->obj_name, &p->goal, &col,
+                               err)) != HPOD_OK ||
+        (st = sim_tolerance(p->body, err, t, &p->tol)) != HPOD_OK)
         return st;
     int big = strcmp(t->name, "nmthpo/sw-en") == 0 ||
               strcmp(t->name, "nmthpo/so-en") == 0;
-    if ((st = bench_sim_int(body, err, "pareto_budget", 1, 1000000,
-                            big ? 200 : 50, &pbudget)) != HPOD_OK)
+    if ((st = bench_sim_int(p->body, err, "pareto_budget", 1, 1000000,
+                            big ? 200 : 50, &p->pbudget)) != HPOD_OK)
         return st;
     /* One objective measures ftb, ftc and fb unless "metrics" says
      * otherwise; fto, fta and fbp (the table's BLEU / GPU-time front) only
      * when asked, since they need every Pareto row in each sequence. */
     int has_pareto =
         bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
-    unsigned asked = tr->metrics ? tr->metrics : METRIC_SINGLE;
+    unsigned asked = p->tr.metrics ? p->tr.metrics : METRIC_SINGLE;
     if ((st = metrics_check(
-             body, err, asked, METRIC_SINGLE | (has_pareto ? METRIC_PARETO : 0),
+             p->body, err, asked,
+             METRIC_SINGLE | (has_pareto ? METRIC_PARETO : 0),
              has_pareto ? "gap needs constraints"
                         : "fto, fta and fbp need a table with bleu and "
                           "gpu_time, gap needs constraints")) != HPOD_OK)
         return st;
-    if (tr->validate_only)
-        return HPOD_OK;
-    int sense = goal[1] == 'a' ? 1 : -1;
-    y = xmalloc(t->n * sizeof *y);
+    int sense = p->goal[1] == 'a' ? 1 : -1;
+    p->y = xmalloc((t->n ? t->n : 1) * sizeof *p->y);
     for (size_t i = 0; i < t->n; i++)
-        y[i] = sense * col[i];
-    struct simulate_problem p = {
-        .space = &t->space, .raw = t->raw, .y = y, .n = t->n};
-    struct metric_spec spec;
-    simrun_spec_init(&spec, y, has_pareto ? t->pareto : NULL, t->n,
-                     (size_t)tr->init, tol, (size_t)tr->budget, (size_t)pbudget,
-                     asked);
+        p->y[i] = sense * col[i];
+    p->prob = (struct simulate_problem){
+        .space = &t->space, .raw = t->raw, .y = p->y, .n = t->n};
+    simrun_spec_init(&p->spec, p->y, has_pareto ? t->pareto : NULL, t->n,
+                     (size_t)p->tr.init, p->tol, (size_t)p->tr.budget,
+                     (size_t)p->pbudget, asked);
+    return HPOD_OK;
+}
+
+/* The result of a single-objective simulation. */
+static json_t *
+result_single(const struct bench_sim_plan *p, const struct simrun_runs *all)
+{
+    const struct bench_sim_table *tr = &p->tr;
+    struct simulate_summary sum;
+    json_t *metrics, *names;
+
+    simulate_summarize(&p->spec, all->seqs, all->stride, all->lens, all->runs,
+                       &sum);
+    metrics_json(&p->spec, &sum, &metrics, &names);
+    return json_pack(
+        "{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
+        "s:I, s:o, s:o, s:f}",
+        "benchmark", p->name, "algorithm", tr->norm_algo, "repeats",
+        (json_int_t)tr->repeats, "init", (json_int_t)tr->init, "seed",
+        (json_int_t)tr->seed, "objective", "name", p->obj_name, "goal", p->goal,
+        "tolerance", p->tol, "budget", (json_int_t)tr->budget, "pareto_budget",
+        (json_int_t)p->pbudget, "metrics", metrics, "computed_metrics", names,
+        "seconds", all->seconds);
+}
+
+/* See bench/simulate.h. */
+enum hpod_status
+bench_sim_plan_create(json_t *body, const char *name,
+                      const struct bench_table *t,
+                      const struct bench_sim_table *tr,
+                      struct bench_sim_plan **out, struct hpod_err *err)
+{
+    struct bench_sim_plan *p = xcalloc(1, sizeof *p);
+    json_t *objs = json_object_get(body, "objectives");
+    enum hpod_status st;
+
+    *out = NULL;
+    p->body = json_incref(body);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->t = t;
+    p->tr = *tr;
+    json_incref(p->tr.norm_algo);
+    /* "objectives" with one entry is the single-objective run, as in a
+     * study definition; "objective" is its older alias. More entries, a
+     * constraint or ehvi make the multi-objective run. */
+    int single = !objs || (json_is_array(objs) && json_array_size(objs) == 1);
+    p->mo = tr->force_mo || json_object_get(body, "constraints") || !single;
+    st = p->mo ? plan_mo(p, err) : plan_single(p, err);
+    if (st != HPOD_OK) {
+        bench_sim_plan_free(p);
+        return st;
+    }
+    *out = p;
+    return HPOD_OK;
+}
+
+/* See bench/simulate.h. */
+void
+bench_sim_plan_free(struct bench_sim_plan *p)
+{
+    if (!p)
+        return;
+    json_decref(p->q.objs);
+    bench_mo_setup_free(&p->s);
+    free(p->y);
+    json_decref(p->tr.norm_algo);
+    json_decref(p->body);
+    free(p);
+}
+
+/* See bench/simulate.h. */
+size_t
+bench_sim_plan_stride(const struct bench_sim_plan *p)
+{
+    return p->t->n;
+}
+
+/* See bench/simulate.h. */
+enum hpod_status
+bench_sim_plan_run(const struct bench_sim_plan *p, size_t first, size_t count,
+                   const struct bench_sim_hooks *hooks, struct simrun_runs *out,
+                   struct hpod_err *err)
+{
+    size_t n = p->t->n;
+    enum hpod_status *status = xcalloc(count ? count : 1, sizeof *status);
+    enum hpod_status st = HPOD_OK;
     /* The loop of `hpod-bench`: the same request gives the same sequences
      * there and here. */
-    struct simrun run = {.p = &p, .algo = &tr->single, .spec = &spec};
-    long long failed = sim_run_repeats(&run, tr, t->n, &seqs, &lens);
-    if (failed >= 0) {
-        st = hpod_fail(
-            err, HPOD_EUNPROC, "algorithm",
-            "run %lld failed: %s cannot run on this table", failed,
-            json_string_value(json_object_get(tr->norm_algo, "name")));
-        goto out;
+    struct simrun run = {.p = p->mo ? NULL : &p->prob,
+                         .algo = &p->tr.single,
+                         .mo = p->mo ? &p->s.mp : NULL,
+                         .mo_algo = &p->tr.mo,
+                         .spec = &p->spec,
+                         .length = p->length,
+                         .seed0 = (unsigned long long)p->tr.seed + first,
+                         .init = (size_t)p->tr.init,
+                         .runs = count,
+                         .status = status};
+
+    simrun_runs_init(out, first, count, n);
+    run.seqs = out->seqs;
+    run.lens = out->lens;
+    if (hooks) {
+        run.progress = hooks->progress;
+        run.progress_arg = hooks->progress_arg;
+        run.cancel = hooks->stop;
+        run.stop_at = hooks->stop_at;
     }
-    json_t *metrics, *names;
-    metrics_json(&spec, &run.sum, &metrics, &names);
-    summary =
-        json_pack("{s:s, s:O, s:I, s:I, s:I, s:{s:s, s:s}, s:f, s:I, "
-                  "s:I, s:o, s:o, s:f}",
-                  "benchmark", name, "algorithm", tr->norm_algo, "repeats",
-                  (json_int_t)tr->repeats, "init", (json_int_t)tr->init, "seed",
-                  (json_int_t)tr->seed, "objective", "name", obj_name, "goal",
-                  goal, "tolerance", tol, "budget", (json_int_t)tr->budget,
-                  "pareto_budget", (json_int_t)pbudget, "metrics", metrics,
-                  "computed_metrics", names, "seconds", run.seconds);
-    bench_sim_result_set(res, &summary, &seqs, &lens, t->n, (size_t)tr->repeats,
-                         t->n, run.seconds);
-out:
-    free(seqs);
-    free(lens);
-    free(y);
+    simrun_simulate(&run, SIM_THREADS);
+    out->seconds = run.seconds;
+    for (size_t r = 0; r < count; r++) {
+        if (status[r] == HPOD_OK)
+            continue;
+        out->runs = r; /* stopped (HPOD_EBUSY) or failed here */
+        if (status[r] == HPOD_EBUSY)
+            break;
+        if (p->mo)
+            st = hpod_fail(err, HPOD_EUNPROC, "algorithm",
+                           "run %zu failed on this table", first + r);
+        else
+            st = hpod_fail(
+                err, HPOD_EUNPROC, "algorithm",
+                "run %zu failed: %s cannot run on this table", first + r,
+                json_string_value(json_object_get(p->tr.norm_algo, "name")));
+        break;
+    }
+    free(status);
     return st;
+}
+
+/* See bench/simulate.h. */
+enum hpod_status
+bench_sim_plan_result(const struct bench_sim_plan *p, struct simrun_runs *all,
+                      struct bench_sim_result *res, struct hpod_err *err)
+{
+    json_t *summary = NULL;
+    enum hpod_status st = HPOD_OK;
+
+    memset(res, 0, sizeof *res);
+    if (p->mo)
+        st = result_mo(p, all, &summary, err);
+    else
+        summary = result_single(p, all);
+    if (st != HPOD_OK)
+        return st;
+    /* A constrained single-objective run holds `budget` rows at most. */
+    size_t cap = p->mo && p->q.m == 1 ? (size_t)p->budget : all->stride;
+    bench_sim_result_set(res, &summary, &all->seqs, &all->lens, all->stride,
+                         all->runs, cap, all->seconds);
+    simrun_runs_clear(all);
+    return HPOD_OK;
 }
 
 /* See bench/simulate.h. */
@@ -748,15 +829,16 @@ bench_simulate_table(json_t *body, const char *name,
                      const struct bench_sim_table *tr,
                      struct bench_sim_result *res, struct hpod_err *err)
 {
-    json_t *objs = json_object_get(body, "objectives");
-    json_t *cons = json_object_get(body, "constraints");
+    struct bench_sim_plan *p = NULL;
+    struct simrun_runs all = {0};
+    enum hpod_status st;
 
     memset(res, 0, sizeof *res);
-    /* "objectives" with one entry is the single-objective run, as in a
-     * study definition; "objective" is its older alias. More entries, a
-     * constraint or ehvi make the multi-objective run. */
-    int single = !objs || (json_is_array(objs) && json_array_size(objs) == 1);
-    if (tr->force_mo || cons || !single)
-        return simulate_mo(body, name, t, tr, res, err);
-    return simulate_single(body, name, t, tr, res, err);
+    if ((st = bench_sim_plan_create(body, name, t, tr, &p, err)) == HPOD_OK &&
+        (st = bench_sim_plan_run(p, 0, (size_t)tr->repeats, NULL, &all, err)) ==
+            HPOD_OK)
+        st = bench_sim_plan_result(p, &all, res, err);
+    simrun_runs_clear(&all);
+    bench_sim_plan_free(p);
+    return st;
 }

@@ -1,11 +1,14 @@
 /*
  * bench/simulate.h - simulations on the benchmarks, the request body
- * (borrowed jansson values) parsed and the repeats run, with no HTTP:
+ * (borrowed jansson values) checked against the table and the repeats
+ * run, with no HTTP:
  *   - on a lookup table, a single-objective run (core/simulate_run) or a
  *     multi-objective / constrained one (core/simulate_run_mo), both
- *     through bench/simrun as `hpod-bench` runs them;
+ *     through bench/simrun as `hpod-bench` runs them, in pieces of
+ *     repeats if the caller wants (bench/jobs runs a job in slices);
  *   - on a learning-curve set, see bench/simcurves.h.
- * The caller stores the result and answers (handlers/benchmarks.c).
+ * The request itself is parsed by bench/simreq; the caller stores the
+ * result (bench/jobs).
  */
 #ifndef HPOD_BENCH_SIMULATE_H
 #define HPOD_BENCH_SIMULATE_H
@@ -14,6 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "bench/simrun.h"
 #include "bench/tables.h"
 #include "common/status.h"
 #include "core/metrics.h"
@@ -62,8 +66,9 @@ enum hpod_status bench_sim_metrics_parse(struct hpod_err *err, json_t *ms,
 
 /*
  * A simulate request on a lookup table, as far as it is checked without
- * the table (the caller parses the algorithm; objectives, constraints,
- * tolerance, budget and pareto_budget are read from the body here).
+ * the table (bench/simreq parses it; objectives, constraints, tolerance,
+ * budget and pareto_budget are read from the body by
+ * bench_sim_plan_create).
  */
 struct bench_sim_table {
     struct simulate_algo single; /* the sampler of a single-objective run */
@@ -72,25 +77,80 @@ struct bench_sim_table {
      * needs several objectives: no constrained single-objective run. */
     int mo_able;
     int force_mo;      /* 1: always the multi-objective run (ehvi) */
-    json_t *norm_algo; /* borrowed: the normalized algorithm, stored as is
-                          (its "seed" is set to seed) */
+    json_t *norm_algo; /* the normalized algorithm, stored as is (its
+                          "seed" is set to seed); owned by whoever parsed
+                          it */
     long long repeats, init, seed, budget;
     /* "metrics": METRIC_BIT()s and SIM_METRIC_GAP; 0 when absent (the
      * defaults of the kind of run). */
     unsigned metrics;
-    /* 1: check everything the table decides, then return HPOD_OK with res
-     * empty, before any run (a job is validated before it is queued). */
-    int validate_only;
-    /* Optional, handed to bench/simrun (struct simrun). */
-    void (*progress)(void *arg, size_t done, size_t runs);
-    void *progress_arg;
-    const atomic_int *cancel;
 };
 
 /*
- * bench_simulate_table - runs the simulation body asks on table t (named
- * name). On HPOD_OK res holds the result (bench_sim_result_free);
- * otherwise err says why (HPOD_EINVAL, HPOD_EUNPROC).
+ * A simulation on a lookup table, checked against the table and ready to
+ * run in pieces: run r uses seed + r alone (core/simulate), so any split
+ * of the repeats into ranges run apart, then summarized together by
+ * bench_sim_plan_result, gives exactly the result of running them all at
+ * once (the same sequences, the same metrics).
+ */
+struct bench_sim_plan;
+
+/*
+ * bench_sim_plan_create - checks body (objectives, constraints, tolerance,
+ * budgets, metrics) against table t (named name) for the parsed request
+ * tr and prepares its runs. body, t and tr->norm_algo are referenced, not
+ * copied: t must outlive the plan (body and norm_algo are kept by
+ * reference count). HPOD_EINVAL or HPOD_EUNPROC with err naming the field.
+ */
+enum hpod_status bench_sim_plan_create(json_t *body, const char *name,
+                                       const struct bench_table *t,
+                                       const struct bench_sim_table *tr,
+                                       struct bench_sim_plan **out,
+                                       struct hpod_err *err);
+void bench_sim_plan_free(struct bench_sim_plan *p);
+
+/* Row ids per sequence that a plan's runs may hold (the table's rows). */
+size_t bench_sim_plan_stride(const struct bench_sim_plan *p);
+
+/* Optional hooks of bench_sim_plan_run, handed to bench/simrun. */
+struct bench_sim_hooks {
+    /* Called now and then with the runs of this call done so far. */
+    void (*progress)(void *arg, size_t done, size_t runs);
+    void *progress_arg;
+    /* Once *stop is nonzero no further run starts. */
+    const atomic_int *stop;
+    /* 0, or hpod_now_s() after which no run but the first starts. */
+    double stop_at;
+};
+
+/*
+ * bench_sim_plan_run - runs first .. first + count - 1 of p's repeats
+ * (first + count <= repeats) on a few threads into out
+ * (simrun_runs_init'ed here). When hooks->stop or stop_at ends the call
+ * early, out->runs is the number of runs from first on that finished
+ * without a gap (at least 1 after stop_at; possibly 0 after stop). HPOD_EUNPROC
+ * (err says which run) when a run failed.
+ */
+enum hpod_status bench_sim_plan_run(const struct bench_sim_plan *p,
+                                    size_t first, size_t count,
+                                    const struct bench_sim_hooks *hooks,
+                                    struct simrun_runs *out,
+                                    struct hpod_err *err);
+
+/*
+ * bench_sim_plan_result - the simulation's result from all of its runs
+ * (all->first 0, all->runs the repeats, all->seconds the wall time of
+ * every piece): the metrics, the summary, and the sequences, whose arrays
+ * are handed over to res (all is left empty).
+ */
+enum hpod_status bench_sim_plan_result(const struct bench_sim_plan *p,
+                                       struct simrun_runs *all,
+                                       struct bench_sim_result *res,
+                                       struct hpod_err *err);
+
+/*
+ * bench_simulate_table - the whole simulation at once: plan, every run,
+ * result (what a job of a single piece does).
  */
 enum hpod_status bench_simulate_table(json_t *body, const char *name,
                                       const struct bench_table *t,

@@ -5,9 +5,10 @@
  * simulations (store/bench_store).
  *
  * What a name refers to is bench/catalog; import validation bench/import;
- * row matching bench/evaluate; the simulations bench/simulate (tables) and
- * bench/simcurves (learning curves). Benchmark-backed studies are expanded
- * by bench/expand, called from handlers/studies.c.
+ * row matching bench/evaluate; a simulate request is parsed by
+ * bench/simreq (with study/simalgo for its algorithm) and run as a job by
+ * bench/jobs. Benchmark-backed studies are expanded by bench/expand,
+ * called from handlers/studies.c.
  */
 #include <ctype.h>
 #include <math.h>
@@ -20,20 +21,14 @@
 #include "bench/evaluate.h"
 #include "bench/import.h"
 #include "bench/jobs.h"
-#include "bench/simcurves.h"
-#include "bench/simulate.h"
+#include "bench/simreq.h"
 #include "bench/tables.h"
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
-#include "core/metrics.h"
-#include "core/mobo.h"
-#include "core/simulate.h"
-#include "handlers/benchmarks.h"
 #include "handlers/handlers.h"
 #include "store/bench_store.h"
-#include "study/auto.h"
-#include "study/def.h"
+#include "study/simalgo.h"
 
 /* The benchmark rq names (rq->err on failure; 404 if none). */
 static enum hpod_status
@@ -342,162 +337,6 @@ out:
 
 /* ---- POST /v1/benchmarks/{name}/simulate and /v1/simulations ---- */
 
-/*
- * sim_auto - "algorithm": {"name": "auto"} on table t: the choice a study
- * whose candidates are t's rows would get (study/auto.h), with the
- * request's objectives, constraints, budget (none unless given) and init.
- * Only an explicit auto: an omitted algorithm keeps its old meaning here.
- */
-static enum hpod_status
-sim_auto(json_t *body, json_t *a, const struct bench_table *t, long long init,
-         struct algo_def *algo, json_t **norm, struct hpod_err *err)
-{
-    json_t *objs = json_object_get(body, "objectives");
-    json_t *cons = json_object_get(body, "constraints");
-    json_t *budget = json_object_get(body, "budget");
-    struct autoalgo_features f = {
-        .n_params = t->n_params,
-        .n_candidates = t->n,
-        .n_objectives = json_is_array(objs) && json_array_size(objs) > 0
-                            ? json_array_size(objs)
-                            : 1,
-        .n_constraints = json_is_array(cons) ? json_array_size(cons) : 0,
-        .budget = json_is_integer(budget) ? json_integer_value(budget) : -1,
-        .init = (int)init,
-    };
-    /* A table's parameters are value lists of numbers (bench/expand.c),
-     * never categorical; simulate has no decoupled constraint or source. */
-    return algo_auto(a, &f, algo, norm, err);
-}
-
-/* See benchmarks.h. */
-enum hpod_status
-sim_table_parse(struct req *rq, const struct bench_table *table,
-                struct sim_table_req *out)
-{
-    static const char *const keys[] = {
-        "algorithm",  "repeats",     "init",    "seed",
-        "objective",  "tolerance",   "budget",  "pareto_budget",
-        "objectives", "constraints", "metrics", NULL};
-    struct algo_def algo;
-    json_t *norm_algo = NULL, *v, *objs, *ms;
-    long long repeats, init, seed, budget;
-    enum hpod_status st;
-
-    memset(out, 0, sizeof *out);
-    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK)
-        goto out;
-    objs = json_object_get(rq->body, "objectives");
-    if (objs && json_object_get(rq->body, "objective")) {
-        st = hpod_fail(&rq->err, HPOD_EINVAL, "objective",
-                       "give objectives or its alias objective, not both");
-        goto out;
-    }
-    v = json_object_get(rq->body, "algorithm");
-    /* The study validator does not know sh (a simulation-only method). */
-    if (json_is_object(v) && json_is_string(json_object_get(v, "name")) &&
-        strcmp(json_string_value(json_object_get(v, "name")), "sh") == 0) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
-                       "sh needs learning curves: simulate it on an "
-                       "nmtlc set");
-        goto out;
-    }
-    /* init first: auto's rule reads it. */
-    if ((st = bench_sim_int(rq->body, &rq->err, "init", 1, 50, 3, &init)) !=
-        HPOD_OK)
-        goto out;
-    if (v && !json_is_null(v) && algo_is_auto(v))
-        st = sim_auto(rq->body, v, table, init, &algo, &norm_algo, &rq->err);
-    else
-        st = algo_from_json(json_is_null(v) ? NULL : v, &algo, &norm_algo,
-                            &rq->err);
-    if (st != HPOD_OK)
-        goto out;
-    if ((st = bench_sim_int(rq->body, &rq->err, "repeats", 1,
-                            BENCH_SIM_MAX_REPEATS, 100, &repeats)) != HPOD_OK ||
-        (st = bench_sim_int(rq->body, &rq->err, "seed", 0, (1LL << 53) - 1, 0,
-                            &seed)) != HPOD_OK ||
-        (st = bench_sim_int(rq->body, &rq->err, "budget", 1, 1000000, 20,
-                            &budget)) != HPOD_OK)
-        goto out;
-    if (algo.name == ALGO_ASHA) {
-        st = hpod_fail(&rq->err, HPOD_EUNPROC, "algorithm.name",
-                       "simulate runs random, gp, graph, greedy and ehvi "
-                       "on a lookup table; asha needs learning curves: "
-                       "simulate it on an nmtlc set");
-        goto out;
-    }
-    ms = json_object_get(rq->body, "metrics");
-    if (ms && !json_is_null(ms) &&
-        (st = bench_sim_metrics_parse(&rq->err, ms, &out->metrics)) != HPOD_OK)
-        goto out;
-    /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
-     * part, so the stored algorithm says so rather than show a fresh one. */
-    json_object_set_new(norm_algo, "seed", json_integer(seed));
-    if (json_is_object(json_object_get(norm_algo, "chosen")))
-        json_object_set_new(json_object_get(norm_algo, "chosen"), "seed",
-                            json_integer(seed));
-    out->algo = algo;
-    out->norm_algo = norm_algo;
-    norm_algo = NULL;
-    out->repeats = repeats;
-    out->init = init;
-    out->seed = seed;
-    out->budget = budget;
-out:
-    json_decref(norm_algo);
-    return st;
-}
-
-/* The run bench/simulate makes of a parsed table request (norm_algo
- * borrowed). */
-static void
-sim_table_run(const struct sim_table_req *tr, struct bench_sim_table *run)
-{
-    const struct algo_def *a = &tr->algo;
-
-    memset(run, 0, sizeof *run);
-    run->single = (struct simulate_algo){
-        .kind = (enum sampler_kind)a->name,
-        .kernel = a->kernel,
-        .acquisition = a->acquisition,
-        .ls_min = a->ls_min,
-        .trust_div = a->name == ALGO_GP ? (int)a->gp_trust : 0,
-        .ls_prior = a->name == ALGO_GP ? a->ls_prior : 0.0,
-        .variant = a->name == ALGO_GP && a->gp_hedge
-                       ? SAMPLER_V_HEDGE |
-                             (a->gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
-                       : 0u};
-    run->mo = (struct simulate_mo_algo){
-        a->name == ALGO_RANDOM,
-        a->name == ALGO_EHVI     ? a->surrogate
-        : a->name == ALGO_GRAPH  ? MOBO_SURROGATE_GRAPH
-        : a->name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
-                                 : MOBO_SURROGATE_GP,
-        a->kernel,
-        a->name == ALGO_EHVI && a->ehvi_log,
-        a->name == ALGO_EHVI ? (size_t)a->ehvi_trust : 0,
-        a->name == ALGO_EHVI ? a->ehvi_front_ref : 0.0,
-        a->name == ALGO_EHVI ? a->ehvi_gp_blend : 0,
-        a->name == ALGO_EHVI ? a->ehvi_trust_shape : 0};
-    run->mo_able = a->name != ALGO_GREEDY;
-    run->force_mo = a->name == ALGO_EHVI;
-    run->norm_algo = tr->norm_algo;
-    run->repeats = tr->repeats;
-    run->init = tr->init;
-    run->seed = tr->seed;
-    run->budget = tr->budget;
-    run->metrics = tr->metrics;
-}
-
-_Static_assert(BENCH_SIM_MAX_OBJECTIVES == MODEL_MAX_OBJECTIVES &&
-                   BENCH_SIM_MAX_CONSTRAINTS == MODEL_MAX_CONSTRAINTS,
-               "a simulation takes the objectives a study takes");
-
-/* A synchronous simulate waits this long for its job, then answers 503
- * (the job stays queued; GET /v1/simulations/{id} shows it). */
-#define SIM_WAIT_MS (10L * 60 * 1000)
-
 /* Whether the Prefer header (RFC 7240) asks for respond-async. */
 static int
 prefers_async(struct req *rq)
@@ -519,76 +358,28 @@ prefers_async(struct req *rq)
     return 0;
 }
 
-/*
- * sim_validate - everything a simulate request can be told before it
- * runs: *repeats gets its runs. The same parse runs again in the job
- * (simulation_job_run).
- */
-static enum hpod_status
-sim_validate(struct req *rq, const struct bench_ref *ref, long long *repeats)
-{
-    struct sim_table_req tr = {0};
-    struct sim_curves_req cr;
-    struct bench_sim_table run;
-    struct bench_sim_result res = {0};
-    enum hpod_status st;
-
-    if (ref->curves) {
-        st = bench_sim_curves_parse(rq->body, rq->name, ref->curves, &cr,
-                                    &rq->err);
-        *repeats = cr.repeats;
-        json_decref(cr.norm);
-        return st;
-    }
-    if ((st = sim_table_parse(rq, ref->table, &tr)) != HPOD_OK)
-        return st;
-    sim_table_run(&tr, &run);
-    run.validate_only = 1;
-    st = bench_simulate_table(rq->body, rq->name, ref->table, &run, &res,
-                              &rq->err);
-    *repeats = tr.repeats;
-    bench_sim_result_free(&res);
-    json_decref(tr.norm_algo);
-    return st;
-}
-
-/* See benchmarks.h. */
-enum hpod_status
-simulation_job_run(void *arg, const struct bench_job *job,
-                   struct bench_sim_result *res, struct hpod_err *err)
-{
-    struct req rq;
-    struct sim_table_req tr = {0};
-    struct bench_sim_table run;
-    enum hpod_status st;
-
-    (void)arg;
-    memset(res, 0, sizeof *res);
-    if (job->ref->curves)
-        return bench_simulate_curves(job->request, job->benchmark,
-                                     job->ref->curves, res, err);
-    memset(&rq, 0, sizeof rq);
-    rq.body = job->request;
-    if ((st = sim_table_parse(&rq, job->ref->table, &tr)) == HPOD_OK) {
-        sim_table_run(&tr, &run);
-        run.progress = job->progress;
-        run.progress_arg = job->progress_arg;
-        run.cancel = job->cancel;
-        st = bench_simulate_table(job->request, job->benchmark, job->ref->table,
-                                  &run, res, &rq.err);
-    }
-    *err = rq.err;
-    json_decref(tr.norm_algo);
-    return st;
-}
-
 static json_t *sim_json(const struct sim_row *r);
+
+/* 202 with job id as it is now and its Location. */
+static enum hpod_status
+sim_accepted(struct req *rq, long long id)
+{
+    struct sim_row row = {0};
+    enum hpod_status st = sim_store_get(rq->db, id, &row, &rq->err);
+    if (st == HPOD_OK) {
+        snprintf(rq->location, sizeof rq->location, "/v1/simulations/%lld", id);
+        st = reply_json(rq, 202, sim_json(&row));
+    }
+    sim_row_cleanup(&row);
+    return st;
+}
 
 /*
  * sim_wait_reply - the synchronous simulate: waits for job id without a
- * pooled connection, then answers 201 with the stored result (as GET
- * /v1/simulations/{id}), the job's error, or 503 when it is not done in
- * SIM_WAIT_MS.
+ * pooled connection up to HPOD_SIM_SYNC_WAIT_MS, then answers 201 with
+ * the stored result (as GET /v1/simulations/{id}), the job's error (422),
+ * 409 if it was cancelled meanwhile, or 202 as the asynchronous form
+ * would when it is not done yet.
  */
 static enum hpod_status
 sim_wait_reply(struct req *rq, long long id)
@@ -599,22 +390,24 @@ sim_wait_reply(struct req *rq, long long id)
 
     db_pool_release(rq->ctx->pool, rq->db);
     rq->db = NULL;
-    st = bench_jobs_wait(rq->ctx->jobs, id, SIM_WAIT_MS, state, &rq->err);
-    if (st != HPOD_OK)
+    st = bench_jobs_wait(rq->ctx->jobs, id,
+                         bench_jobs_sync_wait_ms(rq->ctx->jobs), state,
+                         &rq->err);
+    if (st != HPOD_OK ||
+        (st = db_pool_acquire(rq->ctx->pool, &rq->db, &rq->err)) != HPOD_OK)
         return st;
-    if (strcmp(state, "done") && strcmp(state, "failed"))
-        return hpod_fail(&rq->err, HPOD_EDB, "",
-                         "simulation %lld is still %s after %ld s: GET "
-                         "/v1/simulations/%lld",
-                         id, state[0] ? state : "missing", SIM_WAIT_MS / 1000,
-                         id);
-    if ((st = db_pool_acquire(rq->ctx->pool, &rq->db, &rq->err)) != HPOD_OK ||
-        (st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
+    if (strcmp(state, "done") && strcmp(state, "failed") &&
+        strcmp(state, "cancelled"))
+        return sim_accepted(rq, id);
+    if ((st = sim_store_get(rq->db, id, &row, &rq->err)) != HPOD_OK)
         return st;
     if (strcmp(row.state, "failed") == 0)
         st = hpod_fail(&rq->err, HPOD_EUNPROC,
                        row.error_field ? row.error_field : "", "%s",
                        row.error ? row.error : "the simulation failed");
+    else if (strcmp(row.state, "cancelled") == 0)
+        st = hpod_fail(&rq->err, HPOD_ECONFLICT, "",
+                       "simulation %lld was cancelled", id);
     else
         st = reply_json(rq, 201, sim_json(&row));
     sim_row_cleanup(&row);
@@ -625,8 +418,8 @@ enum hpod_status
 handle_benchmark_simulate(struct req *rq)
 {
     struct bench_ref ref;
-    struct sim_row row = {0};
-    long long repeats = 0, id = 0;
+    struct simreq sim = {0};
+    long long id = 0;
     char *request = NULL;
     enum hpod_status st;
 
@@ -634,13 +427,14 @@ handle_benchmark_simulate(struct req *rq)
     if ((st = resolve(rq, rq->name, &ref)) != HPOD_OK)
         return st;
     /* Every check before the job row is written: bad input writes
-     * nothing. */
-    if ((st = sim_validate(rq, &ref, &repeats)) != HPOD_OK)
+     * nothing. The worker parses the stored body the same way. */
+    if ((st = simreq_parse(rq->body, rq->name, &ref, simalgo_parse, &sim,
+                           &rq->err)) != HPOD_OK)
         goto out;
     request = hj_dump(rq->body, 0);
-    if ((st = sim_store_enqueue(rq->db, rq->name,
-                                rq->who.lab[0] ? rq->who.lab : NULL, request,
-                                repeats, &id, &rq->err)) != HPOD_OK)
+    if ((st = bench_jobs_enqueue(rq->ctx->jobs, rq->db, rq->name,
+                                 rq->who.lab[0] ? rq->who.lab : NULL, request,
+                                 sim.repeats, &id, &rq->err)) != HPOD_OK)
         goto out;
     if (!prefers_async(rq)) {
         bench_jobs_notify(rq->ctx->jobs);
@@ -650,16 +444,36 @@ handle_benchmark_simulate(struct req *rq)
     /* The row as enqueued (queued), read before a worker is woken: with
      * fast statements a worker claimed it before this read (a 202 that
      * said running). A failed read leaves the job to the workers' poll. */
-    st = sim_store_get(rq->db, id, &row, &rq->err);
+    st = sim_accepted(rq, id);
     bench_jobs_notify(rq->ctx->jobs);
-    if (st != HPOD_OK)
-        goto out;
-    snprintf(rq->location, sizeof rq->location, "/v1/simulations/%lld", id);
-    st = reply_json(rq, 202, sim_json(&row));
 out:
-    sim_row_cleanup(&row);
+    simreq_clear(&sim);
     free(request);
     bench_ref_cleanup(&ref);
+    return st;
+}
+
+/* DELETE /v1/simulations/{id}: a queued or running job cancelled (the
+ * same answer again); one that ended is a 409. */
+enum hpod_status
+handle_simulation_cancel(struct req *rq)
+{
+    struct sim_row row = {0};
+    int changed = 0;
+    enum hpod_status st;
+
+    if ((st = bench_jobs_cancel(rq->ctx->jobs, rq->db, rq->id, &changed,
+                                &rq->err)) != HPOD_OK ||
+        (st = sim_store_get(rq->db, rq->id, &row, &rq->err)) != HPOD_OK)
+        return st;
+    if (strcmp(row.state, "cancelled") == 0)
+        st = reply_json(rq, 200, sim_json(&row));
+    else
+        st = hpod_fail(&rq->err, HPOD_ECONFLICT, "",
+                       "simulation %lld is %s: only a queued or running one "
+                       "can be cancelled",
+                       rq->id, row.state);
+    sim_row_cleanup(&row);
     return st;
 }
 

@@ -98,6 +98,7 @@ enum hpod_status handle_benchmark_importance(struct req *rq);
 enum hpod_status handle_benchmark_compare(struct req *rq);
 enum hpod_status handle_simulation_list(struct req *rq);
 enum hpod_status handle_simulation_get(struct req *rq);
+enum hpod_status handle_simulation_cancel(struct req *rq);
 enum hpod_status handle_token_create(struct req *rq);
 enum hpod_status handle_token_list(struct req *rq);
 enum hpod_status handle_token_revoke(struct req *rq);

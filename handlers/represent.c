@@ -167,7 +167,29 @@ sb_field(struct strbuf *b, int first, const char *s)
     strbuf_put(b, "\"", 1);
 }
 
-/* A JSON scalar as a CSV field: a string as is, a number as JSON has it. */
+/*
+ * A string a user chose as a CSV field. One that starts with =, +, -, @,
+ * a tab or a CR is a formula to a spreadsheet (=HYPERLINK(...), @SUM(1)):
+ * it is written with a ' before it, which the spreadsheet shows as text
+ * (OWASP, "CSV Injection"). Numbers hpod writes itself are never text.
+ */
+static void
+sb_text(struct strbuf *b, const char *s)
+{
+    char *quoted;
+    if (!s || !strchr("=+-@\t\r", s[0]) || s[0] == '\0') {
+        sb_field(b, 0, s);
+        return;
+    }
+    quoted = xmalloc(strlen(s) + 2);
+    quoted[0] = '\'';
+    strcpy(quoted + 1, s);
+    sb_field(b, 0, quoted);
+    free(quoted);
+}
+
+/* A JSON scalar as a CSV field: a string as text (sb_text), a number as
+ * JSON has it. */
 static void
 sb_json(struct strbuf *b, const json_t *v)
 {
@@ -177,7 +199,7 @@ sb_json(struct strbuf *b, const json_t *v)
         return;
     }
     if (json_is_string(v)) {
-        sb_field(b, 0, json_string_value(v));
+        sb_text(b, json_string_value(v));
         return;
     }
     text = hj_dump(v, 0);

@@ -10,6 +10,7 @@
 #include "bench/expand.h"
 #include "common/err.h"
 #include "common/json.h"
+#include "common/text.h"
 #include "common/name.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
@@ -192,8 +193,15 @@ handle_study_list(struct req *rq)
         return st;
     if (!f.lab && rq->who.lab[0])
         f.lab = rq->who.lab;
-    if ((st = study_list(rq->db, &f, limit, offset, &rows, &n, &total,
-                         &rq->err)) != HPOD_OK)
+    /* Names are stored in NFC (common/text.h): so is the one asked for. A
+     * name no study may have is looked up as it is, and finds none. */
+    struct hpod_err ignored = {0};
+    char *nfc = NULL;
+    if (f.name && hpod_text_name(f.name, "name", &nfc, &ignored) == HPOD_OK)
+        f.name = nfc;
+    st = study_list(rq->db, &f, limit, offset, &rows, &n, &total, &rq->err);
+    free(nfc);
+    if (st != HPOD_OK)
         return st;
     arr = json_array();
     for (size_t i = 0; i < n; i++) {

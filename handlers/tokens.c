@@ -7,6 +7,7 @@
 
 #include "common/err.h"
 #include "common/json.h"
+#include "common/text.h"
 #include "handlers/handlers.h"
 
 static json_t *
@@ -72,6 +73,8 @@ token_body(json_t *body, enum access_role *role, const char **lab,
                              "expires_in must be 1 to %lld seconds",
                              ACCESS_MAX_EXPIRES);
     }
+    if ((st = hpod_text_member(body, "note", "note", err)) != HPOD_OK)
+        return st;
     v = json_object_get(body, "note");
     if (v && !json_is_string(v))
         return hpod_fail(err, HPOD_EINVAL, "note", "note must be a string");

@@ -22,8 +22,10 @@ import subprocess
 import sys
 
 # Layer -> the layers it may include (besides itself). The direction is
-# server -> handlers -> study -> bench -> store -> core -> common, and tools/
-# (a separate program) sits on bench/.
+# server -> handlers -> study -> bench -> store -> core -> common; cli/ (the
+# hpod subcommands but serve) sits beside server/ and uses only its
+# configuration and its entry point (ONLY below); tools/ (a separate
+# program) sits on bench/.
 ALLOWED = {
     "common": set(),
     "core": {"common"},
@@ -32,7 +34,13 @@ ALLOWED = {
     "study": {"bench", "store", "core", "common"},
     "handlers": {"study", "bench", "store", "core", "common"},
     "server": {"handlers", "study", "bench", "store", "core", "common"},
+    "cli": {"server", "handlers", "study", "bench", "store", "core",
+            "common"},
     "tools": {"bench", "core", "common"},
+}
+# (layer, included layer) -> the only headers of it that layer may include.
+ONLY = {
+    ("cli", "server"): {"server/config.h", "server/serve.h"},
 }
 # Layer -> library headers it must not include, and why.
 FORBIDDEN = {
@@ -50,6 +58,8 @@ FORBIDDEN = {
     "handlers": ({"libpq-fe.h", "microhttpd.h"},
                  "SQL belongs in store/, the HTTP library in server/"),
     "server": ({"libpq-fe.h"}, "SQL belongs in store/"),
+    "cli": ({"libpq-fe.h", "microhttpd.h"},
+            "SQL belongs in store/, the HTTP server in server/"),
     "tools": ({"libpq-fe.h", "microhttpd.h"},
               "tools/ works on tables, not on a server"),
 }
@@ -166,7 +176,9 @@ def main(dirs):
                 errors.append(f"{path}:{n}: includes {header}: {why}")
             top = header.split("/")[0] if "/" in header else None
             if m.group(1) == '"' and top in ALLOWED:
-                if top != layer and top not in ALLOWED.get(layer, set()):
+                only = ONLY.get((layer, top))
+                if top != layer and (top not in ALLOWED.get(layer, set()) or
+                                     (only and header not in only)):
                     errors.append(f"{path}:{n}: {layer}/ may not include "
                                   f"{header} (layers: docs/ARCHITECTURE.md)")
                 target = header[:-2]

@@ -1,12 +1,15 @@
 #!/bin/sh
 # scripts/lint_docker.sh NPMDIR - lints the container files (docs/docker.md):
-#   - docker/entrypoint.sh with `sh -n` and shellcheck (Debian package,
+#   - docker/*.sh with `sh -n` and shellcheck (Debian package,
 #     installed by scripts/deps.sh lint; skipped with a notice if missing);
-#   - docker/compose.yaml with dclint (the compose-spec schema and its
-#     best-practice rules, warnings are errors);
-#   - docker/Dockerfile with dockerfilelint;
-#   - every COPY source of the Dockerfile exists and .dockerignore does not
-#     drop it from the build context (no Docker engine here to find out).
+#   - docker/compose.yaml and docker/docker-compose.lab.yaml (docs/DEPLOY.md)
+#     with dclint (the compose-spec schema and its best-practice rules,
+#     warnings are errors);
+#   - docker/Dockerfile and docker/pgbouncer.Dockerfile with dockerfilelint;
+#   - scripts/docker_stage.py check (no Docker engine here to find out):
+#     every COPY source of the Dockerfiles exists and .dockerignore does not
+#     drop it; the build stage copies every file its `make` reads and
+#     installs every package scripts/deps.sh installs to build hpod.
 # hadolint is neither on npm nor in Debian bookworm, so it is not used.
 # dclint and dockerfilelint are installed with npm, at the pinned versions
 # below, under NPMDIR (its own directory: `npm install --no-save` prunes
@@ -49,75 +52,40 @@ npm_tools() {
 sh "$root/scripts/deps.sh" lint >/dev/null 2>&1 ||
     echo "lint: could not install the lint packages with apt-get" >&2
 
-echo "lint: sh -n docker/entrypoint.sh"
-sh -n "$root/docker/entrypoint.sh" || status=1
+for f in "$root"/docker/*.sh; do
+    echo "lint: sh -n docker/$(basename "$f")"
+    sh -n "$f" || status=1
+done
 if command -v shellcheck >/dev/null 2>&1; then
     echo "lint: shellcheck $(shellcheck --version | sed -n 's/^version: //p')"
-    shellcheck --shell=sh "$root/docker/entrypoint.sh" "$0" || status=1
+    shellcheck --shell=sh "$root"/docker/*.sh "$0" || status=1
 else
     echo "lint: skipped shellcheck: not installed"
 fi
 
-echo "lint: Dockerfile COPY sources against .dockerignore"
-python3 - "$root" <<'EOF' || status=1
-# Each COPY source of the build context must exist and survive
-# .dockerignore (Docker's patterns are close enough to fnmatch for ours:
-# a pattern matching a path or one of its parents removes it).
-import fnmatch, os, sys
-root = sys.argv[1]
-pats = []
-with open(os.path.join(root, ".dockerignore")) as f:
-    for line in f:
-        line = line.strip()
-        if line and not line.startswith("#"):
-            pats.append(line)
-def ignored(path):
-    parts = path.split("/")
-    for i in range(1, len(parts) + 1):
-        p = "/".join(parts[:i])
-        for pat in pats:
-            bare = pat[3:] if pat.startswith("**/") else pat
-            if fnmatch.fnmatch(p, pat) or fnmatch.fnmatch(parts[i - 1], bare):
-                return pat
-    return None
-bad = 0
-with open(os.path.join(root, "docker", "Dockerfile")) as f:
-    text = f.read().replace("\\\n", " ")
-for n, line in enumerate(text.splitlines(), 1):
-    words = line.split()
-    if not words or words[0].upper() != "COPY":
-        continue
-    if any(w.startswith("--from") for w in words):
-        continue
-    for src in [w for w in words[1:-1] if not w.startswith("--")]:
-        src = src.rstrip("/")
-        if not os.path.exists(os.path.join(root, src)):
-            print("docker/Dockerfile: COPY %s: no such file in the repository" % src)
-            bad = 1
-        elif ignored(src):
-            print("docker/Dockerfile: COPY %s: excluded by .dockerignore (%s)"
-                  % (src, ignored(src)))
-            bad = 1
-sys.exit(bad)
-EOF
+echo "lint: the Dockerfiles' COPY sources and the build stage (scripts/docker_stage.py)"
+python3 "$root/scripts/docker_stage.py" check || status=1
 
 if ! why=$(npm_tools); then
     echo "lint: skipped dclint/dockerfilelint: $why"
     exit "$status"
 fi
-echo "lint: dclint $DCLINT_VERSION docker/compose.yaml"
-"$dir/node_modules/.bin/dclint" --max-warnings 0 --no-color \
-    "$root/docker/compose.yaml" || status=1
+for f in compose.yaml docker-compose.lab.yaml; do
+    echo "lint: dclint $DCLINT_VERSION docker/$f"
+    "$dir/node_modules/.bin/dclint" --max-warnings 0 --no-color \
+        "$root/docker/$f" || status=1
+done
 
-echo "lint: dockerfilelint $DOCKERFILELINT_VERSION docker/Dockerfile"
+for df in Dockerfile pgbouncer.Dockerfile; do
+echo "lint: dockerfilelint $DOCKERFILELINT_VERSION docker/$df"
 # dockerfilelint 1.8.0 reads HEALTHCHECK options with /--\w+/, which cuts
 # "--start-period" to "--start" and reports "Invalid Argument Format" for
 # an option Docker has had since 17.05. Only that report, on a HEALTHCHECK
 # line whose options are all valid, is dropped; every other finding stays
 # (no rule is turned off).
-"$dir/node_modules/.bin/dockerfilelint" -o json "$root/docker/Dockerfile" \
+"$dir/node_modules/.bin/dockerfilelint" -o json "$root/docker/$df" \
     >"$dir/dockerfilelint.json" 2>&1
-python3 - "$dir/dockerfilelint.json" <<'EOF' || status=1
+python3 - "$dir/dockerfilelint.json" "$df" <<'EOF' || status=1
 import json, re, sys
 try:
     with open(sys.argv[1]) as f:
@@ -135,8 +103,9 @@ def false_positive(i):
     return bool(opts) and set(opts) <= OPTS
 left = [i for f in report["files"] for i in f["issues"] if not false_positive(i)]
 for i in left:
-    print("docker/Dockerfile:%s: %s: %s (%s)" % (i["line"], i["category"], i["title"],
-                                                 i["content"]))
+    print("docker/%s:%s: %s: %s (%s)" % (sys.argv[2], i["line"], i["category"],
+                                         i["title"], i["content"]))
 sys.exit(1 if left else 0)
 EOF
+done
 exit "$status"

@@ -7,6 +7,9 @@
 #   sh scripts/pg.sh stop  DIR      fast shutdown (no-op if not running)
 #   sh scripts/pg.sh url   DIR      print the libpq URL of database "hpod"
 #
+# PG_OPTS adds server options to start (e.g. "-c shared_preload_libraries=
+# pg_stat_statements" for tests/bench/cycle_cost.py).
+#
 # PostgreSQL refuses to run as root, so when we are root every server-side
 # command runs as the "postgres" user (created by the Debian package) with
 # runuser. The cluster listens on no TCP port: only on DIR/.s.PGSQL.5432,
@@ -58,7 +61,7 @@ start)
         exit 0
     fi
     as_owner "$bin/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 \
-        -o "-c listen_addresses='' -k $sock -c max_connections=200 -c fsync=on" \
+        -o "-c listen_addresses='' -k $sock -c max_connections=200 -c fsync=on ${PG_OPTS:-}" \
         start >/dev/null || { tail -20 "$dir/postgres.log" >&2; exit 1; }
     if ! as_owner "$bin/psql" -h "$sock" -U postgres -d postgres -Atq \
         -c "SELECT 1 FROM pg_database WHERE datname = 'hpod'" | grep -q 1; then

@@ -21,7 +21,9 @@ METHODS = [("rs", {"name": "random"}), ("greedy", {"name": "greedy"}),
            ("gb_eif_m", {"name": "graph", "kernel": "matern52", "acquisition": "eif"}),
            ("gb_eif_r", {"name": "graph", "kernel": "rbf", "acquisition": "eif"})]
 s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-env = dict(os.environ, HPOD_PORT=str(port), HPOD_BENCHMARKS=bdir, HPOD_LOG_LEVEL="warn")
+# The synchronous answer for every cell (a simulate waits 30 s by default).
+env = dict(os.environ, HPOD_PORT=str(port), HPOD_BENCHMARKS=bdir, HPOD_LOG_LEVEL="warn",
+           HPOD_SIM_SYNC_WAIT_MS="600000")
 subprocess.run([hpod, "migrate"], env=env, check=True, stdout=subprocess.DEVNULL)
 srv = subprocess.Popen([hpod, "serve"], env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)

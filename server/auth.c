@@ -56,6 +56,15 @@ auth_set_mode(enum auth_mode m)
     pthread_mutex_unlock(&mu);
 }
 
+void
+auth_forget(void)
+{
+    pthread_mutex_lock(&mu);
+    memset(slots, 0, sizeof slots);
+    exist_until_ms = 0;
+    pthread_mutex_unlock(&mu);
+}
+
 int
 auth_needs_db(const struct route *r)
 {

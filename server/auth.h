@@ -45,6 +45,13 @@ enum hpod_status auth_request(struct db **db, struct db_pool *pool,
                               struct principal *who, const char **challenge,
                               struct hpod_err *err);
 
+/*
+ * auth_forget - empties this process's cache of verified tokens (after a
+ * revocation through this server: the token is refused at once here, on
+ * other replicas within AUTH_CACHE_MS).
+ */
+void auth_forget(void);
+
 /* Whether auth_request needs a database connection for route r. */
 int auth_needs_db(const struct route *r);
 

@@ -32,6 +32,17 @@ static const struct config_var vars[] = {
      "IPv4 address to listen on"},
     {"HPOD_DATABASE_URL", CV_STR, NULL, 0, 0, STR(database_url),
      "libpq URL (default: the private cluster of `make run` in ./.pgdata)"},
+    {"HPOD_MIGRATE_DATABASE_URL", CV_STR, "", 0, 0, STR(migrate_database_url),
+     "libpq URL for `hpod migrate` and serve's start-up migration: a direct "
+     "one when HPOD_DATABASE_URL goes through a pooler (empty: "
+     "HPOD_DATABASE_URL)"},
+    {"HPOD_READ_DATABASE_URL", CV_STR, "", 0, 0, STR(read_database_url),
+     "libpq URL of a streaming standby for the reads that tolerate "
+     "staleness (lists, CSV, pareto, importance, explain); empty: none "
+     "(docs/DEPLOY.md)"},
+    {"HPOD_READ_MAX_LAG_MS", CV_INT, "1000", 10, 3600000, INT(read_max_lag_ms),
+     "reads go to the primary while the standby is further behind than this "
+     "(or down); logged once, and once when it is back"},
     {"HPOD_BENCHMARKS", CV_STR, NULL, 0, 0, STR(benchmarks),
      "directory of lookup tables (default ../shared/benchmarks if present)"},
     {"HPOD_MIGRATIONS", CV_STR, "migrations", 0, 0, STR(migrations),
@@ -40,6 +51,25 @@ static const struct config_var vars[] = {
      "largest request body in bytes (413 above)"},
     {"HPOD_THREADS", CV_INT, "0", 0, 256, INT(threads),
      "HTTP worker threads; 0: one per connection"},
+    {"HPOD_MAX_CONNECTIONS", CV_INT, "1000", 16, 100000, INT(max_connections),
+     "open connections per process; past it a new one is closed at once"},
+    {"HPOD_CONN_PER_ADDR", CV_INT, "128", 1, 100000, INT(conn_per_addr),
+     "open connections per client address; past it a new one is closed at "
+     "once (behind a balancer every client shares its address: raise it)"},
+    {"HPOD_HEADER_TIMEOUT_MS", CV_INT, "10000", 100, 3600000,
+     INT(header_timeout_ms),
+     "a request's headers must be in this long after the connection opened "
+     "(or its previous answer was sent), however they trickle in; else the "
+     "connection is closed"},
+    {"HPOD_BODY_TIMEOUT_MS", CV_INT, "60000", 100, 3600000,
+     INT(body_timeout_ms),
+     "the same deadline for headers and body together; else the connection "
+     "is closed"},
+    {"HPOD_RATE_PER_TOKEN", CV_INT, "200", 0, 1000000, INT(rate_per_token),
+     "requests per second per token (per client address on an open server), "
+     "counted by each process; past it 429 with Retry-After; 0: no limit"},
+    {"HPOD_RATE_BURST", CV_INT, "400", 1, 10000000, INT(rate_burst),
+     "requests a token may send at once above HPOD_RATE_PER_TOKEN"},
     {"HPOD_DB_POOL", CV_INT, "8", 1, 256, INT(db_pool),
      "database connections per process"},
     {"HPOD_DB_CONNECT_TIMEOUT_MS", CV_INT, "5000", 100, 600000,
@@ -60,6 +90,18 @@ static const struct config_var vars[] = {
     {"HPOD_SIM_LEASE_MS", CV_INT, "30000", 300, 3600000, INT(sim_lease_ms),
      "lease of a running simulation job, renewed while it computes; a job "
      "whose process died is taken again once it lapses"},
+    {"HPOD_SIM_QUEUE_PER_LAB", CV_INT, "16", 1, 100000, INT(sim_queue_per_lab),
+     "simulations a lab may have queued or running; past it simulate "
+     "answers 429 with Retry-After and stores nothing"},
+    {"HPOD_SIM_SLICE_RUNS", CV_INT, "100", 1, 1000, INT(sim_slice_runs),
+     "most repeats a simulation worker computes before the job goes back "
+     "to the queue (served round-robin across labs)"},
+    {"HPOD_SIM_SLICE_MS", CV_INT, "2000", 50, 3600000, INT(sim_slice_ms),
+     "a slice of a simulation starts no further repeat after this long, "
+     "so another lab's job waits at most about this (plus a repeat)"},
+    {"HPOD_SIM_SYNC_WAIT_MS", CV_INT, "30000", 0, 600000, INT(sim_sync_wait_ms),
+     "how long simulate without Prefer: respond-async waits for its "
+     "result; then 202 with the job's Location, as the async form"},
     {"HPOD_SIM_CGROUP", CV_STR, "", 0, 0, STR(sim_cgroup),
      "a cpu cgroup directory (cpu.idle=1) that each simulation worker "
      "thread joins as it starts (DIR/tasks, or DIR/cgroup.threads on "
@@ -129,6 +171,9 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
             memcpy((char *)c + v->offset, val, strlen(val) + 1);
         }
     }
+    if (!c->migrate_database_url[0])
+        memcpy(c->migrate_database_url, c->database_url,
+               sizeof c->migrate_database_url);
     if (strcmp(c->log_level, "debug") && strcmp(c->log_level, "info") &&
         strcmp(c->log_level, "warn") && strcmp(c->log_level, "error"))
         return hpod_fail(err, HPOD_EINVAL, "HPOD_LOG_LEVEL",
@@ -151,4 +196,11 @@ config_print_help(FILE *out)
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         fprintf(out, "  %-28s %s (default: %s)\n", vars[i].name, vars[i].help,
                 vars[i].dflt ? vars[i].dflt : "see text");
+}
+
+struct db_opts
+config_db_opts(const struct config *c)
+{
+    struct db_opts o = {c->db_connect_timeout_ms, c->db_statement_timeout_ms};
+    return o;
 }

@@ -11,15 +11,25 @@
 #include <stdio.h>
 
 #include "common/status.h"
+#include "store/db.h"
 
 struct config {
     long port;
     char listen_addr[64];
     char database_url[1024];
+    char migrate_database_url[1024]; /* "" in the table: database_url */
+    char read_database_url[1024];    /* "": no standby */
+    long read_max_lag_ms;
     char benchmarks[1024];
     char migrations[1024];
     long max_body;
     long threads;
+    long max_connections;
+    long conn_per_addr;
+    long header_timeout_ms;
+    long body_timeout_ms;
+    long rate_per_token;
+    long rate_burst;
     long db_pool;
     long db_connect_timeout_ms;
     long db_wait_seconds;
@@ -27,6 +37,10 @@ struct config {
     long reaper_ms;
     long sim_workers;
     long sim_lease_ms;
+    long sim_queue_per_lab;
+    long sim_slice_runs;
+    long sim_slice_ms;
+    long sim_sync_wait_ms;
     char sim_cgroup[1024];
     long history_cache;
     long suggest_budget_ms;
@@ -45,5 +59,8 @@ enum hpod_status config_load(struct config *c,
 
 /* Prints the table of variables (for --help). */
 void config_print_help(FILE *out);
+
+/* The database deadlines of c (HPOD_DB_*_TIMEOUT_MS). */
+struct db_opts config_db_opts(const struct config *c);
 
 #endif

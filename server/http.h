@@ -1,7 +1,8 @@
 /*
- * server/http.h - libmicrohttpd glue: the daemon, per-request state, body
- * limit, content type, JSON parsing, routing, error replies, access log
- * and HTTP metrics.
+ * server/http.h - libmicrohttpd glue: the daemon, per-request state, the
+ * checks made on the headers before any body is read (route, token, role,
+ * rate, query, size), body limit, content type, JSON parsing, error
+ * replies, the headers of every answer and the access log.
  */
 #ifndef HPOD_HTTP_H
 #define HPOD_HTTP_H
@@ -55,7 +56,8 @@ json_t *http_error_json(enum hpod_status st, const struct hpod_err *err);
 enum hpod_status http_parse_body(const char *text, size_t len, json_t **out,
                                  struct hpod_err *err);
 
-/* Prometheus text of request counters and latency histograms (new). */
+/* Prometheus text of request counters and latency histograms (new);
+ * server/metrics.h. */
 char *http_metrics_text(void);
 
 #endif

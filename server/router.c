@@ -54,6 +54,7 @@ static const struct route routes[] = {
     {"GET", "/v1/simulations", handle_simulation_list, 1,
      "benchmark,limit,offset", R, 0},
     {"GET", "/v1/simulations/{id}", handle_simulation_get, 1, "format", R, 0},
+    {"DELETE", "/v1/simulations/{id}", handle_simulation_cancel, 1, NULL, W, 0},
     {"POST", "/v1/tokens", handle_token_create, 1, NULL, A, 0},
     {"GET", "/v1/tokens", handle_token_list, 1, NULL, A, 0},
     {"DELETE", "/v1/tokens/{id}", handle_token_revoke, 1, NULL, A, 0},
@@ -193,5 +194,26 @@ router_query_ok(const struct route *r, const char *name)
         p += k;
         p += *p == ',';
     }
+    return 0;
+}
+
+int
+router_reads_stale(const struct route *r)
+{
+    static const char *const stale[] = {
+        "/v1/studies",
+        "/v1/studies/{id}/trials",
+        "/v1/studies/{id}/pareto",
+        "/v1/studies/{id}/importance",
+        "/v1/trials/{id}/explain",
+        "/v1/simulations",
+        "/v1/benchmarks/{name}/importance",
+        "/v1/benchmarks/{name}/compare",
+    };
+    if (strcmp(r->method, "GET") != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        if (strcmp(r->pattern, stale[i]) == 0)
+            return 1;
     return 0;
 }

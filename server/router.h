@@ -57,6 +57,16 @@ size_t router_allow(const char *path, char *buf, size_t size);
 /* router_query_ok - 1 if route declares query parameter name, else 0. */
 int router_query_ok(const struct route *r, const char *name);
 
+/*
+ * router_reads_stale - 1 for the routes whose reads may come from a
+ * standby a little behind (store/standby.h): what dashboards and analyses
+ * read (lists, CSV, pareto, importance, explain, comparisons); 0 for
+ * every write and for the reads a trainer makes after its own writes (a
+ * study or trial by id, best, a simulation it polls), which always go to
+ * the primary. docs/DEPLOY.md, "A standby for reads".
+ */
+int router_reads_stale(const struct route *r);
+
 /* The table itself, for the contract test and /metrics labels. */
 const struct route *router_routes(size_t *n);
 

@@ -10,14 +10,22 @@
  * opened with PQconnectStart/PQconnectPoll and poll(2) against the connect
  * timeout; queries are sent with PQsendQueryParams on a non-blocking
  * connection and read with PQconsumeInput/PQisBusy against the statement
- * timeout plus a grace period. Statements are prepared once per connection
- * (see DB_STMT_SLOTS). The server's own statement_timeout is set
- * to the statement timeout, so a slow query on a live server ends first
- * with SQLSTATE 57014 and the connection stays; when a server does not
- * answer at all (stopped, hung, network gone) the grace runs out and the
- * connection is dropped with PQfinish, without waiting for a cancel. A
- * dropped connection takes its open transaction with it: PostgreSQL rolls
- * it back, so a timed-out request leaves nothing half-written.
+ * timeout plus a grace period. Each transaction sets the server's own
+ * statement_timeout (SET LOCAL, sent with its BEGIN), so a slow query on a
+ * live server ends first with SQLSTATE 57014 and the connection stays;
+ * when a server does not answer at all (stopped, hung, network gone) the
+ * grace runs out and the connection is dropped with PQfinish, without
+ * waiting for a cancel. A dropped connection takes its open transaction
+ * with it: PostgreSQL rolls it back, so a timed-out request leaves nothing
+ * half-written.
+ *
+ * No session state: every statement is unnamed (PQsendQueryParams: parsed
+ * and planned in its own round trip, nothing kept on the server), nothing
+ * is SET for the session, and locks are transaction-scoped, so any
+ * statement may run on any server connection of a pooler in transaction
+ * mode (PgBouncer), and one transaction on one connection
+ * (docs/DEPLOY.md, "PgBouncer"). What the code needs from the server's
+ * settings is checked once by db_check_settings.
  *
  * A pool remembers whether the database is reachable and logs one warning
  * when it goes away and one line when it is back, not one per request.
@@ -45,37 +53,12 @@
  * all is given up on the client side. */
 #define DB_GRACE_MS 1000L
 
-/*
- * Prepared statements, per connection (issue 14: parsing and planning
- * every statement was a third of PostgreSQL's CPU per suggest+report
- * cycle). Keyed by the SQL text, so a statement built with snprintf is as
- * safe as a static string. A connection prepares a text the first time it
- * runs it, as "hpod_<n>" with n never reused on that connection; the
- * cache dies with the connection (a reconnected session has none). At
- * most DB_STMT_MAX texts per connection; beyond that, texts run unnamed
- * as before. A server that says a prepared statement does not exist
- * (26000) or that its plan changed result type (0A000, a migration
- * altered a table) gets the cache cleared; the statement runs again
- * unnamed when no transaction is open.
- */
-#define DB_STMT_SLOTS 256 /* open addressing, a power of two */
-#define DB_STMT_MAX 160
-
-struct stmt {
-    char *sql; /* owned; NULL: free slot */
-    unsigned long long hash;
-    unsigned id;
-};
-
 struct db {
     PGconn *conn;
     int in_tx;
     int busy;
     struct db_pool *pool; /* NULL for db_open */
     struct db_opts opts;
-    struct stmt *stmts; /* DB_STMT_SLOTS, allocated on first use */
-    size_t n_stmts;
-    unsigned next_stmt; /* per connection; reset with it */
 };
 
 /* A caller of db_pool_acquire waiting for a connection (on its stack). */
@@ -98,51 +81,15 @@ struct db_pool {
     /* Reachability, for logging state changes only (under mu). */
     atomic_int down;
     struct timespec down_since;
+    int quiet; /* no reachability lines: db_pool_set_quiet */
+    /* Set before the threads that use the pool start. */
+    db_stale_reader_fn stale_reader;
+    void *stale_arg;
 };
 
 struct db_result {
     PGresult *res;
 };
-
-/* FNV-1a over the text. */
-static unsigned long long
-stmt_hash(const char *sql)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    for (; *sql; sql++)
-        h = (h ^ (unsigned char)*sql) * 1099511628211ULL;
-    return h;
-}
-
-/* The slot of sql in db's cache: its entry, or the free slot where it
- * would go. */
-static struct stmt *
-stmt_slot(struct db *db, const char *sql, unsigned long long h)
-{
-    size_t i = (size_t)h & (DB_STMT_SLOTS - 1);
-    for (;;) {
-        struct stmt *e = &db->stmts[i];
-        if (!e->sql || (e->hash == h && strcmp(e->sql, sql) == 0))
-            return e;
-        i = (i + 1) & (DB_STMT_SLOTS - 1);
-    }
-}
-
-/* Forgets every prepared statement (the connection is gone, or the
- * server no longer has them). Numbering restarts only with a new
- * connection (fresh: 1), so a live session never sees a name twice. */
-static void
-stmts_clear(struct db *db, int fresh)
-{
-    if (db->stmts)
-        for (size_t i = 0; i < DB_STMT_SLOTS; i++) {
-            free(db->stmts[i].sql);
-            db->stmts[i].sql = NULL;
-        }
-    db->n_stmts = 0;
-    if (fresh)
-        db->next_stmt = 0;
-}
 
 static const struct db_opts default_opts = {DB_CONNECT_TIMEOUT_MS_DEFAULT,
                                             DB_STATEMENT_TIMEOUT_MS_DEFAULT};
@@ -209,47 +156,25 @@ on_notice(void *arg, const PGresult *res)
              sev ? sev : "NOTICE", state ? state : "none", text);
 }
 
-/* How run sends a statement. */
-enum send_kind {
-    SEND_PARAMS,   /* unnamed: parsed and planned each time */
-    SEND_SCRIPT,   /* several statements as one simple query, no params */
-    SEND_PREPARE,  /* prepare sql as name */
-    SEND_PREPARED, /* execute the prepared name */
-};
-
-static int
-send_one(PGconn *c, enum send_kind kind, const char *sql, const char *name,
-         int nparams, const char *const *params)
-{
-    switch (kind) {
-    case SEND_SCRIPT:
-        return PQsendQuery(c, sql);
-    case SEND_PREPARE:
-        return PQsendPrepare(c, name, sql, nparams, NULL);
-    case SEND_PREPARED:
-        return PQsendQueryPrepared(c, name, nparams, params, NULL, NULL, 0);
-    default:
-        return PQsendQueryParams(c, sql, nparams, NULL, params, NULL, NULL, 0);
-    }
-}
-
 /*
- * Sends sql (or runs the prepared statement name) and collects its
- * result within timeout_ms. Returns HPOD_OK with *out set (possibly an
- * error result, for map_error), or HPOD_EDB with why filled when the
- * connection is no longer usable: it timed out or broke.
+ * Sends sql, unnamed with nparams text parameters, or as one simple query
+ * of several statements (script: no parameters), and collects its result
+ * within timeout_ms. Returns HPOD_OK with *out set (possibly an error
+ * result, for map_error), or HPOD_EDB with why filled when the connection
+ * is no longer usable: it timed out or broke.
  */
 static enum hpod_status
-run(PGconn *c, long timeout_ms, enum send_kind kind, const char *sql,
-    const char *name, int nparams, const char *const *params, PGresult **out,
-    char *why, size_t whycap)
+run(PGconn *c, long timeout_ms, int script, const char *sql, int nparams,
+    const char *const *params, PGresult **out, char *why, size_t whycap)
 {
     long long deadline = hpod_now_ms() + timeout_ms;
     PGresult *keep = NULL, *r;
     int f, w;
 
     *out = NULL;
-    if (!send_one(c, kind, sql, name, nparams, params))
+    if (!(script ? PQsendQuery(c, sql)
+                 : PQsendQueryParams(c, sql, nparams, NULL, params, NULL, NULL,
+                                     0)))
         goto broken;
     /* Non-blocking: send what fits, read meanwhile so the server is never
      * stuck writing to us while we write to it. */
@@ -302,8 +227,9 @@ query_deadline_ms(const struct db_opts *o)
 }
 
 /*
- * Opens a connection within o->connect_timeout_ms and prepares its
- * session. On failure *out is NULL and why says why (one line).
+ * Opens a connection within o->connect_timeout_ms (nothing is set for the
+ * session: see the file comment). On failure *out is NULL and why says
+ * why (one line).
  */
 static enum hpod_status
 connect_db(const char *url, const struct db_opts *o, PGconn **out, char *why,
@@ -312,8 +238,6 @@ connect_db(const char *url, const struct db_opts *o, PGconn **out, char *why,
     long long deadline = hpod_now_ms() + o->connect_timeout_ms;
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
     PGconn *c = PQconnectStart(url);
-    PGresult *r = NULL;
-    char setup[160];
     int w;
 
     *out = NULL;
@@ -341,24 +265,6 @@ connect_db(const char *url, const struct db_opts *o, PGconn **out, char *why,
     }
     if (PQsetnonblocking(c, 1) != 0)
         goto fail;
-    /* Server-side timestamps and text formats independent of the lab's
-     * postgresql.conf, and the server's own statement timeout. */
-    snprintf(setup, sizeof setup,
-             "SET TIME ZONE 'UTC'; SET statement_timeout = %ld"
-             "; SET extra_float_digits = 3",
-             o->statement_timeout_ms);
-    if (run(c, query_deadline_ms(o), SEND_SCRIPT, setup, NULL, 0, NULL, &r, why,
-            whycap) != HPOD_OK) {
-        PQfinish(c);
-        return HPOD_EDB;
-    }
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        one_line(why, whycap, PQresultErrorMessage(r));
-        PQclear(r);
-        PQfinish(c);
-        return HPOD_EDB;
-    }
-    PQclear(r);
     *out = c;
     return HPOD_OK;
 fail:
@@ -382,9 +288,11 @@ pool_mark_down(struct db_pool *p, const char *why)
     if (!atomic_load(&p->down)) {
         clock_gettime(CLOCK_MONOTONIC, &p->down_since);
         atomic_store(&p->down, 1);
-        hpod_log(HPOD_LOG_WARN,
-                 "database unreachable, answering 503 until it is back: %s",
-                 why);
+        if (!p->quiet)
+            hpod_log(HPOD_LOG_WARN,
+                     "database unreachable, answering 503 until it is back: "
+                     "%s",
+                     why);
     } else {
         hpod_log(HPOD_LOG_DEBUG, "database still unreachable: %s", why);
     }
@@ -401,10 +309,11 @@ pool_mark_up(struct db_pool *p)
     if (atomic_load(&p->down)) {
         atomic_store(&p->down, 0);
         clock_gettime(CLOCK_MONOTONIC, &now);
-        hpod_log(HPOD_LOG_INFO,
-                 "database reachable again after %.1f s unreachable",
-                 (double)(now.tv_sec - p->down_since.tv_sec) +
-                     (double)(now.tv_nsec - p->down_since.tv_nsec) * 1e-9);
+        if (!p->quiet)
+            hpod_log(HPOD_LOG_INFO,
+                     "database reachable again after %.1f s unreachable",
+                     (double)(now.tv_sec - p->down_since.tv_sec) +
+                         (double)(now.tv_nsec - p->down_since.tv_nsec) * 1e-9);
     }
     pthread_mutex_unlock(&p->mu);
 }
@@ -417,7 +326,6 @@ drop_conn(struct db *db, const char *why)
     PQfinish(db->conn);
     db->conn = NULL;
     db->in_tx = 0;
-    stmts_clear(db, 1);
     pool_mark_down(db->pool, why);
 }
 
@@ -447,8 +355,6 @@ db_pool_destroy(struct db_pool *p)
         return;
     for (size_t i = 0; i < p->size; i++) {
         PQfinish(p->conns[i].conn);
-        stmts_clear(&p->conns[i], 1);
-        free(p->conns[i].stmts);
     }
     pthread_mutex_destroy(&p->mu);
     free(p->conns);
@@ -492,7 +398,6 @@ db_pool_acquire(struct db_pool *p, struct db **out, struct hpod_err *err)
     if (d->conn && PQstatus(d->conn) != CONNECTION_OK) {
         PQfinish(d->conn);
         d->conn = NULL;
-        stmts_clear(d, 1);
     }
     if (!d->conn) {
         if (connect_db(p->url, &p->opts, &d->conn, why, sizeof why) !=
@@ -513,6 +418,8 @@ db_pool_release(struct db_pool *p, struct db *d)
 {
     if (!d)
         return;
+    if (d->pool)
+        p = d->pool; /* its owner: a standby's connection */
     if (d->in_tx)
         db_rollback(d);
     pthread_mutex_lock(&p->mu);
@@ -526,6 +433,42 @@ db_pool_release(struct db_pool *p, struct db *d)
     } else {
         d->busy = 0;
     }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void
+db_pool_set_stale_reader(struct db_pool *p, db_stale_reader_fn fn, void *arg)
+{
+    p->stale_reader = fn;
+    p->stale_arg = arg;
+}
+
+void
+db_pool_swap_stale(struct db_pool *p, struct db **db)
+{
+    struct db *other;
+    if (!p->stale_reader || !*db || (*db)->in_tx ||
+        !(other = p->stale_reader(p->stale_arg)))
+        return;
+    db_pool_release(p, *db);
+    *db = other;
+}
+
+void
+db_pool_set_quiet(struct db_pool *p)
+{
+    p->quiet = 1;
+}
+
+void
+db_pool_drop_idle(struct db_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->size; i++)
+        if (!p->conns[i].busy && p->conns[i].conn) {
+            PQfinish(p->conns[i].conn);
+            p->conns[i].conn = NULL;
+        }
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -552,8 +495,6 @@ db_close(struct db *db)
     if (!db)
         return;
     PQfinish(db->conn);
-    stmts_clear(db, 1);
-    free(db->stmts);
     free(db);
 }
 
@@ -619,9 +560,8 @@ map_error(PGresult *res, const char *sql, struct hpod_err *err)
  * HPOD_OK with *out the result, which may be an error result.
  */
 static enum hpod_status
-send_on(struct db *db, enum send_kind kind, const char *sql, const char *name,
-        int nparams, const char *const *params, PGresult **out,
-        struct hpod_err *err)
+send_on(struct db *db, int script, const char *sql, int nparams,
+        const char *const *params, PGresult **out, struct hpod_err *err)
 {
     PGresult *res = NULL;
     const char *state;
@@ -630,7 +570,7 @@ send_on(struct db *db, enum send_kind kind, const char *sql, const char *name,
     *out = NULL;
     if (!db->conn) /* dropped earlier in this request */
         return hpod_fail(err, HPOD_EDB, "", "database unavailable");
-    if (run(db->conn, query_deadline_ms(&db->opts), kind, sql, name, nparams,
+    if (run(db->conn, query_deadline_ms(&db->opts), script, sql, nparams,
             params, &res, why, sizeof why) != HPOD_OK) {
         drop_conn(db, why);
         return hpod_fail(err, HPOD_EDB, "", "database unavailable");
@@ -654,88 +594,17 @@ result_ok(const PGresult *res)
     return es == PGRES_COMMAND_OK || es == PGRES_TUPLES_OK;
 }
 
-/*
- * The name sql is prepared as on db (preparing it now if need be) in
- * name: *kind is SEND_PREPARED then, or stays SEND_PARAMS when the cache
- * is full. A statement the server cannot prepare fails as it would run.
- */
-static enum hpod_status
-stmt_ready(struct db *db, const char *sql, int nparams, char *name,
-           size_t namecap, enum send_kind *kind, struct hpod_err *err)
-{
-    unsigned long long h = stmt_hash(sql);
-    struct stmt *e;
-    PGresult *res = NULL;
-    enum hpod_status st;
-
-    if (!db->stmts)
-        db->stmts = xcalloc(DB_STMT_SLOTS, sizeof *db->stmts);
-    e = stmt_slot(db, sql, h);
-    if (!e->sql) {
-        if (db->n_stmts >= DB_STMT_MAX)
-            return HPOD_OK;
-        snprintf(name, namecap, "hpod_%u", db->next_stmt + 1);
-        if ((st = send_on(db, SEND_PREPARE, sql, name, nparams, NULL, &res,
-                          err)) != HPOD_OK)
-            return st;
-        if (!result_ok(res)) {
-            st = map_error(res, sql, err);
-            PQclear(res);
-            return st;
-        }
-        PQclear(res);
-        e->sql = xstrdup(sql);
-        e->hash = h;
-        e->id = ++db->next_stmt;
-        db->n_stmts++;
-    }
-    snprintf(name, namecap, "hpod_%u", e->id);
-    *kind = SEND_PREPARED;
-    return HPOD_OK;
-}
-
-/* 26000: no such prepared statement; 0A000: its cached plan must not
- * change result type (a table altered since it was prepared). */
-static int
-is_stale_statement(const PGresult *res)
-{
-    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-    return state &&
-           (strcmp(state, "26000") == 0 || strcmp(state, "0A000") == 0);
-}
-
-/* Runs sql on db, prepared unless script; maps errors. */
+/* Runs sql on db (unnamed, or a simple query when script); maps errors. */
 static enum hpod_status
 exec_on(struct db *db, const char *sql, int nparams, const char *const *params,
         int script, PGresult **out, struct hpod_err *err)
 {
-    enum send_kind kind = script ? SEND_SCRIPT : SEND_PARAMS;
     PGresult *res = NULL;
-    char name[32] = "";
     enum hpod_status st;
 
     *out = NULL;
-    if (!script && db->conn &&
-        (st = stmt_ready(db, sql, nparams, name, sizeof name, &kind, err)) !=
-            HPOD_OK)
+    if ((st = send_on(db, script, sql, nparams, params, &res, err)) != HPOD_OK)
         return st;
-    if ((st = send_on(db, kind, sql, name, nparams, params, &res, err)) !=
-        HPOD_OK)
-        return st;
-    if (!result_ok(res) && kind == SEND_PREPARED && is_stale_statement(res)) {
-        /* Never expected: a new connection starts with an empty cache. */
-        hpod_log(HPOD_LOG_WARN,
-                 "prepared statement %s is stale on the server "
-                 "(sqlstate %s): statement cache of this connection cleared",
-                 name, PQresultErrorField(res, PG_DIAG_SQLSTATE));
-        stmts_clear(db, 0);
-        if (!db->in_tx) { /* nothing aborted: run it again, unnamed */
-            PQclear(res);
-            if ((st = send_on(db, SEND_PARAMS, sql, NULL, nparams, params, &res,
-                              err)) != HPOD_OK)
-                return st;
-        }
-    }
     if (!result_ok(res)) {
         st = map_error(res, sql, err);
         PQclear(res);
@@ -822,9 +691,42 @@ db_ping(struct db *db, struct hpod_err *err)
 }
 
 enum hpod_status
+db_check_settings(struct db *db, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st =
+        db_exec(db,
+                "SELECT current_setting('server_version_num')::int AS version,"
+                " current_setting('extra_float_digits')::int AS efd",
+                0, NULL, &r, err);
+    if (st != HPOD_OK)
+        return st;
+    long long version = db_get_ll(r, 0, "version", 0);
+    long long efd = db_get_ll(r, 0, "efd", 0);
+    db_result_free(r);
+    if (version < 120000)
+        return hpod_fail(err, HPOD_EINVAL, "",
+                         "PostgreSQL %lld.%lld: hpod needs 12 or later",
+                         version / 10000, version % 10000);
+    if (efd < 1)
+        return hpod_fail(err, HPOD_EINVAL, "",
+                         "the server's extra_float_digits is %lld: hpod "
+                         "reads numbers back exactly only with 1 or more "
+                         "(the default); ALTER ROLE ... SET "
+                         "extra_float_digits = 1 (docs/DEPLOY.md)",
+                         efd);
+    return HPOD_OK;
+}
+
+enum hpod_status
 db_begin(struct db *db, struct hpod_err *err)
 {
-    enum hpod_status st = db_exec(db, "BEGIN", 0, NULL, NULL, err);
+    /* One round trip: the statement timeout lives as long as the
+     * transaction, on whichever server connection a pooler gave it. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "BEGIN; SET LOCAL statement_timeout = %ld",
+             db->opts.statement_timeout_ms);
+    enum hpod_status st = db_exec_script(db, sql, err);
     if (st == HPOD_OK)
         db->in_tx = 1;
     return st;

@@ -10,9 +10,10 @@
  * dropped, which rolls back its open transaction; later calls on it in the
  * same request fail with HPOD_EDB at once.
  *
- * Every statement db_exec runs is prepared once per connection (named,
- * keyed by its text) and executed by name after: PostgreSQL parses and
- * plans it once per session. The cache dies with its connection.
+ * No session state: statements are unnamed, nothing is SET for the
+ * session and advisory locks are transaction-scoped, so hpod works
+ * through a pooler in transaction mode (PgBouncer): each statement may
+ * run on another server connection, each transaction on one.
  */
 #ifndef HPOD_DB_H
 #define HPOD_DB_H
@@ -52,7 +53,27 @@ void db_pool_destroy(struct db_pool *pool);
  */
 enum hpod_status db_pool_acquire(struct db_pool *pool, struct db **out,
                                  struct hpod_err *err);
+/* Gives db back to the pool that lent it (its owner, whichever pool is
+ * named: a standby's connection goes back to the standby's pool). */
 void db_pool_release(struct db_pool *pool, struct db *db);
+
+/*
+ * Reads that tolerate staleness (store/standby.h). A pool may have a
+ * stale reader: fn returns a connection of another pool (a streaming
+ * standby that is close enough behind) or NULL. db_pool_swap_stale
+ * replaces *db, a connection of pool with no transaction open, by one
+ * from the reader when it has one (releasing *db), and leaves it as it is
+ * otherwise. db_pool_set_quiet: the pool logs no line when its database
+ * goes away or comes back (its owner logs what that means).
+ */
+typedef struct db *(*db_stale_reader_fn)(void *arg);
+void db_pool_set_stale_reader(struct db_pool *pool, db_stale_reader_fn fn,
+                              void *arg);
+void db_pool_swap_stale(struct db_pool *pool, struct db **db);
+void db_pool_set_quiet(struct db_pool *pool);
+/* Closes the connections no one has borrowed (their server went away:
+ * the next borrower connects anew instead of finding a dead socket). */
+void db_pool_drop_idle(struct db_pool *pool);
 
 /* Opens a single connection outside any pool (migrations, tools); on
  * failure err->msg says why (libpq's text, which never holds a password,
@@ -116,6 +137,15 @@ void db_result_free(struct db_result *r);
  */
 char *db_float8_array(const double *v, size_t n);
 int db_parse_float8_array(const char *s, double *v, size_t cap, size_t *n);
+
+/*
+ * db_check_settings - HPOD_OK when the server gives what hpod relies on
+ * without setting anything for its session: PostgreSQL 12 or later and
+ * extra_float_digits >= 1 (PostgreSQL's default: a double's text reads
+ * back as the same double). Otherwise HPOD_EINVAL, err saying what to
+ * change (a role or database setting, docs/DEPLOY.md).
+ */
+enum hpod_status db_check_settings(struct db *db, struct hpod_err *err);
 
 /* db_ping - HPOD_OK when the server answers a trivial query. */
 enum hpod_status db_ping(struct db *db, struct hpod_err *err);

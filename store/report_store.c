@@ -10,35 +10,18 @@
 
 #include "common/err.h"
 #include "common/mem.h"
-#include "store/trial_cols.h"
 #include "store/trial_store.h"
 
 /* The trial, its study's definition and its final values, one row per
- * value (one row with a NULL metric when it has none), in metric order. */
-/* clang-format off */
-static const char *SQL_READ =
-    "SELECT" TRIAL_COLS ", t.changed_xid::text AS version,"
-    " s.definition::text AS definition, s.lease_seconds,"
-    " EXISTS (SELECT 1 FROM intermediate_values i WHERE i.trial_id = t.id)"
-    "  AS has_steps,"
-    " v.metric AS v_metric, v.value AS v_value"
-    " FROM trials t JOIN studies s ON s.id = t.study_id"
-    " LEFT JOIN trial_values v ON v.trial_id = t.id"
-    " WHERE t.id = $1 ORDER BY v.metric";
-/* The values are inserted only when the UPDATE matched (they select
- * from its rows). $4, $5: text[] and float8[] literals, maybe empty. */
+ * value (one row with a NULL metric when it has none), in metric order;
+ * then the write, only if the trial's changed_xid is still the one read,
+ * inserting the values only when the UPDATE matched. Both are functions
+ * of migration 0020, which PostgreSQL plans once per server connection
+ * (that file says why); their columns are TRIAL_COLS's. $4, $5: text[]
+ * and float8[] literals, maybe empty. */
+static const char *SQL_READ = "SELECT * FROM hpod_report_read($1)";
 static const char *SQL_WRITE =
-    "WITH u AS (UPDATE trials AS t SET"
-    " state = CASE WHEN $2 THEN 'completed' ELSE 'running' END,"
-    " lease_expires_at = CASE WHEN $2 THEN NULL"
-    "  ELSE now() + make_interval(secs => $3) END,"
-    " updated_at = now() WHERE t.id = $1 AND t.changed_xid = $6::xid8"
-    " RETURNING" TRIAL_COLS "),"
-    " v AS (INSERT INTO trial_values (trial_id, metric, value)"
-    " SELECT u.id, m.m, m.v FROM u,"
-    " unnest($4::text[], $5::float8[]) AS m (m, v))"
-    " SELECT * FROM u";
-/* clang-format on */
+    "SELECT * FROM hpod_report_write($1, $2, $3, $4, $5, $6)";
 
 void
 report_row_cleanup(struct report_row *r)

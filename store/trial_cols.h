@@ -1,6 +1,8 @@
 /*
  * store/trial_cols.h - the columns every trial row is read with (internal
- * to store/: trial_store.c and trial_batch_store.c).
+ * to store/: trial_store.c and trial_batch_store.c). The functions of
+ * migrations/0020_report_functions.sql return the same columns: a change
+ * here is a migration that replaces them too.
  */
 #ifndef HPOD_TRIAL_COLS_H
 #define HPOD_TRIAL_COLS_H

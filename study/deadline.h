@@ -4,7 +4,7 @@
  * HPOD_SUGGEST_BUDGET_MS, after which its search yields and it answers the
  * best found (core/compute_budget.h says what yields; the trial's
  * explanation says "budget_cut"). The limit is set once per process
- * (server/main.c, from the configuration); 0 means unbounded.
+ * (server/serve.c, from the configuration); 0 means unbounded.
  */
 #ifndef HPOD_STUDY_DEADLINE_H
 #define HPOD_STUDY_DEADLINE_H

@@ -15,6 +15,7 @@
 #include "common/dtoa.h"
 #include "common/err.h"
 #include "common/mem.h"
+#include "common/text.h"
 #include "core/graph.h"
 #include "study/auto.h"
 #include "study/fields.h"
@@ -850,7 +851,13 @@ check_graph_size(json_t *body, const struct study_def *d, struct hpod_err *err)
 enum hpod_status
 study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
 {
-    enum hpod_status st = parse_def(body, d, err);
+    /* A new study's name in NFC, look-alikes refused (common/text.h). */
+    enum hpod_status st = hpod_text_member(body, "name", "name", err);
+    if (st != HPOD_OK) {
+        memset(d, 0, sizeof *d);
+        return st;
+    }
+    st = parse_def(body, d, err);
     if (st == HPOD_OK && (st = check_graph_size(body, d, err)) != HPOD_OK)
         study_def_cleanup(d);
     return st;

@@ -1,22 +1,31 @@
 /*
- * web/app.js - the hpod dashboard (served at /, docs/dashboard.md).
+ * web/app.js - the hpod dashboard (served at /; README.md "The dashboard").
  *
- * A plain script, no build step: it reads the same /v1 endpoints as any
- * client (openapi/openapi.json) and draws with Apache ECharts
- * (web/vendor/echarts.min.js, the global `echarts`). Views, by URL hash:
- *   #/            the study list
- *   #/study/ID    one study: best so far, Pareto front and hypervolume,
- *                 learning curves, parallel coordinates, slices,
- *                 importance, the trials table with explanations
+ * Plain scripts, no build step: they read the same /v1 endpoints as any
+ * client (openapi/openapi.json) and draw with Apache ECharts
+ * (web/vendor/echarts.min.js, the global `echarts`). This file holds the
+ * API access, the helpers the others share (window.hpodApp), routing, the
+ * refresh loop and one study's view with its first charts; web/list.js
+ * draws the study list, web/plots.js the contour, EDF and timeline plots,
+ * web/trials.js the trials table. Views, by URL hash:
+ *   #/?q=&lab=&state=  the study list (search, filters, pages)
+ *   #/study/ID         one study: best so far, Pareto front and
+ *                      hypervolume, learning curves, parallel coordinates,
+ *                      importance, contour, EDF, timeline, slices, the
+ *                      trials table (filters, reasons, notes, CSV)
  * Every POLL_MS it reads the view's data again; the next read starts only
  * when the last one has finished, so requests never pile up. A 401 asks
  * for a token (kept in sessionStorage, or localStorage when asked to
  * remember it) and sends it as "Authorization: Bearer"; a 503 (database
- * down) keeps the last data on screen under a banner.
+ * down) keeps the last data on screen under a banner. The page runs under
+ * a Content-Security-Policy of 'self' only: no inline script or style, no
+ * HTML built from strings (tooltips are drawn on the canvas).
  *
  * For tests, window.hpodDash exposes the state of the page: `renders`
- * (views drawn without error), `view`, and series(name), the number of
- * data items of each series that chart `name` holds.
+ * (views drawn without error), `view`, series(name) (the number of data
+ * items of each series chart `name` holds), data(name, series), axes(name)
+ * and range(name) (a chart's axis names and colour scale); apiPage and
+ * listPage are the page sizes the study list is read and shown with.
  */
 "use strict";
 
@@ -24,17 +33,12 @@
   const POLL_MS = 5000;
   const TOKEN_KEY = "hpod_token";
   const charts = new Map(); /* chart name -> echarts instance */
-  const bestCache = new Map(); /* study id -> {key, value} */
-  const sortState = { key: "number", dir: 1 };
-  /* Explanations are recorded when a trial is suggested and never change:
-   * kept by trial id, and the rows whose explanation is open stay open
-   * across refreshes. */
-  const explained = new Map(); /* trial id -> text */
-  const explainOpen = new Set();
   const dash = {
     renders: 0,
     view: "",
     failures: 0,
+    apiPage: 1000,
+    listPage: 100,
     series(name) {
       const c = charts.get(name);
       if (!c) return null;
@@ -46,6 +50,23 @@
       }
       if (marks) out["#marks"] = marks;
       return out;
+    },
+    data(name, series) {
+      const c = charts.get(name);
+      const s = c && (c.getOption().series || []).find((x) => x.name === series);
+      return s ? s.data : null;
+    },
+    axes(name) {
+      const c = charts.get(name);
+      if (!c) return null;
+      const o = c.getOption();
+      return { x: o.xAxis && o.xAxis[0] ? o.xAxis[0].name : null,
+        y: o.yAxis && o.yAxis[0] ? o.yAxis[0].name : null };
+    },
+    range(name) {
+      const c = charts.get(name);
+      const v = c && c.getOption().visualMap;
+      return v && v.length ? [v[0].min, v[0].max] : null;
     },
     charts() {
       return Array.from(charts.keys());
@@ -99,6 +120,30 @@
     }
   }
 
+  /* A write (PATCH with a JSON body) or a read in another type (Accept:
+   * text/csv answers the text): ApiError on anything but 2xx. */
+  async function send(method, path, body, accept) {
+    const headers = { Accept: accept || "application/json" };
+    if (token) headers.Authorization = "Bearer " + token;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    let r;
+    try {
+      r = await fetch(path, { method: method, headers: headers, cache: "no-store",
+        body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      throw new ApiError(0, null, path);
+    }
+    const text = await r.text();
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      json = null;
+    }
+    if (!r.ok) throw new ApiError(r.status, json, path);
+    return accept && accept !== "application/json" ? text : json;
+  }
+
   /* ---- small DOM helpers ---- */
   function el(tag, attrs, ...kids) {
     const n = document.createElement(tag);
@@ -106,12 +151,18 @@
       if (k === "class") n.className = v;
       else if (k === "text") n.textContent = v;
       else if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
-      else n.setAttribute(k, v);
+      else if (v !== null && v !== undefined && v !== false) n.setAttribute(k, v === true ? "" : v);
     }
     for (const k of kids) if (k !== null && k !== undefined) n.append(k);
     return n;
   }
   const $ = (id) => document.getElementById(id);
+
+  /* A <select> of [value, label] pairs with `value` selected. */
+  function select(id, options, value, onchange) {
+    return el("select", { id: id, onchange: (ev) => onchange(ev.target.value) },
+      ...options.map(([v, label]) => el("option", { value: v, text: label, selected: String(v) === String(value) })));
+  }
 
   function fmt(v) {
     if (v === null || v === undefined) return "";
@@ -128,6 +179,13 @@
     if (s < 129600) return Math.round(s / 3600) + " h ago";
     return ts.slice(0, 10);
   }
+  function compare(a, b) {
+    if (a === b) return 0;
+    if (a === undefined || a === null) return 1;
+    if (b === undefined || b === null) return -1;
+    if (typeof a === "number" && typeof b === "number") return a - b;
+    return String(a).localeCompare(String(b));
+  }
 
   function banner(text) {
     const b = $("banner");
@@ -136,6 +194,8 @@
   }
 
   /* ---- charts ---- */
+  /* Tooltips are drawn on the canvas (richText): no HTML from data, and
+   * nothing the page's Content-Security-Policy would refuse. */
   function chart(name, host, option) {
     let c = charts.get(name);
     if (c && c.getDom() !== host) {
@@ -146,20 +206,25 @@
       c = echarts.init(host, null, { renderer: "canvas" });
       charts.set(name, c);
     }
-    c.setOption(Object.assign({ animation: false }, option), true);
+    const opt = Object.assign({ animation: false }, option);
+    if (opt.tooltip) opt.tooltip = Object.assign({ renderMode: "richText", confine: true }, opt.tooltip);
+    c.setOption(opt, true);
     return c;
   }
-  function dropCharts() {
-    for (const c of charts.values()) c.dispose();
-    charts.clear();
+  function dropCharts(prefix) {
+    for (const [name, c] of Array.from(charts.entries())) {
+      if (prefix && !name.startsWith(prefix)) continue;
+      c.dispose();
+      charts.delete(name);
+    }
   }
   window.addEventListener("resize", () => {
     for (const c of charts.values()) c.resize();
   });
 
-  function panel(id, title, cls) {
+  function panel(id, title, cls, ...extra) {
     return el("section", { class: "panel", id: "panel-" + id },
-      el("h2", { text: title }), el("div", { class: "chart " + (cls || ""), id: "chart-" + id }));
+      el("h2", {}, title, ...extra), el("div", { class: "chart " + (cls || ""), id: "chart-" + id }));
   }
   function notAvailable(id, text) {
     const host = $("chart-" + id);
@@ -169,63 +234,36 @@
       c.dispose();
       charts.delete(id);
     }
-    host.replaceWith(el("div", { class: "na", id: "chart-" + id, text: text }));
+    /* data-cls: the chart's classes, for chartHost to put back. */
+    const cls = host.classList.contains("na") ? host.dataset.cls : host.className;
+    host.replaceWith(el("div", { class: "na", id: "chart-" + id, text: text, "data-cls": cls }));
   }
   function chartHost(id) {
     let host = $("chart-" + id);
     if (host && host.classList.contains("na")) {
-      const fresh = el("div", { class: "chart", id: "chart-" + id });
+      const fresh = el("div", { class: host.dataset.cls || "chart", id: "chart-" + id });
       host.replaceWith(fresh);
       host = fresh;
     }
     return host;
   }
 
-  /* ---- the study list ---- */
   function counts(c) {
     const order = ["completed", "running", "pending", "paused", "waiting", "failed", "pruned"];
     return el("span", { class: "counts" },
       ...order.filter((k) => c[k]).map((k) => el("span", { text: k + " " + c[k] })));
   }
 
-  async function bestOf(s) {
-    if (s.objectives.length !== 1 || !s.trial_counts.completed) return null;
-    const key = s.trial_counts.completed + "/" + (s.last_activity || "");
-    const hit = bestCache.get(s.id);
-    if (hit && hit.key === key) return hit.value;
-    const b = await api("/v1/studies/" + s.id + "/best");
-    const v = b.trial ? b.trial.values[s.objectives[0].name] : null;
-    bestCache.set(s.id, { key: key, value: v });
-    return v;
-  }
-
-  async function renderList(gen) {
-    const list = await api("/v1/studies?limit=200");
-    const bests = await Promise.all(list.studies.map(bestOf));
-    if (gen !== generation) return;
-    const rows = list.studies.map((s, i) => el("tr", {},
-      el("td", {}, el("a", { href: "#/study/" + s.id, text: s.name })),
-      el("td", { text: s.lab }),
-      el("td", {}, el("span", { class: "state state-" + s.state, text: s.state })),
-      el("td", { text: algoName(s.algorithm) + (s.benchmark ? " on " + s.benchmark : ""),
-                 title: s.algorithm.reason || "" }),
-      el("td", {}, counts(s.trial_counts)),
-      el("td", { class: "num", text: bests[i] === null ? "" :
-        fmt(bests[i]) + " (" + s.objectives[0].goal.slice(0, 3) + ")" }),
-      el("td", { text: ago(s.last_activity || s.created_at),
-        title: s.last_activity || s.created_at })));
-    const main = $("main");
-    main.replaceChildren(
-      el("h1", { text: "Studies" }),
-      el("p", { class: "muted", text: list.total + " studies" +
-        (list.total > list.studies.length ? ", the newest " + list.studies.length + " shown" : "") }),
-      el("table", { id: "studies" },
-        el("thead", {}, el("tr", {}, ...["name", "lab", "state", "algorithm", "trials",
-          "best value", "last activity"].map((h) => el("th", { text: h })))),
-        el("tbody", {}, ...rows)));
+  // The method a study runs: auto's choice shows as "graph (auto)".
+  function algoName(a) {
+    return a.chosen ? a.chosen.name + " (auto)" : a.name;
   }
 
   /* ---- one study ---- */
+  /* What the study view draws from (the last data read) and what the user
+   * chose on it (objectives, contour parameters); reset on navigation. */
+  const view = { last: null, front: [0, 1], target: 0, contour: [0, 1], algoOpen: false };
+
   async function allTrials(id) {
     const out = [];
     for (let offset = 0; ; ) {
@@ -236,11 +274,20 @@
     }
   }
 
+  function objectiveOptions(s) {
+    return s.objectives.map((o, i) => [i, o.name + " (" + o.goal + ")"]);
+  }
+
   function studySkeleton(s) {
     const mo = s.objectives.length >= 2;
     const grid1 = el("div", { class: "grid" });
     if (mo) {
-      grid1.append(panel("pareto", "Pareto front: " + s.objectives[0].name + " vs " + s.objectives[1].name),
+      const front = s.objectives.length >= 3
+        ? el("span", { class: "pick" }, ": ",
+          select("front-x", objectiveOptions(s), view.front[0], (v) => pickFront(0, v)), " vs ",
+          select("front-y", objectiveOptions(s), view.front[1], (v) => pickFront(1, v)))
+        : ": " + s.objectives[0].name + " vs " + s.objectives[1].name;
+      grid1.append(panel("pareto", "Pareto front", "", front),
         panel("hypervolume", "Hypervolume after each completed trial"));
     } else {
       grid1.append(panel("best", "Best so far (" + s.objectives[0].name + ", " +
@@ -250,20 +297,52 @@
     const grid2 = el("div", { class: "grid" },
       panel("parallel", "Parallel coordinates (completed trials)", "tall"),
       panel("importance", "Parameter importance"));
+    const target = mo ? el("p", { class: "pick" }, "Objective of the curves, contour, EDF and slices: ",
+      select("target", objectiveOptions(s), view.target, (v) => {
+        view.target = +v;
+        draw(false);
+      })) : null;
     return el("div", { id: "study" },
       el("h1", { id: "study-title" }),
       el("div", { class: "facts", id: "facts" }),
-      grid1, grid2,
+      el("div", { id: "algo-line" }),
+      target, grid1, grid2,
+      window.hpodApp.plots.skeleton(s, view),
       el("section", { class: "panel", id: "panel-slices" },
         el("h2", { text: "Slices: objective against each parameter" }),
         el("div", { class: "grid", id: "slices" })),
       el("div", { class: "grid", id: "shapes" }),
-      el("section", { class: "panel", id: "panel-trials" },
-        el("h2", { text: "Trials" }), el("div", { id: "trials" })));
+      window.hpodApp.trials.skeleton(s));
   }
 
-  function objectiveValue(s, t) {
-    const v = t.values[s.objectives[0].name];
+  function pickFront(i, v) {
+    view.front[i] = +v;
+    const last = view.last;
+    if (last && last.pareto) drawPareto(last.s, last.done, last.pareto, last.bench);
+  }
+
+  /* The algorithm, on one line that never runs off the page: the method,
+   * its settings cut to the width (all of them in the tooltip), and for
+   * auto the reason of its choice behind "why". */
+  function algoLine(a) {
+    const chosen = a.chosen || a;
+    const settings = Object.entries(chosen).filter(([k]) => k !== "name")
+      .map(([k, v]) => k + " " + (typeof v === "object" ? JSON.stringify(v) : v)).join(", ");
+    const line = el("div", { class: "algo" }, "algorithm ", el("b", { text: algoName(a) }),
+      settings ? el("span", { class: "algo-settings muted", title: settings, text: settings }) : null);
+    if (!a.reason) return line;
+    const why = el("details", { id: "algo-why", open: view.algoOpen },
+      el("summary", { text: "why auto chose it" + (a.case ? " (" + a.case + ")" : "") }),
+      el("p", { class: "algo-reason", text: a.reason }),
+      el("p", { class: "algo-reason muted", text: "settings: " + settings }));
+    why.addEventListener("toggle", () => {
+      view.algoOpen = why.open;
+    });
+    return el("div", {}, line, why);
+  }
+
+  function objectiveValue(name, t) {
+    const v = t.values[name];
     return typeof v === "number" ? v : null;
   }
 
@@ -273,7 +352,7 @@
     const best = [];
     let b = null;
     for (const t of done) {
-      const v = objectiveValue(s, t);
+      const v = objectiveValue(s.objectives[0].name, t);
       if (v === null) continue;
       pts.push([t.number, v, t.id]);
       if (b === null || (goal === "maximize" ? v > b : v < b)) b = v;
@@ -292,21 +371,20 @@
     });
   }
 
-  async function renderPareto(s, done, gen) {
-    const [o0, o1] = s.objectives;
-    const [p, bench] = await Promise.all([
-      api("/v1/studies/" + s.id + "/pareto?history=true"),
-      s.benchmark ? optional("/v1/benchmarks/" + s.benchmark + "?pareto_values=true") : null,
-    ]);
-    if (gen !== generation) return;
+  /* The front found (projected on the two objectives chosen when there
+   * are three or more: then as points, since a projection is no curve),
+   * the other completed trials, and a table's true front. */
+  function drawPareto(s, done, p, bench) {
+    const [o0, o1] = view.front.map((i) => s.objectives[i]);
     const onFront = new Set(p.front.map((f) => f.trial));
     const all = done.filter((t) => !onFront.has(t.id) && o0.name in t.values && o1.name in t.values)
       .map((t) => [t.values[o0.name], t.values[o1.name], t.id]);
     const front = p.front.map((f) => [f.values[o0.name], f.values[o1.name], f.trial])
       .sort((a, b) => a[0] - b[0]);
+    const flat = s.objectives.length > 2;
     const series = [
       { name: "other trials", type: "scatter", data: all, symbolSize: 7, itemStyle: { color: "#9aa5b1" } },
-      { name: "front found", type: "line", data: front, symbolSize: 10,
+      { name: "front found", type: flat ? "scatter" : "line", data: front, symbolSize: 10,
         lineStyle: { width: 1 }, itemStyle: { color: "#d9480f" } },
     ];
     if (bench && Array.isArray(bench.pareto_values)) {
@@ -333,9 +411,6 @@
     });
   }
 
-  /* Where a multi-fidelity rule acted on a trial, from what the trial
-   * shows: paused or pruned at its last report; multistage trials that
-   * went past a stage's steps were paused there and resumed. */
   /* Where the multi-fidelity rules acted on a trial, from what each
    * intermediate report was answered: a "stop" at the last step stopped
    * (pruned) or paused the trial; a "stop" with later steps means the
@@ -358,7 +433,7 @@
       notAvailable("curves", "No intermediate reports in this study.");
       return;
     }
-    const metric = s.objectives[0].name;
+    const metric = s.objectives[view.target].name;
     const symbols = { paused: "path://M0,0L10,0L5,10Z", stopped: "triangle", resumed: "diamond" };
     const series = withSteps.map((t) => ({
       name: "trial " + t.number, type: "line", showSymbol: false,
@@ -397,7 +472,7 @@
 
   function renderSlices(s, done) {
     const host = $("slices");
-    const metric = s.objectives[0].name;
+    const metric = s.objectives[view.target].name;
     for (const p of s.space) {
       const id = "slice-" + p.name;
       if (!$("chart-" + id)) host.append(panel(id, p.name));
@@ -437,10 +512,7 @@
     if (!imp || imp.unavailable) {
       notAvailable("importance", imp ? "Importance: " + imp.unavailable
         : "Importance is not available on this server.");
-      for (const name of Array.from(charts.keys()).filter((k) => k.startsWith("shape-"))) {
-        charts.get(name).dispose();
-        charts.delete(name);
-      }
+      dropCharts("shape-");
       shapes.replaceChildren();
       return;
     }
@@ -473,151 +545,18 @@
     }
   }
 
-  /* ---- the trials table ---- */
-  function trialColumns(s) {
-    const cols = [
-      { key: "number", label: "#", get: (t) => t.number },
-      { key: "id", label: "id", get: (t) => t.id },
-      { key: "state", label: "state", get: (t) => t.state },
-      { key: "origin", label: "origin", get: (t) => t.origin },
-    ];
-    for (const p of s.space) cols.push({ key: "p:" + p.name, label: p.name, get: (t) => t.params[p.name] });
-    for (const o of s.objectives) cols.push({ key: "v:" + o.name, label: o.name, get: (t) => t.values[o.name] });
-    cols.push({ key: "steps", label: "last step", get: (t) =>
-      (t.intermediate.length ? t.intermediate[t.intermediate.length - 1].step : undefined) });
-    cols.push({ key: "worker", label: "worker", get: (t) => t.worker });
-    cols.push({ key: "updated", label: "updated", get: (t) => t.updated_at });
-    return cols;
-  }
-
-  function compare(a, b) {
-    if (a === b) return 0;
-    if (a === undefined || a === null) return 1;
-    if (b === undefined || b === null) return -1;
-    if (typeof a === "number" && typeof b === "number") return a - b;
-    return String(a).localeCompare(String(b));
-  }
-
-  /* ---- GET /v1/trials/{id}/explain as a short text block ---- */
-  const CHOOSERS = {
-    model: "the model",
-    initial_random: "random (initial design)",
-    fallback_random: "random (the model could not be fitted)",
-    greedy: "greedy (nearest to the best)",
-    random: "the random sampler",
-    user: "a user (enqueued)",
-    added: "a user (added with values)",
-    unrecorded: "not recorded",
-  };
-
-  function xnum(v) {
-    if (v === null || v === undefined) return "n/a";
-    return typeof v === "number" ? String(Number(v.toPrecision(4))) : String(v);
-  }
-
-  function xpoint(p) {
-    const where = p.candidate !== undefined ? "candidate " + p.candidate
-      : p.params ? JSON.stringify(p.params) : "this trial";
-    return where + ": acquisition " + xnum(p.acquisition) + ", mean " + xnum(p.mean) +
-      ", sd " + xnum(p.sd);
-  }
-
-  function xsuggest(d, lines) {
-    let line = "suggested by " + (CHOOSERS[d.chooser] || d.chooser);
-    if (d.sampler && d.sampler !== "random")
-      line += " [" + d.sampler + (d.acquisition ? ", " + d.acquisition : "") + "]";
-    if (d.seed !== undefined) line += ", seed " + d.seed + ", stream " + d.stream;
-    lines.push(line);
-    if (d.n_observations !== undefined) {
-      let k = "  knew " + d.n_observations + " observations, " + d.n_pending + " pending";
-      if (d.incumbent !== null && d.incumbent !== undefined)
-        k += "; incumbent " + xnum(d.incumbent) + " (" + d.units + ")";
-      lines.push(k);
-    }
-    if (d.chooser === "model" && d.chosen) {
-      lines.push("  chosen " + xpoint(d.chosen));
-      for (const r of d.runners_up || []) lines.push("  runner-up " + xpoint(r));
-    }
-  }
-
-  // The method a study runs: auto's choice shows as "graph (auto)".
-  function algoName(a) {
-    return a.chosen ? a.chosen.name + " (auto)" : a.name;
-  }
-
-  function explainText(e) {
-    const lines = ["trial #" + e.number + " (" + e.origin + "), algorithm " + algoName(e.algorithm)];
-    for (const d of e.decisions) {
-      const rank = d.rank !== undefined && d.rank !== null ? "rank " + d.rank +
-        (d.of !== undefined && d.of !== null ? " of " + d.of : "") : "";
-      const cut = d.cut !== undefined && d.cut !== null ? ", top " + d.cut + " pass" : "";
-      if (d.kind === "suggest") xsuggest(d, lines);
-      else if (d.kind === "promote")
-        lines.push((d.rung !== undefined ? "promoted at rung " + d.rung : "resumed in stage " + d.stage) +
-          " (step " + d.step + "): " + rank + cut + "; resumes from step " + d.resume_from_step);
-      else if (d.kind === "stop")
-        lines.push("stopped at step " + d.step + (d.rung !== undefined && d.rung !== null
-          ? " (rung " + d.rung + ": " + rank + cut + ")"
-          : d.reason ? " (stage " + d.stage + ": " + d.reason + ")"
-          : d.stage !== undefined ? " (end of stage " + d.stage + ")" : ""));
-      else if (d.kind === "stage")
-        lines.push("seeded into stage " + d.stage + " (" + d.steps + " steps): " + rank + " of the top " + d.k);
-      if (d.recorded) lines[lines.length - 1] += "  @ " + d.at;
-    }
-    return lines.join("\n");
-  }
-
-  async function explain(t, box) {
-    if (explained.has(t.id)) {
-      box.textContent = explained.get(t.id);
-      return;
-    }
-    box.textContent = "loading...";
-    try {
-      const e = await optional("/v1/trials/" + t.id + "/explain");
-      const text = e ? explainText(e) : "Explanations are not available on this server.";
-      if (e) explained.set(t.id, text);
-      box.textContent = text;
-    } catch (err) {
-      box.textContent = "Could not read the explanation: " + err.message;
-    }
-  }
-
-  function renderTrials(s, trials) {
-    const cols = trialColumns(s);
-    const col = cols.find((c) => c.key === sortState.key) || cols[0];
-    const rows = trials.slice().sort((a, b) => {
-      const c = compare(col.get(a), col.get(b));
-      return c === 0 ? a.number - b.number : (c * sortState.dir);
-    });
-    const head = el("tr", {}, ...cols.map((c) => el("th", {
-      class: c.key === col.key ? (sortState.dir > 0 ? "sorted-asc" : "sorted-desc") : "",
-      "data-key": c.key, text: c.label,
-      onclick: () => {
-        sortState.dir = sortState.key === c.key ? -sortState.dir : 1;
-        sortState.key = c.key;
-        renderTrials(s, trials);
-      },
-    })), el("th", { text: "why" }));
-    const body = rows.map((t) => {
-      const box = el("pre", { class: "explain" });
-      const det = el("details", {}, el("summary", { text: "explain" }), box);
-      det.addEventListener("toggle", () => {
-        if (det.open) {
-          explainOpen.add(t.id);
-          explain(t, box);
-        } else explainOpen.delete(t.id);
-      });
-      if (explainOpen.has(t.id)) det.open = true;
-      return el("tr", { "data-trial": String(t.id) },
-        ...cols.map((c) => {
-          const v = c.get(t);
-          const num = typeof v === "number";
-          return el("td", { class: num ? "num" : "", text: c.key === "updated" ? ago(v) : fmt(v) });
-        }),
-        el("td", {}, det));
-    });
-    $("trials").replaceChildren(el("table", { id: "trials-table" }, el("thead", {}, head), el("tbody", {}, ...body)));
+  /* Draws the study view from view.last; table: the trials table too
+   * (false when only a chart's choice changed). */
+  function draw(table) {
+    const { s, trials, done, imp, pareto, bench } = view.last;
+    if (s.objectives.length >= 2) drawPareto(s, done, pareto, bench);
+    else renderBest(s, done);
+    renderCurves(s, trials);
+    renderParallel(s, done);
+    renderSlices(s, done);
+    renderImportance(s, imp);
+    window.hpodApp.plots.render(s, trials, done, view);
+    if (table) window.hpodApp.trials.render(s, trials);
   }
 
   async function renderStudy(id, gen, fresh) {
@@ -627,37 +566,43 @@
       importance(id),
     ]);
     if (gen !== generation) return;
+    const mo = s.objectives.length >= 2;
+    const [pareto, bench] = mo ? await Promise.all([
+      api("/v1/studies/" + s.id + "/pareto?history=true"),
+      s.benchmark ? optional("/v1/benchmarks/" + s.benchmark + "?pareto_values=true") : null,
+    ]) : [null, null];
+    if (gen !== generation) return;
     if (fresh) {
       dropCharts();
-      sortState.key = "number";
-      sortState.dir = 1;
+      Object.assign(view, { front: [0, 1], target: 0, contour: [0, Math.min(1, s.space.length - 1)],
+        algoOpen: false });
+      window.hpodApp.trials.reset();
       $("main").replaceChildren(studySkeleton(s));
     }
     $("crumb").textContent = "/ " + s.name;
     $("study-title").textContent = s.name;
-    const done = trials.filter((t) => t.state === "completed").sort((a, b) => a.number - b.number);
-    $("facts").replaceChildren(
+    /* Excluded trials keep their values but leave every plot; the table
+     * shows them struck out. */
+    const done = trials.filter((t) => t.state === "completed" && !t.excluded)
+      .sort((a, b) => a.number - b.number);
+    $("facts").replaceChildren(...[
       el("span", {}, "lab ", el("b", { text: s.lab })),
       el("span", {}, "state ", el("span", { class: "state state-" + s.state, text: s.state })),
-      el("span", { text: "algorithm " + JSON.stringify(s.algorithm) }),
-      el("span", { text: s.benchmark ? "benchmark " + s.benchmark : "" }),
+      s.benchmark ? el("span", { text: "benchmark " + s.benchmark }) : null,
       el("span", { text: "objectives " + s.objectives.map((o) => o.name + " (" + o.goal + ")").join(", ") }),
       el("span", { text: "budget " + (s.budget === null ? "none" : s.budget) }),
-      counts(s.trial_counts));
-    if (s.objectives.length >= 2) await renderPareto(s, done, gen);
-    else renderBest(s, done);
-    if (gen !== generation) return;
-    renderCurves(s, trials);
-    renderParallel(s, done);
-    renderSlices(s, done);
-    renderImportance(s, imp);
-    renderTrials(s, trials);
+      counts(s.trial_counts)].filter((x) => x));
+    $("algo-line").replaceChildren(algoLine(s.algorithm));
+    view.last = { s: s, trials: trials, done: done, imp: imp, pareto: pareto, bench: bench };
+    draw(true);
   }
 
   /* ---- refresh loop and routing ---- */
   function route() {
     const m = /^#\/study\/(\d+)$/.exec(location.hash);
-    return m ? { view: "study", id: m[1] } : { view: "list" };
+    if (m) return { view: "study", id: m[1] };
+    const q = location.hash.indexOf("?");
+    return { view: "list", query: new URLSearchParams(q < 0 ? "" : location.hash.slice(q + 1)) };
   }
 
   async function refresh(fresh) {
@@ -672,7 +617,7 @@
           dropCharts();
           $("crumb").textContent = "";
         }
-        await renderList(gen);
+        await window.hpodApp.list.render(gen, fresh, r.query);
       }
       if (gen !== generation) return;
       banner("");
@@ -687,6 +632,7 @@
         banner(token ? "The token was refused (401): enter another one." : "");
         return; /* polling resumes once a token is given */
       }
+      if (!(e instanceof ApiError)) console.error(e);
       if (e.status === 503) banner("The database is unavailable (503). The data shown may be stale; retrying every " + POLL_MS / 1000 + " s.");
       else if (e.status === 0) banner("hpod cannot be reached; retrying every " + POLL_MS / 1000 + " s.");
       else if (e.status === 403) banner("This token may not read this (403): " + e.message);
@@ -723,6 +669,17 @@
     navigate();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  /* What web/list.js, web/plots.js and web/trials.js use; they add their
+   * own parts (list, plots, trials) before the page starts. */
+  window.hpodApp = {
+    api: api, optional: optional, send: send, el: el, $: $, select: select, fmt: fmt, ago: ago,
+    compare: compare, banner: banner, chart: chart, dropCharts: dropCharts, panel: panel,
+    notAvailable: notAvailable, chartHost: chartHost, counts: counts, algoName: algoName,
+    dash: dash, stale: (gen) => gen !== generation,
+  };
+
+  /* Deferred scripts run in order before DOMContentLoaded: the others are
+   * loaded by then. */
+  if (document.readyState === "complete") start();
+  else document.addEventListener("DOMContentLoaded", start);
 })();

@@ -32,8 +32,11 @@ except ImportError:  # not installed: the package beside this script
 
 
 def objective(trial: "hpod.Trial") -> float:
-    x = float(trial.params["x"])
-    y = float(trial.params["y"])
+    # The study declares x and y: suggest_float answers from the trial's
+    # params, without a request (a study without a space would ask the
+    # server, define-by-run).
+    x = trial.suggest_float("x", -5.0, 5.0)
+    y = trial.suggest_float("y", -5.0, 5.0)
     return (x - 1.0) ** 2 + (y + 2.0) ** 2
 
 
@@ -66,16 +69,17 @@ def main(argv: Optional[List[str]] = None) -> int:
              args.workers), flush=True)
     t0 = time.monotonic()
     summary = study.optimize(objective, n_trials=args.n_trials, n_workers=args.workers)
-    print("summary: %d completed, %d pruned, %d failed in %.1f s"
-          % (summary.completed, summary.pruned, summary.failed, time.monotonic() - t0),
+    print("summary: %d completed, %d pruned, %d paused, %d failed in %.1f s"
+          % (summary.completed, summary.pruned, summary.paused, summary.failed,
+             time.monotonic() - t0),
           flush=True)
-    best = study.best_trial()
-    if best is None:
+    try:
+        best = study.best_trial
+    except ValueError:
         print("no completed trial")
         return 1
     print("best trial %d (number %s): loss %.6g at x=%.4g, y=%.4g"
-          % (best["id"], best.get("number", "?"), best["values"]["loss"],
-             best["params"]["x"], best["params"]["y"]))
+          % (best.id, best.number, best.metrics["loss"], best.params["x"], best.params["y"]))
     return 0
 
 

@@ -759,6 +759,27 @@ def cases(have_tables):
         fixture=TABLES)
     add("simulate: asha with a base sampler", "POST", LC, 400, IA, "algorithm.base",
         body=lc(dict(AS, base="gp")), fixture=TABLES)
+    # A learning-curve set has one objective, ppl, minimized (issue 31).
+    PPL = {"name": "ppl", "goal": "minimize"}
+    add("simulate: learning curves, objective bleu", "POST", LC, 422, IA,
+        "objectives[0].name", body=lc(objectives=[dict(PPL, name="bleu")]), fixture=TABLES)
+    add("simulate: learning curves, ppl maximized", "POST", LC, 422, IA,
+        "objectives[0].goal", body=lc(objectives=[dict(PPL, goal="maximize")]), fixture=TABLES)
+    add("simulate: learning curves, two objectives", "POST", LC, 422, IA, "objectives[1]",
+        body=lc(objectives=[PPL, PPL]), fixture=TABLES)
+    add("simulate: learning curves, objectives not an array", "POST", LC, 400, IA,
+        "objectives", body=lc(objectives=PPL), fixture=TABLES)
+    add("simulate: learning curves, an objective not an object", "POST", LC, 400, IA,
+        "objectives[0]", body=lc(objectives=["ppl"]), fixture=TABLES)
+    add("simulate: learning curves, an objective without its goal", "POST", LC, 400, IA,
+        "objectives[0]", body=lc(objectives=[{"name": "ppl"}]), fixture=TABLES)
+    add("simulate: learning curves, an objective with a field more", "POST", LC, 400, IA,
+        "objectives[0].weight", body=lc(objectives=[dict(PPL, weight=1)]), fixture=TABLES)
+    add("simulate: multistage on a lookup table", "POST",
+        "/v1/benchmarks/nmthpo/zh-en/simulate", 422, IA, "algorithm.name",
+        body={"algorithm": {"name": "multistage", "base": "random", "k": 1,
+                            "stages": [{"steps": 2, "trials": 4}, {"steps": 4, "trials": 2}]},
+              "repeats": 1}, fixture=TABLES)
     add("evaluate: learning curve without a step", "POST",
         "/v1/benchmarks/nmtlc/ted-zh-en/evaluate", (400, 422), IA, "step",
         body={"params": first_curve_params}, fixture=TABLES)

@@ -4,11 +4,13 @@ NUL bytes on file descriptors 3 and 4), with the Python standard library
 only: no WebDriver, no websocket module. Debian's `chromium` package
 (scripts/deps.sh) is all it needs.
 
-    with Browser(outdir) as b:
+    with Browser() as b:
         b.goto("http://127.0.0.1:8080/")
         b.wait_for("window.hpodDash && hpodDash.renders > 0")
         b.eval("hpodDash.series('best')")
         b.screenshot("list.png")
+        b.screenshot_of("#panel-contour", "contour.png")
+        b.download_to(directory)  # where a click on a download link saves
         b.problems  # console errors, uncaught exceptions, failed loads
 
 Every console message of level error, every uncaught exception and every
@@ -205,6 +207,23 @@ class Browser:
                 pass  # the page is still loading
             self.pump(0.1)
         raise BrowserError("timed out waiting for %s" % expr)
+
+    def screenshot_of(self, selector, path, pad=8):
+        """A screenshot of the element selector matches (e.g. one panel)."""
+        box = self.eval("(() => { const r = document.querySelector(%s).getBoundingClientRect();"
+                        " return [r.left + window.scrollX, r.top + window.scrollY, r.width,"
+                        " r.height]; })()" % json.dumps(selector))
+        clip = {"x": max(0, box[0] - pad), "y": max(0, box[1] - pad), "width": box[2] + 2 * pad,
+                "height": box[3] + 2 * pad, "scale": 1}
+        r = self.page("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+                      clip=clip)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(r["data"]))
+        return path
+
+    def download_to(self, directory):
+        """Files the page downloads go to directory, under their own names."""
+        self.send("Browser.setDownloadBehavior", behavior="allow", downloadPath=directory)
 
     def screenshot(self, path):
         size = self.page("Page.getLayoutMetrics")["cssContentSize"]

@@ -206,6 +206,9 @@ class Server:
         # through their own default (../shared/benchmarks from the cwd).
         env["HPOD_BENCHMARKS"] = cfg.bench_dir
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
+        # Every client of the suite is 127.0.0.1, one caller to the rate
+        # limit of an open server: off unless a test sets it (test_limits).
+        env.setdefault("HPOD_RATE_PER_TOKEN", "0")
         env.update(getattr(self, "extra_env", {}))  # a test's own settings
         log = open(self.logpath, "wb")
         self.proc = subprocess.Popen([self.hpod, "serve"], env=env, stdin=subprocess.DEVNULL,

@@ -23,6 +23,14 @@ dir=$(mktemp -d "$root/pgtmp.XXXXXX")
 cleanup() {
     rc=$?
     trap - EXIT INT TERM HUP
+    # What tests started beside the cluster, in directories of it: a
+    # PgBouncer (scripts/pgbouncer.sh), a standby's postmaster.
+    for f in "$dir"/*/pgbouncer.pid; do
+        [ -f "$f" ] && sh "$top/scripts/pgbouncer.sh" stop "$(dirname "$f")" >/dev/null 2>&1
+    done
+    for d in "$dir"/*/data; do
+        [ -f "$d/postmaster.pid" ] && sh "$pg" stop "$(dirname "$d")" >/dev/null 2>&1
+    done
     sh "$pg" stop "$dir" >/dev/null 2>&1 || true
     rm -rf "$dir"
     exit "$rc"

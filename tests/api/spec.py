@@ -21,7 +21,8 @@ sends, and an open map (params, values, reference points) says so with
 must ignore fields they do not know): the closing is this suite's rule.
 Request bodies the server accepted are checked OPEN (standard semantics).
 
-Every answer must be documented: a path the spec lacks answers 404, a
+Every answer must be documented: a request line with a control character
+(raw or escaped) answers 400, a path the spec lacks answers 404, a
 method the path lacks answers 405 with an Allow header naming exactly the
 spec's methods for it (both with the Error body), and any other answer's
 status and Content-Type must be listed for its operation, its body
@@ -54,6 +55,8 @@ KEYWORDS = {
 }
 FORMATS = {"date-time", "int64"}
 ERROR_SCHEMA = {"$ref": "#/components/schemas/Error"}
+# A byte below 0x20 or 0x7f in a request target, raw or %-escaped.
+CONTROL = re.compile(r"[\x00-\x1f\x7f]|%[01][0-9a-fA-F]|%7[fF]")
 
 
 class Spec:
@@ -210,6 +213,16 @@ class Spec:
         """Raises Fail when the answer is not what the spec documents;
         records which operations answered 2xx."""
         what = "%s %s -> %d" % (method, path, status)
+        if CONTROL.search(path):
+            # A control character in the path or query, escaped or not, is
+            # 400 before anything else, whatever the path (the spec's
+            # description).
+            check(status == 400, "%s: a control character in the request line, "
+                  "so 400 was due" % what)
+            check(self._content_type(headers) == "application/json",
+                  "%s: Content-Type %r" % (what, headers.get("content-type")))
+            self._check_body(what, ERROR_SCHEMA, body, raw)
+            return
         tmpl = self.match(path)
         if tmpl is None or method.lower() not in self.doc["paths"][tmpl]:
             # Answers the spec cannot list per operation (its description

@@ -54,12 +54,17 @@ MODULES = [
     "test_simulations",        # simulate and stored simulations
     "test_simulation_jobs",    # 202 and polling, takeover after kill -9, labs, load
     "test_client",             # clients/python: pip install in a venv, optimize
+    "test_client_optuna",      # clients/python: suggest_*, NaN, ask/tell, SIGTERM, preemption
     "test_numbers",            # the double range, typed values, migrations
     "test_operations",         # healthz, metrics, logs, start-up, database down
     "test_contract",           # 404 first, objectives, 405 Allow, query, MHD's answers
     "test_dashboard",          # the page at /, its files, headless Chromium on 3 studies
     "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
     "test_auth",               # tokens, roles, labs (a database of its own)
+    "test_limits",             # connections, deadlines, bodies, rates, /metrics, hygiene
+    "test_pgbouncer",          # the core again through PgBouncer in transaction mode
+    "test_standby",            # HPOD_READ_DATABASE_URL on a real streaming standby
+    "test_worker",             # hpod worker: simulation jobs without HTTP, takeover
 ]
 
 # For tests/fuzz/seed_corpus.py, which sets HAVE_TABLES itself.

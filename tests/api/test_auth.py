@@ -68,6 +68,7 @@ class Lab:
                 check(t["lab"] == lab and t["role"] == role, "token %r" % t)
                 self.tok[(role, lab)] = t["token"]
         self.n = 0
+        self.pending = 0
         w = self.tok[("write", "mt")]
         self.table = "mt/t"
         expect(self.call("POST", "/v1/benchmarks", synthetic_table(self.table), token=w), 201)
@@ -101,6 +102,18 @@ class Lab:
         if lab:
             body["lab"] = lab
         return expect(self.call("POST", "/v1/studies", body, token=token), 201)["id"]
+
+    def cancellable(self):
+        """A new simulation of lab mt, queued or running when the caller
+        cancels it (300 GP runs); the one made before is cancelled first,
+        so that lab mt's queue stays short."""
+        if self.pending:
+            self.call("DELETE", "/v1/simulations/%d" % self.pending, token=self.root)
+        self.pending = expect(self.call(
+            "POST", bench_path(self.table, "/simulate"),
+            {"algorithm": {"name": "gp"}, "objectives": BLEU_MAX, "repeats": 300},
+            token=self.tok[("write", "mt")], headers={"Prefer": "respond-async"}), 202)["id"]
+        return self.pending
 
     def live_trial(self, study, token=None):
         a = expect(self.call("POST", "/v1/studies/%d/suggest" % study,
@@ -161,6 +174,8 @@ def requests(L):
             bench_path(tb, "/compare?with=" + tb), None),
         ("get", "/v1/simulations"): lambda: ("/v1/simulations", None),
         ("get", "/v1/simulations/{id}"): lambda: ("/v1/simulations/%d" % L.sim, None),
+        ("delete", "/v1/simulations/{id}"): lambda: (
+            "/v1/simulations/%d" % L.cancellable(), None),
         ("post", "/v1/tokens"): lambda: ("/v1/tokens", {"role": "read"}),
         ("get", "/v1/tokens"): lambda: ("/v1/tokens", None),
         ("delete", "/v1/tokens/{id}"): lambda: ("/v1/tokens/%d" % expect(L.call(

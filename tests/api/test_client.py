@@ -24,10 +24,12 @@ import subprocess
 import sys
 import tempfile
 
-from harness import TOP, Skip, call, check, expect, fixture, short, test
+from harness import TOP, Server, Skip, call, check, expect, fixture, short, test
 from client import all_trials
 
 PKG = os.path.join(TOP, "clients", "python")
+# OptimizeSummary.as_dict() of a run that ran no trial.
+NONE = {"completed": 0, "pruned": 0, "paused": 0, "failed": 0, "preempted": 0}
 # Debian's interpreter first: the packages of scripts/deps.sh are its.
 BASE_PYTHONS = ["/usr/bin/python3", sys.executable]
 
@@ -86,7 +88,7 @@ def venv_script(c, v, name, code, timeout=300):
         check(False, "%s did not end with a JSON line:\n%s" % (name, out[-2000:]))
 
 
-@test("client: clients/python installs offline into a fresh venv (pip --no-index); hpod imports there with its version and py.typed; every file compiles")
+@test("client: clients/python installs offline into a fresh venv (pip --no-index); hpod imports there with its version and py.typed; every file compiles (examples too); mypy --strict where mypy is")
 def t_client_install(c):
     v = c.fixture("client_venv")
     rc, out = run([v["python"], "-c", "import hpod, os; print(hpod.__version__); "
@@ -97,12 +99,13 @@ def t_client_install(c):
     version, where, typed = out.split()
     src_init = open(os.path.join(PKG, "src", "hpod", "__init__.py")).read()
     m = re.search(r'^__version__ = "([^"]+)"$', src_init, re.M)
-    check(m and version == m.group(1) == "0.1.0", "version %r, source says %r"
+    check(m and version == m.group(1) == "0.2.0", "version %r, source says %r"
           % (version, m and m.group(1)))
     check(where.startswith(v["venv"] + os.sep), "hpod imported from %s, not the venv" % where)
     check(typed == "True", "py.typed was not installed")
-    files = glob.glob(os.path.join(PKG, "*.py")) + glob.glob(os.path.join(PKG, "src", "hpod", "*.py"))
-    check(len(files) >= 6, "clients/python files: %r" % files)
+    files = (glob.glob(os.path.join(PKG, "*.py")) + glob.glob(os.path.join(PKG, "src", "hpod", "*.py"))
+             + glob.glob(os.path.join(PKG, "examples", "*.py")))
+    check(len(files) >= 10, "clients/python files: %r" % files)
     for f in files:
         try:
             py_compile.compile(f, cfile=os.path.join(v["dir"], "pyc", os.path.basename(f) + "c"),
@@ -119,7 +122,8 @@ def t_client_install(c):
     if run([v["python"], "-m", "mypy", "--version"], timeout=60)[0] == 0:
         rc, out = run([v["python"], "-m", "mypy", "--strict", "--python-version", "3.9",
                        "--cache-dir", os.path.join(v["dir"], "mypy-cache"),
-                       os.path.join(PKG, "src", "hpod")] + sorted(glob.glob(os.path.join(PKG, "*.py"))),
+                       os.path.join(PKG, "src", "hpod"), os.path.join(PKG, "examples", "preempt_demo.py")]
+                      + sorted(glob.glob(os.path.join(PKG, "*.py"))),
                       timeout=300)
         check(rc == 0, "mypy --strict:\n%s" % out[-3000:])
     else:
@@ -196,6 +200,38 @@ def t_client_config(c):
     check(out["unreachable"] == [0, "unavailable"], "unreachable %r" % out.get("unreachable"))
 
 
+RATE = r'''
+import json, time, hpod
+c = hpod.HpodClient(backoff=0.01, retries=8)
+t0 = time.monotonic()
+pages = [c.list_studies(limit=1)["total"] >= 0 for _ in range(6)]
+print(json.dumps({"ok": pages, "seconds": time.monotonic() - t0}))
+'''
+
+
+@test("client: a 429 of the server's rate limit is retried after its Retry-After: 6 reads at 1/s (burst 2) all answer")
+def t_client_rate_limited(c):
+    v = c.fixture("client_venv")
+    s = Server(c.args.hpod, c.logdir, c.dburl)
+    s.extra_env = {"HPOD_RATE_PER_TOKEN": "1", "HPOD_RATE_BURST": "2"}
+    c.servers.append(s)
+    s.start()
+    # The limit is real: without retries the third read in a row is a 429.
+    statuses = [call(s.port, "GET", "/v1/studies?limit=1").status for _ in range(4)]
+    check(429 in statuses, "4 reads at 1/s (burst 2): %r" % statuses)
+    path = os.path.join(v["dir"], "rate.py")
+    with open(path, "w") as f:
+        f.write(RATE)
+    rc, out = run([v["python"], path], timeout=120,
+                  env={"HPOD_URL": "http://127.0.0.1:%d" % s.port, "PYTHONPATH": ""})
+    check(rc == 0, "rate.py exited %d:\n%s" % (rc, out[-3000:]))
+    got = json.loads(out.strip().splitlines()[-1])
+    check(got["ok"] == [True] * 6, "answers %r" % got)
+    # 6 reads, about 2 in the bucket when they start: the rest waited for it.
+    check(got["seconds"] >= 2.0, "6 reads at 1/s took %.2f s: no 429 waited" % got["seconds"])
+    s.stop()
+
+
 @test("client: optimize_example.py with the venv's python: 20 trials by 2 workers, all completed, the best it prints is the server's; load_study finds the study by name")
 def t_client_optimize_example(c):
     v = c.fixture("client_venv")
@@ -207,7 +243,7 @@ def t_client_optimize_example(c):
     m = re.search(r"^study (\d+): ", out, re.M)
     check(m, "no study line:\n%s" % out[-2000:])
     sid = int(m.group(1))
-    check(re.search(r"^summary: 20 completed, 0 pruned, 0 failed", out, re.M),
+    check(re.search(r"^summary: 20 completed, 0 pruned, 0 paused, 0 failed", out, re.M),
           "summary:\n%s" % out[-2000:])
     st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
     check(st["name"] == "client optimize example" and st["state"] == "done"
@@ -239,7 +275,7 @@ import json
 import hpod
 
 s = hpod.load_study("client optimize example")
-out = {"id": s.id, "n": len(s.trials("completed")), "best": s.best_trial()["id"]}
+out = {"id": s.id, "n": len(s.trials("completed")), "best": s.best_trial.id}
 try:
     hpod.load_study("client no such study")
 except hpod.HpodError as e:
@@ -267,7 +303,7 @@ print(json.dumps({"study": study.id, "summary": s.as_dict(), "ids": s.trial_ids}
 def t_client_heartbeat(c):
     v = c.fixture("client_venv")
     out = venv_script(c, v, "slow", SLOW)
-    check(out["summary"] == {"completed": 1, "pruned": 0, "failed": 0}, "summary %r" % out)
+    check(out["summary"] == dict(NONE, completed=1), "summary %r" % out)
     trials = all_trials(c, out["study"])["trials"]
     check(len(trials) == 1, "%d trials (an expired lease would issue another)" % len(trials))
     t = trials[0]
@@ -297,12 +333,12 @@ def fn(trial):
     for step in range(trial.resume_from_step + 1, R + 1):
         if x % 2:  # both styles: report raises, or should_prune() asks
             try:
-                trial.report(step, x + 1.0 / step)
+                trial.report(x + 1.0 / step, step)
             except hpod.TrialPruned:
                 with lock:
                     seen["pruned"].append([trial.id, step])
                 raise
-        elif trial.report(step, x + 1.0 / step, prune=False) != "continue" or trial.should_prune():
+        elif trial.report(x + 1.0 / step, step, prune=False) != "continue" or trial.should_prune():
             with lock:
                 seen["pruned"].append([trial.id, step])
                 seen["asked"].append(trial.id)
@@ -316,15 +352,19 @@ print(json.dumps({"study": study.id, "summary": s.as_dict(), "seen": seen}))
 '''
 
 
-@test("client: on an asha study trial.report raises TrialPruned when the server answers stop; no final report follows, the trial stays paused/pruned")
+@test("client: on an asha study trial.report(value, step) raises TrialPruned when the server answers stop; no final report follows, the trial stays paused/pruned; the summary counts pauses apart from prunes, as the server does")
 def t_client_asha(c):
     v = c.fixture("client_venv")
     out = venv_script(c, v, "asha", ASHA)
     seen, summary = out["seen"], out["summary"]
-    check(seen["pruned"] and summary["pruned"] == len(seen["pruned"])
-          and summary["failed"] == 0 and summary["completed"] >= 1,
-          "summary %r, fn saw %d stops" % (summary, len(seen["pruned"])))
     trials = {t["id"]: t for t in all_trials(c, out["study"])["trials"]}
+    # One count per trial, by its last outcome: what the server holds
+    # (a paused trial that a promotion resumed counts as what it ended as).
+    states = {k: sum(t["state"] == k for t in trials.values()) for k in NONE}
+    check(seen["pruned"] and summary == states and summary["completed"] >= 1
+          and summary["paused"] + summary["pruned"] >= 1,
+          "summary %r, the server's states %r, fn saw %d stops"
+          % (summary, states, len(seen["pruned"])))
     stopped = [t for t in trials.values() if t["state"] in ("paused", "pruned")]
     check(stopped, "no trial paused or pruned: %r" % sorted(t["state"] for t in trials.values()))
     last_stop = {}
@@ -377,7 +417,7 @@ print(json.dumps({"a": a.id, "sa": sa.as_dict(), "bad": calls[1], "b": b.id, "ra
 def t_client_fail(c):
     v = c.fixture("client_venv")
     out = venv_script(c, v, "fail", FAIL)
-    check(out["sa"] == {"completed": 3, "pruned": 0, "failed": 1}, "summary %r" % out)
+    check(out["sa"] == dict(NONE, completed=3, failed=1), "summary %r" % out)
     ta = {t["id"]: t for t in all_trials(c, out["a"])["trials"]}
     check(len(ta) == 4 and ta[out["bad"]]["state"] == "failed"
           and ta[out["bad"]]["reason"] == "ValueError: boom on the second call",
@@ -414,7 +454,7 @@ print(json.dumps({"study": study.id, "summary": s.as_dict(), "calls": calls, "id
 def t_client_n_trials(c):
     v = c.fixture("client_venv")
     out = venv_script(c, v, "bounded", BOUNDED)
-    check(out["summary"] == {"completed": 3, "pruned": 0, "failed": 0} and len(out["calls"]) == 3
+    check(out["summary"] == dict(NONE, completed=3) and len(out["calls"]) == 3
           and sorted(out["calls"]) == sorted(out["ids"]), "run %r" % out)
     trials = all_trials(c, out["study"])["trials"]
     check(sorted(t["id"] for t in trials) == sorted(out["calls"])

@@ -211,8 +211,8 @@ def t_contract_protocol(c):
     st, hdrs, body = raw_status(out[len(b"HTTP/1.1 100 Continue\r\n\r\n"):])
     check(st == 400 and json.loads(body)["error"]["field"] == "name",
           "after 100 Continue: %d %r" % (st, body[:200]))
-    # A body over the limit is hpod's own 413 with the Error body, after
-    # the whole body was read.
+    # A body over the limit is hpod's own 413 with the Error body,
+    # answered on its Content-Length before the body is read.
     big = b'{"name": "' + b"x" * (1024 * 1024 + 10) + b'"}'
     r = call(c.port, "POST", "/v1/studies", raw=big)
     expect_error(r, 413, "payload_too_large")

@@ -1,27 +1,172 @@
-"""tests/api/test_docker.py - the container's start-up without Docker (no
-engine on the test machines): docker/entrypoint.sh run with HPOD_BIN set
-to the hpod under test (migrate, the first-start admin token, exec serve);
-`hpod healthcheck` against a healthy server, nothing, a server that never
-answers and one that answers 503; the first database connection retried
-with backoff while nothing listens (HPOD_DB_WAIT_SECONDS), taken once
-PostgreSQL appears (a TCP proxy to the test cluster that starts late),
-and not retried when the server answers but refuses.
+"""tests/api/test_docker.py - the image and the container's start-up
+without Docker (no engine on the test machines): the build stage of
+docker/Dockerfile run on exactly the files its COPY lines bring
+(scripts/docker_stage.py), its binary serving the dashboard web/ holds and
+linking only libraries the runtime stage installs; its packages against
+scripts/deps.sh; the checker itself on a build stage that misses web/ or a
+new source directory; the tables' mount point; docker/entrypoint.sh run
+with HPOD_BIN set to the hpod under test (migrate, the first-start admin
+token, exec serve); `hpod healthcheck` against a healthy server, nothing, a
+server that never answers and one that answers 503; the first database
+connection retried with backoff while nothing listens
+(HPOD_DB_WAIT_SECONDS), taken once PostgreSQL appears (a TCP proxy to the
+test cluster that starts late), and not retried when the server answers
+but refuses.
 """
 
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 
-from harness import (READY_TIMEOUT, TOP, call, cfg, check, free_port, fresh_database,
-                     pg_socket_dir, psql, test)
+from harness import (READY_TIMEOUT, TOP, Server, call, cfg, check, expect, free_port,
+                     fresh_database, pg_socket_dir, psql, test)
+
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import docker_stage  # noqa: E402
 
 ENTRYPOINT = os.path.join(TOP, "docker", "entrypoint.sh")
+# What the image serves at / and /web/<name>: the files of web/.
+DASHBOARD = {"/": "web/index.html", "/web/app.js": "web/app.js",
+             "/web/style.css": "web/style.css",
+             "/web/echarts.min.js": "web/vendor/echarts.min.js"}
+
+
+def build_root(c):
+    """A scratch directory beside the binary under test (the build tree)."""
+    return os.path.dirname(os.path.abspath(c.args.hpod))
+
+
+@test("docker build stage: exactly its COPY files build hpod, which serves web/'s dashboard and links only what the runtime stage installs")
+def t_build_stage(c):
+    stage = docker_stage.build_stage()
+    check(stage.workdir == "/src", "build stage WORKDIR %r" % stage.workdir)
+    tree = tempfile.mkdtemp(prefix="docker-stage-", dir=build_root(c))
+    log = os.path.join(c.logdir, "docker-stage-build.log")
+    srv = None
+    open(log, "wb").close()
+    try:
+        docker_stage.stage_tree(tree)
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+        for cmd in docker_stage.build_commands(stage):
+            with open(log, "ab") as f:
+                f.write(("$ %s\n" % cmd).encode())
+                f.flush()
+                r = subprocess.run(["sh", "-c", cmd], cwd=tree, env=env, stdout=f,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   timeout=1800)
+            with open(log, "rb") as f:
+                tail = f.read().decode("utf-8", "replace")[-2500:]
+            check(r.returncode == 0, "the build stage's `%s` failed on its COPY set "
+                  "(exit %d):\n%s" % (cmd, r.returncode, tail))
+        binary = os.path.join(tree, docker_stage.binary_in_stage())
+        check(os.access(binary, os.X_OK), "no %s after the build stage" % binary)
+        srv = Server(binary, c.logdir, c.dburl)
+        srv.start()
+        for path, local in DASHBOARD.items():
+            got = call(srv.port, "GET", path)
+            with open(os.path.join(TOP, local), "rb") as f:
+                want = f.read()
+            check(got.status == 200 and len(got.raw) > 100 and got.raw == want,
+                  "the image's binary answers GET %s with %d, %d bytes; %s has %d"
+                  % (path, got.status, len(got.raw), local, len(want)))
+        if cfg.have_tables:
+            expect(call(srv.port, "GET", "/v1/benchmarks/nmthpo/zh-en"), 200)
+        # Every library the binary links comes from a package the runtime
+        # stage installs (or from the base image).
+        runtime = set(docker_stage.stages()[-1].packages) | docker_stage.BASE_PACKAGES
+        libs = docker_stage.needed_packages(binary)
+        check(libs and all(libs.values()), "libraries without a package: %r" % libs)
+        lost = {lib: p for lib, p in libs.items() if p not in runtime}
+        check(not lost, "the runtime stage does not install the packages of %r" % lost)
+        rc = srv.stop()
+        srv = None
+        check(rc == 0, "the image's hpod exited %r on SIGTERM" % rc)
+    finally:
+        if srv is not None:
+            srv.stop()
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+@test("docker build stage: installs every package scripts/deps.sh installs to build hpod; COPY sources all in the context")
+def t_build_stage_static(c):
+    pkgs = docker_stage.deps_build_packages()
+    check("build-essential" in pkgs and "libjansson-dev" in pkgs
+          and "libcmocka-dev" not in pkgs, "scripts/deps.sh build-list: %r" % pkgs)
+    check(docker_stage.missing_packages() == [], "\n".join(docker_stage.missing_packages()))
+    bad = [(s, p) for _, s, p in docker_stage.context_sources() if p]
+    check(not bad, "COPY sources: %r" % bad)
+    check(docker_stage.missing_from_stage() == [], "\n".join(docker_stage.missing_from_stage()))
+
+
+@test("docker build stage check: names web/ and embed_web.sh when not copied, and a new source directory the Makefile compiles")
+def t_build_stage_check_fails(c):
+    root = tempfile.mkdtemp(prefix="docker-check-", dir=build_root(c))
+    try:
+        skip = {".git", "build", "tests", "docs", "clients", ".pgdata", ".run"}
+        for name in os.listdir(TOP):
+            if name in skip:
+                continue
+            src = os.path.join(TOP, name)
+            if os.path.isdir(src):
+                shutil.copytree(src, os.path.join(root, name),
+                                ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
+            else:
+                shutil.copy2(src, os.path.join(root, name))
+        check(docker_stage.missing_from_stage(root) == [], "the copy is not complete")
+        # The build stage as it was: without web/ and scripts/embed_web.sh.
+        df = os.path.join(root, "docker", "Dockerfile")
+        with open(df) as f:
+            text = f.read()
+        old = text.replace("COPY web web/\n", "").replace(
+            "COPY scripts/embed.sh scripts/embed_web.sh scripts/",
+            "COPY scripts/embed.sh scripts/")
+        check(old != text, "could not take web/ out of the Dockerfile")
+        with open(df, "w") as f:
+            f.write(old)
+        lines = docker_stage.missing_from_stage(root)
+        check(len(lines) == 2 and "scripts/embed_web.sh" in lines[0]
+              and "`COPY web web/`" in lines[1], "without web/: %r" % lines)
+        with open(df, "w") as f:
+            f.write(text)
+        # A directory the Makefile starts to compile (a cli/, say).
+        os.mkdir(os.path.join(root, "extra"))
+        with open(os.path.join(root, "extra", "x.c"), "w") as f:
+            f.write('#include "extra/x.h"\nint extra_x(void) { return 0; }\n')
+        with open(os.path.join(root, "extra", "x.h"), "w") as f:
+            f.write("int extra_x(void);\n")
+        mk = os.path.join(root, "Makefile")
+        with open(mk) as f:
+            make = f.read()
+        grown = make.replace("APP_SRC   := ", "APP_SRC   := $(wildcard extra/*.c) ", 1)
+        check(grown != make, "could not add extra/ to the Makefile's APP_SRC")
+        with open(mk, "w") as f:
+            f.write(grown)
+        lines = docker_stage.missing_from_stage(root)
+        check(len(lines) == 1 and "extra/x.c and 1 more" in lines[0]
+              and "`COPY extra extra/`" in lines[0], "with extra/: %r" % lines)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@test("docker: the image's HPOD_BENCHMARKS is where compose mounts the tables")
+def t_benchmarks_mount(c):
+    where = docker_stage.stages()[-1].env.get("HPOD_BENCHMARKS")
+    check(where == "/opt/hpod/benchmarks", "the image's HPOD_BENCHMARKS is %r" % where)
+    with open(os.path.join(TOP, "docker", "compose.yaml")) as f:
+        compose = f.read()
+    env = re.findall(r"^\s+HPOD_BENCHMARKS:\s*(\S+)", compose, re.M)
+    mounts = re.findall(r"^\s+- \S+:(/\S+?)(?::ro)?\s*$", compose, re.M)
+    check(env == [where], "compose sets HPOD_BENCHMARKS to %r" % env)
+    check(where in mounts, "compose mounts %r, not %s" % (mounts, where))
 
 
 def base_env(c, **kw):

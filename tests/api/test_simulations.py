@@ -178,6 +178,61 @@ def t_simulate_auto(c):
                  400, "invalid_argument", "algorithm.kernel")
 
 
+@test("simulate: without algorithm a table runs what a study without algorithm runs (auto), recorded with its choice, exactly as {\"name\": \"auto\"}")
+def t_simulate_default_auto(c):
+    need_tables()
+    objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
+    for table, body, case in [("nmthpo/zh-en", {}, "so_small"),
+                              ("nmthpo/zh-en", {"objectives": objs}, "mo_small"),
+                              ("nmthpo/sw-en", {"metrics": ["ftc"]}, "so_large")]:
+        base = dict(body, repeats=2, seed=4)
+        d = simulate(c, table, base)
+        al = d["algorithm"]
+        check(al["name"] == "auto" and al["case"] == case and al["seed"] == 4
+              and al["chosen"]["name"] != "random" and al["reason"],
+              "%s without algorithm: %r" % (table, al))
+        a = simulate(c, table, dict(base, algorithm={"name": "auto"}))
+        check(a["algorithm"] == al and a["sequences"] == d["sequences"]
+              and a["metrics"] == d["metrics"],
+              "%s: omitted and auto differ: %r vs %r" % (table, al, a["algorithm"]))
+        print("# %s %s without algorithm: auto chose %s (%s)"
+              % (table, case, al["chosen"]["name"], al["reason"][:80]))
+    # A study on the same rows without algorithm records the same choice.
+    rows = len(tsv_rows("zh-en"))
+    sd = expect(call(c.port, "POST", "/v1/studies", {
+        "name": "default-sim", "space": [{"name": "x", "type": "int", "low": 0, "high": 10 ** 6}],
+        "candidates": [{"x": i} for i in range(rows)], "objectives": BLEU_MAX}), 201)
+    d = simulate(c, "nmthpo/zh-en", {"repeats": 1})
+    for k in ("name", "case"):
+        check(sd["algorithm"][k] == d["algorithm"][k], "study %r, simulation %r"
+              % (sd["algorithm"], d["algorithm"]))
+    check({k: v for k, v in sd["algorithm"]["chosen"].items() if k not in ("seed", "init")}
+          == {k: v for k, v in d["algorithm"]["chosen"].items() if k not in ("seed", "init")},
+          "study chose %r, simulation %r" % (sd["algorithm"]["chosen"], d["algorithm"]["chosen"]))
+
+
+@test("simulate: a learning-curve set takes objectives [ppl, minimize] (or none, the same runs); another name or goal is 422")
+def t_simulate_curves_objectives(c):
+    need_tables()
+    body = {"algorithm": {"name": "sh", "p": 2, "c": 10}, "configs": 20, "repeats": 5,
+            "seed": 2}
+    plain = simulate(c, "nmtlc/ted-zh-en", body)
+    got = simulate(c, "nmtlc/ted-zh-en", dict(body, objectives=[{"name": "ppl",
+                                                                  "goal": "minimize"}]))
+    check(got["runs"] == plain["runs"] and got["sequences"] == plain["sequences"]
+          and got["metrics"] == plain["metrics"], "objectives [ppl] changed the runs")
+    asha = {"name": "asha", "r": 5, "u": 2, "R": 25}
+    got = simulate(c, "nmtlc/material-so-en",
+                   {"algorithm": asha, "repeats": 2, "objectives": [{"name": "ppl",
+                                                                     "goal": "minimize"}]})
+    check(got["algorithm"]["name"] == "asha" and len(got["runs"]) == 2, "asha %r" % got["algorithm"])
+    for objs, field in (([{"name": "bleu", "goal": "minimize"}], "objectives[0].name"),
+                        ([{"name": "ppl", "goal": "maximize"}], "objectives[0].goal")):
+        e = expect_error(call(c.port, "POST", bench_path("nmtlc/ted-zh-en", "/simulate"),
+                              dict(body, objectives=objs)), 422, "invalid_argument", field)
+        check("ppl" in e["message"], "message %r" % e["message"])
+
+
 def zh_en_sim(c, algorithm, repeats=30, seed=0):
     return simulate(c, "nmthpo/zh-en", {"algorithm": {"name": algorithm}, "repeats": repeats,
                                         "seed": seed})

@@ -20,6 +20,10 @@
 #      serve` replicas on the same database: bench_http with 64 clients
 #      spread round-robin over them, on 8 fresh finite studies of 3,000
 #      candidates in turn (pooled) and on an open study;
+#   2b. the engine: pgbench -N with 64 clients on a database of the same
+#      cluster, then 64 clients over the replicas on an open study
+#      directly and through PgBouncer in transaction mode, each as a ratio
+#      to pgbench's transactions/s;
 #   3. the peer, tests/bench/bench_optuna.py under Debian's python3: Optuna
 #      RDB storage on the "optuna" database with the same worker counts
 #      (processes), and TPE ask latency at 50/200/500 trials;
@@ -35,7 +39,7 @@
 # the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
 # Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run,
 # BENCH_ONLY (comma-separated steps among http, models, simload, importance,
-# replicas, peer, core, cold; default all) runs only those steps, e.g.
+# replicas, engine, peer, core, cold; default all) runs only those steps, e.g.
 # BENCH_ONLY=models,simload for the single-server model and simulation
 # figures without the rest.
 set -u
@@ -249,6 +253,74 @@ if want replicas; then
     stop_servers_checked
 fi
 
+# --- 2b. the engine: pgbench beside hpod, direct and through PgBouncer -------
+# On the same cluster: PostgreSQL's own rate for a small write (pgbench -N,
+# 64 clients), then hpod's 64-worker cycles/s over the replicas on an open
+# study directly (the run above) and through PgBouncer in transaction mode
+# (scripts/pgbouncer.sh), each as a ratio to pgbench's transactions/s. A
+# cycle is a suggest and a report: two transactions, so 0.5 would be the
+# engine's own rate (docs/DEPLOY.md, "The gap to the engine").
+if want engine; then
+    echo
+    echo "== the engine: pgbench -N, 64 clients, beside hpod's 64 workers over" \
+        "$replicas replicas, directly and through PgBouncer (transaction mode)"
+    psql -X -q "$HPOD_DATABASE_URL" -c "CREATE DATABASE pgbench" >/dev/null 2>&1
+    pgb_url=$(echo "$HPOD_DATABASE_URL" | sed 's|:///hpod?|:///pgbench?|')
+    if ! pgbench -i -q -s 10 "$pgb_url" >"$pgdir/pgbench-init.log" 2>&1; then
+        fail "pgbench -i failed: $(tail -1 "$pgdir/pgbench-init.log")"
+    else
+        pgbench -N -c 64 -j 2 -T "$seconds" "$pgb_url" >"$pgdir/pgbench.log" 2>&1 ||
+            fail "pgbench failed: $(tail -1 "$pgdir/pgbench.log")"
+        tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$pgdir/pgbench.log" | head -1)
+        echo "pgbench -N -c 64 -j 2 -T $seconds (scale 10): ${tps:-?} transactions/s"
+        echo "result engine_pgbench_tps ${tps:-nan}" >>"$results"
+        psql -X -q "$HPOD_DATABASE_URL" -c "VACUUM (ANALYZE)" >/dev/null 2>&1
+        start_servers "$replicas" "$B"
+        echo "-- direct: open study"
+        run_tagged "engine_direct_" "$B/tests/bench_http" "$urls" 64 "$seconds" ||
+            fail "bench_http direct reported errors"
+        stop_servers_checked
+        bouncer="$pgdir/pgbouncer"
+        if sh "$root/scripts/pgbouncer.sh" start "$bouncer" "$pgdir" "$(free_port)" 20 \
+            >"$pgdir/pgbouncer-start.log" 2>&1; then
+            direct_url=$HPOD_DATABASE_URL
+            HPOD_DATABASE_URL=$(sh "$root/scripts/pgbouncer.sh" url "$bouncer")
+            HPOD_MIGRATE_DATABASE_URL=$direct_url
+            export HPOD_DATABASE_URL HPOD_MIGRATE_DATABASE_URL
+            start_servers "$replicas" "$B"
+            echo "-- through PgBouncer (transaction mode, 20 server connections): open study"
+            run_tagged "engine_bouncer_" "$B/tests/bench_http" "$urls" 64 "$seconds" ||
+                fail "bench_http through PgBouncer reported errors"
+            stop_servers_checked
+            sh "$root/scripts/pgbouncer.sh" stop "$bouncer"
+            HPOD_DATABASE_URL=$direct_url
+            unset HPOD_MIGRATE_DATABASE_URL
+        else
+            fail "PgBouncer did not start: $(tail -2 "$pgdir/pgbouncer-start.log")"
+        fi
+        python3 - "$results" <<'PY'
+import sys
+r = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 3 and f[0] == "result":
+        r[f[1]] = f[2]
+tps = float(r.get("engine_pgbench_tps", "nan"))
+print("-- hpod against the engine (goal: cycles/s >= 0.35 x pgbench's tps,"
+      " suggest p99 <= 50 ms, report p99 <= 20 ms)")
+for way in ("direct", "bouncer"):
+    cyc = float(r.get("engine_%s_cycles_per_s" % way, "nan"))
+    s99 = float(r.get("engine_%s_suggest_p99_ms" % way, "nan"))
+    r99 = float(r.get("engine_%s_report_p99_ms" % way, "nan"))
+    ratio = cyc / tps if tps == tps and tps > 0 else float("nan")
+    met = ratio >= 0.35 and s99 <= 50 and r99 <= 20
+    print("%-8s %7.0f cycles/s = %.3f x pgbench's %.0f tps; suggest p99 %.1f ms,"
+          " report p99 %.1f ms: %s" % (way, cyc, ratio, tps, s99, r99,
+                                       "met" if met else "not met"))
+PY
+    fi
+fi
+
 # --- 3. the peer: Optuna ------------------------------------------------------
 echo
 if [ "${BENCH_PEER:-1}" = 0 ] || ! want peer; then
@@ -311,6 +383,29 @@ if [ "${BENCH_COLD:-1}" = 0 ] || ! want cold; then
 else
     echo "== cold make run (tests/bench/cold_run.sh)"
     sh "$root/tests/bench/cold_run.sh" "$root" || fail "cold run failed"
+fi
+
+# --- 5b. the development suite (tests/bench/suite, docs/suite.md) -----------
+# The figures of the last `make bench-suite` (SUITE_OUT, default the suite
+# directory beside BUILD); when there are none, a short suite (10 runs per
+# table, 3 seeds per function) is run into it first. BENCH_ONLY: "suite".
+echo
+suite_out=${SUITE_OUT:-$B/../suite}
+if ! want suite; then
+    echo "== suite: skipped (BENCH_ONLY)"
+elif ! "$peer_python" -c 'import optuna, cmaes' 2>/dev/null; then
+    echo "== suite: $peer_python cannot import optuna and cmaes" \
+        "(sh scripts/deps.sh bench installs them); skipped"
+else
+    if [ ! -f "$suite_out/suite.json" ]; then
+        echo "== suite: no $suite_out/suite.json (make bench-suite); a short" \
+            "suite first"
+        SUITE_PYTHON=$peer_python sh "$root/tests/bench/suite/run.sh" "$B" \
+            --out "$suite_out" --runs 10 --runs-big 10 --gen-runs 5 \
+            --seeds 3 >/dev/null || fail "the short suite failed"
+    fi
+    "$peer_python" "$root/tests/bench/suite/render.py" --out "$suite_out" ||
+        fail "tests/bench/suite/render.py failed"
 fi
 
 # --- 6. side by side ----------------------------------------------------------

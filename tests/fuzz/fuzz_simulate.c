@@ -2,8 +2,9 @@
  * tests/fuzz/fuzz_simulate.c - POST /v1/benchmarks/{name}/simulate as far
  * as it goes without a table's rows: the body decoded as server/http.c
  * decodes it, then both validators, the lookup-table one
- * (sim_table_parse) and the learning-curve one (bench_sim_curves_parse, for a
- * set of 148 curves like nmtlc/ted-zh-en).
+ * (simreq_table_parse with the study layer's algorithm parser) and the
+ * learning-curve one (bench_sim_curves_parse, for a set of 148 curves like
+ * nmtlc/ted-zh-en).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
  * body; an acceptance gives a normalized algorithm and values within the
@@ -14,30 +15,29 @@
 #include <string.h>
 
 #include "bench/simcurves.h"
+#include "bench/simreq.h"
 #include "bench/tables.h"
-#include "handlers/benchmarks.h"
+#include "common/json.h"
 #include "server/http.h"
+#include "study/simalgo.h"
 #include "tests/fuzz/fuzz.h"
 
 static void
 fuzz_table(json_t *body)
 {
-    struct req rq;
-    struct sim_table_req tr;
+    struct hpod_err err = {0};
+    struct bench_sim_table tr;
     /* The parse reads a table's size only (for auto): one like zh-en's. */
     struct bench_table table;
     enum hpod_status st;
 
-    memset(&rq, 0, sizeof rq);
     memset(&table, 0, sizeof table);
     table.n = 118;
     table.n_params = 6;
-    rq.body = body;
-    snprintf(rq.name, sizeof rq.name, "lab/fixture");
-    st = sim_table_parse(&rq, &table, &tr);
+    st = simreq_table_parse(body, &table, 0, simalgo_parse, &tr, &err);
     if (st != HPOD_OK) {
         FUZZ_CHECK(tr.norm_algo == NULL, "algorithm returned on failure");
-        fuzz_check_failure(st, &rq.err);
+        fuzz_check_failure(st, &err);
         return;
     }
     FUZZ_CHECK(tr.norm_algo != NULL, "no normalized algorithm");

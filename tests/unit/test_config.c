@@ -98,6 +98,40 @@ test_db_timeouts(void **state)
     assert_non_null(strstr(buf, "HPOD_DB_STATEMENT_TIMEOUT_MS"));
 }
 
+/* The limits of the HTTP front: defaults, 0 turns the rate off, bounds. */
+static void
+test_front_limits(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    fake_env = NULL;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.max_connections, 1000);
+    assert_int_equal(c.conn_per_addr, 128);
+    assert_int_equal(c.header_timeout_ms, 10000);
+    assert_int_equal(c.body_timeout_ms, 60000);
+    assert_int_equal(c.rate_per_token, 200);
+    assert_int_equal(c.rate_burst, 400);
+    const char *off[] = {"HPOD_RATE_PER_TOKEN", "0", "HPOD_CONN_PER_ADDR", "1",
+                         NULL};
+    fake_env = off;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_int_equal(c.rate_per_token, 0);
+    assert_int_equal(c.conn_per_addr, 1);
+    const char *bad[][3] = {{"HPOD_RATE_PER_TOKEN", "-1", NULL},
+                            {"HPOD_RATE_BURST", "0", NULL},
+                            {"HPOD_CONN_PER_ADDR", "0", NULL},
+                            {"HPOD_HEADER_TIMEOUT_MS", "99", NULL},
+                            {"HPOD_BODY_TIMEOUT_MS", "3600001", NULL},
+                            {"HPOD_MAX_CONNECTIONS", "15", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fake_env = bad[i];
+        assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_EINVAL);
+        assert_string_equal(err.field, bad[i][0]);
+    }
+}
+
 /* The start-up wait for the database: 60 s, 0 turns it off, bounded. */
 static void
 test_db_wait(void **state)
@@ -146,6 +180,26 @@ test_sim_cgroup(void **state)
     assert_string_equal(err.field, "HPOD_SIM_CGROUP");
 }
 
+/* The database URLs beside HPOD_DATABASE_URL: each defaults to it. */
+static void
+test_database_urls(void **state)
+{
+    (void)state;
+    struct config c;
+    struct hpod_err err = {0};
+    const char *one[] = {"HPOD_DATABASE_URL", "postgresql://pool/hpod", NULL};
+    fake_env = one;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_string_equal(c.migrate_database_url, "postgresql://pool/hpod");
+    const char *two[] = {"HPOD_DATABASE_URL", "postgresql://pool/hpod",
+                         "HPOD_MIGRATE_DATABASE_URL", "postgresql://db/hpod",
+                         NULL};
+    fake_env = two;
+    assert_int_equal(config_load(&c, fake_getenv, &err), HPOD_OK);
+    assert_string_equal(c.database_url, "postgresql://pool/hpod");
+    assert_string_equal(c.migrate_database_url, "postgresql://db/hpod");
+}
+
 int
 main(void)
 {
@@ -153,8 +207,10 @@ main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_overrides_and_bounds),
         cmocka_unit_test(test_db_timeouts),
+        cmocka_unit_test(test_front_limits),
         cmocka_unit_test(test_db_wait),
         cmocka_unit_test(test_sim_cgroup),
+        cmocka_unit_test(test_database_urls),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

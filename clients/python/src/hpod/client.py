@@ -4,13 +4,16 @@ HTTP API (openapi/openapi.json, which the server also serves at
 
 Every method returns the decoded JSON answer and raises HpodError for an
 error answer. Connection errors and 503 answers are retried with
-exponential backoff, so a trainer survives a server restart. That is safe
+exponential backoff, so a trainer survives a server restart; 429 (a limit
+of the shared server: rate, queue, model memory) and 503 answers wait at
+least their Retry-After. That is safe
 for the calls the server makes idempotent (suggest per worker, report,
 heartbeat, fail, reads, deletes, create with load_if_exists). The others
 (creating a study without load_if_exists, enqueueing or adding a trial,
 importing a table, simulating, creating a token) could be applied twice if
 an answer were lost, so for them only errors where nothing reached the
-server (connection refused) and 503 (the server wrote nothing) are retried.
+server (connection refused), 429 and 503 (the server wrote nothing) are
+retried.
 """
 
 import http.client
@@ -29,6 +32,15 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 JSON = Dict[str, Any]
 Number = Union[int, float]
 
+
+
+def _retry_after(e: urllib.error.HTTPError) -> float:
+    """The Retry-After of an answer in seconds (0 when absent or not a
+    number of seconds), at most 60."""
+    try:
+        return min(max(float(e.headers.get("Retry-After") or 0), 0.0), 60.0)
+    except ValueError:
+        return 0.0
 
 class HpodError(Exception):
     """An error answer from hpod: the HTTP status (0 when the server could
@@ -73,7 +85,8 @@ class HpodClient:
                 query: Optional[Mapping[str, Any]] = None,
                 accept: str = "application/json", idempotent: bool = True) -> Any:
         """One call: the decoded JSON answer (None for an empty body), or
-        the body as a str when accept is not JSON. Retries 503 answers and
+        the body as a str when accept is not JSON. Retries 429 and 503 answers
+        (waiting at least their Retry-After) and
         connection errors (for a call that is not idempotent, only those
         where the request cannot have reached the server)."""
         url = self.url + path
@@ -100,8 +113,8 @@ class HpodClient:
                     return json.loads(raw) if raw else None
             except urllib.error.HTTPError as e:
                 raw = e.read()
-                if e.code == 503 and not last:
-                    time.sleep(delay)
+                if e.code in (429, 503) and not last:
+                    time.sleep(max(delay, _retry_after(e)))
                     delay = min(delay * 2, 8.0)
                     continue
                 raise _error_from(e.code, raw) from None
@@ -200,16 +213,53 @@ class HpodClient:
             time.sleep(wait)
 
     def report(self, trial_id: int, values: Mapping[str, Number], step: Optional[int] = None,
-               metadata: Optional[Mapping[str, Any]] = None) -> JSON:
+               metadata: Optional[Mapping[str, Any]] = None,
+               checkpoint: Optional[str] = None) -> JSON:
         """Final report (step None) or intermediate report at step:
         {"trial": ...}, plus "action" ("continue" | "stop") for an
-        intermediate report (and "train_to" in multistage studies)."""
+        intermediate report (and "train_to" in multistage studies). An
+        intermediate report may carry the URI of the checkpoint it saved
+        (at most 2,048 bytes; hpod stores it and hands it to the worker
+        that resumes the trial, never reads it)."""
         body: JSON = {"values": dict(values)}
         if step is not None:
             body["step"] = step
         if metadata is not None:
             body["metadata"] = dict(metadata)
+        if checkpoint is not None:
+            body["checkpoint"] = checkpoint
         return self._json("POST", "/v1/trials/%d/report" % trial_id, body)
+
+    def trial_param(self, trial_id: int, entry: Mapping[str, Any]) -> JSON:
+        """POST /v1/trials/{id}/params (define-by-run): one space entry
+        ({"name", "type", ...}) -> {"value": v}, the trial's value of that
+        parameter. A parameter new to the study joins its space; the same
+        name with another definition is 409; asking again answers the
+        same value."""
+        return self._json("POST", "/v1/trials/%d/params" % trial_id, dict(entry))
+
+    def preempt(self, trial_id: int, reason: Optional[str] = None) -> JSON:
+        """POST /v1/trials/{id}/preempt: the worker lost its machine. The
+        trial (same id and params) waits for the next worker, whose
+        suggest hands it out first with "resume_from_step" and
+        "checkpoint" (the last ones reported)."""
+        body = {} if reason is None else {"reason": reason}
+        return self._json("POST", "/v1/trials/%d/preempt" % trial_id, body)
+
+    def exclude(self, trial_id: int, reason: str) -> JSON:
+        """POST /v1/trials/{id}/exclude: the trial keeps its values but
+        leaves the model, best, pareto and importance."""
+        return self._json("POST", "/v1/trials/%d/exclude" % trial_id, {"reason": reason})
+
+    def restore(self, trial_id: int, reason: Optional[str] = None) -> JSON:
+        """POST /v1/trials/{id}/restore: undoes exclude."""
+        body = {} if reason is None else {"reason": reason}
+        return self._json("POST", "/v1/trials/%d/restore" % trial_id, body)
+
+    def patch_trial(self, trial_id: int, metadata: Mapping[str, Any]) -> JSON:
+        """PATCH /v1/trials/{id}: replaces the trial's metadata; answers
+        the trial as stored."""
+        return self._json("PATCH", "/v1/trials/%d" % trial_id, {"metadata": dict(metadata)})
 
     def heartbeat(self, trial_id: int) -> JSON:
         """Renews a live trial's lease."""
@@ -302,9 +352,20 @@ class HpodClient:
     def simulate(self, name: str, **options: Any) -> JSON:
         """Seeded simulated studies on a table: options are the request's
         fields (algorithm, repeats, init, seed, objectives, budget, ...).
-        Returns the stored simulation."""
-        return self._json("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
-                          options, idempotent=False)
+        Returns the stored simulation once it has ended (done, failed or
+        cancelled): a job the server answered before it was done (202) is
+        polled."""
+        sim = self._json("POST", "/v1/benchmarks/%s/simulate" % _bench_path(name),
+                         options, idempotent=False)
+        while sim.get("state") in ("queued", "running"):
+            time.sleep(0.5)
+            sim = self.get_simulation(sim["id"])
+        return sim
+
+    def cancel_simulation(self, sim_id: int) -> JSON:
+        """DELETE /v1/simulations/{id}: a queued or running simulation
+        cancelled (state "cancelled"); one that ended is a 409."""
+        return self._json("DELETE", "/v1/simulations/%d" % sim_id)
 
     def list_simulations(self, benchmark: Optional[str] = None, limit: Optional[int] = None,
                          offset: Optional[int] = None) -> JSON:

@@ -1,11 +1,11 @@
 /*
- * server/token_cli.c - `hpod token create|list|revoke`: token management
+ * cli/token.c - `hpod token create|list|revoke`: token management
  * from the command line, against the database of HPOD_DATABASE_URL (the
  * one `make run` uses by default), so the first admin token can be made
  * before any token exists. The secret is printed alone on the last line
  * of stdout; everything else goes to stderr.
  */
-#include "server/token_cli.h"
+#include "cli/token.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/text.h"
 #include "store/db.h"
 #include "study/access.h"
 
@@ -96,13 +97,21 @@ token_create(struct db *db, const struct token_args *a)
 {
     struct access_new_token t;
     struct hpod_err err = {0};
+    char *note = NULL;
     int created = 0;
 
-    if (access_token_create(db, NULL, a->role, a->lab, a->note, a->expires_in,
+    if (hpod_text_name(a->note ? a->note : "", "--note", &note, &err) !=
+        HPOD_OK) {
+        fprintf(stderr, "hpod: %s\n", err.msg);
+        return 2;
+    }
+    if (access_token_create(db, NULL, a->role, a->lab, note, a->expires_in,
                             a->if_none, &t, &created, &err) != HPOD_OK) {
         fprintf(stderr, "hpod: could not create a token: %s\n", err.msg);
+        free(note);
         return 1;
     }
+    free(note);
     if (!created) {
         fprintf(stderr, "hpod: a token exists already; none created\n");
         return 0;
@@ -151,7 +160,7 @@ token_list_or_revoke(struct db *db, const struct token_args *a)
 }
 
 int
-token_cli(const char *database_url, const struct db_opts *opts, int argc,
+token_run(const char *database_url, const struct db_opts *opts, int argc,
           char **argv)
 {
     struct token_args a;

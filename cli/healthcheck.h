@@ -1,14 +1,13 @@
 /*
- * server/healthcheck.h - `hpod healthcheck`, the container's HEALTHCHECK.
+ * cli/healthcheck.h - `hpod healthcheck`, the container's HEALTHCHECK.
  *
- * The runtime image has no curl, and libmicrohttpd is a server library,
- * so this is a small HTTP/1.1 client on a plain socket: GET /healthz on
- * the address and port `hpod serve` listens on (HPOD_LISTEN_ADDR, with
+ * GET /healthz with the command line's HTTP client (cli/httpc.h) on the
+ * address and port `hpod serve` listens on (HPOD_LISTEN_ADDR, with
  * 0.0.0.0 checked on 127.0.0.1; HPOD_PORT), one deadline for the whole
  * exchange.
  */
-#ifndef HPOD_HEALTHCHECK_H
-#define HPOD_HEALTHCHECK_H
+#ifndef HPOD_CLI_HEALTHCHECK_H
+#define HPOD_CLI_HEALTHCHECK_H
 
 #include "server/config.h"
 

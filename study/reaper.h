@@ -1,0 +1,23 @@
+/*
+ * study/reaper.h - the lease reaper: a thread that recovers lapsed trial
+ * leases every period without any client action (a suggest also recovers
+ * its own study's). `hpod serve` and `hpod worker` each run one; any
+ * number of processes may, since each recovery is one statement.
+ */
+#ifndef HPOD_REAPER_H
+#define HPOD_REAPER_H
+
+#include <stdatomic.h>
+
+#include "store/db.h"
+
+struct reaper;
+
+/* Starts the thread on pool (borrowed, outlives the reaper); it adds what
+ * it recovers to *expired_total (may be NULL) and logs it. */
+struct reaper *reaper_start(struct db_pool *pool, long period_ms,
+                            atomic_llong *expired_total);
+/* Stops and joins the thread and frees r. Accepts NULL. */
+void reaper_stop(struct reaper *r);
+
+#endif
