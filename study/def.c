@@ -58,28 +58,9 @@ parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
     if (n == 0 || n > 1000)
         return hpod_fail(err, HPOD_EUNPROC, f, "%s must hold 1 to 1000 choices",
                          f);
-    for (size_t c = 0; c < n; c++) {
-        json_t *cv = json_array_get(in->choices, c);
-        char fc[160];
-        int bad = !json_is_string(cv) ? 1
-                  : json_string_length(cv) == 0 || json_string_length(cv) > 200
-                      ? 2
-                      : 0;
-        if (!bad)
-            continue; /* the path is printed only for an error */
-        snprintf(fc, sizeof fc, "%s[%zu]", f, c);
-        if (bad == 1)
-            return hpod_fail(err, HPOD_EINVAL, fc, "%s must be a string", fc);
-        return hpod_fail(err, HPOD_EUNPROC, fc,
-                         "%s must be 1 to 200 characters", fc);
-    }
-    size_t dup = sd_first_duplicate(in->choices, n);
-    if (dup < n) {
-        char fc[160];
-        snprintf(fc, sizeof fc, "%s[%zu]", f, dup);
-        return hpod_fail(err, HPOD_EUNPROC, fc, "duplicate choice \"%s\"",
-                         json_string_value(json_array_get(in->choices, dup)));
-    }
+    enum hpod_status st = sd_check_choices(in->choices, f, err);
+    if (st != HPOD_OK)
+        return st;
     space_add_categorical(&d->space, n);
     *out = json_pack("{s:s, s:s, s:O}", "name", in->name, "type", "categorical",
                      "choices", in->choices);

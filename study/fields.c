@@ -108,3 +108,27 @@ sd_first_duplicate(const json_t *choices, size_t n)
     free(idx);
     return first;
 }
+
+enum hpod_status
+sd_check_choices(const json_t *choices, const char *path, struct hpod_err *err)
+{
+    size_t n = json_array_size(choices), dup;
+    char fc[160];
+
+    for (size_t c = 0; c < n; c++) {
+        const json_t *cv = json_array_get(choices, c);
+        size_t len = json_string_length(cv);
+        if (json_is_string(cv) && len >= 1 && len <= 200)
+            continue; /* the path is printed only for an error */
+        snprintf(fc, sizeof fc, "%s[%zu]", path, c);
+        if (!json_is_string(cv))
+            return hpod_fail(err, HPOD_EINVAL, fc, "%s must be a string", fc);
+        return hpod_fail(err, HPOD_EUNPROC, fc,
+                         "%s must be 1 to 200 characters", fc);
+    }
+    if ((dup = sd_first_duplicate(choices, n)) == n)
+        return HPOD_OK;
+    snprintf(fc, sizeof fc, "%s[%zu]", path, dup);
+    return hpod_fail(err, HPOD_EUNPROC, fc, "duplicate choice \"%s\"",
+                     json_string_value(json_array_get(choices, dup)));
+}

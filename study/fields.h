@@ -32,6 +32,14 @@ enum hpod_status sd_get_string(json_t *obj, const char *key, const char *path,
  */
 size_t sd_first_duplicate(const json_t *strings, size_t n);
 
+/*
+ * sd_check_choices - a categorical's choices (an array, at path): each a
+ * string of 1 to 200 characters (else HPOD_EINVAL or HPOD_EUNPROC at
+ * path[i]), no two equal (HPOD_EUNPROC at the first repeated one).
+ */
+enum hpod_status sd_check_choices(const json_t *choices, const char *path,
+                                  struct hpod_err *err);
+
 /* Optional number held exactly (hj_number_field). */
 enum hpod_status sd_get_number(json_t *obj, const char *key, const char *path,
                                double *out, int *present, struct hpod_err *err);

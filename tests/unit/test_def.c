@@ -448,6 +448,24 @@ test_first_duplicate(void **state)
                 field),
         HPOD_EUNPROC);
     assert_string_equal(field, "space[0].choices[3]");
+    /* A choice of the wrong type or length is reported at its index, even
+     * after a duplicate. */
+    char text[512], long_choice[202];
+    memset(long_choice, 'x', 201);
+    long_choice[201] = 0;
+    const char *bad[2] = {"\"a\",\"a\",3", NULL};
+    char both[300];
+    snprintf(both, sizeof both, "\"a\",\"a\",\"%s\"", long_choice);
+    bad[1] = both;
+    for (int k = 0; k < 2; k++) {
+        snprintf(text, sizeof text,
+                 "{\"name\":\"s\",\"space\":[{\"name\":\"c\",\"type\":"
+                 "\"categorical\",\"choices\":[%s]}],\"objectives\":[{"
+                 "\"name\":\"y\",\"goal\":\"maximize\"}]}",
+                 bad[k]);
+        assert_int_equal(try_def(text, field), k ? HPOD_EUNPROC : HPOD_EINVAL);
+        assert_string_equal(field, "space[0].choices[2]");
+    }
 }
 
 int
