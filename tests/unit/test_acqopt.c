@@ -6,12 +6,12 @@
  * (snapped) points on an integer parameter.
  */
 #include "tests/support/check.h"
+#include "tests/support/budget.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/acqopt.h"
-#include "core/compute_budget.h"
 #include "core/rng.h"
 #include "core/space.h"
 
@@ -269,14 +269,6 @@ test_integer_snapped(void **state)
     space_clear(&sp);
 }
 
-/* A budget spent after `left` checks have found it unspent. */
-static int
-spent_after(void *ctx)
-{
-    int *left = ctx;
-    return (*left)-- <= 0;
-}
-
 /*
  * A budget that runs out after k checks: the run scores the first k + 1
  * chunks of the draw (no refinement) and answers their argmax, which is
@@ -301,7 +293,7 @@ test_budget(void **state)
     run_seeded(&full, &sp, 5, &fbest);
     for (int k = 0; k <= (int)nch + 1; k++) {
         int left = k;
-        struct compute_budget b = {spent_after, &left, 0};
+        struct compute_budget b = {budget_spent_after, &left, 0};
         struct quad q = {c, 2, 0, 0, {0}};
         rng_seed(&r, 5);
         assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
@@ -326,7 +318,7 @@ test_budget(void **state)
     }
     /* Never spent: the unbudgeted answer, bit for bit. */
     int left = 1000;
-    struct compute_budget never = {spent_after, &left, 0};
+    struct compute_budget never = {budget_spent_after, &left, 0};
     struct quad q = {c, 2, 0, 0, {0}};
     rng_seed(&r, 5);
     assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);

@@ -6,11 +6,11 @@
  * data, the kriging-believer conditioning, error paths).
  */
 #include "tests/support/check.h"
+#include "tests/support/budget.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/compute_budget.h"
 #include "core/gp.h"
 #include "core/kernels.h"
 #include "core/rng.h"
@@ -207,6 +207,29 @@ test_predict_blocks(void **state)
     gp_free(gp);
 }
 
+/* The LML gradient at th (dim + 2 <= 8 entries; feature kinds fk or
+ * NULL) against central differences. */
+static void
+check_lml_gradient(const double *x, const double *y, size_t n, size_t dim,
+                   const unsigned char *fk, enum kernel_kind kind,
+                   const double *th, double *work)
+{
+    double g[8], tp[8], tm[8], v, vp, vm, eps = 1e-5;
+    assert_true(dim + 2 <= 8);
+    assert_int_equal(gp_lml(x, y, n, dim, fk, kind, th, &v, g, work), HPOD_OK);
+    for (size_t j = 0; j < dim + 2; j++) {
+        memcpy(tp, th, (dim + 2) * sizeof *tp);
+        memcpy(tm, th, (dim + 2) * sizeof *tm);
+        tp[j] += eps;
+        tm[j] -= eps;
+        assert_int_equal(gp_lml(x, y, n, dim, fk, kind, tp, &vp, NULL, work),
+                         HPOD_OK);
+        assert_int_equal(gp_lml(x, y, n, dim, fk, kind, tm, &vm, NULL, work),
+                         HPOD_OK);
+        assert_close(g[j], (vp - vm) / (2 * eps), 1e-5, 1e-7);
+    }
+}
+
 static void
 test_lml_gradient_fd(void **state)
 {
@@ -222,25 +245,8 @@ test_lml_gradient_fd(void **state)
     mean_std(y, n, &ym, &sy);
     for (size_t i = 0; i < n; i++)
         y[i] = (y[i] - ym) / sy;
-    for (int t = 0; t < 2; t++) {
-        double g[dim + 2], v;
-        assert_int_equal(gp_lml(x, y, n, dim, NULL, kinds[t], th0, &v, g, work),
-                         HPOD_OK);
-        for (size_t j = 0; j < dim + 2; j++) {
-            double tp[dim + 2], tm[dim + 2], vp, vm, eps = 1e-5;
-            memcpy(tp, th0, sizeof tp);
-            memcpy(tm, th0, sizeof tm);
-            tp[j] += eps;
-            tm[j] -= eps;
-            assert_int_equal(
-                gp_lml(x, y, n, dim, NULL, kinds[t], tp, &vp, NULL, work),
-                HPOD_OK);
-            assert_int_equal(
-                gp_lml(x, y, n, dim, NULL, kinds[t], tm, &vm, NULL, work),
-                HPOD_OK);
-            assert_close(g[j], (vp - vm) / (2 * eps), 1e-5, 1e-7);
-        }
-    }
+    for (int t = 0; t < 2; t++)
+        check_lml_gradient(x, y, n, dim, NULL, kinds[t], th0, work);
     /* Bad arguments and a non-finite θ are reported, not crashed on. */
     double v, bad[dim + 2] = {NAN, 0, 0, 0, 0};
     assert_int_equal(
@@ -867,23 +873,7 @@ test_categorical_kinds(void **state)
     mean_std(y, n, &ym, &sy);
     for (size_t i = 0; i < n; i++)
         y[i] = (y[i] - ym) / sy;
-    double g[dim + 2], v;
-    assert_int_equal(
-        gp_lml(x, y, n, dim, fk, KERNEL_MATERN52, th0, &v, g, work), HPOD_OK);
-    for (size_t j = 0; j < dim + 2; j++) {
-        double tp[dim + 2], tm[dim + 2], vp, vm, eps = 1e-5;
-        memcpy(tp, th0, sizeof tp);
-        memcpy(tm, th0, sizeof tm);
-        tp[j] += eps;
-        tm[j] -= eps;
-        assert_int_equal(
-            gp_lml(x, y, n, dim, fk, KERNEL_MATERN52, tp, &vp, NULL, work),
-            HPOD_OK);
-        assert_int_equal(
-            gp_lml(x, y, n, dim, fk, KERNEL_MATERN52, tm, &vm, NULL, work),
-            HPOD_OK);
-        assert_close(g[j], (vp - vm) / (2 * eps), 1e-5, 1e-7);
-    }
+    check_lml_gradient(x, y, n, dim, fk, KERNEL_MATERN52, th0, work);
     /* Prediction: a query with the same choice as a training point is
      * close to it; the index's size does not matter, equality does. */
     struct gp *gp = gp_create(n, dim, KERNEL_MATERN52);
@@ -959,14 +949,6 @@ test_categorical_one_hot(void **state)
     free(work);
 }
 
-/* A budget spent after `left` checks have found it unspent. */
-static int
-spent_after(void *ctx)
-{
-    int *left = ctx;
-    return (*left)-- <= 0;
-}
-
 /*
  * A fit under a work budget: spent at once, only the default start is
  * scored and the GP is the defaults' conditioning (closed: gp_reset_hyper
@@ -996,7 +978,7 @@ test_fit_budget(void **state)
     assert_int_equal(gp_predict(ref, q, 1, &m0, &v0), HPOD_OK);
     for (int k = 0; k < 4; k++) {
         int left = k;
-        struct compute_budget b = {spent_after, &left, 0};
+        struct compute_budget b = {budget_spent_after, &left, 0};
         gp_reset_hyper(gp);
         gp_fit_options_default(&o);
         o.budget = &b;
@@ -1012,7 +994,7 @@ test_fit_budget(void **state)
     /* Spent at once: the defaults, conditioned. */
     {
         int left = 0;
-        struct compute_budget b = {spent_after, &left, 0};
+        struct compute_budget b = {budget_spent_after, &left, 0};
         struct gp *def = gp_create(n, dim, KERNEL_MATERN52);
         assert_int_equal(gp_condition(def, x, y, n), HPOD_OK);
         assert_int_equal(gp_predict(def, q, 1, &m1, &v1), HPOD_OK);
@@ -1029,7 +1011,7 @@ test_fit_budget(void **state)
     }
     /* Never spent: the reference, bit for bit. */
     int left = 1 << 20;
-    struct compute_budget never = {spent_after, &left, 0};
+    struct compute_budget never = {budget_spent_after, &left, 0};
     gp_reset_hyper(gp);
     o.budget = &never;
     assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);

@@ -4,9 +4,9 @@
  * graph arm on the GP's metric.
  */
 #include "tests/support/sampler_grid.h"
+#include "tests/support/budget.h"
 
 #include "core/acquisition.h"
-#include "core/compute_budget.h"
 #include "core/gp.h"
 #include "core/graph.h"
 #include "core/hedge.h"
@@ -332,14 +332,6 @@ test_gp_hedge_reference(void **state)
     assert_true(picked[0] > 0 && picked[1] > 0);
 }
 
-/* A budget spent after `left` checks have found it unspent. */
-static int
-spent_after(void *ctx)
-{
-    int *left = ctx;
-    return (*left)-- <= 0;
-}
-
 /*
  * The hedge under a work budget: spent during the replay of its arms'
  * past nominees, it answers the GP arm alone (the same choice as the GP
@@ -365,12 +357,12 @@ test_hedge_budget(void **state)
         struct sampler_state *st = sampler_state_create();
         struct sampler_explain ex = {0};
         int left = k;
-        struct compute_budget b = {spent_after, &left, 0};
+        struct compute_budget b = {budget_spent_after, &left, 0};
         size_t got =
             hedge_arm_choice_b(SAMPLER_GP, SAMPLER_V_HEDGE, NO, obs_cand,
                                obs_raw, y, used, &m1, st, &ex, &b);
         int none = 0;
-        struct compute_budget spent = {spent_after, &none, 0};
+        struct compute_budget spent = {budget_spent_after, &none, 0};
         size_t gp = hedge_arm_choice_b(SAMPLER_GP, 0, NO, obs_cand, obs_raw, y,
                                        used, &m2, NULL, NULL, &spent);
         assert_int_equal(got, gp);

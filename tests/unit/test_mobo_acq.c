@@ -5,8 +5,8 @@
  * force.
  */
 #include "tests/support/mobo_grid.h"
+#include "tests/support/budget.h"
 
-#include "core/compute_budget.h"
 #include "core/mobo_acq.h"
 #include "core/trust_region.h"
 
@@ -179,14 +179,6 @@ test_step_region_pick(void **state)
     free(s);
 }
 
-/* A budget spent after `left` checks have found it unspent. */
-static int
-spent_after(void *ctx)
-{
-    int *left = ctx;
-    return (*left)-- <= 0;
-}
-
 /*
  * mobo_acq_score under a budget spent after k checks scores the first
  * k + 1 chunks, chunk c being the points c, c + nch, ... (brute force),
@@ -215,7 +207,7 @@ test_score_chunks(void **state)
         assert_true(skip[i] ? isnan(full[i]) : full[i] == lpf[i]);
     for (int k = 0; k <= (int)nch; k++) {
         int left = k;
-        struct compute_budget b = {spent_after, &left, 0};
+        struct compute_budget b = {budget_spent_after, &left, 0};
         mobo_acq_score(&x, mu, sd, lpf, K, skip, &b, sc);
         for (size_t i = 0; i < K; i++) {
             int scored = i % nch <= (size_t)k && !skip[i];

@@ -5,9 +5,9 @@
  * and the explanation of a continuous choice.
  */
 #include "tests/support/sampler_grid.h"
+#include "tests/support/budget.h"
 
 #include "core/acquisition.h"
-#include "core/compute_budget.h"
 #include "core/gp.h"
 #include "core/kernels.h"
 #include "core/normal_scores.h"
@@ -442,14 +442,6 @@ test_explain_continuous(void **state)
     space_clear(&cs);
 }
 
-/* A budget spent after `left` checks have found it unspent. */
-static int
-spent_after(void *ctx)
-{
-    int *left = ctx;
-    return (*left)-- <= 0;
-}
-
 /*
  * The GP under a work budget (continuous space): one never spent answers
  * what no budget answers, bit for bit, and says nothing was cut; one
@@ -489,14 +481,14 @@ test_budget_continuous(void **state)
     assert_int_equal(sampler_next(&in, raw0, &c), HPOD_OK);
     assert_int_equal(ex.budget_cut, 0);
     int left = 1 << 20;
-    struct compute_budget never = {spent_after, &left, 0};
+    struct compute_budget never = {budget_spent_after, &left, 0};
     in.budget = &never;
     assert_int_equal(sampler_next(&in, raw1, &c), HPOD_OK);
     assert_memory_equal(raw0, raw1, sizeof raw0);
     assert_int_equal(ex.budget_cut, 0);
     /* Spent at once. */
     int none = 0;
-    struct compute_budget spent = {spent_after, &none, 0};
+    struct compute_budget spent = {budget_spent_after, &none, 0};
     in.budget = &spent;
     in.gp_model = &m;
     assert_int_equal(sampler_next(&in, raw1, &c), HPOD_OK);
