@@ -81,7 +81,9 @@ struct gp_fit_options {
     /* The caller's work budget (core/compute_budget.h; NULL: unbounded,
      * the default). Once spent, gp_fit scores no more random starts and
      * ends its L-BFGS run, keeping the best hyperparameters evaluated:
-     * the default start is always scored, so a fit is never skipped. */
+     * the default start is always scored, so a fit is never skipped.
+     * Borrowed: only gp_fit reads it, so it must live through the fits
+     * made with these options (the samplers set it before each fit). */
     struct compute_budget *budget;
 };
 

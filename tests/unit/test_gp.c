@@ -949,6 +949,26 @@ test_categorical_one_hot(void **state)
     free(work);
 }
 
+/* gp fitted afresh (stream seed 9) under a budget spent after `left`
+ * checks; st gets the fit's statistics. */
+static void
+budgeted_fit(struct gp *gp, const double *x, const double *y, size_t n,
+             int left, struct gp_fit_stats *st)
+{
+    struct compute_budget b = {budget_spent_after, &left, 0};
+    struct gp_fit_options o;
+    struct rng r;
+    gp_reset_hyper(gp);
+    gp_fit_options_default(&o);
+    o.budget = &b;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+    rng_seed(&r, 9);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_fit_stats(gp, st);
+    o.budget = NULL; /* b ends here */
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+}
+
 /*
  * A fit under a work budget: spent at once, only the default start is
  * scored and the GP is the defaults' conditioning (closed: gp_reset_hyper
@@ -963,7 +983,6 @@ test_fit_budget(void **state)
     struct rng r;
     double x[n * dim], y[n], q[dim] = {0.3, 0.6};
     double m0, v0, m1, v1;
-    struct gp_fit_options o;
     struct gp_fit_stats st;
     rng_seed(&r, 5);
     random_problem(&r, x, y, n, dim);
@@ -977,47 +996,25 @@ test_fit_budget(void **state)
     size_t all_starts = st.n_value_evals;
     assert_int_equal(gp_predict(ref, q, 1, &m0, &v0), HPOD_OK);
     for (int k = 0; k < 4; k++) {
-        int left = k;
-        struct compute_budget b = {budget_spent_after, &left, 0};
-        gp_reset_hyper(gp);
-        gp_fit_options_default(&o);
-        o.budget = &b;
-        assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
-        rng_seed(&r, 9);
-        assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
-        gp_get_fit_stats(gp, &st);
+        budgeted_fit(gp, x, y, n, k, &st);
         assert_int_equal(st.budget_cut, 1);
         assert_int_equal(st.n_value_evals, (size_t)k + 1);
         assert_int_equal(st.n_grad_evals, 0);
         assert_true(isfinite(gp_log_marginal_likelihood(gp)));
-    }
-    /* Spent at once: the defaults, conditioned. */
-    {
-        int left = 0;
-        struct compute_budget b = {budget_spent_after, &left, 0};
+        if (k > 0)
+            continue;
+        /* Spent at once: the defaults, conditioned. */
         struct gp *def = gp_create(n, dim, KERNEL_MATERN52);
+        double m2, v2;
         assert_int_equal(gp_condition(def, x, y, n), HPOD_OK);
         assert_int_equal(gp_predict(def, q, 1, &m1, &v1), HPOD_OK);
-        gp_reset_hyper(gp);
-        o.budget = &b;
-        assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
-        rng_seed(&r, 9);
-        assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
-        double m2, v2;
         assert_int_equal(gp_predict(gp, q, 1, &m2, &v2), HPOD_OK);
         assert_close(m2, m1, 1e-12, 1e-12);
         assert_close(v2, v1, 1e-12, 1e-12);
         gp_free(def);
     }
     /* Never spent: the reference, bit for bit. */
-    int left = 1 << 20;
-    struct compute_budget never = {budget_spent_after, &left, 0};
-    gp_reset_hyper(gp);
-    o.budget = &never;
-    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
-    rng_seed(&r, 9);
-    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
-    gp_get_fit_stats(gp, &st);
+    budgeted_fit(gp, x, y, n, 1 << 20, &st);
     assert_int_equal(st.budget_cut, 0);
     assert_int_equal(st.n_value_evals, all_starts);
     assert_int_equal(gp_predict(gp, q, 1, &m1, &v1), HPOD_OK);
