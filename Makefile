@@ -40,7 +40,7 @@
 MODE    ?= release
 O       ?= build
 B       := $(O)/$(MODE)
-PKGS    := jansson libpq libmicrohttpd nlopt lapacke libutf8proc
+PKGS    := jansson libpq libmicrohttpd nlopt lapacke libutf8proc yaml-0.1
 PKGCFG  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

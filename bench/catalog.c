@@ -16,6 +16,7 @@
 #include "common/mem.h"
 #include "core/pareto.h"
 #include "core/space.h"
+#include "store/audit_store.h"
 #include "store/bench_store.h"
 
 #define IMPORTED_CACHE 32
@@ -294,4 +295,36 @@ int
 bench_same_row(const double *x, const double *y, size_t w)
 {
     return memcmp(x, y, w * sizeof *x) == 0;
+}
+
+enum hpod_status
+bench_catalog_import(struct db *pg, const char *name, const char *definition,
+                     const char *rows, size_t n_rows, long long by_token,
+                     struct hpod_err *err)
+{
+    /* A table's name is [A-Za-z0-9_.-] segments (common/name.h): it needs
+     * no escaping in JSON text. */
+    char lab[80] = "", target[200], detail[240];
+    const char *slash = strchr(name, '/');
+    struct audit_row_in ev = {.token_id = by_token,
+                              .action = "benchmark.import",
+                              .target = target,
+                              .detail = detail};
+    enum hpod_status st;
+
+    if (slash && (size_t)(slash - name) < sizeof lab) {
+        memcpy(lab, name, (size_t)(slash - name));
+        lab[slash - name] = '\0';
+        ev.lab = lab;
+    }
+    snprintf(target, sizeof target, "benchmark/%s", name);
+    snprintf(detail, sizeof detail, "{\"name\":\"%s\",\"rows\":%zu}", name,
+             n_rows);
+    if ((st = db_begin(pg, err)) != HPOD_OK)
+        return st;
+    if ((st = bench_store_insert(pg, name, definition, rows, err)) != HPOD_OK ||
+        (st = audit_store_insert(pg, &ev, err)) != HPOD_OK ||
+        (st = db_commit(pg, err)) != HPOD_OK)
+        db_rollback(pg);
+    return st;
 }

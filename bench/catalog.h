@@ -34,6 +34,17 @@ enum hpod_status bench_catalog_resolve(const struct bench_db *db, struct db *pg,
                                        struct hpod_err *err);
 void bench_ref_cleanup(struct bench_ref *ref);
 
+/*
+ * bench_catalog_import - stores a validated import (bench/import.h: name,
+ * definition and rows as JSON text, n_rows rows) in one transaction that
+ * records it in the audit log as token by_token's benchmark.import (lab:
+ * the name's namespace). HPOD_ECONFLICT when the name is taken.
+ */
+enum hpod_status bench_catalog_import(struct db *pg, const char *name,
+                                      const char *definition, const char *rows,
+                                      size_t n_rows, long long by_token,
+                                      struct hpod_err *err);
+
 /* Frees the per-process cache of imported tables (at shutdown). */
 void bench_catalog_clear(void);
 

@@ -21,6 +21,8 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "store/access_store.h"
+#include "store/audit_store.h"
 #include "store/bench_store.h"
 
 #define JOBS_MAX_WORKERS 16
@@ -55,21 +57,6 @@ struct bench_jobs {
     int keeper_started;
     atomic_int cgroup_warned; /* join_cgroup's warning was logged */
 };
-
-/* CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
-static struct timespec
-deadline_in(long ms)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
 
 /* How long an idle worker sleeps before it looks again (jobs of other
  * replicas, lapsed leases). */
@@ -509,7 +496,7 @@ worker_loop(void *arg)
         }
         pthread_mutex_lock(&j->mu);
         if (!j->stop) {
-            struct timespec until = deadline_in(poll_ms(j));
+            struct timespec until = hpod_deadline_in(poll_ms(j));
             pthread_cond_timedwait(&j->wake, &j->mu, &until);
         }
         pthread_mutex_unlock(&j->mu);
@@ -529,7 +516,7 @@ keeper_main(void *arg)
     long period = j->o.lease_ms / 3 < KEEPER_MS ? j->o.lease_ms / 3 : KEEPER_MS;
     pthread_mutex_lock(&j->mu);
     while (!j->stop) {
-        struct timespec until = deadline_in(period);
+        struct timespec until = hpod_deadline_in(period);
         pthread_cond_timedwait(&j->wake, &j->mu, &until);
         for (size_t k = 0; k < j->started && !j->stop; k++) {
             struct slot *s = &j->slots[k];
@@ -632,7 +619,7 @@ enum hpod_status
 bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
                 char *state, struct hpod_err *err)
 {
-    struct timespec end = deadline_in(timeout_ms);
+    struct timespec end = hpod_deadline_in(timeout_ms);
     enum hpod_status st = HPOD_OK;
 
     for (;;) {
@@ -653,7 +640,7 @@ bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
         if (st != HPOD_OK || !state[0] ||
             (strcmp(state, "queued") && strcmp(state, "running")))
             return st;
-        struct timespec now = deadline_in(0), next = deadline_in(500);
+        struct timespec now = hpod_deadline_in(0), next = hpod_deadline_in(500);
         if (now.tv_sec > end.tv_sec ||
             (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
             return HPOD_OK;
@@ -668,10 +655,33 @@ bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
     }
 }
 
+/* The audit event of job id (docs/audit.md): detail, a new reference, is
+ * stolen. */
+static enum hpod_status
+job_audit(struct db *db, long long by_token, const char *lab,
+          const char *action, long long id, json_t *detail,
+          struct hpod_err *err)
+{
+    char target[48], *text = hj_dump(detail, 0);
+    struct audit_row_in ev = {.token_id = by_token,
+                              .lab = lab,
+                              .action = action,
+                              .target = target,
+                              .detail = text};
+    enum hpod_status st;
+
+    snprintf(target, sizeof target, "simulation/%lld", id);
+    st = text ? audit_store_insert(db, &ev, err)
+              : hpod_fail(err, HPOD_ENOMEM, "", "could not encode an event");
+    free(text);
+    json_decref(detail);
+    return st;
+}
+
 enum hpod_status
 bench_jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
                    const char *lab, const char *request, long long runs,
-                   long long *id, struct hpod_err *err)
+                   long long by_token, long long *id, struct hpod_err *err)
 {
     enum hpod_status st;
 
@@ -681,6 +691,11 @@ bench_jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
     if ((st = sim_store_lab_lock(db, lab, err)) != HPOD_OK ||
         (st = sim_store_enqueue(db, benchmark, lab, request, runs,
                                 j->o.queue_per_lab, id, err)) != HPOD_OK ||
+        (*id != 0 &&
+         (st = job_audit(db, by_token, lab, "simulation.create", *id,
+                         json_pack("{s:s, s:I}", "benchmark", benchmark, "runs",
+                                   (json_int_t)runs),
+                         err)) != HPOD_OK) ||
         (st = db_commit(db, err)) != HPOD_OK) {
         db_rollback(db);
         return st;
@@ -706,10 +721,28 @@ bench_jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
 
 enum hpod_status
 bench_jobs_cancel(struct bench_jobs *j, struct db *db, long long id,
-                  int *changed, struct hpod_err *err)
+                  long long by_token, int *changed, struct hpod_err *err)
 {
-    enum hpod_status st = sim_store_cancel(db, id, changed, err);
-    if (st != HPOD_OK || !*changed)
+    char lab[80] = "";
+    int found = 0;
+    enum hpod_status st;
+
+    *changed = 0;
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        return st;
+    if ((st = sim_store_cancel(db, id, changed, err)) != HPOD_OK ||
+        (*changed &&
+         ((st = access_store_lab_of(db, ACCESS_SIMULATION, id, lab, sizeof lab,
+                                    &found, err)) != HPOD_OK ||
+          (st = job_audit(db, by_token, lab[0] ? lab : NULL,
+                          "simulation.cancel", id, json_object(), err)) !=
+              HPOD_OK)) ||
+        (st = db_commit(db, err)) != HPOD_OK) {
+        db_rollback(db);
+        *changed = 0;
+        return st;
+    }
+    if (!*changed)
         return st;
     /* A slice of it here stops now; elsewhere, at the keeper's next
      * progress write, which finds the job no longer running. */

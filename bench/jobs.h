@@ -71,24 +71,28 @@ void bench_jobs_notify(struct bench_jobs *j);
 /*
  * bench_jobs_enqueue - queues a checked request (JSON text, runs repeats)
  * on benchmark for lab (NULL: a principal of every lab), in a transaction
- * of its own on db (borrowed, none open). *id: the job. HPOD_ELIMIT (429,
- * Retry-After) with nothing written when the lab already has
- * queue_per_lab jobs queued or running.
+ * of its own on db (borrowed, none open), which records it in the audit
+ * log as token by_token's simulation.create (0: no token). *id: the job.
+ * HPOD_ELIMIT (429, Retry-After) with nothing written when the lab already
+ * has queue_per_lab jobs queued or running.
  */
 enum hpod_status bench_jobs_enqueue(struct bench_jobs *j, struct db *db,
                                     const char *benchmark, const char *lab,
                                     const char *request, long long runs,
-                                    long long *id, struct hpod_err *err);
+                                    long long by_token, long long *id,
+                                    struct hpod_err *err);
 
 /*
  * bench_jobs_cancel - job id cancelled if it is queued or running (*changed
  * 1): its slot in its lab's cap is free at once, and a slice of it in
  * flight, in this process or another, stops within a keeper tick (the
  * runs under way end first). *changed 0: it was not (absent, or ended).
+ * A cancel is recorded in the audit log, in its transaction, as token
+ * by_token's simulation.cancel.
  */
 enum hpod_status bench_jobs_cancel(struct bench_jobs *j, struct db *db,
-                                   long long id, int *changed,
-                                   struct hpod_err *err);
+                                   long long id, long long by_token,
+                                   int *changed, struct hpod_err *err);
 
 /* How long a synchronous simulate waits for its job (opts.sync_wait_ms). */
 long bench_jobs_sync_wait_ms(const struct bench_jobs *j);

@@ -305,19 +305,22 @@ bench_sim_curves_parse(json_t *body, const char *name,
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
+    out->configs = 40;
+    out->repeats = 100;
+    out->workers = 4;
     if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK ||
         (st = lc_objectives(json_object_get(body, "objectives"), err)) !=
             HPOD_OK ||
         (st = lc_algo_parse(err, name, json_object_get(body, "algorithm"),
                             &out->la, &out->norm)) != HPOD_OK ||
-        (st = bench_sim_int(body, err, "configs", 1, 1000000, 40,
-                            &out->configs)) != HPOD_OK ||
-        (st = bench_sim_int(body, err, "repeats", 1, BENCH_SIM_MAX_REPEATS, 100,
-                            &out->repeats)) != HPOD_OK ||
-        (st = bench_sim_int(body, err, "seed", 0, (1LL << 53) - 1, 0,
-                            &out->seed)) != HPOD_OK ||
-        (st = bench_sim_int(body, err, "workers", 1, LC_MAX_WORKERS, 4,
-                            &out->workers)) != HPOD_OK)
+        (st = hj_get_int(body, "", "configs", 1, 1000000, &out->configs, NULL,
+                         err)) != HPOD_OK ||
+        (st = hj_get_int(body, "", "repeats", 1, BENCH_SIM_MAX_REPEATS,
+                         &out->repeats, NULL, err)) != HPOD_OK ||
+        (st = hj_get_int(body, "", "seed", 0, (1LL << 53) - 1, &out->seed, NULL,
+                         err)) != HPOD_OK ||
+        (st = hj_get_int(body, "", "workers", 1, LC_MAX_WORKERS, &out->workers,
+                         NULL, err)) != HPOD_OK)
         goto out;
     if ((size_t)out->configs > set->n) {
         st = hpod_fail(err, HPOD_EUNPROC, "configs",

@@ -55,7 +55,7 @@ simreq_table_parse(json_t *body, const struct bench_table *table,
         "objectives", "constraints", "metrics", NULL};
     struct simreq_algo al;
     json_t *norm = NULL, *ms;
-    long long repeats, init, seed, budget;
+    long long repeats = 100, init = 3, seed = 0, budget = 20;
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
@@ -75,16 +75,16 @@ simreq_table_parse(json_t *body, const struct bench_table *table,
     }
     /* init first: auto's rule reads it. An omitted algorithm is auto, as
      * in a study definition. */
-    if ((st = bench_sim_int(body, err, "init", 1, 50, 3, &init)) != HPOD_OK)
+    if ((st = hj_get_int(body, "", "init", 1, 50, &init, NULL, err)) != HPOD_OK)
         goto out;
     struct autoalgo_features f = features(body, table, n_categorical, init);
     if ((st = algo(json_object_get(body, "algorithm"), &f, &al, &norm, err)) !=
             HPOD_OK ||
-        (st = bench_sim_int(body, err, "repeats", 1, BENCH_SIM_MAX_REPEATS, 100,
-                            &repeats)) != HPOD_OK ||
-        (st = bench_sim_int(body, err, "seed", 0, (1LL << 53) - 1, 0, &seed)) !=
-            HPOD_OK ||
-        (st = bench_sim_int(body, err, "budget", 1, 1000000, 20, &budget)) !=
+        (st = hj_get_int(body, "", "repeats", 1, BENCH_SIM_MAX_REPEATS,
+                         &repeats, NULL, err)) != HPOD_OK ||
+        (st = hj_get_int(body, "", "seed", 0, (1LL << 53) - 1, &seed, NULL,
+                         err)) != HPOD_OK ||
+        (st = hj_get_int(body, "", "budget", 1, 1000000, &budget, NULL, err)) !=
             HPOD_OK)
         goto out;
     if (al.not_on_tables) {

@@ -150,24 +150,6 @@ bench_sim_result_free(struct bench_sim_result *res)
     memset(res, 0, sizeof *res);
 }
 
-/* See bench/simulate.h. */
-enum hpod_status
-bench_sim_int(json_t *body, struct hpod_err *err, const char *key, long long lo,
-              long long hi, long long dflt, long long *out)
-{
-    json_t *v = json_object_get(body, key);
-    *out = dflt;
-    if (!v || json_is_null(v))
-        return HPOD_OK;
-    if (!json_is_integer(v))
-        return hpod_fail(err, HPOD_EINVAL, key, "%s must be an integer", key);
-    *out = json_integer_value(v);
-    if (*out < lo || *out > hi)
-        return hpod_fail(err, HPOD_EUNPROC, key,
-                         "%s must be between %lld and %lld", key, lo, hi);
-    return HPOD_OK;
-}
-
 /* A multi-objective or constrained request, checked against the table. */
 struct mo_req {
     json_t *objs; /* new reference: "objectives", or the alias wrapped */
@@ -499,10 +481,12 @@ plan_mo(struct bench_sim_plan *p, struct hpod_err *err)
                          "greedy has no constrained single-objective form: "
                          "it takes constraints with several objectives");
     int big = t->n > 400;
-    if ((st = bench_sim_int(p->body, err, "budget", 1, 1000000,
-                            q->m == 1 ? 40 : 20, &p->budget)) != HPOD_OK ||
-        (st = bench_sim_int(p->body, err, "pareto_budget", 1, 1000000,
-                            big ? 200 : 50, &p->pbudget)) != HPOD_OK)
+    p->budget = q->m == 1 ? 40 : 20;
+    p->pbudget = big ? 200 : 50;
+    if ((st = hj_get_int(p->body, "", "budget", 1, 1000000, &p->budget, NULL,
+                         err)) != HPOD_OK ||
+        (st = hj_get_int(p->body, "", "pareto_budget", 1, 1000000, &p->pbudget,
+                         NULL, err)) != HPOD_OK)
         return st;
     bench_mo_setup_init(&p->s, t, q->m, q->col, q->sense, q->nc, q->ccol,
                         q->cmax, q->bound);
@@ -644,8 +628,9 @@ plan_single(struct bench_sim_plan *p, struct hpod_err *err)
         return st;
     int big = strcmp(t->name, "nmthpo/sw-en") == 0 ||
               strcmp(t->name, "nmthpo/so-en") == 0;
-    if ((st = bench_sim_int(p->body, err, "pareto_budget", 1, 1000000,
-                            big ? 200 : 50, &p->pbudget)) != HPOD_OK)
+    p->pbudget = big ? 200 : 50;
+    if ((st = hj_get_int(p->body, "", "pareto_budget", 1, 1000000, &p->pbudget,
+                         NULL, err)) != HPOD_OK)
         return st;
     /* One objective measures ftb, ftc and fb unless "metrics" says
      * otherwise; fto, fta and fbp (the table's BLEU / GPU-time front) only

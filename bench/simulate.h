@@ -49,14 +49,6 @@ void bench_sim_result_set(struct bench_sim_result *res, json_t **summary,
                           size_t runs, size_t cap, double seconds);
 
 /*
- * bench_sim_int - the optional integer body[key]: dflt when absent or
- * null, HPOD_EINVAL when not an integer, HPOD_EUNPROC outside [lo, hi].
- */
-enum hpod_status bench_sim_int(json_t *body, struct hpod_err *err,
-                               const char *key, long long lo, long long hi,
-                               long long dflt, long long *out);
-
-/*
  * bench_sim_metrics_parse - the "metrics" list ms of a simulate request:
  * names from ftb, ftc, fb, fto, fta, fbp and gap, each at most once. *out
  * gets their bits (METRIC_BIT()s and SIM_METRIC_GAP).

@@ -201,9 +201,10 @@ httpc_exchange(const struct httpc_request *rq, struct httpc_answer *ans,
         snprintf(clen, sizeof clen, "Content-Length: %zu\r\n", rq->body_len);
     int hl = snprintf(head, sizeof head,
                       "%s %s HTTP/1.1\r\nHost: %s:%ld\r\n"
-                      "User-Agent: hpod-cli\r\nAccept: application/json\r\n"
+                      "User-Agent: hpod-cli\r\nAccept: %s\r\n"
                       "%s%sConnection: close\r\n\r\n",
                       rq->method, rq->path, rq->addr, rq->port,
+                      rq->accept ? rq->accept : "application/json",
                       rq->headers ? rq->headers : "", clen);
     if (hl < 0 || (size_t)hl >= sizeof head)
         return say(why, whycap, "%s", "request head too long");

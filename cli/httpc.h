@@ -17,6 +17,7 @@ struct httpc_request {
     const char *method;  /* "GET" */
     const char *path;    /* with its query, "/healthz" */
     const char *headers; /* more header lines, each ending "\r\n"; or NULL */
+    const char *accept;  /* the Accept header's value; NULL: application/json */
     const char *body;    /* NULL: no body */
     size_t body_len;
     long timeout_ms;   /* the whole exchange */

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "cli/healthcheck.h"
+#include "cli/studycmd.h"
 #include "cli/token.h"
+#include "cli/watch.h"
 #include "cli/worker.h"
 #include "common/log.h"
 #include "core/linalg.h"
@@ -26,7 +28,9 @@ static void
 usage(FILE *out)
 {
     fprintf(out, "usage: hpod serve | hpod worker | hpod migrate | "
-                 "hpod token ... | hpod healthcheck | hpod --help\n"
+                 "hpod token ... | hpod healthcheck | hpod study ... | "
+                 "hpod trials ID | hpod best ID | hpod watch ID | "
+                 "hpod --help\n"
                  "  serve        apply migrations, then serve the REST API\n"
                  "  worker       apply migrations, then run simulation jobs "
                  "and recover lapsed leases, without HTTP\n"
@@ -36,6 +40,15 @@ usage(FILE *out)
                  "(`hpod token` for usage)\n"
                  "  healthcheck  exit 0 if the local `hpod serve` answers "
                  "GET /healthz with status ok, else 1\n"
+                 "  study        create (from a YAML or JSON file), list, "
+                 "show, pause, resume, finish studies (`hpod study` for "
+                 "usage)\n"
+                 "  trials       a study's trials, as a table or CSV\n"
+                 "  best         a study's best trial (or Pareto front)\n"
+                 "  watch        a study's progress, redrawn until it is "
+                 "done\n"
+                 "  (study, trials, best and watch talk to a running server "
+                 "over HTTP: HPOD_URL, HPOD_TOKEN)\n"
                  "(the benchmark reports are a separate program, "
                  "hpod-bench)\n");
     config_print_help(out);
@@ -76,6 +89,11 @@ main(int argc, char **argv)
         return worker_run(&cfg);
     if (strcmp(argv[1], "healthcheck") == 0)
         return healthcheck_run(&cfg);
+    if (strcmp(argv[1], "study") == 0 || strcmp(argv[1], "trials") == 0 ||
+        strcmp(argv[1], "best") == 0)
+        return studycmd_run(&cfg, argv[1], argc - 2, argv + 2);
+    if (strcmp(argv[1], "watch") == 0)
+        return watch_run(&cfg, argc - 2, argv + 2);
     fprintf(stderr, "hpod: unknown command \"%s\"\n", argv[1]);
     usage(stderr);
     return 2;

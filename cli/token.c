@@ -137,7 +137,7 @@ token_list_or_revoke(struct db *db, const struct token_args *a)
     enum hpod_status st;
 
     if (strcmp(a->cmd, "revoke") == 0) {
-        st = access_token_revoke(db, &all, a->id, &one, &err);
+        st = access_token_revoke(db, &all, a->id, 1, &one, &err);
         rows = &one;
         n = st == HPOD_OK;
     } else {

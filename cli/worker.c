@@ -47,8 +47,8 @@ worker_run(const struct config *cfg)
 
     struct bench_jobs_opts o = serve_jobs_opts(cfg, &ctx);
     ctx.jobs = bench_jobs_start(&o);
-    struct reaper *reaper =
-        reaper_start(ctx.pool, cfg->reaper_ms, &ctx.leases_expired_total);
+    struct reaper *reaper = reaper_start(
+        ctx.pool, cfg->reaper_ms, cfg->audit_days, &ctx.leases_expired_total);
     hpod_log(HPOD_LOG_INFO,
              "hpod worker running %ld simulation workers, lease %ld ms, "
              "%zu tables and %zu curve sets",

@@ -277,6 +277,71 @@ hj_int_field(const json_t *v, const char *field, double *out,
     return HPOD_OK;
 }
 
+void
+hj_path(char *out, size_t n, const char *path, const char *key)
+{
+    snprintf(out, n, "%s%s%s", path, *path && *key ? "." : "", key);
+}
+
+enum hpod_status
+hj_get_int(json_t *obj, const char *path, const char *key, long long min,
+           long long max, long long *out, int *present, struct hpod_err *err)
+{
+    char f[128];
+    json_t *v = json_object_get(obj, key);
+    int given = v != NULL && !json_is_null(v);
+
+    if (present)
+        *present = given;
+    if (!given)
+        return HPOD_OK;
+    hj_path(f, sizeof f, path, key);
+    if (!json_is_integer(v))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be an integer", f);
+    long long x = json_integer_value(v);
+    if (x < min || x > max)
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "%s must be between %lld and %lld", f, min, max);
+    *out = x;
+    return HPOD_OK;
+}
+
+enum hpod_status
+hj_get_number(json_t *obj, const char *path, const char *key, double *out,
+              int *present, struct hpod_err *err)
+{
+    char f[128];
+    json_t *v = json_object_get(obj, key);
+
+    if (present)
+        *present = v != NULL;
+    if (!v)
+        return HPOD_OK;
+    hj_path(f, sizeof f, path, key);
+    return hj_number_field(v, f, out, err);
+}
+
+enum hpod_status
+hj_get_string(json_t *obj, const char *path, const char *key, int required,
+              const char **out, struct hpod_err *err)
+{
+    char f[128];
+    json_t *v = json_object_get(obj, key);
+
+    if (!v || json_is_null(v)) {
+        if (!required)
+            return HPOD_OK;
+        hj_path(f, sizeof f, path, key);
+        return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
+    }
+    if (!json_is_string(v)) {
+        hj_path(f, sizeof f, path, key);
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be a string", f);
+    }
+    *out = json_string_value(v);
+    return HPOD_OK;
+}
+
 enum hpod_status
 hj_check_keys(json_t *obj, const char *const *allowed, const char *path,
               struct hpod_err *err)

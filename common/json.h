@@ -61,6 +61,30 @@ enum hpod_status hj_int_field(const json_t *v, const char *field, double *out,
                               struct hpod_err *err);
 
 /*
+ * The one reader of a field of a JSON object, for every request and
+ * definition parser. obj[key] (obj borrowed; the value, when a string, is
+ * borrowed from it) is read into *out, and an error names the field by its
+ * JSON path: hj_path's "path.key", or "key" when path is "" (top level).
+ * A field that is absent (or null, for the integer and string readers)
+ * leaves *out as it was, so a caller sets its default first; *present
+ * (may be NULL) says whether it was given. HPOD_EINVAL (400) for a wrong
+ * type or a missing required field, HPOD_EUNPROC (422) for a value out of
+ * bounds.
+ */
+void hj_path(char *out, size_t n, const char *path, const char *key);
+/* An integer within [min, max]. */
+enum hpod_status hj_get_int(json_t *obj, const char *path, const char *key,
+                            long long min, long long max, long long *out,
+                            int *present, struct hpod_err *err);
+/* A number held exactly (hj_number_field); null is not a number. */
+enum hpod_status hj_get_number(json_t *obj, const char *path, const char *key,
+                               double *out, int *present, struct hpod_err *err);
+/* A string (*out NULL when absent, or HPOD_EINVAL when required). */
+enum hpod_status hj_get_string(json_t *obj, const char *path, const char *key,
+                               int required, const char **out,
+                               struct hpod_err *err);
+
+/*
  * hj_object_text - v (borrowed; field names it) as the compact JSON text to
  * store (new string in *out): HPOD_EINVAL unless an object, HPOD_EUNPROC
  * beyond max bytes. The text is hj_dump's, so every number reads back as

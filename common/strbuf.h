@@ -16,4 +16,9 @@ struct strbuf {
 /* strbuf_put - appends s[0..n) (which may hold NULs); grows by doubling. */
 void strbuf_put(struct strbuf *b, const char *s, size_t n);
 
+/* strbuf_printf - appends the text printf would write, whatever its
+ * length. */
+__attribute__((format(printf, 2, 3))) void strbuf_printf(struct strbuf *b,
+                                                         const char *fmt, ...);
+
 #endif

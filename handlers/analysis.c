@@ -8,6 +8,7 @@
  * {value, contribution, count} in value order (categoricals by name).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bench/analysis.h"
@@ -94,22 +95,55 @@ query_name(struct req *rq, const char *name, const char **out)
     return HPOD_OK;
 }
 
+/*
+ * GET /v1/studies/{id}/importance: the fit of the study's current version
+ * with its ETag (304 when If-None-Match names it), the last version's
+ * marked "stale" while a big study's is fitted in the background, or 202
+ * with Retry-After before the first one is ready (study/importance.h).
+ */
 enum hpod_status
 handle_study_importance(struct req *rq)
 {
+    struct importance_where w = {.pool = rq->ctx->pool,
+                                 .units = rq->ctx->suggest_conns,
+                                 .lab = rq->who.lab};
     struct study_importance a = {0};
     const char *objective;
+    json_t *o;
     enum hpod_status st;
 
     if ((st = query_name(rq, "objective", &objective)) != HPOD_OK)
         return st;
-    if ((st = study_importance(rq->db, rq->id, objective, &a, &rq->err)) ==
-        HPOD_OK) {
-        json_t *o =
-            importance_json(a.model, a.metric, a.def.names, a.def.choices);
-        json_object_set_new(o, "study", json_integer(rq->id));
-        st = reply_json(rq, 200, o);
+    st = study_importance(&w, rq->id, objective,
+                          rq->header ? rq->header(rq, "If-None-Match") : NULL,
+                          &a, &rq->err);
+    if (st != HPOD_OK)
+        goto out;
+    if (a.etag[0]) {
+        snprintf(rq->etag_buf, sizeof rq->etag_buf, "%s", a.etag);
+        rq->etag = rq->etag_buf;
+        rq->cache_control = "no-cache";
     }
+    if (a.status == 304) {
+        rq->status = 304;
+        goto out;
+    }
+    if (a.status == 202) {
+        rq->err.retry_after = a.retry_after;
+        st = reply_json(rq, 202,
+                        json_pack("{s:I, s:s, s:I}", "study",
+                                  (json_int_t)rq->id, "status", "computing",
+                                  "retry_after", (json_int_t)a.retry_after));
+        goto out;
+    }
+    o = importance_json(a.model, a.metric, a.names, a.choices);
+    json_object_set_new(o, "study", json_integer(rq->id));
+    if (a.stale) {
+        json_object_set_new(o, "stale", json_true());
+        json_object_set_new(o, "retry_after", json_integer(a.retry_after));
+    }
+    st = reply_json(rq, 200, o);
+out:
     study_importance_cleanup(&a);
     return st;
 }

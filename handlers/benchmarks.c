@@ -253,7 +253,10 @@ handle_benchmark_import(struct req *rq)
     }
     def_text = hj_dump(def, 0);
     rows_text = hj_dump(json_object_get(rq->body, "rows"), 0);
-    st = bench_store_insert(rq->db, name, def_text, rows_text, &rq->err);
+    st =
+        bench_catalog_import(rq->db, name, def_text, rows_text,
+                             json_array_size(json_object_get(rq->body, "rows")),
+                             rq->who.token_id, &rq->err);
     if (st == HPOD_OK && (st = resolve(rq, name, &ref)) == HPOD_OK) {
         st = reply_json(rq, 201, detail_json(name, &ref));
         bench_ref_cleanup(&ref);
@@ -434,7 +437,8 @@ handle_benchmark_simulate(struct req *rq)
     request = hj_dump(rq->body, 0);
     if ((st = bench_jobs_enqueue(rq->ctx->jobs, rq->db, rq->name,
                                  rq->who.lab[0] ? rq->who.lab : NULL, request,
-                                 sim.repeats, &id, &rq->err)) != HPOD_OK)
+                                 sim.repeats, rq->who.token_id, &id,
+                                 &rq->err)) != HPOD_OK)
         goto out;
     if (!prefers_async(rq)) {
         bench_jobs_notify(rq->ctx->jobs);
@@ -462,8 +466,8 @@ handle_simulation_cancel(struct req *rq)
     int changed = 0;
     enum hpod_status st;
 
-    if ((st = bench_jobs_cancel(rq->ctx->jobs, rq->db, rq->id, &changed,
-                                &rq->err)) != HPOD_OK ||
+    if ((st = bench_jobs_cancel(rq->ctx->jobs, rq->db, rq->id, rq->who.token_id,
+                                &changed, &rq->err)) != HPOD_OK ||
         (st = sim_store_get(rq->db, rq->id, &row, &rq->err)) != HPOD_OK)
         return st;
     if (strcmp(row.state, "cancelled") == 0)

@@ -59,6 +59,8 @@ struct req {
     const char *content_type;
     char location[96];         /* a Location header, or "" */
     const char *etag;          /* an ETag header (static string), or NULL */
+    char etag_buf[48];         /* an ETag the handler composed (etag may
+                                  point here) */
     const char *cache_control; /* a Cache-Control header, or NULL */
 };
 
@@ -102,5 +104,6 @@ enum hpod_status handle_simulation_cancel(struct req *rq);
 enum hpod_status handle_token_create(struct req *rq);
 enum hpod_status handle_token_list(struct req *rq);
 enum hpod_status handle_token_revoke(struct req *rq);
+enum hpod_status handle_audit_list(struct req *rq);
 
 #endif

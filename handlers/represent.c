@@ -53,6 +53,13 @@ study_to_json(const struct study *s)
         return NULL;
     }
     json_object_set_new(o, "lab", json_string(s->lab ? s->lab : ""));
+    /* The token that created it (docs/audit.md); null on an open server. */
+    json_object_set_new(
+        o, "created_by",
+        s->created_by
+            ? json_pack("{s:I, s:s}", "id", (json_int_t)s->created_by, "note",
+                        s->created_by_note ? s->created_by_note : "")
+            : json_null());
     json_object_set_new(o, "state", json_string(state));
     json_object_set_new(o, "metadata", meta);
     json_object_set_new(o, "trial_counts", counts);
@@ -68,7 +75,12 @@ study_to_json(const struct study *s)
 json_t *
 trial_to_json(const struct trial *t)
 {
-    json_t *params = hj_parse(t->params);
+    return trial_to_json_params(t, hj_parse(t->params));
+}
+
+json_t *
+trial_to_json_params(const struct trial *t, json_t *params)
+{
     if (!json_is_object(params)) {
         json_decref(params);
         return NULL;

@@ -26,6 +26,9 @@ json_t *study_to_json(const struct study *s);
  * read never turns into an empty object).
  */
 json_t *trial_to_json(const struct trial *t);
+/* The same with t's params already parsed (params: a new reference,
+ * stolen; NULL or not an object gives NULL). */
+json_t *trial_to_json_params(const struct trial *t, json_t *params);
 
 /*
  * trials_to_csv - rows of study d as CSV text (new string; NULL when a

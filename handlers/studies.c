@@ -80,6 +80,7 @@ create_opts(struct req *rq, json_t **def_body, struct study_create_in *in,
     *def_body = json_copy(rq->body);
     *meta = NULL;
     in->lab = rq->who.lab[0] ? rq->who.lab : ACCESS_DEFAULT_LAB;
+    in->by = &rq->who;
     if ((v = json_object_get(rq->body, "lab")) && !json_is_null(v)) {
         if (!json_is_string(v))
             return hpod_fail(err, HPOD_EINVAL, "lab", "lab must be a string");
@@ -259,7 +260,8 @@ handle_study_patch(struct req *rq)
         (st = hj_object_text(v, "metadata", METADATA_MAX, &meta, &rq->err)) !=
             HPOD_OK)
         goto out;
-    if ((st = study_update(rq->db, rq->id, state, meta, &rq->err)) != HPOD_OK)
+    if ((st = study_update(rq->db, rq->id, state, meta, &rq->who, &rq->err)) !=
+        HPOD_OK)
         goto out;
     st = reply_study(rq, rq->id, 200);
 out:
@@ -271,7 +273,7 @@ out:
 enum hpod_status
 handle_study_delete(struct req *rq)
 {
-    enum hpod_status st = study_delete(rq->db, rq->id, &rq->err);
+    enum hpod_status st = study_delete(rq->db, rq->id, &rq->who, &rq->err);
     if (st != HPOD_OK)
         return st;
     rq->status = 204;

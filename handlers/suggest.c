@@ -1,13 +1,15 @@
 /*
  * handlers/suggest.c - POST /v1/studies/{id}/suggest: the body
- * {"worker": string?, "count": integer?} -> study_suggest -> {"trials":
- * [...], "done": bool, "retry_after"?: seconds}.
+ * {"worker": string?, "count": integer?} -> study_suggest (study/suggest.c)
+ * -> {"trials": [...], "done": bool, "retry_after"?: seconds}.
  */
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/err.h"
+#include "common/json.h"
 #include "handlers/handlers.h"
-#include "study/def.h"
+#include "study/algometrics.h"
 #include "study/suggest.h"
 
 #define RETRY_AFTER_SECONDS 1
@@ -58,13 +60,20 @@ handle_suggest(struct req *rq)
     json_t *trials, *reply;
     enum hpod_status st;
 
+    /* No connection is held while the call waits for its study's group
+     * or its lab's model slots: it borrows one only when it leads
+     * (study/suggest_group.h). */
+    struct suggest_group_conn via = {.db = rq->db,
+                                     .pool = rq->ctx->pool,
+                                     .units = rq->ctx->suggest_conns,
+                                     .lab = rq->who.lab};
+
     if ((st = parse_body(rq, &worker, &count)) != HPOD_OK)
         return st;
-    /* No connection is held while the call waits for its study's
-     * group: it borrows one only if it leads (study/suggest.h). */
-    st = rq->db ? study_suggest(rq->db, rq->id, worker, count, &ans, &rq->err)
-                : study_suggest_pooled(rq->ctx->pool, rq->ctx->suggest_conns,
-                                       rq->id, worker, count, &ans, &rq->err);
+    double t0 = hpod_now_s();
+    st = study_suggest(&via, rq->id, worker, count, &ans, &rq->err);
+    if (st == HPOD_OK && ans.has_algorithm)
+        algometrics_suggest(ans.algorithm, hpod_now_s() - t0);
     if (ans.n_expired)
         atomic_fetch_add(&rq->ctx->leases_expired_total, ans.n_expired);
     atomic_fetch_add(&rq->ctx->suggestions_total, ans.n_new);
@@ -72,7 +81,9 @@ handle_suggest(struct req *rq)
         goto out;
     trials = json_array();
     for (size_t i = 0; i < ans.n && st == HPOD_OK; i++) {
-        json_t *tj = trial_to_json(&ans.trials[i]);
+        /* The params suggest parsed (or built), once. */
+        json_t *tj = trial_to_json_params(&ans.trials[i], ans.params[i]);
+        ans.params[i] = NULL;
         /* A decoupled study says what to measure (study/measure.h). */
         if (tj && ans.measures && ans.measures[i])
             json_object_set_new(tj, "measure", hj_parse(ans.measures[i]));

@@ -137,7 +137,7 @@ handle_token_revoke(struct req *rq)
     struct token_row t;
     enum hpod_status st;
 
-    if ((st = access_token_revoke(rq->db, &rq->who, rq->id, &t, &rq->err)) !=
+    if ((st = access_token_revoke(rq->db, &rq->who, rq->id, 0, &t, &rq->err)) !=
         HPOD_OK)
         return st;
     return reply_json(rq, 200, token_to_json(&t));

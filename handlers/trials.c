@@ -108,8 +108,8 @@ handle_trial_fail(struct req *rq)
                              "reason must be at most 1000 characters");
         reason = json_string_value(v);
     }
-    if ((st = study_trial_fail(rq->db, rq->id, reason, &t, &rq->err)) ==
-        HPOD_OK)
+    if ((st = study_trial_fail(rq->db, rq->id, reason, &rq->who, &t,
+                               &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
     trial_cleanup(&t);
     return st;
@@ -240,8 +240,8 @@ handle_trial_enqueue(struct req *rq)
 
     if ((st = enqueue_from_json(rq->body, &in, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = study_trial_enqueue(rq->db, rq->id, &in, &t, &rq->err)) ==
-        HPOD_OK)
+    if ((st = study_trial_enqueue(rq->db, rq->id, &in, &rq->who, &t,
+                                  &rq->err)) == HPOD_OK)
         st = reply_json(rq, 201, trial_to_json(&t));
     trial_cleanup(&t);
     enqueue_input_cleanup(&in);
@@ -262,8 +262,8 @@ handle_trial_patch(struct req *rq)
     if (!m)
         return hpod_fail(&rq->err, HPOD_EINVAL, "metadata",
                          "metadata is required");
-    if ((st = study_trial_set_metadata(rq->db, rq->id, m, &t, &rq->err)) ==
-        HPOD_OK)
+    if ((st = study_trial_set_metadata(rq->db, rq->id, m, &rq->who, &t,
+                                       &rq->err)) == HPOD_OK)
         st = reply_json(rq, 200, trial_to_json(&t));
     trial_cleanup(&t);
     return st;

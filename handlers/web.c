@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/etag.h"
 #include "common/mem.h"
 #include "handlers/handlers.h"
 #include "handlers/web_files.h"
@@ -27,24 +28,6 @@ web_find(const char *name)
         if (strcmp(hpod_web_files[i].name, name) == 0)
             return &hpod_web_files[i];
     return NULL;
-}
-
-/* 1 if an If-None-Match header value lists etag (or is "*"). */
-static int
-etag_listed(const char *header, const char *etag)
-{
-    size_t n = strlen(etag);
-    const char *p = header;
-    while (p && *p) {
-        p += strspn(p, " \t,");
-        if (strncmp(p, "W/", 2) == 0)
-            p += 2;
-        size_t k = strcspn(p, " \t,");
-        if ((k == n && strncmp(p, etag, n) == 0) || (k == 1 && *p == '*'))
-            return 1;
-        p += k;
-    }
-    return 0;
 }
 
 static enum hpod_status

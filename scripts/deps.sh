@@ -9,7 +9,10 @@
 #                          no driver, no Python package), and pgbouncer,
 #                          the pooler the API tests put in front of their
 #                          cluster (scripts/pgbouncer.sh), and haproxy, the
-#                          balancer of make test-netns (make test)
+#                          balancer of make test-netns, tmux, the
+#                          pseudo-terminal of hpod watch's test, and
+#                          prometheus for promtool, which checks a scrape
+#                          of /metrics (make test)
 #   scripts/deps.sh lint   also clang-format, shellcheck, and nodejs and
 #                          npm for the spec and docker linters of `make
 #                          lint` unless an npm is already on PATH (e.g.
@@ -31,7 +34,7 @@
 set -eu
 
 PKGS="build-essential pkg-config make
-libmicrohttpd-dev libjansson-dev libpq-dev libutf8proc-dev
+libmicrohttpd-dev libjansson-dev libpq-dev libutf8proc-dev libyaml-dev
 libopenblas-dev liblapacke-dev libnlopt-dev
 libcmocka-dev libcurl4-openssl-dev curl
 postgresql postgresql-contrib python3 util-linux
@@ -65,7 +68,7 @@ if [ "${1:-}" = lint ]; then
     fi
 fi
 if [ "${1:-}" = test ]; then
-    for p in chromium fonts-dejavu-core pgbouncer haproxy; do
+    for p in chromium fonts-dejavu-core pgbouncer haproxy tmux prometheus; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
             missing="$missing $p"
         fi

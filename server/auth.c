@@ -26,6 +26,7 @@ struct cache_slot {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static enum auth_mode mode = AUTH_AUTO;
+static int metrics_open;
 static struct cache_slot slots[CACHE_SLOTS];
 static int exist_cached;
 static long long exist_until_ms;
@@ -65,9 +66,17 @@ auth_forget(void)
     pthread_mutex_unlock(&mu);
 }
 
+void
+auth_set_metrics_open(int open)
+{
+    metrics_open = open;
+}
+
 int
 auth_needs_db(const struct route *r)
 {
+    if (metrics_open && strcmp(r->pattern, "/metrics") == 0)
+        return 0;
     return r->role != ROLE_NONE && mode != AUTH_OFF;
 }
 

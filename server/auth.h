@@ -31,6 +31,13 @@ int auth_mode_parse(const char *s, enum auth_mode *out);
 void auth_set_mode(enum auth_mode mode);
 
 /*
+ * auth_set_metrics_open - open 1: GET /metrics needs no token whatever
+ * the mode (HPOD_METRICS_AUTH=off); 0: it needs a read token whenever
+ * the server requires tokens. Once at start-up, like auth_set_mode.
+ */
+void auth_set_metrics_open(int open);
+
+/*
  * auth_request - the principal of a request to route r carrying the
  * Authorization header authz (may be NULL), checked against the route's
  * role. *db is the request's connection, or NULL: one is borrowed from

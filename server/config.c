@@ -116,10 +116,32 @@ static const struct config_var vars[] = {
      "compute budget of each model choice of a suggest: once spent, the "
      "search answers the best configuration found (the trial's explanation "
      "says budget_cut); 0: unbounded"},
+    {"HPOD_LAB_MODEL_SLOTS", CV_INT, "0", 0, 256, INT(lab_model_slots),
+     "model computations (suggest transactions, importance fits) one lab "
+     "may run at once in this process; 0: half the suggest connections, "
+     "at least 1, so one lab never takes them all"},
+    {"HPOD_LAB_QUEUE", CV_INT, "64", 0, 100000, INT(lab_queue),
+     "model computations of one lab that may wait for a slot; past it the "
+     "request is answered 429 with Retry-After"},
+    {"HPOD_MODEL_CACHE_MB", CV_INT, "1024", 1, 1048576, INT(model_cache_mb),
+     "bytes of model memory (parsed definitions, histories, GP factors, "
+     "graphs, importance answers) a process keeps between requests, in "
+     "MiB; a model that cannot fit is answered 503 with Retry-After"},
     {"HPOD_LOG_LEVEL", CV_STR, "info", 0, 0, STR(log_level),
      "debug, info, warn or error"},
     {"HPOD_AUTH", CV_STR, "auto", 0, 0, STR(auth),
      "auto (tokens required once one exists), on, or off (open: logged)"},
+    {"HPOD_AUDIT_DAYS", CV_INT, "365", 1, 36500, INT(audit_days),
+     "days the audit log keeps an event (GET /v1/audit); older ones are "
+     "deleted by the reaper (docs/audit.md)"},
+    {"HPOD_URL", CV_STR, "", 0, 0, STR(url),
+     "the server `hpod study`, `trials`, `best` and `watch` talk to, "
+     "http://host[:port][/prefix] (empty: http://127.0.0.1:HPOD_PORT)"},
+    {"HPOD_TOKEN", CV_STR, "", 0, 0, STR(token),
+     "the token those commands send (empty: none); never printed"},
+    {"HPOD_METRICS_AUTH", CV_STR, "on", 0, 0, STR(metrics_auth),
+     "on: a scrape of /metrics needs a read token whenever the server "
+     "requires tokens; off: it never does (README, \"Metrics\")"},
 };
 
 static void
@@ -186,6 +208,11 @@ config_load(struct config *c, const char *(*getenv_fn)(const char *name),
                          "invalid value \"%s\" for HPOD_AUTH: must be auto, "
                          "on or off",
                          c->auth);
+    if (strcmp(c->metrics_auth, "on") && strcmp(c->metrics_auth, "off"))
+        return hpod_fail(err, HPOD_EINVAL, "HPOD_METRICS_AUTH",
+                         "invalid value \"%s\" for HPOD_METRICS_AUTH: must "
+                         "be on or off",
+                         c->metrics_auth);
     return HPOD_OK;
 }
 

@@ -44,8 +44,15 @@ struct config {
     char sim_cgroup[1024];
     long history_cache;
     long suggest_budget_ms;
+    long lab_model_slots;
+    long lab_queue;
+    long model_cache_mb;
     char log_level[16];
     char auth[8];
+    long audit_days;
+    char url[1024];
+    char token[128];
+    char metrics_auth[8];
 };
 
 /*

@@ -458,10 +458,11 @@ http_format_addr(const struct sockaddr *sa, char *out, size_t cap)
 }
 
 /* One line per request: {"ts","level","msg":"request","request_id",
- * "remote","method","path","status","duration_ms"}. */
+ * "remote","method","path","status","duration_ms","token"}; token: the
+ * id of the caller's token, null without one (never its secret). */
 static void
 log_access(struct MHD_Connection *conn, const char *method, const char *path,
-           int status, double ms)
+           int status, double ms, long long token)
 {
     const union MHD_ConnectionInfo *ci;
     char remote[INET6_ADDRSTRLEN] = "";
@@ -475,9 +476,10 @@ log_access(struct MHD_Connection *conn, const char *method, const char *path,
         http_format_addr(ci->client_addr, remote, sizeof remote);
     m = utf8_clean(method);
     p = utf8_clean(path);
-    fields = json_pack("{s:s, s:s, s:s, s:i, s:f}", "remote", remote, "method",
-                       m, "path", p, "status", status, "duration_ms",
-                       (double)llround(ms * 1000.0) / 1000.0);
+    fields = json_pack("{s:s, s:s, s:s, s:i, s:f, s:o}", "remote", remote,
+                       "method", m, "path", p, "status", status, "duration_ms",
+                       (double)llround(ms * 1000.0) / 1000.0, "token",
+                       token > 0 ? json_integer(token) : json_null());
     text = fields ? hj_dump(fields, 0) : NULL;
     hpod_log_event(HPOD_LOG_INFO, "request", text);
     free(text);
@@ -541,7 +543,8 @@ respond(struct MHD_Connection *conn, struct http_req *h, struct req *rq)
     MHD_add_response_header(resp, "X-Frame-Options", "DENY");
     if (rq->location[0])
         MHD_add_response_header(resp, "Location", rq->location);
-    if ((rq->status == 429 || rq->status == 503) && rq->err.retry_after > 0) {
+    if ((rq->status == 202 || rq->status == 429 || rq->status == 503) &&
+        rq->err.retry_after > 0) {
         char ra[16];
         snprintf(ra, sizeof ra, "%d", rq->err.retry_after);
         MHD_add_response_header(resp, "Retry-After", ra);
@@ -558,7 +561,8 @@ respond(struct MHD_Connection *conn, struct http_req *h, struct req *rq)
 
     double sec = hpod_now_s() - h->start;
     metrics_record(h->route, rq->method, rq->status, sec);
-    log_access(conn, rq->method, rq->path, rq->status, sec * 1000.0);
+    log_access(conn, rq->method, rq->path, rq->status, sec * 1000.0,
+               h->who.token_id);
     hpod_log_set_request(NULL);
     return ret;
 }

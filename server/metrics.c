@@ -3,19 +3,20 @@
  */
 #include "server/metrics.h"
 
-#include <math.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/histogram.h"
 #include "common/mem.h"
 #include "common/strbuf.h"
+#include "server/procmetrics.h"
 
-#define NBUCKETS 12
-static const double buckets[NBUCKETS] = {
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0};
+static const struct histogram_bounds buckets = {12,
+                                                {0.0005, 0.001, 0.0025, 0.005,
+                                                 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                 0.5, 1.0, 5.0}};
 
 static const char *const method_labels[] = {"GET", "POST", "PATCH",   "DELETE",
                                             "PUT", "HEAD", "OPTIONS", "other"};
@@ -32,16 +33,11 @@ static const char *const class_labels[] = {"1xx", "2xx", "3xx",
                                            "4xx", "5xx", "other"};
 #define N_STATUSES (N_CODES + 6)
 
-struct latency {
-    atomic_llong bucket[NBUCKETS + 1]; /* not cumulative; last: +Inf */
-    atomic_llong sum_us;
-};
-
 static const struct route *routes;
 static size_t n_routes; /* row n_routes: "unmatched" */
 static unsigned char status_index[600];
 static atomic_llong *counts; /* [route][method][status] */
-static struct latency *latency;
+static struct histogram *latency;
 static atomic_llong cuts[2];
 
 void
@@ -93,60 +89,17 @@ metrics_record(const struct route *route, const char *method, int status,
     size_t m = method_index(method ? method : "");
     size_t s =
         status >= 0 && status < 600 ? status_index[status] : N_STATUSES - 1;
-    int b = 0;
 
     if (!counts || r > n_routes)
         return;
     atomic_fetch_add(&counts[(r * N_METHODS + m) * N_STATUSES + s], 1);
-    while (b < NBUCKETS && !(sec <= buckets[b]))
-        b++;
-    atomic_fetch_add(&latency[r].bucket[b], 1);
-    atomic_fetch_add(&latency[r].sum_us,
-                     sec > 0 && sec < 1e9 ? llround(sec * 1e6) : 0);
+    histogram_observe(&latency[r], &buckets, sec);
 }
 
 void
 metrics_count_cut(int body)
 {
     atomic_fetch_add(&cuts[body ? 1 : 0], 1);
-}
-
-char *
-metrics_escape(const char *in, char *out, size_t cap)
-{
-    size_t k = 0;
-    if (cap == 0)
-        return out;
-    for (; in && *in; in++) {
-        const char *rep = *in == '\\'   ? "\\\\"
-                          : *in == '"'  ? "\\\""
-                          : *in == '\n' ? "\\n"
-                                        : NULL;
-        size_t n = rep ? 2 : 1;
-        if (k + n >= cap)
-            break;
-        if (rep)
-            memcpy(out + k, rep, 2);
-        else
-            out[k] = *in;
-        k += n;
-    }
-    out[k] = '\0';
-    return out;
-}
-
-__attribute__((format(printf, 2, 3))) static void
-append(struct strbuf *b, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        strbuf_put(b, line,
-                   (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 static const char *
@@ -162,25 +115,27 @@ static void
 requests_text(struct strbuf *b)
 {
     char route[160], method[32], status[8];
-    append(b, "# HELP hpod_http_requests_total HTTP requests by route, method "
-              "and status.\n# TYPE hpod_http_requests_total counter\n");
+    strbuf_printf(
+        b, "# HELP hpod_http_requests_total HTTP requests by route, method "
+           "and status.\n# TYPE hpod_http_requests_total counter\n");
     for (size_t r = 0; r <= n_routes; r++) {
-        metrics_escape(r < n_routes ? routes[r].pattern : "unmatched", route,
-                       sizeof route);
+        histogram_escape(r < n_routes ? routes[r].pattern : "unmatched", route,
+                         sizeof route);
         for (size_t m = 0; m < N_METHODS; m++)
             for (size_t s = 0; s < N_STATUSES; s++) {
                 long long n =
                     atomic_load(&counts[(r * N_METHODS + m) * N_STATUSES + s]);
                 if (n == 0)
                     continue;
-                append(b,
-                       "hpod_http_requests_total{route=\"%s\",method=\"%s\","
-                       "status=\"%s\"} %lld\n",
-                       route,
-                       metrics_escape(method_labels[m], method, sizeof method),
-                       metrics_escape(status_label(s, status, sizeof status),
-                                      status, sizeof status),
-                       n);
+                strbuf_printf(
+                    b,
+                    "hpod_http_requests_total{route=\"%s\",method=\"%s\","
+                    "status=\"%s\"} %lld\n",
+                    route,
+                    histogram_escape(method_labels[m], method, sizeof method),
+                    histogram_escape(status_label(s, status, sizeof status),
+                                     status, sizeof status),
+                    n);
             }
     }
 }
@@ -188,37 +143,18 @@ requests_text(struct strbuf *b)
 static void
 latency_text(struct strbuf *b)
 {
-    char route[160];
-    append(b, "# HELP hpod_http_request_duration_seconds Request latency by "
-              "route.\n# TYPE hpod_http_request_duration_seconds histogram\n");
+    char route[160], labels[200];
+    strbuf_printf(
+        b, "# HELP hpod_http_request_duration_seconds Request latency by "
+           "route.\n# TYPE hpod_http_request_duration_seconds histogram\n");
     for (size_t r = 0; r <= n_routes; r++) {
-        long long acc = 0, v[NBUCKETS + 1];
-        for (int k = 0; k <= NBUCKETS; k++)
-            v[k] = atomic_load(&latency[r].bucket[k]);
-        for (int k = 0; k <= NBUCKETS; k++)
-            acc += v[k];
-        if (acc == 0)
+        if (histogram_total(&latency[r], &buckets) == 0)
             continue;
-        metrics_escape(r < n_routes ? routes[r].pattern : "unmatched", route,
-                       sizeof route);
-        acc = 0;
-        for (int k = 0; k < NBUCKETS; k++) {
-            acc += v[k];
-            append(b,
-                   "hpod_http_request_duration_seconds_bucket{route=\"%s\","
-                   "le=\"%g\"} %lld\n",
-                   route, buckets[k], acc);
-        }
-        acc += v[NBUCKETS];
-        append(b,
-               "hpod_http_request_duration_seconds_bucket{route=\"%s\","
-               "le=\"+Inf\"} %lld\n",
-               route, acc);
-        append(b, "hpod_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n",
-               route, (double)atomic_load(&latency[r].sum_us) / 1e6);
-        append(b,
-               "hpod_http_request_duration_seconds_count{route=\"%s\"} %lld\n",
-               route, acc);
+        histogram_escape(r < n_routes ? routes[r].pattern : "unmatched", route,
+                         sizeof route);
+        snprintf(labels, sizeof labels, "route=\"%s\"", route);
+        histogram_text(b, "hpod_http_request_duration_seconds", labels,
+                       &latency[r], &buckets);
     }
 }
 
@@ -231,12 +167,14 @@ metrics_text(void)
         requests_text(&b);
         latency_text(&b);
     }
-    append(&b,
-           "# HELP hpod_http_connections_cut_total Connections closed because "
-           "their request was not in by its deadline.\n"
-           "# TYPE hpod_http_connections_cut_total counter\n"
-           "hpod_http_connections_cut_total{phase=\"headers\"} %lld\n"
-           "hpod_http_connections_cut_total{phase=\"body\"} %lld\n",
-           (long long)atomic_load(&cuts[0]), (long long)atomic_load(&cuts[1]));
+    strbuf_printf(
+        &b,
+        "# HELP hpod_http_connections_cut_total Connections closed because "
+        "their request was not in by its deadline.\n"
+        "# TYPE hpod_http_connections_cut_total counter\n"
+        "hpod_http_connections_cut_total{phase=\"headers\"} %lld\n"
+        "hpod_http_connections_cut_total{phase=\"body\"} %lld\n",
+        (long long)atomic_load(&cuts[0]), (long long)atomic_load(&cuts[1]));
+    procmetrics_text(&b);
     return b.p;
 }

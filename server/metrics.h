@@ -8,7 +8,8 @@
  * {id}") or "unmatched"; the method is GET, POST, PATCH, DELETE, PUT,
  * HEAD, OPTIONS or "other"; the status is one of the codes listed in
  * metrics.c or its class ("5xx"). Counters are atomics indexed directly
- * (no lock, no search); label values are escaped all the same.
+ * (no lock, no search); label values are escaped all the same. The text
+ * ends with the process_* series (server/procmetrics.h).
  */
 #ifndef HPOD_METRICS_H
 #define HPOD_METRICS_H
@@ -38,13 +39,6 @@ void metrics_count_cut(int body);
 
 /* The Prometheus text of every series above (new string). */
 char *metrics_text(void);
-
-/*
- * metrics_escape - a label value escaped as the text format asks
- * (backslash, double quote and newline as \\, \" and \n) into out of cap
- * bytes, cut short rather than overflowing. Returns out.
- */
-char *metrics_escape(const char *in, char *out, size_t cap);
 
 /* The method label of a request method: itself if one of the seven
  * known, else "other". */

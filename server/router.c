@@ -26,7 +26,7 @@ static const struct route routes[] = {
     {"GET", "/v1/studies/{id}/pareto", handle_study_pareto, 1, "ranks,history",
      R, 0},
     {"GET", "/v1/studies/{id}/importance", handle_study_importance, 1,
-     "objective", R, 0},
+     "objective", R, 1},
     {"GET", "/v1/trials/{id}", handle_trial_get, 1, NULL, R, 0},
     {"GET", "/v1/trials/{id}/explain", handle_trial_explain, 1, NULL, R, 0},
     {"PATCH", "/v1/trials/{id}", handle_trial_patch, 1, NULL, W, 0},
@@ -58,6 +58,8 @@ static const struct route routes[] = {
     {"POST", "/v1/tokens", handle_token_create, 1, NULL, A, 0},
     {"GET", "/v1/tokens", handle_token_list, 1, NULL, A, 0},
     {"DELETE", "/v1/tokens/{id}", handle_token_revoke, 1, NULL, A, 0},
+    {"GET", "/v1/audit", handle_audit_list, 1,
+     "lab,study,token,action,since,next,limit", A, 0},
 };
 #undef R
 #undef W

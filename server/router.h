@@ -30,11 +30,12 @@ struct route {
      * ROLE_WRITE for what trainers do, ROLE_ADMIN for deletes and
      * tokens. */
     enum access_role role;
-    /* 1 for routes that wait for a study's row lock (suggest): the
-     * handler gets no pooled connection; it borrows one only when its
-     * call leads a group, and suggests hold at most three quarters of the
-     * pool (study/suggest.c), so reports and reads never queue behind
-     * them. */
+    /* 1 for routes that do model work (suggest, importance): the handler
+     * gets no pooled connection; it borrows one only while it reads or
+     * leads a suggest group, never while it waits for its lab's model
+     * slots (study/labsched.h) or fits, and suggests hold at most three
+     * quarters of the pool (study/suggest_group.h), so reports and reads
+     * never queue behind them. */
     int waits_for_study;
 };
 

@@ -23,6 +23,9 @@
 #include "store/standby.h"
 #include "study/deadline.h"
 #include "study/histcache.h"
+#include "study/importance.h"
+#include "study/labsched.h"
+#include "study/modelcache.h"
 #include "study/reaper.h"
 #include "study/simalgo.h"
 #include "study/suggest.h"
@@ -105,6 +108,7 @@ serve_run(const struct config *cfg)
     enum auth_mode mode = AUTH_AUTO;
     auth_mode_parse(cfg->auth, &mode); /* config_load checked the value */
     auth_set_mode(mode);
+    auth_set_metrics_open(strcmp(cfg->metrics_auth, "off") == 0);
     opts = config_db_opts(cfg);
     if (migrate_run(cfg->migrate_database_url, &opts, cfg->db_wait_seconds,
                     cfg->migrations) != 0)
@@ -139,6 +143,8 @@ serve_run(const struct config *cfg)
 
     hcache_set_enabled(cfg->history_cache != 0);
     deadline_set_suggest_ms(cfg->suggest_budget_ms);
+    labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
+    modelcache_configure((size_t)cfg->model_cache_mb << 20);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
@@ -149,7 +155,8 @@ serve_run(const struct config *cfg)
         bench_db_free(&bench);
         return 1;
     }
-    reaper = reaper_start(ctx.pool, cfg->reaper_ms, &ctx.leases_expired_total);
+    reaper = reaper_start(ctx.pool, cfg->reaper_ms, cfg->audit_days,
+                          &ctx.leases_expired_total);
     /* http_start has bound and listens: the port is the real one. */
     hpod_log(HPOD_LOG_INFO, "hpod serving on http://%s:%ld", cfg->listen_addr,
              http_bound_port(http));
@@ -161,6 +168,7 @@ serve_run(const struct config *cfg)
      * 503 before the HTTP server waits for its requests. */
     bench_jobs_stop(ctx.jobs);
     http_stop(http);
+    study_importance_stop(); /* background fits borrow from the pool */
     bench_jobs_free(ctx.jobs);
     reaper_stop(reaper);
     standby_stop(standby);

@@ -44,10 +44,15 @@ static const char *SQL_FIND =
 static const char *SQL_EXIST = "SELECT EXISTS (SELECT 1 FROM tokens)::int AS e";
 static const char *SQL_LIST = "SELECT " TOKEN_COLS " FROM tokens"
                               " WHERE $1::text IS NULL OR lab = $1 ORDER BY id";
+/* Only a live token changes: of two concurrent revocations, the second
+ * finds the row revoked once the first commits, and changes nothing. */
 static const char *SQL_REVOKE =
-    "UPDATE tokens SET revoked_at = coalesce(revoked_at, now())"
-    " WHERE id = $1 AND ($2::text IS NULL OR lab = $2)"
+    "UPDATE tokens SET revoked_at = now()"
+    " WHERE id = $1 AND ($2::text IS NULL OR lab = $2) AND revoked_at IS NULL"
     " RETURNING " TOKEN_COLS;
+static const char *SQL_GET =
+    "SELECT " TOKEN_COLS " FROM tokens"
+    " WHERE id = $1 AND ($2::text IS NULL OR lab = $2)";
 
 static void
 copy_col(char *dst, size_t size, const struct db_result *r, size_t i,
@@ -150,16 +155,26 @@ access_store_token_list(struct db *db, const char *lab, struct token_row **out,
 
 enum hpod_status
 access_store_token_revoke(struct db *db, long long id, const char *lab,
-                          struct token_row *out, struct hpod_err *err)
+                          struct token_row *out, int *changed,
+                          struct hpod_err *err)
 {
     char sid[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
+    *changed = 0;
     snprintf(sid, sizeof sid, "%lld", id);
     const char *p[] = {sid, lab};
     if ((st = db_exec(db, SQL_REVOKE, 2, p, &r, err)) != HPOD_OK)
         goto out;
+    *changed = db_rows(r) > 0;
+    if (!*changed) {
+        /* Revoked before, or absent: the row as it is. */
+        db_result_free(r);
+        r = NULL;
+        if ((st = db_exec(db, SQL_GET, 2, p, &r, err)) != HPOD_OK)
+            goto out;
+    }
     if (db_rows(r) == 0)
         st =
             hpod_fail(err, HPOD_ENOTFOUND, "", "token %lld does not exist", id);

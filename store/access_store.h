@@ -60,12 +60,12 @@ enum hpod_status access_store_token_list(struct db *db, const char *lab,
 
 /*
  * access_store_token_revoke - marks token id revoked (kept if it already
- * was); lab non-NULL: only a token of that lab. *out receives the row.
- * HPOD_ENOTFOUND if there is no such token (of that lab).
+ * was: *changed 0); lab non-NULL: only a token of that lab. *out receives
+ * the row. HPOD_ENOTFOUND if there is no such token (of that lab).
  */
 enum hpod_status access_store_token_revoke(struct db *db, long long id,
                                            const char *lab,
-                                           struct token_row *out,
+                                           struct token_row *out, int *changed,
                                            struct hpod_err *err);
 
 /* What an {id} in a path names. */

@@ -47,6 +47,18 @@ static const char *SQL_SIM_LIST = "SELECT " SIM_COLS " FROM simulations"
 static const char *SQL_SIM_COUNT = "SELECT count(*) AS n FROM simulations"
                                    " WHERE ($1::text IS NULL OR benchmark = $1)"
                                    " AND ($2::text IS NULL OR lab = $2)";
+/* The labs ranked by their jobs; past $1 they fold into one row. */
+static const char *SQL_SIM_QUEUE_DEPTH =
+    "WITH c AS (SELECT coalesce(lab, '') AS lab,"
+    "  count(*) FILTER (WHERE state = 'queued') AS queued,"
+    "  count(*) FILTER (WHERE state = 'running') AS running"
+    "  FROM simulations WHERE state IN ('queued', 'running')"
+    "  GROUP BY coalesce(lab, '')),"
+    " r AS (SELECT *, row_number() OVER (ORDER BY queued + running DESC, lab)"
+    "  AS k FROM c)"
+    " SELECT CASE WHEN k <= $1 THEN lab ELSE '" SIM_QUEUE_OTHER "' END AS lab,"
+    " sum(queued) AS queued, sum(running) AS running"
+    " FROM r GROUP BY 1 ORDER BY min(k)";
 /*
  * Round-robin across labs: the pending job of the lab whose last slice
  * started longest ago (a lab never served first), then its oldest. The
@@ -459,6 +471,32 @@ sim_store_list(struct db *db, const char *benchmark, const char *lab,
     *out = xcalloc(*n ? *n : 1, sizeof **out);
     for (size_t i = 0; i < *n; i++)
         row_to_sim(r, i, &(*out)[i]);
+    db_result_free(r);
+    return HPOD_OK;
+}
+
+enum hpod_status
+sim_store_queue_depth(struct db *db, long max_labs, struct sim_queue_row **out,
+                      size_t *n, struct hpod_err *err)
+{
+    char m[32];
+    struct db_result *r = NULL;
+    enum hpod_status st;
+
+    *out = NULL;
+    *n = 0;
+    snprintf(m, sizeof m, "%ld", max_labs);
+    const char *p[] = {m};
+    if ((st = db_exec(db, SQL_SIM_QUEUE_DEPTH, 1, p, &r, err)) != HPOD_OK)
+        return st;
+    *n = db_rows(r);
+    *out = xcalloc(*n ? *n : 1, sizeof **out);
+    for (size_t i = 0; i < *n; i++) {
+        const char *lab = db_get(r, i, "lab");
+        snprintf((*out)[i].lab, sizeof(*out)[i].lab, "%s", lab ? lab : "");
+        (*out)[i].queued = db_get_ll(r, i, "queued", 0);
+        (*out)[i].running = db_get_ll(r, i, "running", 0);
+    }
     db_result_free(r);
     return HPOD_OK;
 }

@@ -142,6 +142,23 @@ enum hpod_status sim_store_release(struct db *db, long long id,
  */
 enum hpod_status sim_store_cancel(struct db *db, long long id, int *changed,
                                   struct hpod_err *err);
+/* One lab's jobs queued and running (sim_store_queue_depth). */
+struct sim_queue_row {
+    char lab[80]; /* "" for jobs without a lab; SIM_QUEUE_OTHER for the
+                     labs past max_labs */
+    long long queued, running;
+};
+#define SIM_QUEUE_OTHER "(other)"
+
+/*
+ * sim_store_queue_depth - the jobs queued and running per lab, the
+ * max_labs labs with the most of them first, every other lab summed in
+ * one SIM_QUEUE_OTHER row; *out a new array of *n rows (free it), one
+ * statement on the partial index the cap uses.
+ */
+enum hpod_status sim_store_queue_depth(struct db *db, long max_labs,
+                                       struct sim_queue_row **out, size_t *n,
+                                       struct hpod_err *err);
 /* sim_store_state - a job's state ("" when absent; state has 12 bytes). */
 enum hpod_status sim_store_state(struct db *db, long long id, char *state,
                                  struct hpod_err *err);

@@ -78,6 +78,11 @@ struct db_pool {
      * in no order, and after a suggest group answered a burst of reports,
      * a report could wait out several others' turns: the report p99). */
     struct pool_waiter *head, *tail;
+    /* What /metrics shows (under mu): connections lent, callers waiting,
+     * acquires that waited and how long in all (db_pool_stats). */
+    size_t in_use, waiting;
+    unsigned long long waits;
+    double wait_s;
     /* Reachability, for logging state changes only (under mu). */
     atomic_int down;
     struct timespec down_since;
@@ -380,18 +385,24 @@ db_pool_acquire(struct db_pool *p, struct db **out, struct hpod_err *err)
             d = &p->conns[i];
     if (d) {
         d->busy = 1;
+        p->in_use++;
     } else {
         struct pool_waiter w = {.got = NULL, .next = NULL};
+        double t0 = hpod_now_s();
         pthread_cond_init(&w.cv, NULL);
         if (p->tail)
             p->tail->next = &w;
         else
             p->head = &w;
         p->tail = &w;
+        p->waiting++;
         while (!w.got)
             pthread_cond_wait(&w.cv, &p->mu);
         pthread_cond_destroy(&w.cv);
-        d = w.got; /* still busy: handed over */
+        p->waiting--;
+        p->waits++;
+        p->wait_s += hpod_now_s() - t0;
+        d = w.got; /* still busy (and counted in use): handed over */
     }
     pthread_mutex_unlock(&p->mu);
 
@@ -432,7 +443,20 @@ db_pool_release(struct db_pool *p, struct db *d)
         pthread_cond_signal(&w->cv);
     } else {
         d->busy = 0;
+        p->in_use--;
     }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void
+db_pool_stats(struct db_pool *p, struct db_pool_stats *out)
+{
+    pthread_mutex_lock(&p->mu);
+    out->size = p->size;
+    out->in_use = p->in_use;
+    out->waiting = p->waiting;
+    out->waits = p->waits;
+    out->wait_seconds = p->wait_s;
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -71,6 +71,16 @@ void db_pool_set_stale_reader(struct db_pool *pool, db_stale_reader_fn fn,
                               void *arg);
 void db_pool_swap_stale(struct db_pool *pool, struct db **db);
 void db_pool_set_quiet(struct db_pool *pool);
+
+/* What a pool is doing (the /metrics gauges and counters). */
+struct db_pool_stats {
+    size_t size;              /* connections it may open */
+    size_t in_use;            /* lent now */
+    size_t waiting;           /* callers of db_pool_acquire waiting now */
+    unsigned long long waits; /* acquires that had to wait, in all */
+    double wait_seconds;      /* how long they waited, in all */
+};
+void db_pool_stats(struct db_pool *pool, struct db_pool_stats *out);
 /* Closes the connections no one has borrowed (their server went away:
  * the next borrower connects anew instead of finding a dead socket). */
 void db_pool_drop_idle(struct db_pool *pool);

@@ -30,13 +30,14 @@
     "SELECT id, state, candidate, train_to, lease_expired," \
     "  CASE WHEN candidate IS NULL THEN params::text END AS params" \
     "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8"
-/* Row kind 0 (the snapshot's xmin for the next refresh, and `expired` in
- * the candidate column), kind 1 the rows of c, kind 2 their values. */
-#define CHANGES_SELECT(expired) \
+/* Row kind 0 (the snapshot's xmin for the next refresh, `expired` in
+ * the candidate column and `raced` in train_to), kind 1 the rows of c,
+ * kind 2 their values. */
+#define CHANGES_SELECT(expired, raced) \
     " SELECT 0 AS k, NULL::bigint AS id," \
     "  least(pg_snapshot_xmin(pg_current_snapshot())," \
     "   pg_current_xact_id_if_assigned())::text AS state," \
-    "  " expired " AS candidate, NULL::integer AS train_to," \
+    "  " expired " AS candidate, " raced " AS train_to," \
     "  NULL::boolean AS lease_expired, NULL::text AS params," \
     "  NULL::text AS metric, NULL::float8 AS value" \
     " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired," \
@@ -47,25 +48,39 @@
     "   SELECT id FROM c WHERE NOT lease_expired))" \
     " ORDER BY 1, 2, 8"
 static const char *SQL_CHANGES =
-    "WITH c AS (" CHANGED_ROWS ")" CHANGES_SELECT("NULL::integer");
+    "WITH c AS (" CHANGED_ROWS ")"
+    CHANGES_SELECT("NULL::integer", "NULL::integer");
 /*
  * The same read, preceded in the same statement by the study's lease
  * expiry (trial_store_expire's SQL_EXPIRE_ONE): one round trip under the
  * study lock instead of two. The rest of the statement reads the snapshot
  * taken before the UPDATE, so the rows it expired (e) replace their old
- * versions; row kind 0 also carries how many it expired.
+ * versions; row kind 0 also carries how many it expired. The lapsed rows
+ * of that snapshot (l) that the UPDATE did not expire were written by
+ * another transaction meanwhile (another server's reaper, a report): the
+ * UPDATE waited for it and skipped them, but the snapshot still shows
+ * them as they were. Row kind 0 counts them (raced): the caller reads
+ * again in a statement of its own, which sees that write.
  */
 static const char *SQL_EXPIRE_CHANGES =
-    "WITH e AS (UPDATE trials SET state = 'failed', reason = 'lease expired',"
+    "WITH l AS (SELECT id FROM trials WHERE study_id = $1"
+    "  AND state IN ('pending', 'running') AND lease_expires_at < now()),"
+    " e AS (UPDATE trials SET state = 'failed', reason = 'lease expired',"
     "  lease_expired = true, lease_expires_at = NULL, updated_at = now()"
-    "  WHERE study_id = $1 AND state IN ('pending', 'running')"
-    "  AND lease_expires_at < now()"
+    "  WHERE study_id = $1 AND id = ANY (ARRAY(SELECT id FROM l))"
+    "  AND state IN ('pending', 'running') AND lease_expires_at < now()"
     "  RETURNING id, state, candidate, train_to, lease_expired),"
     " c AS (" CHANGED_ROWS
     "  AND id <> ALL (ARRAY(SELECT id FROM e))"
     "  UNION ALL SELECT id, state, candidate, train_to, lease_expired,"
     "  NULL::text FROM e)"
-    CHANGES_SELECT("(SELECT count(*) FROM e)::integer");
+    CHANGES_SELECT("(SELECT count(*) FROM e)::integer",
+                   "((SELECT count(*) FROM l) - (SELECT count(*) FROM e))"
+                   "::integer");
+static const char *SQL_COMPLETED_VERSION =
+    "SELECT count(*) AS n, coalesce(md5(string_agg(id::text || ':'"
+    " || changed_xid::text, ',' ORDER BY id)), '') AS digest"
+    " FROM trials WHERE study_id = $1 AND state = 'completed'";
 /* clang-format on */
 
 static void
@@ -89,7 +104,7 @@ row_to_trial(const struct db_result *r, size_t i, long long study_id,
 static enum hpod_status
 changes_run(struct db *db, const char *sql, long long study_id,
             const char *since, int with_values, char xmin[HISTORY_XID_MAX],
-            long long *expired, struct trial **out, size_t *n,
+            long long *expired, long long *raced, struct trial **out, size_t *n,
             struct hpod_err *err)
 {
     char sid[32];
@@ -113,6 +128,8 @@ changes_run(struct db *db, const char *sql, long long study_id,
     snprintf(xmin, HISTORY_XID_MAX, "%s", x);
     if (expired)
         *expired = db_get_ll(r, 0, "candidate", 0);
+    if (raced)
+        *raced = db_get_ll(r, 0, "train_to", 0);
     t = xcalloc(rows, sizeof *t);
     for (size_t i = 1; i < rows && db_get_ll(r, i, "k", -1) == 1; i++)
         row_to_trial(r, i, study_id, &t[nt++]);
@@ -147,17 +164,39 @@ history_store_changes(struct db *db, long long study_id, const char *since,
                       struct trial **out, size_t *n, struct hpod_err *err)
 {
     return changes_run(db, SQL_CHANGES, study_id, since, with_values, xmin,
-                       NULL, out, n, err);
+                       NULL, NULL, out, n, err);
 }
 
 enum hpod_status
 history_store_expire_changes(struct db *db, long long study_id,
                              const char *since, int with_values,
                              char xmin[HISTORY_XID_MAX], long long *expired,
-                             struct trial **out, size_t *n,
+                             long long *raced, struct trial **out, size_t *n,
                              struct hpod_err *err)
 {
     *expired = 0;
+    *raced = 0;
     return changes_run(db, SQL_EXPIRE_CHANGES, study_id, since, with_values,
-                       xmin, expired, out, n, err);
+                       xmin, expired, raced, out, n, err);
+}
+
+enum hpod_status
+history_store_completed_version(struct db *db, long long study_id, size_t *n,
+                                char digest[HISTORY_DIGEST_MAX],
+                                struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    const char *v;
+    enum hpod_status st;
+
+    *n = 0;
+    digest[0] = '\0';
+    if ((st = db_exec_id(db, SQL_COMPLETED_VERSION, study_id, &r, err)) !=
+        HPOD_OK)
+        return st;
+    *n = (size_t)db_get_ll(r, 0, "n", 0);
+    v = db_get(r, 0, "digest");
+    snprintf(digest, HISTORY_DIGEST_MAX, "%s", v ? v : "");
+    db_result_free(r);
+    return HPOD_OK;
 }

@@ -38,11 +38,33 @@ enum hpod_status history_store_changes(struct db *db, long long study_id,
  * it (lease_expired set), the others as in the snapshot the statement
  * read; *expired: how many it failed. The xmin rule is the same: every
  * row this transaction writes, this statement's included, is read again
- * by the next refresh.
+ * by the next refresh. *raced: how many trials whose lease had lapsed in
+ * that snapshot another transaction wrote before the expiry could (e.g.
+ * another server's reaper): the rows returned show them as they were, so
+ * when it is not 0 the caller reads the changes again (history_store_changes
+ * from the xmin returned, which every such write is above).
  */
 enum hpod_status history_store_expire_changes(
     struct db *db, long long study_id, const char *since, int with_values,
-    char xmin[HISTORY_XID_MAX], long long *expired, struct trial **out,
-    size_t *n, struct hpod_err *err);
+    char xmin[HISTORY_XID_MAX], long long *expired, long long *raced,
+    struct trial **out, size_t *n, struct hpod_err *err);
+
+/* Text of an md5 in hex and its terminator. */
+#define HISTORY_DIGEST_MAX 33
+
+/*
+ * history_store_completed_version - the version of the study's completed
+ * trials: how many (*n) and a digest of their (id, changed_xid) pairs in
+ * id order. Any write of a completed trial or its values, a trial that
+ * completes or stops being completed, changes it (every such write
+ * stamps changed_xid with its own transaction), whichever process wrote
+ * it: equal versions mean the same rows, so a result computed from them
+ * (importance) still holds. Read it before the rows a result is computed
+ * from: rows read later are never older than their version.
+ */
+enum hpod_status
+history_store_completed_version(struct db *db, long long study_id, size_t *n,
+                                char digest[HISTORY_DIGEST_MAX],
+                                struct hpod_err *err);
 
 #endif

@@ -58,6 +58,7 @@ study_cleanup(struct study *s)
     free(s->lab);
     free(s->state);
     free(s->metadata);
+    free(s->created_by_note);
     memset(s, 0, sizeof *s);
 }
 

@@ -92,11 +92,14 @@ struct study {
     char *last_activity; /* the latest change of it or a trial of it;
                             NULL when the query did not read it */
     long long counts[TRIAL_NSTATES];
-    long long n_expired; /* failed by lease expiry: not in the budget */
-    long long n_added;   /* origin "added": not in the budget */
-    char *lab;           /* the lab that owns it ("default") */
-    char *state;         /* "active", "paused" or "finished" (set by users) */
-    char *metadata;      /* JSON object text, free-form */
+    long long n_expired;   /* failed by lease expiry: not in the budget */
+    long long n_added;     /* origin "added": not in the budget */
+    char *lab;             /* the lab that owns it ("default") */
+    char *state;           /* "active", "paused" or "finished" (set by users) */
+    char *metadata;        /* JSON object text, free-form */
+    long long created_by;  /* the token that created it; 0: none (or the
+                              query did not read it) */
+    char *created_by_note; /* that token's note */
 };
 
 struct trial {

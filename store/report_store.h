@@ -22,22 +22,39 @@
 #include "common/status.h"
 #include "store/db.h"
 #include "store/model.h"
+#include "store/study_store.h"
 
 /* What report_store_read returns. */
 struct report_row {
     long long study_id;
-    int lease_seconds;  /* the study's */
-    char *definition;   /* the study's definition, JSON text */
-    char version[32];   /* the trial's changed_xid, as text */
+    int lease_seconds; /* the study's */
+    char *definition;  /* the study's definition, JSON text; NULL when its
+                          version is the one the reader holds */
+    char def_version[STUDY_VERSION_MAX]; /* the study row's version */
+    char version[32];                    /* the trial's changed_xid, as text */
     int has_steps;      /* the trial has intermediate reports */
     struct trial trial; /* with its final values; steps not read */
 };
 
 void report_row_cleanup(struct report_row *r);
 
-/* Reads trial trial_id as above; HPOD_ENOTFOUND when there is none. */
+/* Reads trial trial_id as above; HPOD_ENOTFOUND when there is none.
+ * known: the definition version the reader holds of study known_study
+ * (store/study_store.h STUDY_VERSION_MAX). */
 enum hpod_status report_store_read(struct db *db, long long trial_id,
+                                   long long known_study, const char *known,
                                    struct report_row *out,
+                                   struct hpod_err *err);
+
+/*
+ * report_store_lock - inside a transaction, locks trial trial_id (FOR
+ * UPDATE) and says whether its version is still version (*same): a report
+ * that falls back to the locked transaction after report_store_read keeps
+ * what it read when nothing wrote the trial since. HPOD_ENOTFOUND when
+ * the trial is gone.
+ */
+enum hpod_status report_store_lock(struct db *db, long long trial_id,
+                                   const char *version, int *same,
                                    struct hpod_err *err);
 
 /*

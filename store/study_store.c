@@ -18,7 +18,9 @@
 static const char *SQL_SELECT =
     "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
-    " s.lab, s.state, s.metadata::text AS metadata,"
+    " s.lab, s.state, s.metadata::text AS metadata, s.created_by,"
+    " (SELECT k.note FROM tokens k WHERE k.id = s.created_by)"
+    " AS created_by_note,"
     " to_char(greatest(s.created_at, max(t.updated_at)) AT TIME ZONE 'UTC',"
     " 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS last_activity,"
     " " TS("s.created_at") " AS created_at,"
@@ -48,8 +50,8 @@ static const char *SQL_SELECT =
  * for the other transaction and then does nothing). */
 static const char *SQL_INSERT =
     "INSERT INTO studies (name, definition, budget, lease_seconds,"
-    " n_candidates, benchmark, lab, metadata)"
-    " VALUES ($1, $2::json, $3, $4, $5, $6, $7, $8::json)"
+    " n_candidates, benchmark, lab, metadata, created_by)"
+    " VALUES ($1, $2::json, $3, $4, $5, $6, $7, $8::json, $9::bigint)"
     " ON CONFLICT (lab, name) DO NOTHING RETURNING id";
 static const char *SQL_FIND =
     "SELECT id FROM studies WHERE lab = $1 AND name = $2";
@@ -69,30 +71,51 @@ static const char *SQL_ROW =
     " s.lease_seconds, s.n_candidates, s.benchmark,"
     " s.lab, s.state, s.metadata::text AS metadata,"
     " " TS("s.created_at") " AS created_at FROM studies s WHERE s.id = $1";
+/* The row's version (STUDY_VERSION_MAX), and its definition only when
+ * the version is not the one the reader holds: $2 (of study $3 when the
+ * row is found through a trial). */
+#define SQL_VERSION STUDY_SQL_VERSION
+/* clang-format off */
 static const char *SQL_ROW_OF_TRIAL =
-    "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
-    " s.lease_seconds, s.n_candidates, s.benchmark,"
-    " s.lab, s.state, s.metadata::text AS metadata,"
-    " " TS("s.created_at") " AS created_at FROM studies s"
-                           " WHERE s.id = (SELECT t.study_id FROM trials t "
-                           "WHERE t.id = $1)";
-static const char *SQL_ISSUE =
-    "SELECT s.id, s.name, s.definition::text AS definition, s.budget,"
+    "SELECT s.id, s.name, s.budget,"
     " s.lease_seconds, s.n_candidates, s.benchmark,"
     " s.lab, s.state, s.metadata::text AS metadata,"
     " " TS("s.created_at") " AS created_at,"
-                           " (SELECT coalesce(max(t.seq) + 1, 0) FROM trials t"
-                           "   WHERE t.study_id = s.id) AS n_all,"
-                           " (SELECT count(*) FROM trials t WHERE t.study_id = "
-                           "s.id"
-                           "   AND t.state = 'waiting') AS n_waiting,"
-                           " (SELECT count(*) FROM trials t WHERE t.study_id = "
-                           "s.id"
-                           "   AND t.lease_expired) AS n_expired,"
-                           " (SELECT count(*) FROM trials t WHERE t.study_id = "
-                           "s.id"
-                           "   AND t.origin = 'added') AS n_added"
-                           " FROM studies s WHERE s.id = $1";
+    " " SQL_VERSION " AS version,"
+    " CASE WHEN s.id = $3 AND " SQL_VERSION " = $2 THEN NULL"
+    "  ELSE s.definition::text END AS definition"
+    " FROM studies s"
+    " WHERE s.id = (SELECT t.study_id FROM trials t WHERE t.id = $1)";
+/* What issuing reads, from indexes; with $3 also the counts by state (a
+ * scan of the study's trials: c is empty when $3 is false). */
+static const char *SQL_ISSUE =
+    "SELECT s.id, s.name, s.budget,"
+    " s.lease_seconds, s.n_candidates, s.benchmark,"
+    " s.lab, s.state, s.metadata::text AS metadata,"
+    " " TS("s.created_at") " AS created_at,"
+    " " SQL_VERSION " AS version,"
+    " CASE WHEN " SQL_VERSION " = $2 THEN NULL"
+    "  ELSE s.definition::text END AS definition,"
+    " (SELECT coalesce(max(t.seq) + 1, 0) FROM trials t"
+    "   WHERE t.study_id = s.id) AS n_all,"
+    " (SELECT count(*) FROM trials t WHERE t.study_id = s.id"
+    "   AND t.state = 'waiting') AS n_waiting,"
+    " (SELECT count(*) FROM trials t WHERE t.study_id = s.id"
+    "   AND t.lease_expired) AS n_expired,"
+    " (SELECT count(*) FROM trials t WHERE t.study_id = s.id"
+    "   AND t.origin = 'added') AS n_added,"
+    " c.n_pending, c.n_running, c.n_completed, c.n_failed, c.n_pruned,"
+    " c.n_paused"
+    " FROM studies s LEFT JOIN LATERAL (SELECT"
+    "  count(*) FILTER (WHERE t.state = 'pending') AS n_pending,"
+    "  count(*) FILTER (WHERE t.state = 'running') AS n_running,"
+    "  count(*) FILTER (WHERE t.state = 'completed') AS n_completed,"
+    "  count(*) FILTER (WHERE t.state = 'failed') AS n_failed,"
+    "  count(*) FILTER (WHERE t.state = 'pruned') AS n_pruned,"
+    "  count(*) FILTER (WHERE t.state = 'paused') AS n_paused"
+    "  FROM trials t WHERE t.study_id = s.id AND $3::boolean) c ON true"
+    " WHERE s.id = $1";
+/* clang-format on */
 static const char *SQL_LOCK = "SELECT id FROM studies WHERE id = $1 FOR UPDATE";
 static const char *SQL_DELETE = "DELETE FROM studies WHERE id = $1";
 static const char *SQL_COUNT = "SELECT count(*) AS n FROM studies s" SQL_FILTER;
@@ -129,13 +152,15 @@ row_to_study(const struct db_result *r, size_t i, struct study *s)
     s->lab = dup_or_null(db_get(r, i, "lab"));
     s->state = dup_or_null(db_get(r, i, "state"));
     s->metadata = dup_or_null(db_get(r, i, "metadata"));
+    s->created_by = db_get_ll(r, i, "created_by", 0);
+    s->created_by_note = dup_or_null(db_get(r, i, "created_by_note"));
 }
 
 enum hpod_status
 study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
                    struct hpod_err *err)
 {
-    char b[32], l[32], nc[32], sid[32];
+    char b[32], l[32], nc[32], sid[32], by[32];
     struct db_result *r = NULL;
     enum hpod_status st;
 
@@ -143,6 +168,7 @@ study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
     snprintf(b, sizeof b, "%lld", in->budget);
     snprintf(l, sizeof l, "%d", in->lease_seconds);
     snprintf(nc, sizeof nc, "%lld", in->n_candidates);
+    snprintf(by, sizeof by, "%lld", in->created_by);
     const char *p[] = {in->name,
                        in->definition,
                        in->budget >= 0 ? b : NULL,
@@ -150,8 +176,9 @@ study_store_insert(struct db *db, const struct study_row_in *in, long long *id,
                        in->n_candidates >= 0 ? nc : NULL,
                        in->benchmark,
                        in->lab,
-                       in->metadata ? in->metadata : "{}"};
-    if ((st = db_exec(db, SQL_INSERT, 8, p, &r, err)) != HPOD_OK)
+                       in->metadata ? in->metadata : "{}",
+                       in->created_by > 0 ? by : NULL};
+    if ((st = db_exec(db, SQL_INSERT, 9, p, &r, err)) != HPOD_OK)
         goto out;
     if (db_rows(r) == 0)
         goto out; /* (lab, name) taken: *id stays 0 */
@@ -247,26 +274,71 @@ study_store_get_row(struct db *db, long long id, struct study *out,
     return st;
 }
 
+/* The version column of r's row into version. */
+static void
+get_version(const struct db_result *r, char version[STUDY_VERSION_MAX])
+{
+    const char *v = db_get(r, 0, "version");
+    snprintf(version, STUDY_VERSION_MAX, "%s", v ? v : "");
+}
+
 enum hpod_status
 study_store_get_row_of_trial(struct db *db, long long trial_id,
-                             struct study *out, struct hpod_err *err)
+                             long long known_study, const char *known,
+                             struct study *out, char version[STUDY_VERSION_MAX],
+                             struct hpod_err *err)
 {
+    char tid[32], sid[32];
     struct db_result *r = NULL;
-    enum hpod_status st =
-        get_one(db, SQL_ROW_OF_TRIAL, "trial", trial_id, out, &r, err);
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    version[0] = '\0';
+    snprintf(tid, sizeof tid, "%lld", trial_id);
+    snprintf(sid, sizeof sid, "%lld", known_study);
+    const char *p[] = {tid, known ? known : "", sid};
+    if ((st = db_exec(db, SQL_ROW_OF_TRIAL, 3, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0) {
+        st = hpod_fail(err, HPOD_ENOTFOUND, "", "trial %lld does not exist",
+                       trial_id);
+        goto out;
+    }
+    row_to_study(r, 0, out);
+    get_version(r, version);
+out:
     db_result_free(r);
     return st;
 }
 
 enum hpod_status
-study_store_get_issue(struct db *db, long long id, struct study *out,
-                      struct hpod_err *err)
+study_store_get_issue(struct db *db, long long id, const char *known, int full,
+                      struct study *out, long long *n_all,
+                      char version[STUDY_VERSION_MAX], struct hpod_err *err)
 {
+    char sid[32];
     struct db_result *r = NULL;
-    enum hpod_status st = get_one(db, SQL_ISSUE, "study", id, out, &r, err);
-    if (st == HPOD_OK)
-        out->counts[TRIAL_PENDING] =
-            db_get_ll(r, 0, "n_all", 0) - out->counts[TRIAL_WAITING];
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    version[0] = '\0';
+    snprintf(sid, sizeof sid, "%lld", id);
+    const char *p[] = {sid, known ? known : "", full ? "true" : "false"};
+    if ((st = db_exec(db, SQL_ISSUE, 3, p, &r, err)) != HPOD_OK)
+        return st;
+    if (db_rows(r) == 0) {
+        st =
+            hpod_fail(err, HPOD_ENOTFOUND, "", "study %lld does not exist", id);
+        goto out;
+    }
+    row_to_study(r, 0, out);
+    get_version(r, version);
+    *n_all = db_get_ll(r, 0, "n_all", 0);
+    /* Without the split, every trial but the waiting ones counts as
+     * pending: n_all is max(seq) + 1. */
+    if (!full)
+        out->counts[TRIAL_PENDING] = *n_all - out->counts[TRIAL_WAITING];
+out:
     db_result_free(r);
     return st;
 }

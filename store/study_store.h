@@ -20,6 +20,7 @@ struct study_row_in {
     const char *candidates_json; /* JSON array of parameter objects, NULL */
     long long n_candidates;      /* < 0: infinite space */
     const char *benchmark;       /* NULL: none */
+    long long created_by;        /* the creating token; 0: none */
 };
 
 /*
@@ -58,24 +59,47 @@ enum hpod_status study_store_get(struct db *db, long long id, struct study *out,
 enum hpod_status study_store_get_row(struct db *db, long long id,
                                      struct study *out, struct hpod_err *err);
 /*
- * study_store_get_row_of_trial - study_store_get_row of the study trial
- * trial_id belongs to, in one round trip (a report's first read).
- * HPOD_ENOTFOUND when the trial does not exist.
+ * A study row's version, as text: the transaction that last wrote the row
+ * and the stored size of its definition ("xmin:size"). Any write of the
+ * row (a PATCH, a new space) gives a new version, so a definition parsed
+ * for one version (study/defcache.h) is valid exactly while the row
+ * reads that version. Readers that take a version pass the one they hold
+ * (known, "" for none) and get the definition's text only when the row's
+ * is another: out->definition is NULL when it is still known.
  */
-enum hpod_status study_store_get_row_of_trial(struct db *db, long long trial_id,
-                                              struct study *out,
-                                              struct hpod_err *err);
+#define STUDY_VERSION_MAX 48
+/* The version as SQL, of the row of studies aliased s; migration 0022
+ * (a report's read) spells it too: a change changes both. */
+#define STUDY_SQL_VERSION                                                      \
+    "(s.xmin::text || ':' || pg_column_size(s.definition))"
 
 /*
- * study_store_get_issue - the study row with what issuing reads, from
- * indexes only (migration 0008): counts[TRIAL_WAITING], n_expired and
- * n_added exact, and every other trial counted in counts[TRIAL_PENDING],
- * so study_issued and study_taken are exact; the split between live,
- * finished and paused trials is not read (study_live, study_done and the
- * multi-fidelity rules need study_store_get). Call with the study locked.
+ * study_store_get_row_of_trial - study_store_get_row of the study trial
+ * trial_id belongs to, in one round trip (a report's first read), with
+ * its version (above; known: the version held of study known_study).
+ * HPOD_ENOTFOUND when the trial does not exist.
+ */
+enum hpod_status study_store_get_row_of_trial(
+    struct db *db, long long trial_id, long long known_study, const char *known,
+    struct study *out, char version[STUDY_VERSION_MAX], struct hpod_err *err);
+
+/*
+ * study_store_get_issue - the study row with its version (above) and what
+ * issuing reads, from indexes only (migration 0008): counts[TRIAL_WAITING],
+ * n_expired and n_added exact, and every other trial counted in
+ * counts[TRIAL_PENDING], so study_issued and study_taken are exact; the
+ * split between live, finished and paused trials is not read (study_live,
+ * study_done). full = 1 reads that split too, study_store_get's counts (a
+ * scan of the study's trials, for the multi-fidelity rules), in the same
+ * statement. *n_all: max(seq) + 1, the next trial's number. Call with
+ * the study locked (or for a read that needs no lock, such as
+ * importance's).
  */
 enum hpod_status study_store_get_issue(struct db *db, long long id,
-                                       struct study *out, struct hpod_err *err);
+                                       const char *known, int full,
+                                       struct study *out, long long *n_all,
+                                       char version[STUDY_VERSION_MAX],
+                                       struct hpod_err *err);
 
 /*
  * study_store_lock - inside a transaction, locks the study row (FOR

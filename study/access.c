@@ -11,6 +11,7 @@
 #include "common/err.h"
 #include "common/name.h"
 #include "common/sha256.h"
+#include "study/audit.h"
 
 static const char *const role_names[] = {"none", "read", "write", "admin"};
 
@@ -127,6 +128,26 @@ token_lab(const struct principal *by, const char *lab, const char **lab_out,
     return HPOD_OK;
 }
 
+/* The audit event of a new token: what it may do, never its secret. */
+static enum hpod_status
+token_audit(struct db *db, const struct principal *by,
+            const struct token_row *t, long long expires_in,
+            struct hpod_err *err)
+{
+    char target[48];
+    json_t *detail =
+        json_pack("{s:s, s:s, s:o}", "role", t->role, "note", t->note, "lab",
+                  t->lab[0] ? json_string(t->lab) : json_null());
+    if (expires_in > 0)
+        json_object_set_new(detail, "expires_in", json_integer(expires_in));
+    /* The command line acts with no token. */
+    if (!by)
+        json_object_set_new(detail, "via", json_string("command line"));
+    snprintf(target, sizeof target, "token/%lld", t->id);
+    return audit_record(db, access_token_of(by), "token.create",
+                        t->lab[0] ? t->lab : NULL, 0, target, detail, err);
+}
+
 enum hpod_status
 access_token_create(struct db *db, const struct principal *by,
                     enum access_role role, const char *lab, const char *note,
@@ -163,9 +184,11 @@ access_token_create(struct db *db, const struct principal *by,
         ((st = access_store_token_lock(db, err)) != HPOD_OK ||
          (st = access_store_tokens_exist(db, &exist, err)) != HPOD_OK))
         goto out;
-    if (!exist && (st = access_store_token_insert(
-                       db, hex, access_role_name(role), lab, note, expires_in,
-                       &out->row, err)) != HPOD_OK)
+    if (!exist &&
+        ((st = access_store_token_insert(db, hex, access_role_name(role), lab,
+                                         note, expires_in, &out->row, err)) !=
+             HPOD_OK ||
+         (st = token_audit(db, by, &out->row, expires_in, err)) != HPOD_OK))
         goto out;
     if ((st = db_commit(db, err)) != HPOD_OK)
         goto out;
@@ -188,10 +211,30 @@ access_token_list(struct db *db, const struct principal *who,
 
 enum hpod_status
 access_token_revoke(struct db *db, const struct principal *who, long long id,
-                    struct token_row *out, struct hpod_err *err)
+                    int via_cli, struct token_row *out, struct hpod_err *err)
 {
-    return access_store_token_revoke(db, id, who->lab[0] ? who->lab : NULL, out,
-                                     err);
+    char target[48];
+    int changed = 0;
+    enum hpod_status st;
+
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        return st;
+    if ((st = access_store_token_revoke(db, id, who->lab[0] ? who->lab : NULL,
+                                        out, &changed, err)) != HPOD_OK)
+        goto out;
+    snprintf(target, sizeof target, "token/%lld", id);
+    if (changed &&
+        (st = audit_record(
+             db, access_token_of(via_cli ? NULL : who), "token.revoke",
+             out->lab[0] ? out->lab : NULL, 0, target,
+             via_cli ? json_pack("{s:s}", "via", "command line") : NULL,
+             err)) != HPOD_OK)
+        goto out;
+    st = db_commit(db, err);
+out:
+    if (st != HPOD_OK)
+        db_rollback(db);
+    return st;
 }
 
 /* Well-formed: the prefix and 64 lower-case hex digits. */

@@ -33,6 +33,14 @@ struct principal {
     long long token_id;           /* 0 when the server is open */
 };
 
+/* The token id of a principal for the audit log (study/audit.h): 0 for
+ * none (NULL, an open server). */
+static inline long long
+access_token_of(const struct principal *p)
+{
+    return p ? p->token_id : 0;
+}
+
 /* Token secrets: "hpod_" and 64 hex digits (256 random bits). */
 #define ACCESS_TOKEN_PREFIX "hpod_"
 #define ACCESS_TOKEN_LEN (sizeof ACCESS_TOKEN_PREFIX - 1 + 64)
@@ -80,7 +88,8 @@ struct access_new_token {
  * which may do anything); a lab-scoped admin creates tokens of its own
  * lab only (HPOD_EDENIED otherwise). if_none: create only when no token
  * exists yet (*created = 0 otherwise), race-free across processes. One
- * transaction.
+ * transaction, which records a new token in the audit log (token.create:
+ * its role, lab, note and expiry, never its secret).
  */
 enum hpod_status access_token_create(struct db *db, const struct principal *by,
                                      enum access_role role, const char *lab,
@@ -94,9 +103,12 @@ enum hpod_status access_token_list(struct db *db, const struct principal *who,
                                    struct hpod_err *err);
 
 /* access_token_revoke - revokes token id; HPOD_ENOTFOUND when who may
- * not see it. Revoking a revoked token changes nothing. */
+ * not see it. Revoking a revoked token changes nothing. A revocation is
+ * recorded in the audit log (token.revoke) in its transaction, as who's,
+ * or with no token and "via": "command line" when via_cli. */
 enum hpod_status access_token_revoke(struct db *db, const struct principal *who,
-                                     long long id, struct token_row *out,
+                                     long long id, int via_cli,
+                                     struct token_row *out,
                                      struct hpod_err *err);
 
 /*

@@ -14,7 +14,6 @@
 #include "common/json.h"
 #include "core/gp.h"
 #include "core/kernels.h"
-#include "study/fields.h"
 
 static const char *const kernels[] = {"matern52", "rbf", NULL};
 static const char *const acq_gp[] = {"ei", "pi", "ucb", "nei", NULL};
@@ -57,10 +56,11 @@ parse_base(json_t *a, struct algo_def *al, const char **base,
     static const char *const bases[] = {"random", "gp", "graph", NULL};
     enum hpod_status st;
 
-    if ((st = sd_get_string(a, "base", "algorithm", 0, base, err)) != HPOD_OK ||
-        (st = sd_get_string(a, "kernel", "algorithm", 0, kernel, err)) !=
+    *base = *kernel = *acq = NULL;
+    if ((st = hj_get_string(a, "algorithm", "base", 0, base, err)) != HPOD_OK ||
+        (st = hj_get_string(a, "algorithm", "kernel", 0, kernel, err)) !=
             HPOD_OK ||
-        (st = sd_get_string(a, "acquisition", "algorithm", 0, acq, err)) !=
+        (st = hj_get_string(a, "algorithm", "acquisition", 0, acq, err)) !=
             HPOD_OK)
         return st;
     *base = *base ? *base : "random";
@@ -113,7 +113,7 @@ parse_stages(json_t *a, struct algo_def *al, json_t **out, struct hpod_err *err)
         return hpod_fail(err, HPOD_EUNPROC, "algorithm.stages",
                          "algorithm.stages must hold 1 to %d stages",
                          MODEL_MAX_STAGES);
-    if ((st = sd_get_int(a, "k", "algorithm", 1, 1000, &k, &has, err)) !=
+    if ((st = hj_get_int(a, "algorithm", "k", 1, 1000, &k, &has, err)) !=
         HPOD_OK)
         return st;
     al->ms_k = k;
@@ -126,12 +126,12 @@ parse_stages(json_t *a, struct algo_def *al, json_t **out, struct hpod_err *err)
             return hpod_fail(err, HPOD_EINVAL, path,
                              "%s must be {\"steps\": s, \"trials\": n}", path);
         if ((st = hj_check_keys(e, keys, path, err)) != HPOD_OK ||
-            (st = sd_get_int(e, "steps", path, 1, 10000000, &al->ms_steps[i],
+            (st = hj_get_int(e, path, "steps", 1, 10000000, &al->ms_steps[i],
                              &has, err)) != HPOD_OK)
             return st;
         if (!has)
             return fail_missing(path, "steps", err);
-        if ((st = sd_get_int(e, "trials", path, 1, STUDY_MAX_BUDGET,
+        if ((st = hj_get_int(e, path, "trials", 1, STUDY_MAX_BUDGET,
                              &al->ms_trials[i], &has, err)) != HPOD_OK)
             return st;
         if (!has)
@@ -162,13 +162,13 @@ parse_asha(json_t *a, struct algo_def *al, const char *name, json_t **norm,
            struct hpod_err *err)
 {
     static const char *const modes[] = {"promotion", "stopping", NULL};
-    const char *base, *mode, *kernel, *acq;
+    const char *base, *mode = NULL, *kernel, *acq;
     long long v;
     int has;
     enum hpod_status st;
 
     if ((st = parse_base(a, al, &base, &kernel, &acq, err)) != HPOD_OK ||
-        (st = sd_get_string(a, "mode", "algorithm", 0, &mode, err)) != HPOD_OK)
+        (st = hj_get_string(a, "algorithm", "mode", 0, &mode, err)) != HPOD_OK)
         return st;
     mode = mode ? mode : "promotion";
     if ((st = pick(mode, modes, "algorithm.mode", &al->asha_mode, err)) !=
@@ -184,7 +184,7 @@ parse_asha(json_t *a, struct algo_def *al, const char *name, json_t **norm,
                 {"keep", 0, 1000, 2, &al->asha_keep}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         v = ints[i].dflt;
-        if ((st = sd_get_int(a, ints[i].key, "algorithm", ints[i].lo,
+        if ((st = hj_get_int(a, "algorithm", ints[i].key, ints[i].lo,
                              ints[i].hi, &v, &has, err)) != HPOD_OK)
             return st;
         *ints[i].out = v;
@@ -234,10 +234,10 @@ parse_ehvi_shape(json_t *a, struct algo_def *al, json_t *norm,
                  struct hpod_err *err)
 {
     static const char *const shapes[] = {"nearest", "steps", NULL};
-    const char *sh;
+    const char *sh = NULL;
     enum hpod_status st;
 
-    if ((st = sd_get_string(a, "trust_shape", "algorithm", 0, &sh, err)) !=
+    if ((st = hj_get_string(a, "algorithm", "trust_shape", 0, &sh, err)) !=
             HPOD_OK ||
         (st = pick(sh ? sh : "nearest", shapes, "algorithm.trust_shape",
                    &al->ehvi_trust_shape, err)) != HPOD_OK)
@@ -263,20 +263,20 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     static const char *const surrogates[] = {"gp", "graph", NULL};
     /* gp_blend: enum mobo_blend's order. */
     static const char *const blends[] = {"none", "first", "all", NULL};
-    const char *kernel, *sur, *bl;
+    const char *kernel = NULL, *sur = NULL, *bl = NULL;
     json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
     long long tr = 0;
     double fr = 0.0;
     int has;
     enum hpod_status st;
 
-    if ((st = sd_get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
+    if ((st = hj_get_string(a, "algorithm", "kernel", 0, &kernel, err)) !=
             HPOD_OK ||
-        (st = sd_get_string(a, "surrogate", "algorithm", 0, &sur, err)) !=
+        (st = hj_get_string(a, "algorithm", "surrogate", 0, &sur, err)) !=
             HPOD_OK ||
-        (st = sd_get_string(a, "gp_blend", "algorithm", 0, &bl, err)) !=
+        (st = hj_get_string(a, "algorithm", "gp_blend", 0, &bl, err)) !=
             HPOD_OK ||
-        (st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr, &has,
+        (st = hj_get_int(a, "algorithm", "trust_region", 0, 100000, &tr, &has,
                          err)) != HPOD_OK)
         return st;
     if (lg && !json_is_boolean(lg))
@@ -284,7 +284,7 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
                          "algorithm.log_objectives must be a boolean");
     al->ehvi_log = lg && json_is_true(lg);
     al->ehvi_trust = tr;
-    if ((st = sd_get_number(a, "front_reference", "algorithm", &fr, &has,
+    if ((st = hj_get_number(a, "algorithm", "front_reference", &fr, &has,
                             err)) != HPOD_OK)
         return st;
     if (!has)
@@ -334,7 +334,7 @@ parse_ls_min(json_t *a, struct algo_def *al, json_t *norm, struct hpod_err *err)
     enum hpod_status st;
 
     gp_fit_options_default(&o);
-    if ((st = sd_get_number(a, "lengthscale_min", "algorithm", &v, &has,
+    if ((st = hj_get_number(a, "algorithm", "lengthscale_min", &v, &has,
                             err)) != HPOD_OK)
         return st;
     if (!has)
@@ -402,9 +402,9 @@ parse_gp_local(json_t *a, struct algo_def *al, json_t *norm,
         json_object_set_new(norm, "hedge", json_true());
     if ((st = parse_hedge_judge(a, al, norm, err)) != HPOD_OK)
         return st;
-    if ((st = sd_get_int(a, "trust_region", "algorithm", 0, 100000, &tr,
+    if ((st = hj_get_int(a, "algorithm", "trust_region", 0, 100000, &tr,
                          &has_tr, err)) != HPOD_OK ||
-        (st = sd_get_number(a, "lengthscale_prior", "algorithm", &v, &has_p,
+        (st = hj_get_number(a, "algorithm", "lengthscale_prior", &v, &has_p,
                             err)) != HPOD_OK)
         return st;
     if (has_p && !(v > 0.0 && v <= o.ls_max))
@@ -426,12 +426,12 @@ static enum hpod_status
 parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
             struct hpod_err *err)
 {
-    const char *kernel, *acq;
+    const char *kernel = NULL, *acq = NULL;
     enum hpod_status st;
 
-    if ((st = sd_get_string(a, "kernel", "algorithm", 0, &kernel, err)) !=
+    if ((st = hj_get_string(a, "algorithm", "kernel", 0, &kernel, err)) !=
             HPOD_OK ||
-        (st = sd_get_string(a, "acquisition", "algorithm", 0, &acq, err)) !=
+        (st = hj_get_string(a, "algorithm", "acquisition", 0, &acq, err)) !=
             HPOD_OK)
         return st;
     if (!kernel)
@@ -453,12 +453,20 @@ parse_model(json_t *a, struct algo_def *al, const char *name, json_t **norm,
     return st;
 }
 
+/* By enum algo_name. */
+static const char *const names[] = {"random", "gp",   "graph",      "greedy",
+                                    "ehvi",   "asha", "multistage", NULL};
+
+const char *
+algo_label(enum algo_name n)
+{
+    return (size_t)n < sizeof names / sizeof names[0] - 1 ? names[n] : "other";
+}
+
 enum hpod_status
 algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
                struct hpod_err *err)
 {
-    static const char *const names[] = {
-        "random", "gp", "graph", "greedy", "ehvi", "asha", "multistage", NULL};
     static const char *const k_asha[] = {
         "name", "seed", "kernel", "acquisition", "init", "r", "u",
         "R",    "p",    "keep",   "base",        "mode", NULL};
@@ -491,7 +499,7 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
                                        "hedge_judge",
                                        NULL};
     static const char *const k_greedy[] = {"name", "seed", "init", NULL};
-    const char *name;
+    const char *name = NULL;
     long long seed = 0, init = 3;
     int has = 0, n = 0;
     enum hpod_status st;
@@ -507,7 +515,7 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
     if (!json_is_object(a))
         return hpod_fail(err, HPOD_EINVAL, "algorithm",
                          "algorithm must be an object");
-    if ((st = sd_get_string(a, "name", "algorithm", 1, &name, err)) !=
+    if ((st = hj_get_string(a, "algorithm", "name", 1, &name, err)) !=
             HPOD_OK ||
         (st = pick(name, names, "algorithm.name", &n, err)) != HPOD_OK)
         return st;
@@ -522,11 +530,11 @@ algo_from_json(json_t *a, struct algo_def *al, json_t **norm,
                                               : k_model,
                        "algorithm", err);
     if (st != HPOD_OK ||
-        (st = sd_get_int(a, "seed", "algorithm", 0, (1LL << 53) - 1, &seed,
+        (st = hj_get_int(a, "algorithm", "seed", 0, (1LL << 53) - 1, &seed,
                          &has, err)) != HPOD_OK)
         return st;
     al->seed = has ? (unsigned long long)seed : fresh_seed();
-    if ((st = sd_get_int(a, "init", "algorithm", 1, 1000, &init, &has, err)) !=
+    if ((st = hj_get_int(a, "algorithm", "init", 1, 1000, &init, &has, err)) !=
         HPOD_OK)
         return st;
     al->init = (int)init;

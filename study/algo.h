@@ -25,6 +25,7 @@ enum algo_name {
     ALGO_ASHA,
     ALGO_MULTISTAGE
 };
+#define ALGO_COUNT (ALGO_MULTISTAGE + 1)
 
 /* Most stages of a multistage study. */
 #define MODEL_MAX_STAGES 16
@@ -82,5 +83,8 @@ struct algo_def {
  */
 enum hpod_status algo_from_json(json_t *a, struct algo_def *algo, json_t **norm,
                                 struct hpod_err *err);
+
+/* The name of n as a study writes it ("gp"); "other" for none. */
+const char *algo_label(enum algo_name n);
 
 #endif

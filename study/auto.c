@@ -12,7 +12,6 @@
 #include "common/json.h"
 #include "core/kernels.h"
 #include "core/mobo.h"
-#include "study/fields.h"
 
 int
 algo_is_auto(const json_t *a)
@@ -163,18 +162,18 @@ auto_readback(json_t *a, struct algo_def *al, json_t **norm,
 {
     static const char *const keys[] = {"name",   "seed", "chosen",
                                        "reason", "case", NULL};
-    const char *reason, *code;
+    const char *reason = NULL, *code = NULL;
     long long seed = 0;
     int has = 0;
     json_t *chosen = json_object_get(a, "chosen"), *c = NULL, *nc = NULL;
     enum hpod_status st;
 
     if ((st = hj_check_keys(a, keys, "algorithm", err)) != HPOD_OK ||
-        (st = sd_get_int(a, "seed", "algorithm", 0, (1LL << 53) - 1, &seed,
+        (st = hj_get_int(a, "algorithm", "seed", 0, (1LL << 53) - 1, &seed,
                          &has, err)) != HPOD_OK ||
-        (st = sd_get_string(a, "case", "algorithm", 1, &code, err)) !=
+        (st = hj_get_string(a, "algorithm", "case", 1, &code, err)) !=
             HPOD_OK ||
-        (st = sd_get_string(a, "reason", "algorithm", 1, &reason, err)) !=
+        (st = hj_get_string(a, "algorithm", "reason", 1, &reason, err)) !=
             HPOD_OK)
         return st;
     if (!json_is_object(chosen))
@@ -223,7 +222,7 @@ algo_auto(json_t *a, const struct autoalgo_features *f, struct algo_def *al,
     if (a && json_object_get(a, "chosen"))
         return auto_readback(a, al, norm, err);
     if (a && ((st = hj_check_keys(a, keys, "algorithm", err)) != HPOD_OK ||
-              (st = sd_get_int(a, "seed", "algorithm", 0, (1LL << 53) - 1,
+              (st = hj_get_int(a, "algorithm", "seed", 0, (1LL << 53) - 1,
                                &seed, &has, err)) != HPOD_OK))
         return st;
     enum autoalgo_case c = autoalgo_choose(f, &cfg);

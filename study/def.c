@@ -18,7 +18,7 @@
 #include "common/text.h"
 #include "core/graph.h"
 #include "study/auto.h"
-#include "study/fields.h"
+#include "study/choices.h"
 
 #define MAX_PARAMS 64
 #define MAX_CANDIDATES 100000
@@ -41,15 +41,15 @@ parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
 {
     char f[128];
     if (in->has_low || in->has_high || in->values || in->logv) {
-        sd_field(f, sizeof f, in->path,
-                 in->has_low    ? "low"
-                 : in->has_high ? "high"
-                 : in->values   ? "values"
-                                : "log");
+        hj_path(f, sizeof f, in->path,
+                in->has_low    ? "low"
+                : in->has_high ? "high"
+                : in->values   ? "values"
+                               : "log");
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "a categorical parameter takes only choices");
     }
-    sd_field(f, sizeof f, in->path, "choices");
+    hj_path(f, sizeof f, in->path, "choices");
     if (!in->choices)
         return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
     if (!json_is_array(in->choices))
@@ -58,7 +58,7 @@ parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
     if (n == 0 || n > 1000)
         return hpod_fail(err, HPOD_EUNPROC, f, "%s must hold 1 to 1000 choices",
                          f);
-    enum hpod_status st = sd_check_choices(in->choices, f, err);
+    enum hpod_status st = choices_check(in->choices, f, err);
     if (st != HPOD_OK)
         return st;
     space_add_categorical(&d->space, n);
@@ -95,7 +95,7 @@ parse_values(const struct param_in *in, enum param_type pt, struct study_def *d,
 {
     char f[128];
     enum hpod_status st = HPOD_OK;
-    sd_field(f, sizeof f, in->path, "values");
+    hj_path(f, sizeof f, in->path, "values");
     if (in->has_low || in->has_high)
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "give either values or low and high, not "
@@ -137,23 +137,23 @@ parse_range(const struct param_in *in, enum param_type pt, struct study_def *d,
     double low = in->low, high = in->high;
     enum hpod_status st;
     if (!in->has_low || !in->has_high) {
-        sd_field(f, sizeof f, in->path, in->has_low ? "high" : "low");
+        hj_path(f, sizeof f, in->path, in->has_low ? "high" : "low");
         return hpod_fail(err, HPOD_EINVAL, f, "%s is required (or give values)",
                          f);
     }
     if (pt == PARAM_INT) {
         /* Integers within ±2^53, like an int parameter's values;
          * a float range may span any finite doubles. */
-        sd_field(f, sizeof f, in->path, "low");
+        hj_path(f, sizeof f, in->path, "low");
         if ((st = hj_int_field(json_object_get(in->p, "low"), f, &low, err)) !=
             HPOD_OK)
             return st;
-        sd_field(f, sizeof f, in->path, "high");
+        hj_path(f, sizeof f, in->path, "high");
         if ((st = hj_int_field(json_object_get(in->p, "high"), f, &high,
                                err)) != HPOD_OK)
             return st;
     }
-    sd_field(f, sizeof f, in->path, "low");
+    hj_path(f, sizeof f, in->path, "low");
     if (!(low < high))
         return hpod_fail(err, HPOD_EUNPROC, f, "%s must be < high", f);
     if (in->log && !(low > 0))
@@ -187,10 +187,10 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
         return hpod_fail(err, HPOD_EINVAL, in.path, "%s must be an object",
                          in.path);
     if ((st = hj_check_keys(p, keys, in.path, err)) != HPOD_OK ||
-        (st = sd_get_string(p, "name", in.path, 1, &in.name, err)) != HPOD_OK ||
-        (st = sd_get_string(p, "type", in.path, 1, &in.type, err)) != HPOD_OK)
+        (st = hj_get_string(p, in.path, "name", 1, &in.name, err)) != HPOD_OK ||
+        (st = hj_get_string(p, in.path, "type", 1, &in.type, err)) != HPOD_OK)
         return st;
-    sd_field(f, sizeof f, in.path, "name");
+    hj_path(f, sizeof f, in.path, "name");
     if (!metric_name_ok(in.name))
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "parameter name \"%.64s\" must be 1 to 64 letters, "
@@ -203,13 +203,13 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     in.values = json_object_get(p, "values");
     in.choices = json_object_get(p, "choices");
     in.logv = json_object_get(p, "log");
-    if ((st = sd_get_number(p, "low", in.path, &in.low, &in.has_low, err)) !=
+    if ((st = hj_get_number(p, in.path, "low", &in.low, &in.has_low, err)) !=
             HPOD_OK ||
-        (st = sd_get_number(p, "high", in.path, &in.high, &in.has_high, err)) !=
+        (st = hj_get_number(p, in.path, "high", &in.high, &in.has_high, err)) !=
             HPOD_OK)
         return st;
     if (in.logv && !json_is_boolean(in.logv)) {
-        sd_field(f, sizeof f, in.path, "log");
+        hj_path(f, sizeof f, in.path, "log");
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be true or false", f);
     }
     in.log = in.logv && json_is_true(in.logv);
@@ -219,14 +219,14 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
     } else if (strcmp(in.type, "float") == 0 || strcmp(in.type, "int") == 0) {
         enum param_type pt = in.type[0] == 'f' ? PARAM_FLOAT : PARAM_INT;
         if (in.choices) {
-            sd_field(f, sizeof f, in.path, "choices");
+            hj_path(f, sizeof f, in.path, "choices");
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "only categorical parameters take choices");
         }
         st = in.values ? parse_values(&in, pt, d, &out, err)
                        : parse_range(&in, pt, d, &out, err);
     } else {
-        sd_field(f, sizeof f, in.path, "type");
+        hj_path(f, sizeof f, in.path, "type");
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "type must be float, int or categorical, not "
                          "\"%.40s\"",
@@ -380,16 +380,16 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(arr, i);
         char path[48], f[96];
-        const char *name, *goal;
+        const char *name = NULL, *goal = NULL;
         snprintf(path, sizeof path, "objectives[%zu]", i);
         if (!json_is_object(o))
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
         if ((st = hj_check_keys(o, keys, path, err)) != HPOD_OK ||
-            (st = sd_get_string(o, "name", path, 1, &name, err)) != HPOD_OK ||
-            (st = sd_get_string(o, "goal", path, 1, &goal, err)) != HPOD_OK)
+            (st = hj_get_string(o, path, "name", 1, &name, err)) != HPOD_OK ||
+            (st = hj_get_string(o, path, "goal", 1, &goal, err)) != HPOD_OK)
             return st;
-        sd_field(f, sizeof f, path, "name");
+        hj_path(f, sizeof f, path, "name");
         if (!metric_name_ok(name))
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "metric name \"%.64s\" must be 1 to 64 letters, "
@@ -399,7 +399,7 @@ parse_objectives(json_t *arr, struct study_def *d, json_t *norm,
             if (strcmp(d->obj_names[k], name) == 0)
                 return hpod_fail(err, HPOD_EUNPROC, f,
                                  "duplicate objective \"%s\"", name);
-        sd_field(f, sizeof f, path, "goal");
+        hj_path(f, sizeof f, path, "goal");
         if (strcmp(goal, "maximize") && strcmp(goal, "minimize"))
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "goal must be maximize or minimize");
@@ -421,7 +421,7 @@ con_decoupled(json_t *c, const char *path, int *out, struct hpod_err *err)
     *out = 0;
     if (!v)
         return HPOD_OK;
-    sd_field(f, sizeof f, path, "decoupled");
+    hj_path(f, sizeof f, path, "decoupled");
     if (!json_is_boolean(v))
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be a boolean", f);
     *out = json_is_true(v);
@@ -443,7 +443,7 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
     for (size_t i = 0; i < json_array_size(arr); i++) {
         json_t *c = json_array_get(arr, i);
         char path[48], f[96];
-        const char *metric;
+        const char *metric = NULL;
         double max = 0, min = 0, conf = 0.5, cost = CONSTRAINT_PROBE_COST;
         int has_max, has_min, has_conf, has_cost, decoupled = 0;
         snprintf(path, sizeof path, "constraints[%zu]", i);
@@ -451,29 +451,29 @@ parse_constraints(json_t *arr, json_t *norm, struct hpod_err *err)
             return hpod_fail(err, HPOD_EINVAL, path, "%s must be an object",
                              path);
         if ((st = hj_check_keys(c, keys, path, err)) != HPOD_OK ||
-            (st = sd_get_string(c, "metric", path, 1, &metric, err)) !=
+            (st = hj_get_string(c, path, "metric", 1, &metric, err)) !=
                 HPOD_OK ||
-            (st = sd_get_number(c, "max", path, &max, &has_max, err)) !=
+            (st = hj_get_number(c, path, "max", &max, &has_max, err)) !=
                 HPOD_OK ||
-            (st = sd_get_number(c, "min", path, &min, &has_min, err)) !=
+            (st = hj_get_number(c, path, "min", &min, &has_min, err)) !=
                 HPOD_OK ||
-            (st = sd_get_number(c, "confidence", path, &conf, &has_conf,
+            (st = hj_get_number(c, path, "confidence", &conf, &has_conf,
                                 err)) != HPOD_OK ||
-            (st = sd_get_number(c, "cost", path, &cost, &has_cost, err)) !=
+            (st = hj_get_number(c, path, "cost", &cost, &has_cost, err)) !=
                 HPOD_OK ||
             (st = con_decoupled(c, path, &decoupled, err)) != HPOD_OK)
             return st;
-        sd_field(f, sizeof f, path, "metric");
+        hj_path(f, sizeof f, path, "metric");
         if (!metric_name_ok(metric))
             return hpod_fail(err, HPOD_EUNPROC, f, "invalid metric name");
         if (has_max == has_min)
             return hpod_fail(err, HPOD_EUNPROC, path,
                              "%s needs exactly one of max and min", path);
-        sd_field(f, sizeof f, path, "confidence");
+        hj_path(f, sizeof f, path, "confidence");
         if (!(conf > 0 && conf < 1))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s must be between 0 and 1",
                              f);
-        sd_field(f, sizeof f, path, "cost");
+        hj_path(f, sizeof f, path, "cost");
         if (has_cost && !decoupled)
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "%s is only for a decoupled constraint", f);
@@ -670,9 +670,9 @@ parse_warm_start(json_t *v, json_t **norm, struct hpod_err *err)
         return hpod_fail(err, HPOD_EINVAL, "warm_start",
                          "warm_start must be an object");
     if ((st = hj_check_keys(v, keys, "warm_start", err)) != HPOD_OK ||
-        (st = sd_get_int(v, "study", "warm_start", 1, LLONG_MAX, &id, &has,
+        (st = hj_get_int(v, "warm_start", "study", 1, LLONG_MAX, &id, &has,
                          err)) != HPOD_OK ||
-        (st = sd_get_string(v, "benchmark", "warm_start", 0, &bench, err)) !=
+        (st = hj_get_string(v, "warm_start", "benchmark", 0, &bench, err)) !=
             HPOD_OK)
         return st;
     if (has == (bench != NULL))
@@ -690,7 +690,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         "name",          "space",     "candidates", "objectives",
         "constraints",   "algorithm", "budget",     "benchmark",
         "lease_seconds", "reference", "warm_start", NULL};
-    const char *name, *benchmark;
+    const char *name = NULL, *benchmark = NULL;
     json_t *objs, *norm_space = NULL, *norm_objs = NULL, *norm_cons = NULL,
                   *norm_algo = NULL, *norm_warm = NULL, *v;
     long long budget = -1, lease = 3600;
@@ -703,8 +703,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if (!json_is_object(body))
         return hpod_fail(err, HPOD_EINVAL, "", "study must be a JSON object");
     if ((st = hj_check_keys(body, keys, "", err)) != HPOD_OK ||
-        (st = sd_get_string(body, "name", "", 1, &name, err)) != HPOD_OK ||
-        (st = sd_get_string(body, "benchmark", "", 0, &benchmark, err)) !=
+        (st = hj_get_string(body, "", "name", 1, &name, err)) != HPOD_OK ||
+        (st = hj_get_string(body, "", "benchmark", 0, &benchmark, err)) !=
             HPOD_OK)
         goto out;
     if (strlen(name) == 0 || strlen(name) > 200) {
@@ -737,7 +737,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if (!algo_is_auto(v) &&
         (st = algo_from_json(v, &d->algo, &norm_algo, err)) != HPOD_OK)
         goto out;
-    if ((st = sd_get_int(body, "budget", "", 1, STUDY_MAX_BUDGET, &budget, &has,
+    if ((st = hj_get_int(body, "", "budget", 1, STUDY_MAX_BUDGET, &budget, &has,
                          err)) != HPOD_OK)
         goto out;
     d->budget = has ? budget : -1;
@@ -747,7 +747,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     if (d->algo.name == ALGO_MULTISTAGE &&
         (st = check_multistage(body, d, has, err)) != HPOD_OK)
         goto out;
-    if ((st = sd_get_int(body, "lease_seconds", "", 1, 604800, &lease, &has,
+    if ((st = hj_get_int(body, "", "lease_seconds", 1, 604800, &lease, &has,
                          err)) != HPOD_OK)
         goto out;
     d->lease_seconds = (int)lease;

@@ -12,8 +12,10 @@
 #include "common/mem.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
+#include "study/audit.h"
 #include "study/def.h"
 #include "study/history.h"
+#include "study/trials.h"
 
 void
 enqueue_input_cleanup(struct enqueue_input *in)
@@ -156,10 +158,31 @@ enqueue_check(struct db *db, const struct study *s, const struct study_def *d,
     return HPOD_OK;
 }
 
+/* The audit event of trial t, just inserted from in. */
+static enum hpod_status
+enqueue_audit(struct db *db, const struct principal *by,
+              const struct enqueue_input *in, const struct trial *t,
+              struct hpod_err *err)
+{
+    char target[48];
+    json_t *detail = json_pack("{s:i, s:o}", "number", t->seq, "params",
+                               hj_parse(t->params));
+    if (in->has_values) {
+        json_t *v = json_object();
+        for (size_t i = 0; i < in->value.values.n; i++)
+            json_object_set_new(v, in->value.values.v[i].name,
+                                json_real(in->value.values.v[i].value));
+        json_object_set_new(detail, "values", v);
+    }
+    return audit_record(
+        db, access_token_of(by), in->has_values ? "trial.add" : "trial.enqueue",
+        NULL, t->study_id, study_trial_target(t->id, target), detail, err);
+}
+
 enum hpod_status
 study_trial_enqueue(struct db *db, long long study_id,
-                    const struct enqueue_input *in, struct trial *out,
-                    struct hpod_err *err)
+                    const struct enqueue_input *in, const struct principal *by,
+                    struct trial *out, struct hpod_err *err)
 {
     struct study s = {0};
     struct study_def d = {0};
@@ -186,6 +209,7 @@ study_trial_enqueue(struct db *db, long long study_id,
     if ((st = trial_store_insert_user(
              db, study_id, seq, ptext, cand, in->metadata,
              in->has_values ? &in->value.values : NULL, out, err)) != HPOD_OK ||
+        (st = enqueue_audit(db, by, in, out, err)) != HPOD_OK ||
         (st = db_commit(db, err)) != HPOD_OK)
         goto out;
 out:
@@ -202,10 +226,11 @@ out:
 
 enum hpod_status
 study_trial_set_metadata(struct db *db, long long id, const json_t *metadata,
-                         struct trial *out, struct hpod_err *err)
+                         const struct principal *by, struct trial *out,
+                         struct hpod_err *err)
 {
     struct trial t = {0};
-    char *text = NULL;
+    char *text = NULL, target[48];
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
@@ -215,6 +240,11 @@ study_trial_set_metadata(struct db *db, long long id, const json_t *metadata,
         goto out;
     if ((st = trial_store_get(db, id, 1, &t, err)) != HPOD_OK ||
         (st = trial_store_set_metadata(db, id, text, err)) != HPOD_OK ||
+        (st = audit_record(db, access_token_of(by), "trial.patch", NULL,
+                           t.study_id, study_trial_target(id, target),
+                           json_pack("{s:i, s:o}", "number", t.seq, "metadata",
+                                     hj_parse(text)),
+                           err)) != HPOD_OK ||
         (st = db_commit(db, err)) != HPOD_OK) {
         db_rollback(db);
         goto out;

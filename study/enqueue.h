@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "store/db.h"
 #include "store/model.h"
+#include "study/access.h"
 #include "study/report.h"
 
 /* The body of POST /v1/studies/{id}/trials, validated on its own. */
@@ -45,18 +46,22 @@ void enqueue_input_cleanup(struct enqueue_input *in);
  * multistage study (422: its stages choose their configurations), a
  * finished study (409), an enqueue beyond the budget (409: a waiting
  * trial counts in it; an added one does not). 404 for no such study.
+ * Recorded in the audit log as by's trial.enqueue or trial.add.
  */
 enum hpod_status study_trial_enqueue(struct db *db, long long study_id,
                                      const struct enqueue_input *in,
+                                     const struct principal *by,
                                      struct trial *out, struct hpod_err *err);
 
 /*
  * study_trial_set_metadata - replaces trial id's metadata with metadata
  * (an object, hj_object_text's rules, METADATA_MAX), in any state; *out is the
- * trial as committed. 404 for no such trial.
+ * trial as committed, recorded in the audit log as by's trial.patch.
+ * 404 for no such trial.
  */
 enum hpod_status study_trial_set_metadata(struct db *db, long long id,
                                           const json_t *metadata,
+                                          const struct principal *by,
                                           struct trial *out,
                                           struct hpod_err *err);
 

@@ -35,7 +35,9 @@
  *    all of its writes, those after the refresh too (the trials a suggest
  *    inserts), are read again by the next refresh.
  * 5. The parsed params depend on the study definition: the entry keeps the
- *    definition text it was read for and starts over when it differs.
+ *    version of the definition it was read for (the study row's version,
+ *    which any write of the row changes: store/study_store.h) and starts
+ *    over when it differs.
  * 6. xid8 is 64 bits (epoch and xid): no wraparound in practice.
  *
  * Cost: one statement over the index trials_changed (study_id,
@@ -43,19 +45,24 @@
  * every value parsed again under the study lock.
  * study/suggest.c runs it inside its lease-expiry statement
  * (history_store_expire_changes, one round trip), and a refresh that only
- * updates or appends rows merges in place (merge_in_place).
+ * updates or appends rows merges in place (merge_in_place). That
+ * statement is not quite point 2's snapshot: its UPDATE waits for a
+ * transaction that writes a lapsed trial meanwhile (another server's
+ * reaper) and then skips the row, which the snapshot still shows lapsed
+ * but live. A server without the cache expires, then reads in a new
+ * statement, and sees that write; so when the statement says it raced,
+ * suggest reads the changes again at once (point 3 covers that write).
  */
 #include "study/histcache.h"
 
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "common/mem.h"
 #include "store/history_store.h"
-
-#define HCACHE_SIZE 16
+#include "study/modelcache.h"
 
 static int enabled = 1;
 
@@ -71,10 +78,11 @@ hcache_reset(struct hcache *c)
     trials_free(c->rows, c->n);
     free(c->raw);
     free(c->ok);
-    free(c->def_text);
     long long id = c->study_id;
+    struct modelcache_entry *e = c->entry;
     memset(c, 0, sizeof *c);
     c->study_id = id;
+    c->entry = e;
 }
 
 /* The index of the cached row with this id, or c->n. */
@@ -209,14 +217,15 @@ hcache_with_values(const struct study_def *d, const struct mf_work *w)
 }
 
 const char *
-hcache_since(struct hcache *c, long long study_id, const char *def_text,
+hcache_since(struct hcache *c, long long study_id, const char *def_version,
              int with_values)
 {
-    if (c->study_id != study_id || !c->def_text ||
-        strcmp(c->def_text, def_text) != 0 || c->with_values != with_values) {
+    if (c->study_id != study_id || !c->def_version[0] ||
+        strcmp(c->def_version, def_version) != 0 ||
+        c->with_values != with_values) {
         hcache_reset(c);
         c->study_id = study_id;
-        c->def_text = xstrdup(def_text);
+        snprintf(c->def_version, sizeof c->def_version, "%s", def_version);
         c->with_values = with_values;
     }
     return c->xmin[0] ? c->xmin : "0";
@@ -244,7 +253,7 @@ hcache_build(const struct hcache *c, const struct study_def *d,
 
 enum hpod_status
 hcache_history(struct hcache *c, struct db *db, long long study_id,
-               const char *def_text, const struct study_def *d,
+               const char *def_version, const struct study_def *d,
                const double *cand_raw, size_t n_cand, int finite,
                const struct mf_work *w, struct history *h, struct hpod_err *err)
 {
@@ -254,12 +263,12 @@ hcache_history(struct hcache *c, struct db *db, long long study_id,
     size_t nd = 0;
     enum hpod_status st;
 
-    if (!enabled || !c || !def_text)
+    if (!enabled || !c || !def_version || !def_version[0])
         return history_load(db, study_id, d, cand_raw, n_cand, finite, w, h,
                             err);
     if (!finite && d->algo.name == ALGO_RANDOM)
         return HPOD_OK; /* random search on a continuous space */
-    const char *since = hcache_since(c, study_id, def_text, with_values);
+    const char *since = hcache_since(c, study_id, def_version, with_values);
     if ((st = history_store_changes(db, study_id, since, with_values, xmin,
                                     &delta, &nd, err)) != HPOD_OK)
         return st;
@@ -275,81 +284,59 @@ hcache_enabled(void)
     return enabled;
 }
 
-/* The process's entries; an entry is out of the table while in use. */
-static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    struct hcache *entry;
-    unsigned long long used;
-} table[HCACHE_SIZE];
-static unsigned long long table_clock;
-
+/* The process's entries, in study/modelcache.h. */
 static void
-hcache_destroy(struct hcache *c)
+hcache_destroy(void *p)
 {
+    struct hcache *c = p;
     if (!c)
         return;
     hcache_reset(c);
     free(c);
 }
 
+size_t
+hcache_bytes(const struct hcache *c)
+{
+    size_t b =
+        sizeof *c + c->cap * (sizeof *c->rows + c->np * sizeof(double) + 1);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct trial *t = &c->rows[i];
+        const char *s[] = {t->params,    t->worker,           t->metadata,
+                           t->reason,    t->lease_expires_at, t->created_at,
+                           t->updated_at};
+        for (size_t k = 0; k < sizeof s / sizeof s[0]; k++)
+            b += s[k] ? strlen(s[k]) + 1 : 0;
+        b += t->values.n * sizeof *t->values.v;
+    }
+    return b;
+}
+
+static void *
+hcache_make(long long study_id)
+{
+    struct hcache *c = xcalloc(1, sizeof *c);
+    c->study_id = study_id;
+    return c;
+}
+
 struct hcache *
 hcache_take(long long study_id)
 {
-    struct hcache *c = NULL;
-    pthread_mutex_lock(&table_mu);
-    for (size_t i = 0; i < HCACHE_SIZE; i++)
-        if (table[i].entry && table[i].entry->study_id == study_id) {
-            c = table[i].entry;
-            table[i].entry = NULL;
-            break;
-        }
-    pthread_mutex_unlock(&table_mu);
-    if (!c) {
-        c = xcalloc(1, sizeof *c);
-        c->study_id = study_id;
-    }
+    void *obj;
+    struct modelcache_entry *e =
+        modelcache_take(MODELCACHE_HISTORY, study_id, "", hcache_make,
+                        sizeof(struct hcache), hcache_destroy, &obj);
+    struct hcache *c = obj;
+    c->entry = e;
     return c;
 }
 
 void
 hcache_put(struct hcache *c, int keep)
 {
-    size_t victim = 0;
-    struct hcache *old;
-
     if (!c)
         return;
-    if (!keep) {
-        hcache_destroy(c);
-        return;
-    }
-    pthread_mutex_lock(&table_mu);
-    for (size_t i = 0; i < HCACHE_SIZE; i++) {
-        /* Another thread's entry for the same study (both are valid:
-         * each is checked on use): this one replaces it. */
-        if (table[i].entry && table[i].entry->study_id == c->study_id) {
-            victim = i;
-            break;
-        }
-        if (!table[i].entry)
-            victim = i;
-        else if (table[victim].entry && table[i].used < table[victim].used)
-            victim = i;
-    }
-    old = table[victim].entry;
-    table[victim].entry = c;
-    table[victim].used = ++table_clock;
-    pthread_mutex_unlock(&table_mu);
-    hcache_destroy(old);
-}
-
-void
-hcache_clear(void)
-{
-    pthread_mutex_lock(&table_mu);
-    for (size_t i = 0; i < HCACHE_SIZE; i++) {
-        hcache_destroy(table[i].entry);
-        table[i].entry = NULL;
-    }
-    pthread_mutex_unlock(&table_mu);
+    modelcache_set_size(c->entry, hcache_bytes(c));
+    modelcache_put(c->entry, keep && enabled);
 }

@@ -13,20 +13,26 @@
 #include "store/db.h"
 #include "store/history_store.h"
 #include "store/model.h"
+#include "store/study_store.h"
 #include "study/def.h"
 #include "study/history.h"
 #include "study/multifidelity.h"
 
+struct modelcache_entry;
+
 struct hcache {
     long long study_id;
-    char *def_text;  /* the stored definition the rows were parsed for */
-    int with_values; /* rows carry values (model samplers) */
+    /* The version of the definition the rows were parsed for (its
+     * stored row's, store/study_store.h), "" until the first read. */
+    char def_version[STUDY_VERSION_MAX];
+    int with_values;            /* rows carry values (model samplers) */
     char xmin[HISTORY_XID_MAX]; /* "" until the first read */
     struct trial *rows;         /* id order; none failed by lease expiry */
     size_t n, cap;              /* rows, raw and ok have room for cap rows */
     double *raw;       /* n × np: each row's params parsed (rows_ok) */
     unsigned char *ok; /* 1: raw holds the row's point */
     size_t np;
+    struct modelcache_entry *entry; /* in study/modelcache.h's budget */
 };
 
 /*
@@ -48,10 +54,11 @@ void hcache_reset(struct hcache *c);
  * transaction), merges them, and builds h from the cached rows. The
  * caller must hand c back with hcache_put(c, 0) when its transaction
  * does not commit (what was read may include its own undone writes).
- * def_text: the study's stored definition (the key of the parsed rows).
+ * def_version: the version of the study's definition (the key of the
+ * parsed rows).
  */
 enum hpod_status hcache_history(struct hcache *c, struct db *db,
-                                long long study_id, const char *def_text,
+                                long long study_id, const char *def_version,
                                 const struct study_def *d,
                                 const double *cand_raw, size_t n_cand,
                                 int finite, const struct mf_work *w,
@@ -61,7 +68,7 @@ enum hpod_status hcache_history(struct hcache *c, struct db *db,
  * The steps of hcache_history, for a caller that reads the changes itself
  * (study/suggest.c: with the lease expiry, in one statement):
  * hcache_with_values says whether the rows carry values (model samplers,
- * multistage); hcache_since keys c by (study, definition text,
+ * multistage); hcache_since keys c by (study, definition version,
  * with_values), emptying it when the key differs, and returns the xid8
  * text to read the changes since ("0": everything); hcache_apply merges
  * the changes read in one snapshot whose xmin is xmin (delta's rows are
@@ -70,7 +77,7 @@ enum hpod_status hcache_history(struct hcache *c, struct db *db,
  */
 int hcache_with_values(const struct study_def *d, const struct mf_work *w);
 const char *hcache_since(struct hcache *c, long long study_id,
-                         const char *def_text, int with_values);
+                         const char *def_version, int with_values);
 void hcache_apply(struct hcache *c, struct trial *delta, size_t nd,
                   const struct study_def *d, const char xmin[HISTORY_XID_MAX]);
 void hcache_build(const struct hcache *c, const struct study_def *d,
@@ -79,13 +86,16 @@ void hcache_build(const struct hcache *c, const struct study_def *d,
 int hcache_enabled(void);
 
 /*
- * The process's cache of entries, keyed by study id. hcache_take takes a
- * study's entry out (a new empty one when none), so no two threads share
- * one; hcache_put puts it back (keep = 0: destroys it).
+ * The process's entries, keyed by study id, under the model-memory budget
+ * (study/modelcache.h). hcache_take holds a study's entry (a new empty
+ * one when none is cached or another thread holds it), so no two threads
+ * share one; hcache_put hands it back, sized by hcache_bytes (keep = 0:
+ * destroys it).
  */
 struct hcache *hcache_take(long long study_id);
 void hcache_put(struct hcache *c, int keep);
-void hcache_clear(void);
+/* What c holds, in bytes: its rows, their strings and parsed points. */
+size_t hcache_bytes(const struct hcache *c);
 
 /*
  * hcache_set_enabled - 0: hcache_history reads the whole history every

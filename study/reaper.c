@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "store/audit_store.h"
 #include "store/trial_store.h"
 
 struct reaper {
@@ -17,6 +19,8 @@ struct reaper {
     pthread_cond_t cv;
     int stop;
     long period_ms;
+    long audit_days;
+    long long audit_next_ms; /* when the audit log is pruned next */
     struct db_pool *pool;
     atomic_llong *expired_total;
 };
@@ -35,6 +39,16 @@ reap_once(struct reaper *r)
             atomic_fetch_add(r->expired_total, n);
         hpod_log(HPOD_LOG_INFO, "recovered %lld expired leases", n);
     }
+    if (hpod_now_ms() >= r->audit_next_ms) {
+        r->audit_next_ms = hpod_now_ms() + REAPER_AUDIT_EVERY_MS;
+        if (audit_store_prune(db, r->audit_days, REAPER_AUDIT_BATCH, &n,
+                              &err) == HPOD_OK &&
+            n > 0)
+            hpod_log(HPOD_LOG_INFO,
+                     "deleted %lld audit events older than %ld days "
+                     "(HPOD_AUDIT_DAYS)",
+                     n, r->audit_days);
+    }
     db_pool_release(r->pool, db);
 }
 
@@ -44,14 +58,7 @@ reaper_main(void *arg)
     struct reaper *r = arg;
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += r->period_ms / 1000;
-        until.tv_nsec += (r->period_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = hpod_deadline_in(r->period_ms);
         pthread_cond_timedwait(&r->cv, &r->mu, &until);
         if (r->stop)
             break;
@@ -64,11 +71,13 @@ reaper_main(void *arg)
 }
 
 struct reaper *
-reaper_start(struct db_pool *pool, long period_ms, atomic_llong *expired_total)
+reaper_start(struct db_pool *pool, long period_ms, long audit_days,
+             atomic_llong *expired_total)
 {
     struct reaper *r = xcalloc(1, sizeof *r);
     r->pool = pool;
     r->period_ms = period_ms;
+    r->audit_days = audit_days;
     r->expired_total = expired_total;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);

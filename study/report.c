@@ -5,7 +5,6 @@
 #include "study/report.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "store/measure_store.h"
+#include "study/defcache.h"
 #include "study/measure.h"
 #include "study/multifidelity.h" /* mf_enabled, mf_decide */
 #include "study/trials.h"
@@ -389,68 +389,58 @@ merge_metadata(struct db *db, const struct trial *t, json_t *metadata,
 #define REPORT_TRIES 4
 
 /*
- * This thread's last parsed definition (docs/report-p99.md: a report parsed its
- * study's definition every time). Kept per thread, so no lock: with
- * HPOD_THREADS=0 a client's keep-alive connection has its own thread, and
- * its reports are on one study. Valid only for the same study and the
- * same text, compared whole with the text the report read: a definition
- * changed in the database (by any process) is parsed again.
+ * What a report read before its transaction: the row of report_store_read
+ * and the study's parsed definition (study/defcache.h, one per study
+ * version in the process), which a fallback to the locked transaction
+ * uses as they are: the study is not read and its definition not parsed
+ * again, and the trial is read again only if it changed since (or its
+ * steps are needed).
  */
-struct def_slot {
-    long long study_id;
-    char *text;
-    struct study_def d;
+struct report_read {
+    int read; /* r and def hold a read */
+    struct report_row r;
+    struct defcache_ref def;
 };
 
-static pthread_key_t def_key;
-static pthread_once_t def_once = PTHREAD_ONCE_INIT;
-
 static void
-def_slot_free(void *p)
+report_read_cleanup(struct report_read *rd)
 {
-    struct def_slot *c = p;
-    if (!c)
-        return;
-    free(c->text);
-    study_def_cleanup(&c->d);
-    free(c);
+    report_row_cleanup(&rd->r);
+    defcache_release(&rd->def);
+    rd->read = 0;
 }
 
-static void
-def_key_make(void)
-{
-    pthread_key_create(&def_key, def_slot_free);
-}
+/*
+ * This thread's last study: its reports usually are on one study (with
+ * HPOD_THREADS=0 a client's keep-alive connection has its own thread), so
+ * the read sends the version held of it and the definition's text comes
+ * back only when it changed or the trial is another study's.
+ */
+static _Thread_local long long last_study;
 
-/* The parsed definition text of study study_id, borrowed until this
- * thread's next call. */
+/* Reads trial trial_id with its study's definition, parsed, into rd. */
 static enum hpod_status
-report_def(long long study_id, const char *text, const struct study_def **out,
-           struct hpod_err *err)
+report_read(struct db *db, long long trial_id, struct report_read *rd,
+            struct hpod_err *err)
 {
-    struct def_slot *c;
     enum hpod_status st;
 
-    pthread_once(&def_once, def_key_make);
-    c = pthread_getspecific(def_key);
-    if (c && c->text && c->study_id == study_id && strcmp(c->text, text) == 0) {
-        *out = &c->d;
-        return HPOD_OK;
-    }
-    if (!c) {
-        c = xcalloc(1, sizeof *c);
-        pthread_setspecific(def_key, c);
-    }
-    free(c->text);
-    c->text = NULL;
-    study_def_cleanup(&c->d);
-    if ((st = study_def_from_text(text, &c->d, err)) != HPOD_OK) {
-        study_def_cleanup(&c->d);
+    report_row_cleanup(&rd->r);
+    rd->read = 0;
+    if (!rd->def.d && last_study)
+        defcache_find(last_study, &rd->def);
+    if ((st = report_store_read(db, trial_id, rd->def.study_id, rd->def.version,
+                                &rd->r, err)) != HPOD_OK)
         return st;
+    if (rd->r.study_id != rd->def.study_id) {
+        defcache_release(&rd->def);
+        defcache_find(rd->r.study_id, &rd->def);
     }
-    c->study_id = study_id;
-    c->text = xstrdup(text);
-    *out = &c->d;
+    if ((st = defcache_resolve(rd->r.study_id, rd->r.def_version,
+                               rd->r.definition, &rd->def, err)) != HPOD_OK)
+        return st;
+    last_study = rd->r.study_id;
+    rd->read = 1;
     return HPOD_OK;
 }
 
@@ -459,15 +449,16 @@ report_def(long long study_id, const char *text, const struct study_def **out,
  * values, definition, version), decide, and write only if the trial's
  * version is still the one read; read again when it moved on. Trials with
  * intermediate reports and studies with decoupled constraints (whose
- * rules read and write more) answer *done = 0: the caller runs the
- * transaction. The checks and their order are the transaction's.
+ * rules read and write more) answer *done = 0, with what was read in rd:
+ * the caller runs the transaction. The checks and their order are the
+ * transaction's.
  */
 static enum hpod_status
 report_unlocked(struct db *db, long long trial_id,
                 const struct report_input *in, struct study_report_answer *out,
-                int *done, struct hpod_err *err)
+                int *done, struct report_read *rd, struct hpod_err *err)
 {
-    struct report_row r = {0};
+    struct report_row *r = &rd->r;
     struct metric_set add = {0};
     struct trial after = {0};
     const struct study_def *d;
@@ -476,44 +467,103 @@ report_unlocked(struct db *db, long long trial_id,
 
     *done = 0;
     for (int i = 0; i < REPORT_TRIES && !*done; i++) {
-        report_row_cleanup(&r);
         metric_set_cleanup(&add);
-        if ((st = report_store_read(db, trial_id, &r, err)) != HPOD_OK ||
-            (st = report_def(r.study_id, r.definition, &d, err)) != HPOD_OK ||
-            (st = report_check_metrics(d, in, err)) != HPOD_OK)
+        if ((st = report_read(db, trial_id, rd, err)) != HPOD_OK ||
+            (st = report_check_metrics(d = rd->def.d, in, err)) != HPOD_OK)
             goto out;
-        if (r.has_steps || measure_decoupled(d))
+        if (r->has_steps || measure_decoupled(d))
             goto out;
-        if (r.trial.state != TRIAL_PENDING && r.trial.state != TRIAL_RUNNING &&
-            r.trial.state != TRIAL_COMPLETED) {
-            st = study_trial_not_live(&r.trial, "report on", err);
+        if (r->trial.state != TRIAL_PENDING &&
+            r->trial.state != TRIAL_RUNNING &&
+            r->trial.state != TRIAL_COMPLETED) {
+            st = study_trial_not_live(&r->trial, "report on", err);
             goto out;
         }
-        if ((st = report_decide(d, &r.trial, in, &add, &complete, err)) !=
+        if ((st = report_decide(d, &r->trial, in, &add, &complete, err)) !=
             HPOD_OK)
             goto out;
-        if (!report_writes(&r.trial, &add, complete)) {
-            out->trial = r.trial;
-            memset(&r.trial, 0, sizeof r.trial);
+        if (!report_writes(&r->trial, &add, complete)) {
+            out->trial = r->trial;
+            memset(&r->trial, 0, sizeof r->trial);
             *done = 1;
             break;
         }
-        if ((st = report_store_write(db, trial_id, r.version, &add, complete,
-                                     r.lease_seconds, &written, &after, err)) !=
-            HPOD_OK)
+        if ((st = report_store_write(db, trial_id, r->version, &add, complete,
+                                     r->lease_seconds, &written, &after,
+                                     err)) != HPOD_OK)
             goto out;
         if (written) {
-            report_answer(&r.trial, &add, &after);
+            report_answer(&r->trial, &add, &after);
             out->trial = after;
             memset(&after, 0, sizeof after);
             *done = 1;
         }
     }
 out:
-    report_row_cleanup(&r);
     metric_set_cleanup(&add);
     trial_cleanup(&after);
     return st;
+}
+
+/*
+ * The transaction's reads, under its locks: the study (its row, and its
+ * counts for the multi-fidelity rules) and its definition into s and
+ * rd->def, and trial t locked. After report_unlocked's read (rd->read),
+ * neither the study nor the definition is read again, and the trial only
+ * if it changed since or its steps are needed.
+ */
+static enum hpod_status
+report_lock(struct db *db, long long trial_id, const struct report_input *in,
+            struct report_read *rd, struct study *s, struct trial *t,
+            struct hpod_err *err)
+{
+    char version[STUDY_VERSION_MAX];
+    int same = 0;
+    enum hpod_status st;
+
+    if (rd->read) {
+        /* Only a final report falls back: no study lock, no counts. */
+        s->id = rd->r.study_id;
+        s->lease_seconds = rd->r.lease_seconds;
+        if ((st = report_store_lock(db, trial_id, rd->r.version, &same, err)) !=
+            HPOD_OK)
+            return st;
+        if (same && !rd->r.has_steps) {
+            *t = rd->r.trial;
+            memset(&rd->r.trial, 0, sizeof rd->r.trial);
+            return HPOD_OK;
+        }
+        return trial_store_get(db, trial_id, 1, t, err);
+    }
+    if (!rd->def.d && last_study)
+        defcache_find(last_study, &rd->def);
+    if ((st = study_store_get_row_of_trial(db, trial_id, rd->def.study_id,
+                                           rd->def.version, s, version, err)) !=
+        HPOD_OK)
+        return st;
+    if (s->id != rd->def.study_id) {
+        defcache_release(&rd->def);
+        defcache_find(s->id, &rd->def);
+    }
+    if ((st = defcache_resolve(s->id, version, s->definition, &rd->def, err)) !=
+            HPOD_OK ||
+        (st = report_check_metrics(rd->def.d, in, err)) != HPOD_OK)
+        return st;
+    last_study = s->id;
+    /* ASHA decisions compare the study's trials, so they are serialized
+     * by the study lock, taken before the trial's (the order suggest uses
+     * too). Only the multi-fidelity rules read the trial counts, a scan
+     * of the study's trials (it was most of a report's time,
+     * docs/report-p99.md). */
+    if (mf_enabled(rd->def.d)) {
+        long long id = s->id;
+        if (in->step >= 0 && (st = study_store_lock(db, id, err)) != HPOD_OK)
+            return st;
+        study_cleanup(s);
+        if ((st = study_store_get(db, id, s, err)) != HPOD_OK)
+            return st;
+    }
+    return trial_store_get(db, trial_id, 1, t, err);
 }
 
 /* study_report: contract in report.h. */
@@ -523,48 +573,29 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
 {
     struct trial t = {0}, after = {0};
     struct study s = {0};
-    struct study_def d = {0};
+    struct report_read rd = {0};
     const char *action = NULL;
-    long long study_id = 0;
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
     if (in->step < 0 && !in->metadata) {
         int done = 0;
-        st = report_unlocked(db, trial_id, in, out, &done, err);
+        st = report_unlocked(db, trial_id, in, out, &done, &rd, err);
         if (st != HPOD_OK || done)
-            return st;
-    }
-    /* ASHA decisions compare the study's trials, so they are serialized by
-     * the study lock, taken before the trial's (the order suggest uses
-     * too). */
-    if ((st = db_begin(db, err)) != HPOD_OK ||
-        (st = study_store_get_row_of_trial(db, trial_id, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK ||
-        (st = report_check_metrics(&d, in, err)) != HPOD_OK)
-        goto out;
-    study_id = s.id;
-    if (mf_enabled(&d) && in->step >= 0 &&
-        (st = study_store_lock(db, study_id, err)) != HPOD_OK)
-        goto out;
-    /* Only the multi-fidelity rules read the trial counts, a scan of the
-     * study's trials (it was most of a report's time, docs/report-p99.md). */
-    if (mf_enabled(&d)) {
-        study_cleanup(&s);
-        if ((st = study_store_get(db, study_id, &s, err)) != HPOD_OK)
             goto out;
     }
-    if ((st = trial_store_get(db, trial_id, 1, &t, err)) != HPOD_OK)
+    if ((st = db_begin(db, err)) != HPOD_OK ||
+        (st = report_lock(db, trial_id, in, &rd, &s, &t, err)) != HPOD_OK)
         goto out;
     /* A final report moves t to after. Metadata merges into the stored
      * metadata: a report with metadata is answered by a read after the
      * commit. */
-    st = in->step < 0 ? report_final(db, &d, &s, &t, in, &after, err)
-                      : report_step(db, &d, &s, &t, in, &action, err);
+    st = in->step < 0 ? report_final(db, rd.def.d, &s, &t, in, &after, err)
+                      : report_step(db, rd.def.d, &s, &t, in, &action, err);
     if (st == HPOD_OK && in->metadata)
         st = merge_metadata(db, in->step < 0 ? &after : &t, in->metadata, err);
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
-        goto out;
+        goto rollback;
     if (in->step < 0 && !in->metadata) {
         /* A final report knows the trial as committed (docs/report-p99.md: the
          * read after the commit was two of a cycle's twelve statements). */
@@ -575,10 +606,11 @@ study_report(struct db *db, long long trial_id, const struct report_input *in,
         /* The trial as stored, read after the commit. */
         out->action = action;
     }
-out:
+rollback:
     if (st != HPOD_OK)
         db_rollback(db);
-    study_def_cleanup(&d);
+out:
+    report_read_cleanup(&rd);
     study_cleanup(&s);
     trial_cleanup(&t);
     trial_cleanup(&after);

@@ -15,6 +15,7 @@
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "store/warm_store.h"
+#include "study/audit.h"
 #include "study/auto.h"
 #include "study/constraints.h"
 
@@ -167,6 +168,21 @@ out:
     return st;
 }
 
+/* The audit event of a new study (in its transaction). */
+static enum hpod_status
+create_audit(struct db *db, const struct study_def *d,
+             const struct study_create_in *in, long long id,
+             struct hpod_err *err)
+{
+    char target[48];
+    json_t *detail = json_pack("{s:s}", "name", d->name);
+    if (d->benchmark)
+        json_object_set_new(detail, "benchmark", json_string(d->benchmark));
+    snprintf(target, sizeof target, "study/%lld", id);
+    return audit_record(db, access_token_of(in->by), "study.create", in->lab,
+                        id, target, detail, err);
+}
+
 enum hpod_status
 study_create(struct db *db, const struct study_def *d,
              const struct study_create_in *in, long long *id, int *existed,
@@ -197,6 +213,7 @@ study_create(struct db *db, const struct study_def *d,
     row.n_candidates =
         d->candidates ? (long long)json_array_size(d->candidates) : -1;
     row.benchmark = d->benchmark;
+    row.created_by = in->by ? in->by->token_id : 0;
     /* The study and its candidates in one transaction; a taken (lab,
      * name) inserts nothing, and the study that has it is then read in
      * the same transaction (a new snapshot: it has committed). */
@@ -207,6 +224,8 @@ study_create(struct db *db, const struct study_def *d,
     if (*id != 0 && in->warm_prior &&
         (st = warm_store_put(db, *id, in->warm_prior, in->n_warm_prior, err)) !=
             HPOD_OK)
+        goto fail;
+    if (*id != 0 && (st = create_audit(db, d, in, *id, err)) != HPOD_OK)
         goto fail;
     if (*id == 0) {
         long long old = 0;
@@ -244,19 +263,33 @@ study_state_ok(const char *s)
 
 enum hpod_status
 study_update(struct db *db, long long id, const char *state,
-             const char *metadata, struct hpod_err *err)
+             const char *metadata, const struct principal *by,
+             struct hpod_err *err)
 {
+    char target[48];
+    json_t *detail;
     enum hpod_status st;
 
     if (state && !study_state_ok(state))
         return hpod_fail(err, HPOD_EUNPROC, "state",
                          "state must be active, paused or finished");
-    if ((st = db_begin(db, err)) != HPOD_OK)
+    detail = json_object();
+    if (state)
+        json_object_set_new(detail, "state", json_string(state));
+    if (metadata)
+        json_object_set_new(detail, "metadata", hj_parse(metadata));
+    snprintf(target, sizeof target, "study/%lld", id);
+    if ((st = db_begin(db, err)) != HPOD_OK) {
+        json_decref(detail);
         return st;
+    }
     if ((st = study_store_lock(db, id, err)) != HPOD_OK ||
         (st = study_store_update(db, id, state, metadata, err)) != HPOD_OK ||
+        (st = audit_record(db, access_token_of(by), "study.patch", NULL, id,
+                           target, json_incref(detail), err)) != HPOD_OK ||
         (st = db_commit(db, err)) != HPOD_OK)
         db_rollback(db);
+    json_decref(detail);
     return st;
 }
 
@@ -275,9 +308,27 @@ study_list(struct db *db, const struct study_filter *f, long long limit,
 }
 
 enum hpod_status
-study_delete(struct db *db, long long id, struct hpod_err *err)
+study_delete(struct db *db, long long id, const struct principal *by,
+             struct hpod_err *err)
 {
-    return study_store_delete(db, id, err);
+    struct study s = {0};
+    char target[48];
+    enum hpod_status st;
+
+    snprintf(target, sizeof target, "study/%lld", id);
+    if ((st = db_begin(db, err)) != HPOD_OK)
+        return st;
+    /* The event names what went: read under the lock, before the delete. */
+    if ((st = study_store_lock(db, id, err)) != HPOD_OK ||
+        (st = study_store_get_row(db, id, &s, err)) != HPOD_OK ||
+        (st = audit_record(db, access_token_of(by), "study.delete", s.lab, id,
+                           target, json_pack("{s:s}", "name", s.name), err)) !=
+            HPOD_OK ||
+        (st = study_store_delete(db, id, err)) != HPOD_OK ||
+        (st = db_commit(db, err)) != HPOD_OK)
+        db_rollback(db);
+    study_cleanup(&s);
+    return st;
 }
 
 /* Rows of a /best computation: completed trials and the model's verdict. */

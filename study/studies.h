@@ -12,6 +12,7 @@
 #include "store/db.h"
 #include "store/model.h"
 #include "store/study_store.h"
+#include "study/access.h"
 #include "study/def.h"
 
 /*
@@ -33,6 +34,9 @@ struct study_create_in {
      * (study_warm_prior), stored with a new study; NULL: none. */
     const double *warm_prior;
     size_t n_warm_prior;
+    /* Who creates it: recorded as its created_by and in the audit log
+     * (study/audit.h); NULL: nobody (an open server). */
+    const struct principal *by;
 };
 
 /*
@@ -44,8 +48,9 @@ struct study_create_in {
  * compared only when in->seed_given: an omitted seed is drawn afresh):
  * then *id is the existing study's and *existed 1. A different definition
  * is HPOD_ECONFLICT naming the first top-level key that differs. Nothing
- * is written on failure. Race-free: of concurrent creates of one (lab,
- * name), one inserts and the others wait for it, then find its study.
+ * is written on failure. A new study is recorded in the audit log
+ * (study.create) in its transaction. Race-free: of concurrent creates of one
+ * (lab, name), one inserts and the others wait for it, then find its study.
  */
 enum hpod_status study_create(struct db *db, const struct study_def *d,
                               const struct study_create_in *in, long long *id,
@@ -54,11 +59,13 @@ enum hpod_status study_create(struct db *db, const struct study_def *d,
 /*
  * study_update - sets the study's state ("active", "paused" or
  * "finished"; NULL: unchanged) and/or metadata (JSON object text; NULL:
- * unchanged) in one transaction under the study row lock.
- * HPOD_ENOTFOUND if the study does not exist.
+ * unchanged) in one transaction under the study row lock, recorded in
+ * the audit log as by's study.patch. HPOD_ENOTFOUND if the study does not
+ * exist.
  */
 enum hpod_status study_update(struct db *db, long long id, const char *state,
-                              const char *metadata, struct hpod_err *err);
+                              const char *metadata, const struct principal *by,
+                              struct hpod_err *err);
 
 /* 1 if s names a study state a client may set. */
 int study_state_ok(const char *s);
@@ -76,9 +83,10 @@ enum hpod_status study_list(struct db *db, const struct study_filter *f,
                             struct study **rows, size_t *n, long long *total,
                             struct hpod_err *err);
 
-/* study_delete - the study and its trials; HPOD_ENOTFOUND if none. */
+/* study_delete - the study and its trials, recorded in the audit log as
+ * by's study.delete in the same transaction; HPOD_ENOTFOUND if none. */
 enum hpod_status study_delete(struct db *db, long long id,
-                              struct hpod_err *err);
+                              const struct principal *by, struct hpod_err *err);
 
 /* The recommended trial of a single-objective study. */
 struct study_best {

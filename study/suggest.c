@@ -4,192 +4,36 @@
  */
 #include "study/suggest.h"
 
-#include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
-#include "core/mobo.h"
-#include "core/pareto.h"
-#include "core/sampler.h"
 #include "store/gp_model_store.h"
 #include "store/history_store.h"
-#include "store/trial_batch_store.h"
-#include "store/warm_store.h"
-#include "study/warmstart.h"
 #include "store/measure_store.h"
 #include "store/study_store.h"
+#include "store/trial_batch_store.h"
 #include "store/trial_store.h"
-#include "study/constraints.h"
+#include "store/warm_store.h"
+#include "study/choose.h"
 #include "study/def.h"
-#include "study/deadline.h"
+#include "study/defcache.h"
 #include "study/explain.h"
 #include "study/histcache.h"
-#include "study/measure.h"
 #include "study/history.h"
+#include "study/labsched.h"
+#include "study/measure.h"
+#include "study/modelcache.h"
 #include "study/multifidelity.h"
-#include "study/pareto.h"
-
-#define STATE_CACHE_SIZE 16
-
-/*
- * Per-process cache, keyed by study id, of what never changes or only
- * grows: a finite study's candidates, parsed (they are immutable once the
- * study exists, and ids are never reused), the sampler state (the graph
- * over the candidates and its factorization) and the multi-objective
- * state (core/mobo.h: each objective's fit, factor and predictions, and
- * the graph, each checked against the rows it is asked about). An entry is
- * taken out while a request uses it and put back after, so two threads never
- * share one. The sampler's answer never depends on the cache: a cold process
- * computes the same choice: with a seed, the same history gives the same
- * configurations.
- */
-struct study_cache {
-    long long study_id;
-    double *cand_raw; /* n_cand × n_params, NULL until loaded */
-    size_t n_cand;
-    struct sampler_state *state;
-    struct mobo_state *mstate; /* NULL until a multi-objective choice */
-};
-
-static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    struct study_cache *entry;
-    unsigned long long used;
-} cache[STATE_CACHE_SIZE];
-static unsigned long long cache_clock;
-
-static void
-study_cache_destroy(struct study_cache *e)
-{
-    if (!e)
-        return;
-    free(e->cand_raw);
-    sampler_state_free(e->state);
-    mobo_state_free(e->mstate);
-    free(e);
-}
-
-static struct study_cache *
-cache_take(long long study_id)
-{
-    struct study_cache *e = NULL;
-    pthread_mutex_lock(&cache_mu);
-    for (size_t i = 0; i < STATE_CACHE_SIZE; i++)
-        if (cache[i].entry && cache[i].entry->study_id == study_id) {
-            e = cache[i].entry;
-            cache[i].entry = NULL;
-            break;
-        }
-    pthread_mutex_unlock(&cache_mu);
-    if (!e) {
-        e = xcalloc(1, sizeof *e);
-        e->study_id = study_id;
-        e->state = sampler_state_create();
-    }
-    return e;
-}
-
-static void
-cache_put(struct study_cache *e)
-{
-    size_t victim = 0;
-    struct study_cache *old;
-    pthread_mutex_lock(&cache_mu);
-    for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
-        if (!cache[i].entry) {
-            victim = i;
-            break;
-        }
-        if (cache[i].used < cache[victim].used)
-            victim = i;
-    }
-    old = cache[victim].entry;
-    cache[victim].entry = e;
-    cache[victim].used = ++cache_clock;
-    pthread_mutex_unlock(&cache_mu);
-    study_cache_destroy(old);
-}
+#include "study/samplercache.h"
+#include "study/suggest_group.h"
 
 void
 suggest_cache_clear(void)
 {
-    pthread_mutex_lock(&cache_mu);
-    for (size_t i = 0; i < STATE_CACHE_SIZE; i++) {
-        study_cache_destroy(cache[i].entry);
-        cache[i].entry = NULL;
-    }
-    pthread_mutex_unlock(&cache_mu);
-    hcache_clear();
-}
-
-/*
- * mobo_choose - the EHVI (or constrained) choice; HPOD_ENUMERIC when the
- * model cannot decide yet (too few observations), so the caller falls
- * back to the random choice.
- */
-static enum hpod_status
-mobo_choose(const struct study_def *d, const struct history *h,
-            struct study_cache *entry, int seq, double *raw, size_t *cand,
-            struct sampler_explain *ex, struct compute_budget *budget)
-{
-    size_t m = d->n_objectives, nc = d->n_constraints;
-    double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
-    unsigned char con_log[MODEL_MAX_CONSTRAINTS];
-    enum hpod_status st;
-
-    if (h->n_mo_complete < (size_t)(d->algo.init > 1 ? d->algo.init : 2))
-        return HPOD_ENUMERIC;
-    /* Reference point in the oriented space: the study's, or the worst
-     * complete observation moved out by 10% of the range. */
-    double *yc = xmalloc((h->n_mo + 1) * m * sizeof *yc);
-    size_t k = pareto_complete_rows(h->mo_y, h->n_mo, m, yc);
-    study_pareto_reference(d, yc, k, 1, ref);
-    free(yc);
-    /* Positive metrics under a "max" bound get a log GP (Beck et al.
-     * 2016: multiplicative noise); study/constraints.h. */
-    constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
-    struct mobo_input mi = {
-        .space = &d->space,
-        .surrogate = d->algo.name == ALGO_EHVI     ? d->algo.surrogate
-                     : d->algo.name == ALGO_GRAPH  ? 1
-                     : d->algo.name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
-                                                   : 0,
-        .kernel = d->algo.kernel,
-        .seed = d->algo.seed,
-        .seq = seq,
-        .cand_raw = h->cand_raw,
-        .cand_used = h->cand_used,
-        .n_cand = h->n_cand,
-        .m = m,
-        .ref = ref,
-        .obs_raw = h->mo_raw,
-        .obs_y = h->mo_y,
-        .obs_cand = h->mo_cand,
-        .n_obs = h->n_mo,
-        .pend_raw = h->pend_raw,
-        .pend_cand = h->pend_cand,
-        .n_pend = h->n_pend,
-        .n_con = nc,
-        .obs_c = nc ? h->mo_c : NULL,
-        .con_max = nc ? con_max : NULL,
-        .con_log = nc ? con_log : NULL,
-        .log_objectives = d->algo.name == ALGO_EHVI && d->algo.ehvi_log,
-        .trust_k = d->algo.name == ALGO_EHVI ? (size_t)d->algo.ehvi_trust : 0,
-        .front_ref = d->algo.name == ALGO_EHVI ? d->algo.ehvi_front_ref : 0.0,
-        .gp_blend = d->algo.name == ALGO_EHVI ? d->algo.ehvi_gp_blend : 0,
-        .trust_shape = d->algo.name == ALGO_EHVI ? d->algo.ehvi_trust_shape : 0,
-        .explain = ex,
-        .budget = budget,
-    };
-    if (entry && !entry->mstate)
-        entry->mstate = mobo_state_create();
-    mi.state = entry ? entry->mstate : NULL;
-    st = mobo_next(&mi, raw, cand);
-    return st;
+    modelcache_clear();
 }
 
 /* One study_suggest call: its inputs, what it read, and its answer. */
@@ -200,17 +44,18 @@ struct suggest_call {
     long long count;
     struct hpod_err *err;
     struct study s;
-    struct study_def d;
+    /* The study's parsed definition (study/defcache.h), d = def.d, and
+     * the version of its row as read under the lock. */
+    struct defcache_ref def;
+    const struct study_def *d;
+    char version[STUDY_VERSION_MAX];
     struct mf_work work;
     struct suggest_answer *out;
-    int next_seq; /* the study's next issue number */
-    /* The next issue number as study_store_get_issue read it (its n_all:
-     * pending + waiting there), or -1 when the full counts were read
-     * instead (multi-fidelity): then a query asks for it. */
-    long long issue_seq;
+    int next_seq;        /* the study's next issue number */
+    long long issue_seq; /* the next issue number as read under the lock */
     /* What suggest_new read, kept current as it inserts, for the next
      * call of a group (it holds the lock, so nothing else changes it). */
-    struct study_cache *entry;
+    struct samplercache *entry;
     struct hcache *hc; /* the history cache entry (study/histcache.c) */
     int hc_fresh;      /* hc refreshed with the lease expiry (suggest_expire) */
     struct history h;
@@ -233,34 +78,42 @@ struct suggest_call {
 struct batch_slot {
     struct suggest_answer *out;
     size_t i;
-    char *ptext; /* the params text ins[] points into (owned) */
+    char *ptext;    /* the params text ins[] points into (owned) */
+    json_t *params; /* the same params, parsed (owned) */
 };
 
 /*
- * Appends t to the answer (moved: t is zeroed). A trial whose stored
- * params cannot be read fails the call before anything is committed.
+ * Appends t to the answer (moved: t is zeroed) with its params parsed:
+ * params (stolen) when the caller built them, else parsed here, once: a
+ * trial whose stored params cannot be read fails the call before
+ * anything is committed, and the answer is rendered from the parsed ones.
  */
 static enum hpod_status
-answer_add(struct suggest_call *c, struct trial *t)
+answer_add(struct suggest_call *c, struct trial *t, json_t *params)
 {
-    json_t *p = hj_parse(t->params);
-    int ok = json_is_object(p);
-    json_decref(p);
-    if (!ok)
+    struct suggest_answer *a = c->out;
+
+    if (!params)
+        params = hj_parse(t->params);
+    if (!json_is_object(params)) {
+        json_decref(params);
         return hpod_fail(c->err, HPOD_EINTERNAL, "",
                          "a stored row cannot be read");
-    if (measure_decoupled(&c->d)) {
+    }
+    if (measure_decoupled(c->d)) {
         /* What the trial measures now, as stored (no row: everything). */
         char *m = NULL;
         enum hpod_status st = measure_store_get(c->db, t->id, &m, c->err);
-        if (st != HPOD_OK)
+        if (st != HPOD_OK) {
+            json_decref(params);
             return st;
-        if (!c->out->measures)
-            c->out->measures =
-                xcalloc((size_t)c->count, sizeof *c->out->measures);
-        c->out->measures[c->out->n] = m ? m : measure_all(&c->d);
+        }
+        if (!a->measures)
+            a->measures = xcalloc((size_t)c->count, sizeof *a->measures);
+        a->measures[a->n] = m ? m : measure_all(c->d);
     }
-    c->out->trials[c->out->n++] = *t;
+    a->params[a->n] = params;
+    a->trials[a->n++] = *t;
     memset(t, 0, sizeof *t);
     return HPOD_OK;
 }
@@ -279,23 +132,63 @@ suggest_expire(struct suggest_call *c, long long *expired)
     char xmin[HISTORY_XID_MAX];
     struct trial *delta = NULL;
     size_t nd = 0;
-    int with_values = hcache_with_values(&c->d, &c->work);
+    long long raced = 0;
+    int with_values = hcache_with_values(c->d, &c->work);
     enum hpod_status st;
 
-    if (mf_enabled(&c->d) || !hcache_enabled() || !c->s.definition ||
-        (c->s.n_candidates < 0 && c->d.algo.name == ALGO_RANDOM))
+    if (mf_enabled(c->d) || !hcache_enabled() ||
+        (c->s.n_candidates < 0 && c->d->algo.name == ALGO_RANDOM))
         return trial_store_expire(c->db, c->id, expired, c->err);
     c->hc = hcache_take(c->id);
-    const char *since =
-        hcache_since(c->hc, c->id, c->s.definition, with_values);
+    const char *since = hcache_since(c->hc, c->id, c->version, with_values);
     if ((st = history_store_expire_changes(c->db, c->id, since, with_values,
-                                           xmin, expired, &delta, &nd,
+                                           xmin, expired, &raced, &delta, &nd,
                                            c->err)) != HPOD_OK)
         return st;
-    hcache_apply(c->hc, delta, nd, &c->d, xmin);
+    hcache_apply(c->hc, delta, nd, c->d, xmin);
     free(delta);
+    /* Another transaction wrote a lapsed trial while the expiry waited
+     * for it (another server's reaper): read what it wrote, as a server
+     * without the cache would after its expiry. */
+    if (raced > 0) {
+        since = hcache_since(c->hc, c->id, c->version, with_values);
+        if ((st = history_store_changes(c->db, c->id, since, with_values, xmin,
+                                        &delta, &nd, c->err)) != HPOD_OK)
+            return st;
+        hcache_apply(c->hc, delta, nd, c->d, xmin);
+        free(delta);
+    }
     c->hc_fresh = 1;
     return HPOD_OK;
+}
+
+/*
+ * Reads the locked study's row once: with the trial counts by state when
+ * its rules need them (multi-fidelity; a definition not cached yet
+ * might be one), and its definition's text only when the version held
+ * (study/defcache.h) is not the row's.
+ */
+static enum hpod_status
+suggest_read_study(struct suggest_call *c)
+{
+    int full = !c->def.d || mf_enabled(c->def.d);
+    enum hpod_status st;
+
+    for (;;) {
+        study_cleanup(&c->s);
+        if ((st = study_store_get_issue(c->db, c->id, c->def.version, full,
+                                        &c->s, &c->issue_seq, c->version,
+                                        c->err)) != HPOD_OK ||
+            (st = defcache_resolve(c->id, c->version, c->s.definition, &c->def,
+                                   c->err)) != HPOD_OK)
+            return st;
+        c->d = c->def.d;
+        /* A definition that became multi-fidelity (not one that was
+         * cached): its rules read the counts, read again. */
+        if (full || !mf_enabled(c->d))
+            return HPOD_OK;
+        full = 1;
+    }
 }
 
 /* Locks the study, reads it, recovers lapsed leases. */
@@ -305,28 +198,20 @@ suggest_begin(struct suggest_call *c)
     long long expired = 0;
     enum hpod_status st;
 
+    defcache_find(c->id, &c->def);
     if ((st = db_begin(c->db, c->err)) != HPOD_OK ||
-        (st = study_store_lock(c->db, c->id, c->err)) != HPOD_OK)
-        return st;
-    /* What issuing reads, from indexes; the multi-fidelity rules read the
-     * full counts, a scan of the study's trials. suggest_done reads the
-     * full counts again after the commit. Read before the lease expiry
-     * (which needs the definition): the expiry changes none of it but
-     * n_expired, added below (n_all is max(seq) + 1, n_waiting counts
-     * waiting trials, which never expire). */
-    if ((st = study_store_get_issue(c->db, c->id, &c->s, c->err)) != HPOD_OK ||
-        (st = study_def_from_text(c->s.definition, &c->d, c->err)) != HPOD_OK ||
+        (st = study_store_lock(c->db, c->id, c->err)) != HPOD_OK ||
+        (st = suggest_read_study(c)) != HPOD_OK ||
         (st = suggest_expire(c, &expired)) != HPOD_OK)
         return st;
     c->out->n_expired = expired;
+    /* Multi-fidelity rules read the counts by state, which the expiry
+     * changed (pending or running to failed): read them again, then. */
+    if (expired > 0 && mf_enabled(c->d))
+        return suggest_read_study(c);
+    /* Else it changes none of what was read but n_expired: n_all is
+     * max(seq) + 1 and waiting trials never expire. */
     c->s.n_expired += expired;
-    c->issue_seq = c->s.counts[TRIAL_PENDING] + c->s.counts[TRIAL_WAITING];
-    if (mf_enabled(&c->d)) {
-        c->issue_seq = -1;
-        study_cleanup(&c->s);
-        if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
-            return st;
-    }
     return HPOD_OK;
 }
 
@@ -344,14 +229,14 @@ suggest_held(struct suggest_call *c)
         for (size_t i = 0; i < c->n_held && got < c->count && st == HPOD_OK;
              i++)
             if (c->held[i].worker && strcmp(c->held[i].worker, c->worker) == 0)
-                st = answer_add(c, &c->held[i]), got++;
+                st = answer_add(c, &c->held[i], NULL), got++;
         return st;
     }
     if ((st = trial_store_held(c->db, c->id, c->worker, c->s.lease_seconds,
                                &held, &n_held, c->err)) != HPOD_OK)
         goto out;
     for (size_t i = 0; i < n_held && (long long)i < c->count; i++)
-        if ((st = answer_add(c, &held[i])) != HPOD_OK)
+        if ((st = answer_add(c, &held[i], NULL)) != HPOD_OK)
             goto out;
 out:
     trials_free(held, n_held);
@@ -381,17 +266,17 @@ suggest_resume(struct suggest_call *c)
 
     if (!suggest_open(c))
         return HPOD_OK;
-    if ((st = mf_prepare(c->db, &c->d, &c->s, &c->work, c->err)) != HPOD_OK)
+    if ((st = mf_prepare(c->db, c->d, &c->s, &c->work, c->err)) != HPOD_OK)
         return st;
-    while (mf_enabled(&c->d) && (long long)c->out->n < c->count) {
+    while (mf_enabled(c->d) && (long long)c->out->n < c->count) {
         struct trial pt = {0};
         int promoted = 0;
-        if ((st = mf_promote(c->db, &c->d, &c->s, &c->work, c->worker, &pt,
+        if ((st = mf_promote(c->db, c->d, &c->s, &c->work, c->worker, &pt,
                              &promoted, c->err)) != HPOD_OK)
             return st;
         if (!promoted)
             break;
-        st = answer_add(c, &pt);
+        st = answer_add(c, &pt, NULL);
         trial_cleanup(&pt);
         if (st != HPOD_OK)
             return st;
@@ -420,7 +305,7 @@ suggest_claim(struct suggest_call *c)
                                         c->err)) != HPOD_OK)
         goto out;
     for (size_t i = 0; i < n_got; i++) {
-        if ((st = answer_add(c, &got[i])) != HPOD_OK)
+        if ((st = answer_add(c, &got[i], NULL)) != HPOD_OK)
             goto out;
         c->out->n_new++;
     }
@@ -447,80 +332,6 @@ suggest_room(const struct suggest_call *c)
 }
 
 /*
- * One new configuration (raw, its candidate or (size_t)-1) for sequence
- * number seq. HPOD_ENOTFOUND when a finite study is used up.
- */
-static enum sampler_kind
-sampler_of(const struct study_def *d)
-{
-    return (enum sampler_kind)(d->algo.name == ALGO_ASHA ||
-                                       d->algo.name == ALGO_MULTISTAGE
-                                   ? d->algo.base
-                                   : (int)d->algo.name);
-}
-
-static enum hpod_status
-choose_one(const struct study_def *d, const struct history *h,
-           struct study_cache *entry, struct sampler_gp_model *gpm, int seq,
-           double *raw, size_t *cand, struct sampler_explain *ex,
-           const double *prior)
-{
-    struct deadline dl; /* the choice's compute budget (study/deadline.h) */
-    struct compute_budget budget;
-    deadline_start(&dl, &budget);
-    struct sampler_input in = {
-        .space = &d->space,
-        .kind = sampler_of(d),
-        .seed = d->algo.seed,
-        .seq = seq,
-        .init = d->algo.init,
-        .kernel = d->algo.kernel,
-        .acquisition = d->algo.acquisition,
-        .ls_min = d->algo.name == ALGO_GP ? d->algo.ls_min : 0.0,
-        .trust_div = d->algo.name == ALGO_GP ? (int)d->algo.gp_trust : 0,
-        .ls_prior = d->algo.name == ALGO_GP ? d->algo.ls_prior : 0.0,
-        .variant = d->algo.name == ALGO_GP && d->algo.gp_hedge
-                       ? SAMPLER_V_HEDGE |
-                             (d->algo.gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
-                       : 0u,
-        .cand_raw = h->cand_raw,
-        .cand_used = h->cand_used,
-        .n_cand = h->n_cand,
-        .obs_raw = h->obs_raw,
-        .obs_y = h->obs_y,
-        .obs_cand = h->obs_cand,
-        .n_obs = h->n_obs,
-        .pend_raw = h->pend_raw,
-        .pend_cand = h->pend_cand,
-        .n_pend = h->n_pend,
-        .state = entry ? entry->state : NULL,
-        .gp_model = gpm,
-        .explain = ex,
-        .prior_cand = prior,
-        .prior_rule = WARM_RULE,
-        .budget = &budget,
-    };
-    enum hpod_status st = HPOD_ENUMERIC;
-
-    *cand = (size_t)-1;
-    if (history_uses_mobo(d))
-        st = mobo_choose(d, h, entry, seq, raw, cand, ex, &budget);
-    int by_mobo = st == HPOD_OK;
-    if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
-        /* Single-objective samplers, or a model that cannot decide yet
-         * (too little data, a fit that failed): the random choice of the
-         * trial's own stream, never an error. */
-        if (history_uses_mobo(d))
-            in.kind = SAMPLER_RANDOM;
-        st = sampler_next(&in, raw, cand);
-    }
-    if (ex && history_uses_mobo(d) && st == HPOD_OK)
-        study_explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
-                           *cand);
-    return st;
-}
-
-/*
  * What choosing needs, read once per transaction: the candidates (cached
  * per process), the history and the next issue number. The lock is held
  * and only suggest_new inserts trials, so what it read stays right for
@@ -529,14 +340,14 @@ choose_one(const struct study_def *d, const struct history *h,
 static enum hpod_status
 suggest_read(struct suggest_call *c)
 {
-    const struct study_def *d = &c->d;
-    struct study_cache *e;
+    const struct study_def *d = c->d;
+    struct samplercache *e;
     enum hpod_status st;
 
     /* The stored definition holds no candidates (they have their own
      * table): the study row says whether the space is finite. */
     if (c->s.n_candidates >= 0) {
-        c->entry = e = cache_take(c->id);
+        c->entry = e = samplercache_take(c->id);
         if (!e->cand_raw &&
             (st = history_candidates(c->db, c->id, d, &e->cand_raw, &e->n_cand,
                                      c->err)) != HPOD_OK)
@@ -547,20 +358,16 @@ suggest_read(struct suggest_call *c)
         hcache_build(c->hc, d, e ? e->cand_raw : NULL, e ? e->n_cand : 0,
                      e != NULL, &c->work, &c->h);
     else if ((c->hc = hcache_take(c->id)),
-             (st = hcache_history(c->hc, c->db, c->id, c->s.definition, d,
+             (st = hcache_history(c->hc, c->db, c->id, c->version, d,
                                   e ? e->cand_raw : NULL, e ? e->n_cand : 0,
                                   e != NULL, &c->work, &c->h, c->err)) !=
                  HPOD_OK)
         return st;
-    /* Claims move trials from waiting to pending: the sum read at the
-     * start is still max(seq) + 1 (nothing else inserts under the lock). */
-    if (c->issue_seq >= 0)
-        c->next_seq = (int)c->issue_seq;
-    else if ((st = trial_store_next_seq(c->db, c->id, &c->next_seq, c->err)) !=
-             HPOD_OK)
-        return st;
+    /* Claims move trials from waiting to pending: max(seq) + 1 as read
+     * at the start still holds (nothing else inserts under the lock). */
+    c->next_seq = (int)c->issue_seq;
     /* The GP's kept hyperparameters: the study's, not this process's. */
-    if (sampler_of(d) == SAMPLER_GP && !history_uses_mobo(d) &&
+    if (choose_sampler(d) == SAMPLER_GP && !history_uses_mobo(d) &&
         (st = gp_model_store_get(c->db, c->id, &c->gpm, c->err)) != HPOD_OK)
         return st;
     /* warm_start: the prior stored with the study (migration 0013). */
@@ -578,10 +385,12 @@ suggest_read(struct suggest_call *c)
     return HPOD_OK;
 }
 
-/* Reserves the next answer slot of this call for a new trial (ptext is
- * taken), inserted by batch_flush. */
+/* Reserves the next answer slot of this call for a new trial (ptext and
+ * params, the same configuration as text and parsed, are taken),
+ * inserted by batch_flush. */
 static void
-batch_add(struct suggest_call *c, int seq, char *ptext, size_t cand)
+batch_add(struct suggest_call *c, int seq, char *ptext, json_t *params,
+          size_t cand)
 {
     if (c->n_ins == c->cap_ins) {
         c->cap_ins = c->cap_ins ? 2 * c->cap_ins : 32;
@@ -593,8 +402,8 @@ batch_add(struct suggest_call *c, int seq, char *ptext, size_t cand)
         .params = ptext,
         .candidate = cand == (size_t)-1 ? -1 : (long long)cand,
         .worker = c->worker};
-    c->slot[c->n_ins] =
-        (struct batch_slot){.out = c->out, .i = c->out->n++, .ptext = ptext};
+    c->slot[c->n_ins] = (struct batch_slot){
+        .out = c->out, .i = c->out->n++, .ptext = ptext, .params = params};
     c->n_ins++;
 }
 
@@ -623,7 +432,8 @@ batch_flush(struct suggest_call *c)
         }
         c->out = out;
         out->n = c->slot[i].i; /* answer_add fills the reserved slot */
-        st = answer_add(c, &t[i]);
+        st = answer_add(c, &t[i], c->slot[i].params);
+        c->slot[i].params = NULL;
         out->n = keep;
     }
     trials_free(t, n);
@@ -633,8 +443,10 @@ batch_flush(struct suggest_call *c)
 static void
 batch_cleanup(struct suggest_call *c)
 {
-    for (size_t i = 0; i < c->n_ins; i++)
+    for (size_t i = 0; i < c->n_ins; i++) {
         free(c->slot[i].ptext);
+        json_decref(c->slot[i].params);
+    }
     free(c->ins);
     free(c->slot);
     trials_free(c->held, c->n_held);
@@ -652,8 +464,8 @@ static int
 suggest_batching(const struct suggest_call *c, const char *const *workers,
                  size_t k)
 {
-    if (mf_enabled(&c->d) || study_explain_records(&c->d) ||
-        measure_decoupled(&c->d))
+    if (mf_enabled(c->d) || study_explain_records(c->d) ||
+        measure_decoupled(c->d))
         return 0;
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < i; j++)
@@ -672,7 +484,7 @@ suggest_measure(struct suggest_call *c, long long id, int seq,
                 const double *raw)
 {
     char *m = NULL;
-    enum hpod_status st = measure_choose(&c->d, &c->h, seq, raw, &m);
+    enum hpod_status st = measure_choose(c->d, &c->h, seq, raw, &m);
     if (st != HPOD_OK)
         return hpod_fail(c->err, HPOD_EINTERNAL, "",
                          "constraint model failed (status %d)", (int)st);
@@ -685,7 +497,7 @@ suggest_measure(struct suggest_call *c, long long id, int seq,
 static enum hpod_status
 suggest_new(struct suggest_call *c, long long need)
 {
-    const struct study_def *d = &c->d;
+    const struct study_def *d = c->d;
     size_t np = d->space.n_params;
     struct history *h = &c->h;
     double *raw = NULL;
@@ -694,6 +506,13 @@ suggest_new(struct suggest_call *c, long long need)
     enum hpod_status st = HPOD_OK;
 
     if (!c->h_loaded && (st = suggest_read(c)) != HPOD_OK)
+        return st;
+    /* Room in the model-memory budget for what the sampler will hold. */
+    if (c->entry &&
+        (st = samplercache_reserve(c->entry, d, h->n_cand,
+                                   (h->n_obs > h->n_mo ? h->n_obs : h->n_mo) +
+                                       h->n_pend + (size_t)need,
+                                   c->err)) != HPOD_OK)
         return st;
     seq = c->next_seq;
     raw = xmalloc(np * sizeof *raw);
@@ -718,11 +537,11 @@ suggest_new(struct suggest_call *c, long long need)
                            "sampler failed (status %d)", (int)st);
             goto out;
         }
+        /* The params as stored and as answered: built once. */
         json_t *pj = params_to_json(d, raw);
         char *ptext = hj_dump(pj, 0);
-        json_decref(pj);
         if (c->batching) {
-            batch_add(c, seq, ptext, cand);
+            batch_add(c, seq, ptext, pj, cand);
             goto chosen;
         }
         /* The trial and its recorded explanation: one statement. */
@@ -742,7 +561,9 @@ suggest_new(struct suggest_call *c, long long need)
         if (st == HPOD_OK && measure_decoupled(d))
             st = suggest_measure(c, t.id, seq, raw);
         if (st == HPOD_OK)
-            st = answer_add(c, &t);
+            st = answer_add(c, &t, pj);
+        else
+            json_decref(pj);
         trial_cleanup(&t);
         if (st != HPOD_OK)
             goto out;
@@ -761,9 +582,11 @@ out:
 }
 
 /*
- * After the commit: done only when nothing will ever be issued again
- * (a fresh read of the study). Multistage ends with its last stage,
- * whatever budget is left.
+ * After the commit: done only when nothing will ever be issued again.
+ * A study that may still issue (budget and candidates left, stages to
+ * come) is not done, as read under the lock; only one that may not
+ * reads its trial counts by state (live, paused), after the commit.
+ * Multistage ends with its last stage, whatever budget is left.
  */
 static enum hpod_status
 suggest_done(struct suggest_call *c)
@@ -773,14 +596,16 @@ suggest_done(struct suggest_call *c)
     c->out->done = 0;
     if (c->out->n > 0)
         return HPOD_OK;
-    study_cleanup(&c->s);
-    if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
-        return st;
     /* finished: done for good (until reopened); paused: ask again. */
     if (c->s.state && strcmp(c->s.state, "active") != 0) {
         c->out->done = strcmp(c->s.state, "finished") == 0;
         return HPOD_OK;
     }
+    if (!study_exhausted(&c->s) && !c->work.finished)
+        return HPOD_OK;
+    study_cleanup(&c->s);
+    if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
+        return st;
     c->out->done =
         study_done(&c->s) || (c->work.finished && study_live(&c->s) == 0 &&
                               c->s.counts[TRIAL_PAUSED] == 0);
@@ -807,14 +632,28 @@ suggest_member(struct suggest_call *c, int first)
     if (need > 0 && (st = suggest_new(c, need)) != HPOD_OK)
         return st;
     /* ASHA with nothing left to resume or start: prune the paused. */
-    if (suggest_open(c) && mf_prune_paused(&c->d, &c->s, c->out->n) &&
+    if (suggest_open(c) && mf_prune_paused(c->d, &c->s, c->out->n) &&
         (st = trial_store_prune_paused(c->db, c->id, c->err)) != HPOD_OK)
         return st;
     return HPOD_OK;
 }
 
-/* study/suggest_group.h */
-int
+/* An empty answer with room for count trials. */
+static void
+answer_reset(struct suggest_answer *out, long long count)
+{
+    size_t n = count > 0 ? (size_t)count : 1;
+    suggest_answer_cleanup(out);
+    out->trials = xcalloc(n, sizeof *out->trials);
+    out->params = xcalloc(n, sizeof *out->params);
+}
+
+/*
+ * The transaction of a group's calls m[0..k-1] of study id
+ * (study/suggest_group.h's suggest_group_fn); sets each m[i]->st.
+ * Returns 1 when it committed.
+ */
+static int
 suggest_run(struct db *db, long long id, struct member **m, size_t k)
 {
     struct suggest_call c = {.db = db, .id = id, .out = m[0]->out};
@@ -823,12 +662,18 @@ suggest_run(struct db *db, long long id, struct member **m, size_t k)
     int committed = 0;
     enum hpod_status st;
 
+    for (i = 0; i < k; i++)
+        answer_reset(m[i]->out, m[i]->count);
     c.err = m[0]->err;
     if ((st = suggest_begin(&c)) != HPOD_OK)
         goto out;
+    for (i = 0; i < k; i++) {
+        m[i]->out->has_algorithm = 1;
+        m[i]->out->algorithm = c.d->algo.name;
+    }
     /* Multi-fidelity decisions read state a call's predecessor changes
      * (the ASHA ladder, the stage): one call per transaction. */
-    if (mf_enabled(&c.d) && k > 1) {
+    if (mf_enabled(c.d) && k > 1) {
         st = HPOD_ECONFLICT;
         goto out;
     }
@@ -873,12 +718,39 @@ out:
     /* Not committed: what it read may hold this transaction's undone
      * writes (study/histcache.c, point 4). */
     hcache_put(c.hc, committed);
-    if (c.entry)
-        cache_put(c.entry);
+    samplercache_put(c.entry, c.d, 1);
     mf_work_cleanup(&c.work);
-    study_def_cleanup(&c.d);
+    defcache_release(&c.def);
     study_cleanup(&c.s);
     return committed;
+}
+
+/* study_suggest: contract in study/suggest.h. */
+enum hpod_status
+study_suggest(const struct suggest_group_conn *via, long long study_id,
+              const char *worker, long long count, struct suggest_answer *out,
+              struct hpod_err *err)
+{
+    struct member me = {.study_id = study_id,
+                        .worker = worker,
+                        .count = count,
+                        .out = out,
+                        .err = err};
+    struct suggest_group_conn sc = *via;
+    char lab[ACCESS_LAB_MAX + 1];
+    enum hpod_status st;
+
+    memset(out, 0, sizeof *out);
+    /* Model work is admitted per lab (study/labsched.h): the study's
+     * owner, which a caller scoped to a lab is (its token was checked
+     * against the study's lab before the handler ran). */
+    if (!sc.lab || !sc.lab[0]) {
+        if ((st = labsched_study_lab(sc.db, sc.pool, study_id, lab, sizeof lab,
+                                     err)) != HPOD_OK)
+            return st;
+        sc.lab = lab;
+    }
+    return suggest_group_call(&sc, &me, suggest_run);
 }
 
 void
@@ -889,6 +761,9 @@ suggest_answer_cleanup(struct suggest_answer *a)
     for (size_t i = 0; a->measures && i < a->n; i++)
         free(a->measures[i]);
     free(a->measures);
+    for (size_t i = 0; a->params && i < a->n; i++)
+        json_decref(a->params[i]);
+    free(a->params);
     trials_free(a->trials, a->n);
     memset(a, 0, sizeof *a);
 }

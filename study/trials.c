@@ -3,11 +3,13 @@
  */
 #include "study/trials.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
+#include "study/audit.h"
 
 enum hpod_status
 study_trial_not_live(const struct trial *t, const char *what,
@@ -72,11 +74,20 @@ out:
     return st;
 }
 
+const char *
+study_trial_target(long long id, char buf[48])
+{
+    snprintf(buf, 48, "trial/%lld", id);
+    return buf;
+}
+
 enum hpod_status
 study_trial_fail(struct db *db, long long id, const char *reason,
-                 struct trial *out, struct hpod_err *err)
+                 const struct principal *by, struct trial *out,
+                 struct hpod_err *err)
 {
     struct trial t = {0};
+    char target[48];
     enum hpod_status st;
 
     if ((st = db_begin(db, err)) != HPOD_OK ||
@@ -87,8 +98,14 @@ study_trial_fail(struct db *db, long long id, const char *reason,
         goto out;
     }
     if (t.state != TRIAL_FAILED &&
-        (st = trial_store_fail(db, t.id, reason ? reason : "failed", err)) !=
-            HPOD_OK)
+        ((st = trial_store_fail(db, t.id, reason ? reason : "failed", err)) !=
+             HPOD_OK ||
+         (st = audit_record(db, access_token_of(by), "trial.fail", NULL,
+                            t.study_id, study_trial_target(t.id, target),
+                            json_pack("{s:s, s:i}", "reason",
+                                      reason ? reason : "failed", "number",
+                                      t.seq),
+                            err)) != HPOD_OK))
         goto out;
     if ((st = db_commit(db, err)) != HPOD_OK)
         goto out;

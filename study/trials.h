@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "store/db.h"
 #include "store/model.h"
+#include "study/access.h"
 
 /* HPOD_ECONFLICT: trial t cannot be acted on (what) in its state. */
 enum hpod_status study_trial_not_live(const struct trial *t, const char *what,
@@ -42,10 +43,15 @@ enum hpod_status study_trial_heartbeat(struct db *db, long long id,
 /*
  * study_trial_fail - marks the trial failed with reason (NULL: "failed");
  * failing a failed trial again changes nothing; 409 for a completed or
- * pruned one. *out is the trial as then stored.
+ * pruned one. *out is the trial as then stored. A change is recorded in
+ * the audit log as by's trial.fail (study/audit.h).
  */
 enum hpod_status study_trial_fail(struct db *db, long long id,
-                                  const char *reason, struct trial *out,
+                                  const char *reason,
+                                  const struct principal *by, struct trial *out,
                                   struct hpod_err *err);
+
+/* The audit target of trial id, "trial/ID", into buf (48 bytes). */
+const char *study_trial_target(long long id, char buf[48]);
 
 #endif

@@ -7,7 +7,8 @@
  * API access, the helpers the others share (window.hpodApp), routing, the
  * refresh loop and one study's view with its first charts; web/list.js
  * draws the study list, web/plots.js the contour, EDF and timeline plots,
- * web/trials.js the trials table. Views, by URL hash:
+ * web/trials.js the trials table, web/audit.js the audit log (admins).
+ * Views, by URL hash:
  *   #/?q=&lab=&state=  the study list (search, filters, pages)
  *   #/study/ID         one study: best so far, Pareto front and
  *                      hypervolume, learning curves, parallel coordinates,
@@ -491,17 +492,40 @@
     }
   }
 
-  /* GET /v1/studies/{id}/importance; {unavailable: why} when the study
-   * cannot be modelled yet (409: too few completed trials) or at all
-   * (422), null when the server has no such route. */
+  /* GET /v1/studies/{id}/importance, read again only when the study
+   * changed: the last answer is kept with its ETag and sent back in
+   * If-None-Match, so an unchanged study answers 304 and is drawn from
+   * the kept one (study/importance.h). {unavailable: why} when the study
+   * cannot be modelled yet (409: too few completed trials), at all (422)
+   * or not yet (202: a big study's fit is under way); null when the
+   * server has no such route. */
+  const importanceKept = new Map();
   async function importance(id) {
+    const path = "/v1/studies/" + id + "/importance";
+    const kept = importanceKept.get(id);
+    const headers = { Accept: "application/json" };
+    if (token) headers.Authorization = "Bearer " + token;
+    if (kept) headers["If-None-Match"] = kept.etag;
+    let r;
     try {
-      return await optional("/v1/studies/" + id + "/importance");
+      r = await fetch(path, { headers: headers, cache: "no-store" });
     } catch (e) {
-      if (e.status === 409 || e.status === 422)
-        return { unavailable: e.message };
-      throw e;
+      throw new ApiError(0, null, path);
     }
+    if (r.status === 304 && kept) return kept.body;
+    let body = null;
+    try {
+      body = await r.json();
+    } catch (e) {
+      body = null;
+    }
+    if (r.status === 202) return kept ? kept.body : { unavailable: "being computed; it is shown when ready" };
+    if (r.status === 404 || r.status === 405) return null;
+    if (r.status === 409 || r.status === 422) return { unavailable: new ApiError(r.status, body, path).message };
+    if (!r.ok) throw new ApiError(r.status, body, path);
+    const etag = r.headers.get("ETag");
+    if (etag && !body.stale) importanceKept.set(id, { etag: etag, body: body });
+    return body;
   }
 
   /* Importance bars per parameter (mean |contribution| of its term in the
@@ -602,7 +626,19 @@
     const m = /^#\/study\/(\d+)$/.exec(location.hash);
     if (m) return { view: "study", id: m[1] };
     const q = location.hash.indexOf("?");
-    return { view: "list", query: new URLSearchParams(q < 0 ? "" : location.hash.slice(q + 1)) };
+    const query = new URLSearchParams(q < 0 ? "" : location.hash.slice(q + 1));
+    return { view: /^#\/audit(\?|$)/.test(location.hash) ? "audit" : "list", query: query };
+  }
+
+  /* The audit log's link, for the tokens GET /v1/audit answers (admins). */
+  async function auditLink() {
+    let ok = false;
+    try {
+      ok = !!(await api("/v1/audit?limit=1"));
+    } catch (e) {
+      ok = false;
+    }
+    $("audit-link").hidden = !ok;
   }
 
   async function refresh(fresh) {
@@ -612,7 +648,10 @@
     const r = route();
     try {
       if (r.view === "study") await renderStudy(r.id, gen, fresh);
-      else {
+      else if (r.view === "audit") {
+        if (fresh) dropCharts();
+        await window.hpodApp.audit.render(gen, fresh, r.query);
+      } else {
         if (fresh) {
           dropCharts();
           $("crumb").textContent = "";
@@ -621,7 +660,7 @@
       }
       if (gen !== generation) return;
       banner("");
-      dash.view = r.view === "study" ? "study/" + r.id : "list";
+      dash.view = r.view === "study" ? "study/" + r.id : r.view;
       dash.renders++;
       $("refreshed").textContent = "updated " + new Date().toLocaleTimeString();
     } catch (e) {
@@ -645,6 +684,7 @@
   function navigate() {
     generation++;
     refresh(true);
+    auditLink();
   }
 
   function start() {
@@ -670,7 +710,7 @@
   }
 
   /* What web/list.js, web/plots.js and web/trials.js use; they add their
-   * own parts (list, plots, trials) before the page starts. */
+   * own parts (list, plots, trials, audit) before the page starts. */
   window.hpodApp = {
     api: api, optional: optional, send: send, el: el, $: $, select: select, fmt: fmt, ago: ago,
     compare: compare, banner: banner, chart: chart, dropCharts: dropCharts, panel: panel,

@@ -48,6 +48,7 @@ MODULES = [
     "test_multifidelity",      # asha, multistage
     "test_explain",            # /v1/trials/{id}/explain: recorded decisions
     "test_concurrency",        # two servers, 16 workers, kill -9
+    "test_fairness",           # model work per lab, importance per version, model memory
     "test_benchmarks",         # the lookup tables: built-in, import, evaluate
     "test_benchmark_studies",  # studies backed by a table, the fake trainer
     "test_warm_start",         # warm_start from a study or a benchmark
@@ -61,10 +62,13 @@ MODULES = [
     "test_dashboard",          # the page at /, its files, headless Chromium on 3 studies
     "test_docker",             # entrypoint, hpod healthcheck, waiting for the database
     "test_auth",               # tokens, roles, labs (a database of its own)
+    "test_audit",              # the audit log, created_by, retention (auth's database)
+    "test_cli",                # hpod study/trials/best/watch over HTTP, YAML files, tmux
     "test_limits",             # connections, deadlines, bodies, rates, /metrics, hygiene
     "test_pgbouncer",          # the core again through PgBouncer in transaction mode
     "test_standby",            # HPOD_READ_DATABASE_URL on a real streaming standby
     "test_worker",             # hpod worker: simulation jobs without HTTP, takeover
+    "test_metrics",            # /metrics families; last: promtool on the suite's scrape
 ]
 
 # For tests/fuzz/seed_corpus.py, which sets HAVE_TABLES itself.

@@ -178,6 +178,7 @@ def requests(L):
             "/v1/simulations/%d" % L.cancellable(), None),
         ("post", "/v1/tokens"): lambda: ("/v1/tokens", {"role": "read"}),
         ("get", "/v1/tokens"): lambda: ("/v1/tokens", None),
+        ("get", "/v1/audit"): lambda: ("/v1/audit?limit=5", None),
         ("delete", "/v1/tokens/{id}"): lambda: ("/v1/tokens/%d" % expect(L.call(
             "POST", "/v1/tokens", {"role": "read", "lab": "mt"}, token=L.root), 201)["id"], None),
     }

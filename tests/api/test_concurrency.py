@@ -243,9 +243,54 @@ def _hc_value(p):
     return -((p["x"] - 0.3) ** 2) - (p["y"] - 0.6) ** 2
 
 
-def _hc_drive(c, body, ports, steps=12):
+def _hc_expiry_raced(c, sid, tid, port, worker):
+    """Trial tid's lease lapses while another transaction (as another
+    server's reaper would) holds it expired but not committed; a suggest
+    then starts, its lease expiry waits for that transaction, which
+    commits once the suggest waits: the expiry skips the row. Returns the
+    suggest's answer. The lease lapses a second after the transaction
+    holds the row, so no reaper expires it first."""
+    import subprocess
+    from harness import psql
+    held = subprocess.Popen(
+        ["psql", c.dburl, "-X", "-q", "-v", "ON_ERROR_STOP=1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    held.stdin.write(
+        "UPDATE trials SET lease_expires_at = now() + interval '1 second'"
+        " WHERE id = %d;\nBEGIN;\nUPDATE trials SET state = 'failed',"
+        " reason = 'lease expired', lease_expired = true,"
+        " lease_expires_at = NULL WHERE id = %d;\n\\echo ready\n" % (tid, tid))
+    held.stdin.flush()
+    check(held.stdout.readline().strip() == "ready",
+          "the concurrent expiry did not start")
+    time.sleep(1.5)
+    out = {}
+    th = threading.Thread(target=lambda: out.setdefault(
+        "r", suggest(c, sid, worker, port=port)))
+    th.start()
+    waiting = "0"
+    deadline = time.monotonic() + 30
+    while waiting == "0" and th.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+        # The suggest's expiry of its study (not a reaper's of every study).
+        waiting = psql(c.dburl, "SELECT count(*) FROM pg_stat_activity"
+                       " WHERE wait_event_type = 'Lock'"
+                       " AND query LIKE '%lease expired%'"
+                       " AND query LIKE '%study_id = $1%'").strip()
+    held.stdin.write("COMMIT;\n")
+    held.stdin.close()
+    check(held.wait(timeout=60) == 0, "the concurrent expiry failed")
+    th.join(timeout=60)
+    check(waiting != "0", "the suggest never waited for the concurrent expiry")
+    check("r" in out, "the suggest did not answer")
+    return out["r"]
+
+
+def _hc_drive(c, body, ports, steps=12, race=False):
     """The same calls on a new study, alternating suggests over ports
-    (each report goes to the other port); returns every suggestion."""
+    (each report goes to the other port); returns every suggestion. race:
+    the lease of step 4 lapses and another transaction expires it while
+    that step's suggest waits for it (_hc_expiry_raced)."""
     import subprocess
     from harness import psql
     sid = create(c, body, port=ports[0])["id"]
@@ -257,8 +302,10 @@ def _hc_drive(c, body, ports, steps=12):
         if step == 4:
             # A lease lapses (as if its worker died): the next suggest, on
             # either server, fails the trial and frees its candidate.
-            psql(c.dburl, "UPDATE trials SET lease_expires_at = now() - "
-                 "interval '1 second' WHERE id = %d" % held.pop(0)["id"])
+            lapsed = held.pop(0)["id"]
+            if not race:
+                psql(c.dburl, "UPDATE trials SET lease_expires_at = now() - "
+                     "interval '1 second' WHERE id = %d" % lapsed)
         if step == 6:
             # A trial that ran elsewhere enters the model through the
             # server that is not suggesting next.
@@ -287,7 +334,10 @@ def _hc_drive(c, body, ports, steps=12):
             open_tx.stdin.write("COMMIT;\n")
             open_tx.stdin.close()
             check(open_tx.wait(timeout=60) == 0, "the open transaction failed")
-        r = suggest(c, sid, "hc-w%d" % step, port=port)
+        if race and step == 4:
+            r = _hc_expiry_raced(c, sid, lapsed, port, "hc-w%d" % step)
+        else:
+            r = suggest(c, sid, "hc-w%d" % step, port=port)
         check(len(r["trials"]) == 1, "step %d: %d trials" % (step, len(r["trials"])))
         t = r["trials"][0]
         out.append(t["params"])
@@ -301,37 +351,56 @@ def _hc_drive(c, body, ports, steps=12):
     return out
 
 
-@test("history cache: two servers interleaving suggests, reports, a lapsed lease and an added trial choose what a server without the cache chooses")
-def t_history_cache(c):
+_HC_GRID = [{"name": "a", "type": "int", "low": 0, "high": 7},
+            {"name": "b", "type": "int", "values": list(range(8))}]
+_HC_CANDS = [{"a": i, "b": j} for i in range(8) for j in range(8)]
+_HC_SQUARE = [{"name": "x", "type": "float", "low": 0, "high": 1},
+              {"name": "y", "type": "float", "low": 0, "high": 1}]
+_HC_OBJ = [{"name": "y", "goal": "maximize"}]
+_HC_STUDIES = [
+    ("graph/eif", {"space": _HC_GRID, "candidates": _HC_CANDS,
+                   "objectives": _HC_OBJ,
+                   "algorithm": {"name": "graph", "acquisition": "eif",
+                                 "seed": 7, "init": 4}}),
+    ("random finite", {"space": _HC_GRID, "candidates": _HC_CANDS,
+                       "objectives": _HC_OBJ,
+                       "algorithm": {"name": "random", "seed": 7}}),
+    ("gp/ei", {"space": _HC_SQUARE, "objectives": _HC_OBJ,
+               "algorithm": {"name": "gp", "acquisition": "ei", "seed": 7,
+                             "init": 4}}),
+]
+
+
+def _hc_compare(c, race):
+    """_hc_drive on two caching servers, then on a server without the
+    cache (HPOD_HISTORY_CACHE=0, started afterwards): the same
+    suggestions."""
     from harness import Server
     b = c.server()
-    grid = [{"name": "a", "type": "int", "low": 0, "high": 7},
-            {"name": "b", "type": "int", "values": list(range(8))}]
-    cands = [{"a": i, "b": j} for i in range(8) for j in range(8)]
-    square = [{"name": "x", "type": "float", "low": 0, "high": 1},
-              {"name": "y", "type": "float", "low": 0, "high": 1}]
-    obj = [{"name": "y", "goal": "maximize"}]
-    studies = [
-        ("graph/eif", {"space": grid, "candidates": cands, "objectives": obj,
-                       "algorithm": {"name": "graph", "acquisition": "eif",
-                                     "seed": 7, "init": 4}}),
-        ("random finite", {"space": grid, "candidates": cands, "objectives": obj,
-                           "algorithm": {"name": "random", "seed": 7}}),
-        ("gp/ei", {"space": square, "objectives": obj,
-                   "algorithm": {"name": "gp", "acquisition": "ei", "seed": 7,
-                                 "init": 4}}),
-    ]
+    tag = "race " if race else ""
     got = {}
-    for label, body in studies:
-        got[label] = _hc_drive(c, dict(body, name="hc a " + label), [c.port, b.port])
+    for label, body in _HC_STUDIES:
+        got[label] = _hc_drive(c, dict(body, name="hc a " + tag + label),
+                               [c.port, b.port], race=race)
     ref = Server(c.args.hpod, c.logdir, c.dburl)
     ref.extra_env = {"HPOD_HISTORY_CACHE": "0"}
     c.servers.append(ref)
     ref.start()
-    for label, body in studies:
-        want = _hc_drive(c, dict(body, name="hc ref " + label), [ref.port])
+    for label, body in _HC_STUDIES:
+        want = _hc_drive(c, dict(body, name="hc ref " + tag + label),
+                         [ref.port], race=race)
         for i, (x, y) in enumerate(zip(got[label], want)):
             check(x == y, "%s: suggestion %d with the cache %r, without %r"
                   % (label, i, x, y))
         check(len(got[label]) == len(want), "%s: %d and %d suggestions"
               % (label, len(got[label]), len(want)))
+
+
+@test("history cache: two servers interleaving suggests, reports, a lapsed lease and an added trial choose what a server without the cache chooses")
+def t_history_cache(c):
+    _hc_compare(c, race=False)
+
+
+@test("history cache: a lapsed lease that another transaction expires while a suggest's expiry waits for it: the same choices as without the cache")
+def t_history_cache_raced_expiry(c):
+    _hc_compare(c, race=True)

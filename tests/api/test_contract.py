@@ -159,7 +159,7 @@ def t_contract_query(c):
             check(not (r.status == 400 and "unknown query parameter" in r.json["error"]["message"]),
                   "%s declares %r, the server does not: %r" % (tmpl, q, r))
         n += 1
-    check(n >= 20 and n_declared == 19, "%d operations, %d query parameters" % (n, n_declared))
+    check(n >= 20 and n_declared == 26, "%d operations, %d query parameters" % (n, n_declared))
     t = get_trial(c, tid)
     check(t["state"] == "pending", "a rejected request changed the trial: %r" % short(t))
 

@@ -32,6 +32,7 @@ import browser
 
 WEB_FILES = {"app.js": "text/javascript", "list.js": "text/javascript",
              "plots.js": "text/javascript", "trials.js": "text/javascript",
+             "audit.js": "text/javascript",
              "style.css": "text/css", "favicon.svg": "image/svg+xml",
              "echarts.min.js": "text/javascript", "echarts-LICENSE.txt": "text/plain",
              "echarts-NOTICE.txt": "text/plain"}
@@ -520,9 +521,11 @@ def t_browser_token_and_db_down(c):
                 {"values": {"bleu": objective(t["params"])}}, token=root), 200)
     base = "http://127.0.0.1:%d" % srv.port
     # Expected failed loads: the first 401 (before the token), the 503s,
-    # the 403 of a note saved with a read token.
+    # the 403 of a note saved with a read token, the audit log's probe
+    # (401, then 403 for a read token).
     with browser.Browser(allow_http_errors=OPTIONAL_ROUTES +
-                         r"|/v1/studies(\?limit=\d+&offset=\d+|/\d+.*)$|/v1/trials/\d+$") as b:
+                         r"|/v1/studies(\?limit=\d+&offset=\d+|/\d+.*)$|/v1/trials/\d+$"
+                         r"|/v1/audit\?limit=1$") as b:
         b.goto(base + "/#/study/%d" % sid)
         b.wait_for("!document.getElementById('login').hidden")
         check(b.eval("hpodDash.renders") == 0, "drawn without a token")
@@ -533,6 +536,8 @@ def t_browser_token_and_db_down(c):
               and b.eval("localStorage.getItem('hpod_token')") is None,
               "the token is not kept in sessionStorage only")
         check(series(b, "best") == {"completed trials": 1, "best so far": 1}, "best chart with a read token")
+        check(b.eval("document.getElementById('audit-link').hidden"),
+              "a read token is shown the audit log's link")
         # It rereads while the study runs: a trial completed now shows up.
         t = expect(call(srv.port, "POST", "/v1/studies/%d/suggest" % sid, {"worker": "w2"},
                         token=root), 200)["trials"][0]
@@ -561,6 +566,44 @@ def t_browser_token_and_db_down(c):
 
 ROW_NAMES = ("Array.from(document.querySelectorAll('#studies tbody tr td:first-child'))"
              ".map(td => td.textContent)")
+
+
+AUDIT_ROWS = ("Array.from(document.querySelectorAll('#audit-events tbody tr'))"
+              ".map((r) => +r.dataset.event)")
+
+
+@test("dashboard: an admin gets the audit log: the API's events newest first, filtered by action and study, older pages")
+def t_browser_audit(c):
+    d, base = browser_setup(c)
+    sid = d["single"]
+    with browser.Browser(allow_http_errors=OPTIONAL_ROUTES) as b:
+        open_view(b, base, "", "list")
+        b.wait_for("!document.getElementById('audit-link').hidden")
+        b.eval("document.getElementById('audit-link').click(); 1")
+        b.wait_for("hpodDash.view === 'audit' && !!document.querySelector('#audit-events tbody tr')")
+        api = expect(call(c.port, "GET", "/v1/audit?limit=100"), 200)
+        check(b.eval(AUDIT_ROWS) == [e["id"] for e in api["events"]],
+              "audit rows %r, the API's %r" % (b.eval(AUDIT_ROWS)[:5], api["events"][:2]))
+        b.screenshot(os.path.join(screenshot_dir(c), "dashboard-audit.png"))
+        if api["next"]:
+            b.eval("document.getElementById('audit-older').click(); 1")
+            older = expect(call(c.port, "GET", "/v1/audit?limit=100&next=" + api["next"]), 200)
+            b.wait_for("JSON.stringify(%s) === %s" % (AUDIT_ROWS, json.dumps(json.dumps(
+                [e["id"] for e in older["events"]], separators=(",", ":")))))
+        choose(b, "audit-action", "trial.fail")
+        want = [e["id"] for e in expect(call(c.port, "GET", "/v1/audit?limit=100&action=trial.fail"),
+                                        200)["events"]]
+        check(want, "no trial.fail event (dash single has a failed trial)")
+        b.wait_for("location.hash === '#/audit?action=trial.fail' && JSON.stringify(%s) === %s"
+                   % (AUDIT_ROWS, json.dumps(json.dumps(want, separators=(",", ":")))))
+        open_view(b, base, "audit?study=%d" % sid, "audit")
+        want = expect(call(c.port, "GET", "/v1/audit?limit=100&study=%d" % sid), 200)["events"]
+        b.wait_for("JSON.stringify(%s) === %s" % (AUDIT_ROWS, json.dumps(json.dumps(
+            [e["id"] for e in want], separators=(",", ":")))))
+        links = b.eval("Array.from(document.querySelectorAll('#audit-events tbody a'))"
+                       ".map((a) => a.getAttribute('href'))")
+        check(links and set(links) == {"#/study/%d" % sid}, "target links %r" % links)
+        no_problems(b)
 
 
 def all_studies(c, query=""):

@@ -88,10 +88,18 @@ def t_load_if_exists(c):
                                               load_if_exists=True)), 200)["id"] == s["id"],
           "the study's own seed did not load it")
     # Without load_if_exists in another lab: a new study, not this one.
-    check(create(c, body(n, budget=6, lab=ulab("lab")))["id"] != s["id"], "lab ignored")
-    unchanged_tables = {k: v for k, v in db_snapshot(c.dburl).items() if k != "studies"}
+    new_id = create(c, body(n, budget=6, lab=ulab("lab")))["id"]
+    check(new_id != s["id"], "lab ignored")
+    # That create wrote its study and its audit event; nothing else did.
+    unchanged_tables = {k: v for k, v in db_snapshot(c.dburl).items()
+                        if k not in ("studies", "audit_events")}
     check(all(before[k] == v for k, v in unchanged_tables.items() if k in before),
           "a refused load changed a table")
+    events = expect(call(c.port, "GET", "/v1/audit?limit=20"), 200)["events"]
+    mine = [(e["action"], e["study"]) for e in events if e["study"] in (s["id"], new_id)]
+    check(mine[0] == ("study.create", new_id) and
+          ("study.create", s["id"]) in mine and len(mine) == 2,
+          "audit events of the two studies %r" % mine)
 
     # Finite studies: the candidates are compared too.
     cand = [{"lr": 0.01, "layers": 2, "bpe": 10000, "opt": "adam"},

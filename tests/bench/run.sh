@@ -38,8 +38,9 @@
 # finite studies run in turn and pooled, default 8), BENCH_PEER=0 skips
 # the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
 # Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run,
-# BENCH_ONLY (comma-separated steps among http, models, simload, importance,
-# replicas, engine, peer, core, cold; default all) runs only those steps, e.g.
+# BENCH_ONLY (comma-separated steps among http, models, simload, fairness,
+# importance, replicas, engine, peer, core, cold, suite; default all) runs
+# only those steps, e.g.
 # BENCH_ONLY=models,simload for the single-server model and simulation
 # figures without the rest.
 set -u
@@ -209,6 +210,15 @@ if want simload; then
     run_tagged "" python3 "$root/tests/bench/bench_simload.py" "$urls" ||
         fail "bench_simload.py failed"
 fi
+if want fairness; then
+    echo
+    echo "== HTTP: one lab's trainer while another lab saturates the server" \
+        "(tests/bench/bench_fairness.py)"
+    # shellcheck disable=SC2086 # pids holds the one server's pid
+    BENCH_FAIR_GRAPHS=0 run_tagged "" python3 \
+        "$root/tests/bench/bench_fairness.py" "$urls" $pids ||
+        fail "bench_fairness.py failed"
+fi
 echo
 if ! want importance; then
     echo "== importance vs fANOVA: skipped (BENCH_ONLY)"
@@ -222,6 +232,19 @@ else
         "sklearn (sh scripts/deps.sh bench installs them); skipped"
 fi
 stop_servers_checked
+
+if want fairness && [ "${BENCH_FAIR_GRAPHS:-16}" != 0 ]; then
+    echo
+    echo "== model memory: a fresh server's RSS after ${BENCH_FAIR_GRAPHS:-16}" \
+        "graph studies of ${BENCH_FAIR_CANDS:-4000} candidates" \
+        "(tests/bench/bench_fairness.py)"
+    start_servers 1 "$B"
+    # shellcheck disable=SC2086 # pids holds the one server's pid
+    BENCH_FAIR_ROUNDS=0 run_tagged "" python3 \
+        "$root/tests/bench/bench_fairness.py" "$urls" $pids ||
+        fail "bench_fairness.py (memory) failed"
+    stop_servers_checked
+fi
 
 # --- 2. replicas ------------------------------------------------------------
 if want replicas; then

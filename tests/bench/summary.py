@@ -8,7 +8,8 @@ bench_http (keys prefixed http_1s_w<N>_ for one server and N clients,
 http_<R>r_finite_ / http_<R>r_open_ for 64 clients over R replicas; the
 finite run pools several fresh studies and adds http_<R>r_finite_first_study_*,
 the first study alone),
-bench_models.py (http_gp_ei_<N>_mean_ms, ...: the mean of the warm calls, refits amortized), bench_gp (core_gp_ei_<N>_ms)
+bench_models.py (http_gp_ei_<N>_mean_ms, ...: the mean of the warm calls, refits amortized), bench_gp (core_gp_ei_<N>_ms),
+bench_fairness.py (fair_suggest_p99_*, fair_rss_*)
 and bench_optuna.py (optuna_rdb_w<N>_..., optuna_tpe_<N>_ask_ms).
 CLIENTS are the worker counts run (default 1 4 16 64).
 
@@ -176,6 +177,13 @@ def main(argv):
          "ms", 2, False)
     goal("suggest p99 with 4 simulations / idle p99", g("sim_suggest_p99_ratio"),
          "x", 2, False)
+    print()
+    print("== issue 27 goals (printed, never asserted)")
+    goal("lab B's suggest p99 while lab A saturates / idle", g("fair_suggest_p99_ratio"),
+         "x", 2, False)
+    budget = g("fair_rss_budget_mib")
+    goal("RSS after 16 graph studies of 4,000 candidates",
+         g("fair_rss_after_graphs_mib"), "MiB", (budget or float("nan")) + 100, False)
     return 0
 
 

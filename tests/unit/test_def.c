@@ -10,9 +10,7 @@
 #include <string.h>
 
 #include "core/graph.h"
-#include "core/rng.h"
 #include "study/def.h"
-#include "study/fields.h"
 
 static const char *BASE_SPACE =
     "[{\"name\":\"lr\",\"type\":\"float\",\"low\":0.0001,\"high\":0.01,"
@@ -411,35 +409,14 @@ test_graph_size(void **state)
 }
 
 /*
- * sd_first_duplicate against the pairwise reference: the first string
- * equal to an earlier one (n if none), over random arrays of short
- * strings from a small alphabet (so duplicates are frequent, and strings
- * of different lengths share prefixes); and the error a definition gets.
+ * A categorical's repeated choice is reported at its index within the
+ * definition (study/choices.h; its other checks: test_choices.c).
  */
 static void
-test_first_duplicate(void **state)
+test_choice_errors(void **state)
 {
     (void)state;
-    struct rng r;
     char field[160];
-    rng_seed(&r, 31);
-    for (int t = 0; t < 300; t++) {
-        size_t n = (size_t)rng_below(&r, 40), want = n;
-        json_t *a = json_array();
-        for (size_t i = 0; i < n; i++) {
-            char s[4] = {0};
-            size_t len = 1 + (size_t)rng_below(&r, 3);
-            for (size_t k = 0; k < len; k++)
-                s[k] = (char)('a' + rng_below(&r, t % 2 ? 3 : 12));
-            json_array_append_new(a, json_string(s));
-        }
-        for (size_t i = 0; i < n && want == n; i++)
-            for (size_t j = 0; j < i; j++)
-                if (json_equal(json_array_get(a, i), json_array_get(a, j)))
-                    want = i;
-        assert_int_equal(sd_first_duplicate(a, n), want);
-        json_decref(a);
-    }
     assert_int_equal(
         try_def("{\"name\":\"s\",\"space\":[{\"name\":\"c\",\"type\":"
                 "\"categorical\",\"choices\":[\"a\",\"b\",\"ab\",\"b\","
@@ -448,24 +425,6 @@ test_first_duplicate(void **state)
                 field),
         HPOD_EUNPROC);
     assert_string_equal(field, "space[0].choices[3]");
-    /* A choice of the wrong type or length is reported at its index, even
-     * after a duplicate. */
-    char text[512], long_choice[202];
-    memset(long_choice, 'x', 201);
-    long_choice[201] = 0;
-    const char *bad[2] = {"\"a\",\"a\",3", NULL};
-    char both[300];
-    snprintf(both, sizeof both, "\"a\",\"a\",\"%s\"", long_choice);
-    bad[1] = both;
-    for (int k = 0; k < 2; k++) {
-        snprintf(text, sizeof text,
-                 "{\"name\":\"s\",\"space\":[{\"name\":\"c\",\"type\":"
-                 "\"categorical\",\"choices\":[%s]}],\"objectives\":[{"
-                 "\"name\":\"y\",\"goal\":\"maximize\"}]}",
-                 bad[k]);
-        assert_int_equal(try_def(text, field), k ? HPOD_EUNPROC : HPOD_EINVAL);
-        assert_string_equal(field, "space[0].choices[2]");
-    }
 }
 
 int
@@ -479,7 +438,7 @@ main(void)
         cmocka_unit_test(test_metric_set),
         cmocka_unit_test(test_warm_start),
         cmocka_unit_test(test_graph_size),
-        cmocka_unit_test(test_first_duplicate),
+        cmocka_unit_test(test_choice_errors),
     };
     return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "common/mem.h"
 #include "study/histcache.h"
+#include "study/modelcache.h"
 
 #define NMAX 64
 
@@ -300,7 +301,7 @@ test_table(void **unused)
     struct hcache *d = hcache_take(7);
     assert_string_equal(d->xmin, "");
     hcache_put(d, 1);
-    hcache_clear();
+    modelcache_clear();
 }
 
 int

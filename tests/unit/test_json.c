@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_json.c - the JSON encoder: string escaping, nesting,
  * key order, reals in their shortest form that stay reals, and random
- * documents that read back equal.
+ * documents that read back equal; the one field reader (hj_get_*): its
+ * defaults, types, bounds and the paths its errors name.
  */
 #include "tests/support/check.h"
 
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "common/err.h"
 #include "common/json.h"
 
 /* Dumps v (consumed) with flags and compares with want. */
@@ -236,6 +238,66 @@ test_random_round_trip(void **state)
     }
 }
 
+static void
+test_field_reader(void **state)
+{
+    (void)state;
+    json_t *o =
+        json_loads("{\"n\": 7, \"big\": 99, \"s\": \"x\", \"z\": null,"
+                   " \"f\": 0.5, \"r\": 2.5, \"huge\": 9007199254740993}",
+                   0, NULL);
+    struct hpod_err err = {0};
+    long long i = -1;
+    double x = -1;
+    const char *str = "unset";
+    int has = -1;
+
+    assert_non_null(o);
+    /* Present and legal. */
+    assert_int_equal(hj_get_int(o, "", "n", 0, 10, &i, &has, &err), HPOD_OK);
+    assert_int_equal(i, 7);
+    assert_int_equal(has, 1);
+    /* Absent and null leave the default; present may be NULL. */
+    i = 42;
+    assert_int_equal(hj_get_int(o, "", "none", 0, 10, &i, &has, &err), HPOD_OK);
+    assert_int_equal(i, 42);
+    assert_int_equal(has, 0);
+    assert_int_equal(hj_get_int(o, "a", "z", 0, 10, &i, NULL, &err), HPOD_OK);
+    assert_int_equal(i, 42);
+    /* Bounds are 422 naming path.key; a wrong type is 400. */
+    assert_int_equal(hj_get_int(o, "algorithm", "big", 0, 10, &i, NULL, &err),
+                     HPOD_EUNPROC);
+    assert_string_equal(err.field, "algorithm.big");
+    assert_string_equal(err.msg, "algorithm.big must be between 0 and 10");
+    assert_int_equal(i, 42);
+    assert_int_equal(hj_get_int(o, "", "s", 0, 10, &i, NULL, &err),
+                     HPOD_EINVAL);
+    assert_string_equal(err.field, "s");
+    assert_string_equal(err.msg, "s must be an integer");
+    /* Numbers: exact only; null is given and is not a number. */
+    assert_int_equal(hj_get_number(o, "", "f", &x, &has, &err), HPOD_OK);
+    assert_true(x == 0.5 && has == 1);
+    assert_int_equal(hj_get_number(o, "p", "z", &x, &has, &err), HPOD_EINVAL);
+    assert_true(has == 1 && x == 0.5);
+    assert_string_equal(err.field, "p.z");
+    assert_int_equal(hj_get_number(o, "", "huge", &x, NULL, &err),
+                     HPOD_EUNPROC);
+    assert_int_equal(hj_get_number(o, "", "none", &x, &has, &err), HPOD_OK);
+    assert_true(x == 0.5 && has == 0);
+    /* Strings: borrowed; required or not. */
+    assert_int_equal(hj_get_string(o, "", "s", 1, &str, &err), HPOD_OK);
+    assert_string_equal(str, "x");
+    str = "dflt";
+    assert_int_equal(hj_get_string(o, "", "z", 0, &str, &err), HPOD_OK);
+    assert_string_equal(str, "dflt");
+    assert_int_equal(hj_get_string(o, "space[2]", "z", 1, &str, &err),
+                     HPOD_EINVAL);
+    assert_string_equal(err.msg, "space[2].z is required");
+    assert_int_equal(hj_get_string(o, "", "n", 0, &str, &err), HPOD_EINVAL);
+    assert_string_equal(err.msg, "n must be a string");
+    json_decref(o);
+}
+
 int
 main(void)
 {
@@ -246,6 +308,7 @@ main(void)
         cmocka_unit_test(test_bad_utf8),
         cmocka_unit_test(test_nesting_and_order),
         cmocka_unit_test(test_random_round_trip),
+        cmocka_unit_test(test_field_reader),
     };
     return cmocka_run_group_tests_name("json", tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/histogram.h"
 #include "server/metrics.h"
 #include "server/router.h"
 
@@ -82,12 +83,12 @@ test_escape(void **state)
 {
     (void)state;
     char out[64];
-    assert_string_equal(metrics_escape("Q\"}x", out, sizeof out), "Q\\\"}x");
-    assert_string_equal(metrics_escape("a\\b\nc", out, sizeof out),
+    assert_string_equal(histogram_escape("Q\"}x", out, sizeof out), "Q\\\"}x");
+    assert_string_equal(histogram_escape("a\\b\nc", out, sizeof out),
                         "a\\\\b\\nc");
     /* Cut short, never in the middle of an escape. */
-    assert_string_equal(metrics_escape("ab\"", out, 4), "ab");
-    assert_string_equal(metrics_escape(NULL, out, sizeof out), "");
+    assert_string_equal(histogram_escape("ab\"", out, 4), "ab");
+    assert_string_equal(histogram_escape(NULL, out, sizeof out), "");
 }
 
 static void
