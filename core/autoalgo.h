@@ -15,15 +15,14 @@
 
 #include <stddef.h>
 
-/* Finite spaces with at most this many candidates count as small (the
- * TACL tables: 118-176 rows small, 604-767 rows large). */
-#define AUTOALGO_SMALL_MAX 400
 /* auto chooses a graph (GP-Hedge's graph arm, ehvi's graph surrogate) only
  * up to this many candidates: a graph holds n×n matrices and factorizes
  * over the unlabeled nodes (O(n³) once per process and study; graph.h
  * GRAPH_MAX_NODES is the hard limit), and both were measured on tables of
- * at most 767 rows. Above it the GP alone (so_large without hedge) or
- * ehvi/gp (mo_huge). */
+ * at most 767 rows. Above it the GP alone (so_huge) or ehvi/gp (mo_huge).
+ * It is a bound on memory, not a performance key: the rule has no size
+ * split below it, because none survived leave-one-table-out
+ * (docs/auto.md). */
 #define AUTOALGO_GRAPH_MAX 1000
 
 /* What the rule reads of a study definition. */
@@ -43,14 +42,13 @@ struct autoalgo_features {
 enum autoalgo_case {
     AUTOALGO_WARM_START = 0, /* 1 objective, no constraints, warm_start */
     AUTOALGO_TINY_BUDGET,    /* budget <= init: no model ever decides */
-    AUTOALGO_MO_SMALL,       /* >= 2 objectives, finite <= SMALL_MAX */
-    AUTOALGO_MO_LARGE,       /* >= 2 objectives, finite > SMALL_MAX */
+    AUTOALGO_MO_FINITE,      /* >= 2 objectives, finite <= GRAPH_MAX */
     AUTOALGO_MO_HUGE,        /* >= 2 objectives, finite > GRAPH_MAX */
     AUTOALGO_MO_CONTINUOUS,  /* >= 2 objectives, no candidates */
     AUTOALGO_DECOUPLED,      /* 1 objective, a decoupled constraint */
     AUTOALGO_CONSTRAINED,    /* 1 objective with constraints */
-    AUTOALGO_SO_SMALL,       /* 1 objective, finite <= SMALL_MAX */
-    AUTOALGO_SO_LARGE,       /* 1 objective, finite > SMALL_MAX */
+    AUTOALGO_SO_FINITE,      /* 1 objective, finite <= GRAPH_MAX */
+    AUTOALGO_SO_HUGE,        /* 1 objective, finite > GRAPH_MAX */
     AUTOALGO_CONTINUOUS,     /* 1 objective, no candidates */
     AUTOALGO_N_CASES
 };
@@ -86,8 +84,6 @@ struct autoalgo_config {
     double front_reference;
     int gp_blend; /* ehvi/graph: core/mobo.h gp_blend (enum mobo_blend) */
     int hedge;
-    /* with hedge: 1 for "hedge_judge": "observed" (SAMPLER_V_HEDGEOBS). */
-    int hedge_observed;
     int trust_shape; /* ehvi: core/mobo.h trust_shape (enum mobo_trust_shape) */
 };
 
@@ -111,7 +107,7 @@ enum autoalgo_case autoalgo_case(const struct autoalgo_features *f);
 enum autoalgo_case autoalgo_choose(const struct autoalgo_features *f,
                                    struct autoalgo_config *out);
 
-/* The short code of a case ("so_small", ...), for the reason and logs. */
+/* The short code of a case ("so_finite", ...), for the reason and logs. */
 const char *autoalgo_case_code(enum autoalgo_case c);
 
 #endif

@@ -68,20 +68,28 @@ cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The bin edges of one feature from its sorted values v (n). */
+/*
+ * The bin edges of one feature from its sorted values v (n, NaN last:
+ * cmp_double sorts them there), of which n_nan are NaN (a missing value:
+ * an inactive conditional parameter). The NaN rows get a bin of their own,
+ * the last, whose edge and representative value are NaN.
+ */
 static void
-make_bins(const double *v, size_t n, size_t max_bins, int categorical,
-          struct ebm_feature *f)
+make_bins(const double *v, size_t n, size_t n_nan, size_t max_bins,
+          int categorical, struct ebm_feature *f)
 {
-    size_t d = 0;
+    size_t d = n_nan > 0;
+    n -= n_nan;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || v[i] != v[i - 1])
             d++;
     f->categorical = categorical;
-    f->upper = xmalloc(d * sizeof *f->upper);
+    f->upper = xmalloc((d ? d : 1) * sizeof *f->upper);
     f->n_bins = 0;
     f->exact = categorical || d <= max_bins;
-    if (f->exact) {
+    if (n == 0) {
+        /* every value missing: the one NaN bin below */
+    } else if (f->exact) {
         for (size_t i = 0; i < n; i++)
             if (i == 0 || v[i] != v[i - 1])
                 f->upper[f->n_bins++] = v[i];
@@ -95,6 +103,10 @@ make_bins(const double *v, size_t n, size_t max_bins, int categorical,
         if (f->upper[f->n_bins - 1] < v[n - 1])
             f->upper[f->n_bins - 1] = v[n - 1];
     }
+    if (n_nan > 0) {
+        f->upper = xrealloc(f->upper, (f->n_bins + 1) * sizeof *f->upper);
+        f->upper[f->n_bins++] = NAN;
+    }
     f->rep = xcalloc(f->n_bins, sizeof *f->rep);
     f->count = xcalloc(f->n_bins, sizeof *f->count);
     f->f = xcalloc(f->n_bins, sizeof *f->f);
@@ -103,7 +115,13 @@ make_bins(const double *v, size_t n, size_t max_bins, int categorical,
 static size_t
 bin_of(const struct ebm_feature *f, double v)
 {
-    size_t lo = 0, hi = f->n_bins; /* first edge >= v */
+    int has_nan = f->n_bins > 0 && isnan(f->upper[f->n_bins - 1]);
+    if (isnan(v))
+        return f->n_bins - 1; /* the NaN bin (a feature without one: last) */
+    size_t top = f->n_bins - (size_t)has_nan, lo = 0, hi = top;
+    if (top == 0)
+        return 0; /* only missing values were seen */
+    /* the first edge >= v */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (f->upper[mid] < v)
@@ -111,8 +129,8 @@ bin_of(const struct ebm_feature *f, double v)
         else
             hi = mid;
     }
-    if (lo == f->n_bins)
-        return f->n_bins - 1;
+    if (lo == top)
+        return top - 1;
     if (f->categorical && f->upper[lo] != v && lo > 0 &&
         v - f->upper[lo - 1] < f->upper[lo] - v)
         return lo - 1;
@@ -507,7 +525,7 @@ inputs_ok(const double *x, size_t n, size_t p, const double *y)
     if (n == 0 || p == 0)
         return 0;
     for (size_t i = 0; i < n * p; i++)
-        if (!isfinite(x[i]))
+        if (isinf(x[i]))
             return 0;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(y[i]))
@@ -526,10 +544,16 @@ setup(struct ebm *m, struct work *w, const double *x,
     w->bin = xmalloc(n * p * sizeof *w->bin);
     for (size_t j = 0; j < p; j++) {
         struct ebm_feature *f = &m->feat[j];
+        size_t n_nan = 0, k = 0;
         for (size_t i = 0; i < n; i++)
-            v[i] = x[i * p + j];
-        qsort(v, n, sizeof *v, cmp_double);
-        make_bins(v, n, max_bins, categorical && categorical[j], f);
+            if (isnan(x[i * p + j]))
+                n_nan++;
+            else
+                v[k++] = x[i * p + j];
+        qsort(v, k, sizeof *v, cmp_double);
+        for (; k < n; k++)
+            v[k] = NAN;
+        make_bins(v, n, n_nan, max_bins, categorical && categorical[j], f);
         for (size_t i = 0; i < n; i++) {
             size_t b = bin_of(f, x[i * p + j]);
             w->bin[j * n + i] = b;
@@ -538,8 +562,9 @@ setup(struct ebm *m, struct work *w, const double *x,
         }
         for (size_t b = 0; b < f->n_bins; b++)
             f->rep[b] =
-                f->exact ? f->upper[b]
-                         : f->rep[b] / (double)(f->count[b] ? f->count[b] : 1);
+                f->exact || isnan(f->upper[b])
+                    ? f->upper[b]
+                    : f->rep[b] / (double)(f->count[b] ? f->count[b] : 1);
         if (f->n_bins > maxb)
             maxb = f->n_bins;
     }

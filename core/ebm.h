@@ -58,10 +58,13 @@ struct ebm;
 /*
  * ebm_fit - fits the model on n rows of p features x (row-major n × p) and
  * targets y (n). categorical: p flags (NULL: none); a categorical feature's
- * values are codes (any finite doubles) whose order means nothing.
- * o NULL: ebm_default_opts. *out: a new model (ebm_free).
- * Return: HPOD_OK; HPOD_EINVAL when n == 0, p == 0, a value is not finite
- * or an option is out of range (nothing allocated).
+ * values are codes (any finite doubles) whose order means nothing. A
+ * feature value may be NaN, missing (an inactive conditional parameter):
+ * a feature's missing rows share one bin of their own, its last, whose
+ * value is NaN. o NULL: ebm_default_opts. *out: a new model (ebm_free).
+ * Return: HPOD_OK; HPOD_EINVAL when n == 0, p == 0, a feature value is
+ * infinite, a target not finite or an option is out of range (nothing
+ * allocated).
  */
 enum hpod_status ebm_fit(const double *x, size_t n, size_t p,
                          const unsigned char *categorical, const double *y,

@@ -36,8 +36,6 @@ hedge_cache_free(struct hedge_cache *c)
     free(c);
 }
 
-#define HEDGE_FLAGS (SAMPLER_V_HEDGE | SAMPLER_V_HEDGEOBS)
-
 /* The hedge's graph arm: graph EI (Matérn kernel as given) on a's input.
  * It labels the observations only (pending candidates are still taken):
  * the labeled set is then the replay's, whose factor the graph downdates
@@ -71,7 +69,7 @@ hedge_nominate(const struct sampler_input *in, size_t t,
     a.explain = NULL;
     a.cand_used = used;
     a.gp_model = &in->state->hedge->model;
-    a.variant = in->variant & ~HEDGE_FLAGS;
+    a.variant = in->variant & ~SAMPLER_V_HEDGE;
     rng_seed2(&r, in->seed, (uint64_t)a.seq);
     if ((st = sampler_gp_finite(&a, &r, &nom[0])) != HPOD_OK)
         return st;
@@ -96,7 +94,7 @@ hedge_explain(const struct sampler_input *in, int arm, size_t cand)
         hedge_graph_arm(&a);
         st = sampler_graph_finite(&a, &got);
     } else {
-        a.variant = in->variant & ~HEDGE_FLAGS;
+        a.variant = in->variant & ~SAMPLER_V_HEDGE;
         st = sampler_gp_finite(&a, &r, &got);
     }
     return st == HPOD_OK && got != cand ? HPOD_EINTERNAL : st;
@@ -179,9 +177,7 @@ hedge_history(const struct sampler_input *in, size_t init,
  * observations (cached in the state; a cold process replays them all);
  * an arm's gain is the sum, over its past nominees, of the current GP's
  * posterior mean there (normal-score units), discounted by
- * SAMPLER_HEDGE_DISCOUNT per step of age (SAMPLER_V_HEDGEOBS: nominees
- * that were not observed at their step count SAMPLER_HEDGE_DISPLACED,
- * discount SAMPLER_HEDGE_DISCOUNT_OBS). The arm is drawn with
+ * SAMPLER_HEDGE_DISCOUNT per step of age. The arm is drawn with
  * probability ∝ exp(η·gain) from a stream of its own.
  */
 enum hpod_status
@@ -210,7 +206,7 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     if ((st = hedge_history(&a, init, in->budget)) == HPOD_EBUSY) {
         /* The budget ended the replay: the GP arm alone chooses. */
         struct sampler_input f = *in;
-        f.variant &= ~HEDGE_FLAGS;
+        f.variant &= ~SAMPLER_V_HEDGE;
         f.state = a.state;
         st = sampler_gp_finite(&f, r, cand);
         goto out;
@@ -245,16 +241,10 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
                 HPOD_OK ||
             (st = gp_predict(gp, u, m, mu, NULL)) != HPOD_OK)
             goto out;
-        int obs_judge = (in->variant & SAMPLER_V_HEDGEOBS) != 0;
-        double disc =
-            obs_judge ? SAMPLER_HEDGE_DISCOUNT_OBS : SAMPLER_HEDGE_DISCOUNT;
         for (size_t k = 0; k < m; k++) { /* nominee k is from t = init + k/2 */
             size_t t = init + k / 2;
-            double w = pow(disc, (double)(n - 1 - t));
-            if (obs_judge &&
-                a.state->hedge->nom[2 * t + k % 2] != in->obs_cand[t])
-                w *= SAMPLER_HEDGE_DISPLACED;
-            gain[k % 2] += w * mu[k];
+            gain[k % 2] +=
+                pow(SAMPLER_HEDGE_DISCOUNT, (double)(n - 1 - t)) * mu[k];
         }
     }
     struct rng hr;

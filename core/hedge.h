@@ -3,7 +3,7 @@
  * two arms on a finite candidate list: arm 0, the GP sampler as configured
  * (core/sampler_gp.h), and arm 1, graph EI (core/sampler_graph.h, Matérn,
  * acquisition ei). The study option "hedge" (sampler_input.variant
- * SAMPLER_V_HEDGE; "hedge_judge": "observed" adds SAMPLER_V_HEDGEOBS).
+ * SAMPLER_V_HEDGE).
  *
  * At each model step t (init <= t <= n) both arms' nominees are those they
  * would choose from the first t observations (only they used, no pending;
@@ -24,15 +24,6 @@
  * (sampler_input.budget) is checked between replayed steps: once it is
  * spent the replay stops, keeps what it replayed for the next choice,
  * and the GP arm alone chooses this time (explain->budget_cut says so).
- *
- * SAMPLER_V_HEDGEOBS: the gains judge a nominee at t fully only if it is
- * the observation at t (obs_cand[t] == the nominee; both arms' when they
- * agree), a displaced one at SAMPLER_HEDGE_DISPLACED times its posterior
- * mean, and the discount is SAMPLER_HEDGE_DISCOUNT_OBS. The GP's mean is
- * high at the GP arm's displaced nominees by construction, so judging
- * them fully favours the GP arm over graph EI's neighbour walk
- * (docs/sampler-nei.md); with mostly one full nominee per step, the
- * memory is longer.
  */
 #ifndef HPOD_HEDGE_H
 #define HPOD_HEDGE_H
@@ -43,8 +34,6 @@
 #include "core/rng.h"
 #include "core/sampler_input.h"
 
-#define SAMPLER_HEDGE_DISPLACED 0.25
-#define SAMPLER_HEDGE_DISCOUNT_OBS 0.9
 #define SAMPLER_HEDGE_ETA 1.0
 #define SAMPLER_HEDGE_DISCOUNT 0.8
 #define SAMPLER_HEDGE_STREAM 0x6865646765ULL

@@ -51,7 +51,7 @@ check_input(const struct mobo_input *in, const double *raw, const size_t *cand)
     if (in->surrogate != MOBO_SURROGATE_GP &&
         in->surrogate != MOBO_SURROGATE_GRAPH)
         return HPOD_EINVAL;
-    if (in->gp_blend < MOBO_BLEND_NONE || in->gp_blend > MOBO_BLEND_ALL)
+    if (in->gp_blend != MOBO_BLEND_NONE && in->gp_blend != MOBO_BLEND_FIRST)
         return HPOD_EINVAL;
     if (in->trust_shape != MOBO_TRUST_NEAREST &&
         in->trust_shape != MOBO_TRUST_STEPS)

@@ -29,23 +29,6 @@ child_rng(const struct mobo_input *in, uint64_t tag, struct rng *r)
     rng_seed2(r, in->seed ^ (tag * 0x9E3779B97F4A7C15ULL), (uint64_t)in->seq);
 }
 
-/* Objective j in the surrogate's units (mobo_input.obj_log). */
-double
-mobo_ctx_obj_value(const struct mobo_ctx *x, size_t j, double v)
-{
-    if (!x->olog[j])
-        return v;
-    return v > 0 ? log(v) : -log(-v);
-}
-
-/* The inverse of obj_value, sign from the objective's values (sgn). */
-double
-mobo_ctx_obj_unvalue(const struct mobo_ctx *x, size_t j, double t)
-{
-    if (!x->olog[j])
-        return t;
-    return x->osign[j] > 0 ? exp(t) : -exp(-t);
-}
 /* ---- input checks ---- */
 
 enum hpod_status
@@ -229,58 +212,6 @@ mobo_ctx_con_logpf(const struct mobo_ctx *x, const double *u, size_t k,
 
 /* ---- context ---- */
 
-/* The sign of objective j's reported values (+1 when none). */
-static int
-obs_sign(const struct mobo_input *in, size_t j)
-{
-    for (size_t i = 0; i < in->n_obs; i++) {
-        double v = in->obs_y[i * in->m + j];
-        if (isfinite(v))
-            return v < 0 ? -1 : 1;
-    }
-    return 1;
-}
-
-/* Objective j's reports are all nonzero and of one sign. */
-static int
-log_ok(const struct mobo_input *in, size_t j)
-{
-    int pos = 0, neg = 0;
-    for (size_t i = 0; i < in->n_obs; i++) {
-        double v = in->obs_y[i * in->m + j];
-        if (!isfinite(v))
-            continue;
-        if (v == 0)
-            return 0;
-        pos |= v > 0;
-        neg |= v < 0;
-    }
-    return !(pos && neg);
-}
-
-/*
- * The reference of objective j in the surrogate's units: under obj_log, a
- * reference of the objective's sign maps as the values do; one of the
- * other sign or zero has no log and is taken one unit below the smallest
- * transformed value reported.
- */
-static double
-ref_value(const struct mobo_ctx *x, size_t j)
-{
-    const struct mobo_input *in = x->in;
-    double r = in->ref[j], lo = INFINITY;
-    if (!x->olog[j])
-        return r;
-    if (r != 0 && (r > 0) == (x->osign[j] > 0))
-        return mobo_ctx_obj_value(x, j, r);
-    for (size_t i = 0; i < in->n_obs; i++) {
-        double v = in->obs_y[i * in->m + j];
-        if (isfinite(v))
-            lo = fmin(lo, mobo_ctx_obj_value(x, j, v));
-    }
-    return isfinite(lo) ? lo - 1 : 0;
-}
-
 void
 mobo_ctx_init(struct mobo_ctx *x, const struct mobo_input *in)
 {
@@ -297,19 +228,11 @@ mobo_ctx_init(struct mobo_ctx *x, const struct mobo_input *in)
     x->pend_mu = xcalloc((in->n_pend ? in->n_pend : 1) * (in->m ? in->m : 1),
                          sizeof *x->pend_mu);
     x->sense = xmalloc((in->m ? in->m : 1) * sizeof *x->sense);
-    x->osign = xmalloc((in->m ? in->m : 1) * sizeof *x->osign);
     x->ref = xcalloc(in->m ? in->m : 1, sizeof *x->ref);
-    x->olog = xcalloc(in->m ? in->m : 1, 1);
-    for (size_t j = 0; j < in->m; j++) {
-        /* mobo_feasibility's callers pass no objectives (obs_y NULL). */
-        int ys = in->m >= 2 && in->obs_y != NULL;
+    for (size_t j = 0; j < in->m; j++)
         x->sense[j] = 1;
-        x->osign[j] = ys ? obs_sign(in, j) : 1;
-        x->olog[j] = ys && in->log_objectives && log_ok(in, j);
-    }
     if (in->m >= 2 && in->ref)
-        for (size_t j = 0; j < in->m; j++)
-            x->ref[j] = ref_value(x, j);
+        memcpy(x->ref, in->ref, in->m * sizeof *x->ref);
     child_rng(in, MOBO_TAG_MC, &x->mc);
 }
 
@@ -330,8 +253,6 @@ mobo_ctx_clear(struct mobo_ctx *x)
     free(x->lambda);
     free(x->hvs_best);
     free(x->sense);
-    free(x->osign);
-    free(x->olog);
     free(x->ref);
 }
 
@@ -469,11 +390,6 @@ mobo_ctx_incumbent(struct mobo_ctx *x)
             x->best = fmax(x->best, pts[i]);
         goto out;
     }
-    /* obj_log: the front in the surrogates' units (a monotone map keeps
-     * dominance). */
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < m; j++)
-            pts[i * m + j] = mobo_ctx_obj_value(x, j, pts[i * m + j]);
     if (in->front_ref > 0 && nf > 0)
         front_reference(x, pts, nf);
     x->n_front = pareto_front(pts, n, m, x->sense, idx);

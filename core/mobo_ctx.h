@@ -42,10 +42,8 @@ struct mobo_ctx {
     size_t n_front;
     double best; /* m = 1: the incumbent value, if has_best */
     int has_best;
-    int *sense;          /* m entries of +1: everything is oriented */
-    int *osign;          /* m signs of the objectives' values (obj_log) */
-    double *ref;         /* m: in->ref in the surrogates' units (obj_log) */
-    unsigned char *olog; /* m flags: objective j is modeled in logs */
+    int *sense;  /* m entries of +1: everything is oriented */
+    double *ref; /* m: in->ref, or the front's (mobo_input.front_ref) */
     struct rng mc;
     /* m > MOBO_EHVI_EXACT_MAX: MOBO_MC_SAMPLES scalarization directions
      * (MOBO_TAG_HVS), one per Monte Carlo draw, and the front's best
@@ -66,16 +64,11 @@ struct mobo_state {
     struct graph_cache graph;
 };
 
-/* x over in (borrowed for x's life): the objectives' signs, log flags and
- * reference, the Monte Carlo stream; no model fitted yet. */
+/* x over in (borrowed for x's life): the objectives' reference, the Monte
+ * Carlo stream; no model fitted yet. */
 void mobo_ctx_init(struct mobo_ctx *x, const struct mobo_input *in);
 /* Frees what x owns (its GPs, the state's excepted). */
 void mobo_ctx_clear(struct mobo_ctx *x);
-
-/* Objective j's value v in the surrogate's units (mobo_input.log_objectives)
- * and back. */
-double mobo_ctx_obj_value(const struct mobo_ctx *x, size_t j, double v);
-double mobo_ctx_obj_unvalue(const struct mobo_ctx *x, size_t j, double t);
 
 /*
  * mobo_ctx_check - the input checks every entry point shares: a space, a

@@ -233,7 +233,7 @@ mobo_gp_fit_objective(struct mobo_ctx *x, size_t j)
         if (!isfinite(in->obs_y[i * m + j]))
             continue;
         space_encode(in->space, in->obs_raw + i * x->np, u + k * dim);
-        y[k++] = mobo_ctx_obj_value(x, j, in->obs_y[i * m + j]);
+        y[k++] = in->obs_y[i * m + j];
     }
     if (m == 1)
         cap_low_outliers(y, n);
@@ -247,7 +247,7 @@ mobo_gp_fit_objective(struct mobo_ctx *x, size_t j)
         if (st == HPOD_OK)
             st = gp_condition_std(gp, u, y, n + npd, ym, ys);
         for (size_t p = 0; p < npd; p++)
-            x->pend_mu[p * m + j] = mobo_ctx_obj_unvalue(x, j, y[n + p]);
+            x->pend_mu[p * m + j] = y[n + p];
     }
     free(u);
     free(y);

@@ -32,7 +32,6 @@ graph_labels(const struct mobo_ctx *x, size_t j, const size_t *onode,
         size_t nd = onode[i];
         if (!isfinite(v))
             continue;
-        v = mobo_ctx_obj_value(x, j, v);
         if (slot[nd] == SIZE_MAX) {
             slot[nd] = nl;
             lab[nl] = nd;
@@ -103,8 +102,8 @@ graph_objectives(struct mobo_ctx *x, struct graph *g, size_t nn,
             break;
         for (size_t p = 0; p < in->n_pend; p++) {
             size_t nd = pnode[p];
-            x->pend_mu[p * m + j] = mobo_ctx_obj_unvalue(
-                x, j, slot[nd] == SIZE_MAX ? mean[nd] : y[slot[nd]]);
+            x->pend_mu[p * m + j] =
+                slot[nd] == SIZE_MAX ? mean[nd] : y[slot[nd]];
             if (slot[nd] != SIZE_MAX)
                 continue;
             slot[nd] = nl;
@@ -197,18 +196,15 @@ out:
     return st;
 }
 
-/* The objectives mobo_input.gp_blend names, blended (blend_gp). */
+/* The objective mobo_input.gp_blend names (the first), blended
+ * (blend_gp). */
 static enum hpod_status
 blend_gps(struct mobo_ctx *x, const double *u, size_t nn, int finite,
           double *mu, double *sd)
 {
-    size_t nb = x->in->gp_blend == MOBO_BLEND_ALL     ? x->m
-                : x->in->gp_blend == MOBO_BLEND_FIRST ? 1
-                                                      : 0;
-    enum hpod_status st = HPOD_OK;
-    for (size_t j = 0; j < nb && st == HPOD_OK; j++)
-        st = blend_gp(x, j, u, nn, finite, mu, sd);
-    return st;
+    if (x->in->gp_blend != MOBO_BLEND_FIRST)
+        return HPOD_OK;
+    return blend_gp(x, 0, u, nn, finite, mu, sd);
 }
 
 /*

@@ -50,8 +50,7 @@ struct sampler_explain; /* core/sampler_explain.h */
 /* mobo_input.gp_blend: which objectives blend a GP into the graph. */
 enum mobo_blend {
     MOBO_BLEND_NONE = 0,
-    MOBO_BLEND_FIRST = 1, /* the first objective */
-    MOBO_BLEND_ALL = 2    /* every objective */
+    MOBO_BLEND_FIRST = 1 /* the first objective */
 };
 
 /* GREEDY: no surrogate, the model-free control (mobo_greedy). */
@@ -126,21 +125,13 @@ struct mobo_input {
     const double *con_max;
     const unsigned char *con_log;
     /* Variants of the multi-objective method (m >= 2; an ehvi study's
-     * options, study/algo.c). log_objectives (0/1): each objective whose
-     * reported values are all nonzero and of one sign (a positive metric,
-     * negated when minimized) gets a surrogate of sign(y)·log|y| (GPU time
-     * and the like have multiplicative noise and span decades); its EHVI,
-     * front and reference are then in those units (a reference of the
-     * other sign or zero, which has no log, is taken one unit below the
-     * smallest transformed value). Other objectives stay as they are.
-     * trust_k (0: off; finite studies only): a trust region around the
-     * front, MORBO-like (Daulton et al. 2022): only the trust_k nearest
-     * free candidates (Euclidean, encoded space; ties to the lower index)
-     * of each trial of the incumbent front are eligible; when none of
-     * them has a positive EHVI, every free candidate is, and so for a
-     * step once the region has stalled: the last trust_k · |F|
-     * evaluations (F the front's observed trials) added none to F. */
-    int log_objectives;
+     * options, study/algo.c). trust_k (0: off; finite studies only): a trust
+     * region around the front, MORBO-like (Daulton et al. 2022): only the
+     * trust_k nearest free candidates (Euclidean, encoded space; ties to the
+     * lower index) of each trial of the incumbent front are eligible; when none
+     * of them has a positive EHVI, every free candidate is, and so for a step
+     * once the region has stalled: the last trust_k · |F| evaluations (F the
+     * front's observed trials) added none to F. */
     size_t trust_k;
     /* trust_shape (enum mobo_trust_shape; read only with trust_k > 0):
      * MOBO_TRUST_NEAREST, the trust_k nearest free candidates of each
@@ -155,20 +146,18 @@ struct mobo_input {
      * worst value on the front of the trials that reported every
      * objective and meet their constraints, moved out by front_ref × the
      * range of those trials' values (|that value| if the range is 0, 1 if
-     * both are); in the surrogates' units under log_objectives. While no
-     * trial qualifies, ref. With ref beyond the worst of the whole space
-     * (the default), EHVI pays for extending the front into values no
-     * front row has, dominated corners included; at the front's nadir it
-     * pays for the region the front spans (docs/mo_tuning.md). */
+     * both are). While no trial qualifies, ref. With ref beyond the worst of
+     * the whole space (the default), EHVI pays for extending the front into
+     * values no front row has, dominated corners included; at the front's nadir
+     * it pays for the region the front spans (docs/mo_tuning.md). */
     double front_ref;
     /* gp_blend (enum mobo_blend; graph surrogate only, m >= 2): the
-     * surrogate of the FIRST objective (MOBO_BLEND_FIRST) or of every
-     * objective (MOBO_BLEND_ALL) is the equal mixture of the graph's and a
-     * GP's predictions (mobo_graph_blend: mean the average, variance the
-     * average of the variances), the GP fitted as the GP surrogate's
-     * (refit schedule, kriging believer; a pending trial is believed at
-     * the average of the two beliefs); the other objectives keep the
-     * graph. Why: on the nmthpo tables the GP predicts the next evaluated
+     * surrogate of the first objective (MOBO_BLEND_FIRST) is the equal
+     * mixture of the graph's and a GP's predictions (mobo_graph_blend: mean the
+     * average, variance the average of the variances), the GP fitted as the GP
+     * surrogate's (refit schedule, kriging believer; a pending trial is
+     * believed at the average of the two beliefs); the other objectives keep
+     * the graph. Why: on the nmthpo tables the GP predicts the next evaluated
      * row's BLEU better than the graph (forward rank correlation 0.35
      * against -0.02 on zh-en after 30 rows), GPU time as well or worse on
      * the 118-176-row tables and better on the 604-767-row ones; the

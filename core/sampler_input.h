@@ -47,16 +47,13 @@ struct sampler_state {
 
 /*
  * Variants (flags of sampler_input.variant; 0 is the plain method), the
- * study options "hedge" and "hedge_judge":
+ * study option "hedge":
  * SAMPLER_V_HEDGE (finite spaces, GP): GP-Hedge over this GP and graph EI
  *   (core/hedge.h has the method).
- * SAMPLER_V_HEDGEOBS (with SAMPLER_V_HEDGE; "hedge_judge": "observed"): the
- *   hedge's gains judge a nominee fully only if it was observed at its step.
  * Variants that lost on the NMT tables were deleted once their figures
  * were written up (docs/sampler-nei.md, "Variants removed from the code").
  */
 #define SAMPLER_V_HEDGE 32u
-#define SAMPLER_V_HEDGEOBS 512u
 /* The trust region's divisor of the configuration hpod-bench and auto use
  * (sampler_input.trust_div: k = n_cand / trust_div candidates nearest the
  * best observation, doubled for every SAMPLER_TR_TAU observations after

@@ -341,7 +341,6 @@ simulate_mo_choose(const struct simulate_mo_problem *p,
         mi.obs_c = s->n_con ? s->obs_c : NULL;
         mi.con_max = p->con_max;
         mi.con_log = p->con_log;
-        mi.log_objectives = a->log_objectives;
         mi.trust_k = a->trust_k;
         mi.front_ref = a->front_ref;
         mi.gp_blend = a->gp_blend;

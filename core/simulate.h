@@ -123,11 +123,9 @@ struct simulate_mo_problem {
 /* random: 1 for random search (the same sequences as simulate_run's). */
 struct simulate_mo_algo {
     int random;
-    int surrogate; /* enum mobo_surrogate */
-    int kernel;    /* enum kernel_kind */
-    /* core/mobo.h's variants (mobo_input.log_objectives, trust_k). */
-    int log_objectives;
-    size_t trust_k;
+    int surrogate;    /* enum mobo_surrogate */
+    int kernel;       /* enum kernel_kind */
+    size_t trust_k;   /* mobo_input.trust_k */
     double front_ref; /* mobo_input.front_ref */
     int gp_blend;     /* mobo_input.gp_blend */
     int trust_shape;  /* mobo_input.trust_shape */

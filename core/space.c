@@ -20,8 +20,10 @@ space_clear(struct space *sp)
 {
     if (!sp)
         return;
-    for (size_t i = 0; i < sp->n_params; i++)
+    for (size_t i = 0; i < sp->n_params; i++) {
         free(sp->params[i].values);
+        free(sp->params[i].cond);
+    }
     free(sp->params);
     free(sp->kinds);
     memset(sp, 0, sizeof *sp);
@@ -181,8 +183,10 @@ space_encode(const struct space *sp, const double *raw, double *out)
 {
     for (size_t i = 0; i < sp->n_params; i++) {
         const struct param *p = &sp->params[i];
-        out[i] =
-            p->type == PARAM_CATEGORICAL ? raw[i] : clamp01(scale01(p, raw[i]));
+        if (p->type == PARAM_CATEGORICAL)
+            out[i] = isnan(raw[i]) ? -1.0 : raw[i]; /* inactive: no choice */
+        else
+            out[i] = clamp01(scale01(p, raw[i])); /* inactive: 0 */
     }
 }
 
@@ -284,15 +288,38 @@ space_is_finite(const struct space *sp)
     return 1;
 }
 
-/* Row order: lexicographic by value, then by index (a total order). */
+/* Row order: lexicographic by value (NaN, an inactive parameter, before
+ * any number and equal to NaN), then by index (a total order). */
 static int
 row_less(const double *raw, size_t w, size_t a, size_t b)
 {
     const double *x = raw + a * w, *y = raw + b * w;
-    for (size_t k = 0; k < w; k++)
+    for (size_t k = 0; k < w; k++) {
+        int nx = !!isnan(x[k]), ny = !!isnan(y[k]);
+        if (nx || ny) {
+            if (nx != ny)
+                return nx;
+            continue;
+        }
         if (x[k] != y[k])
             return x[k] < y[k];
+    }
     return a < b;
+}
+
+/* 1 if two rows hold the same values (NaN equal to NaN). */
+static int
+rows_equal(const double *x, const double *y, size_t w)
+{
+    for (size_t k = 0; k < w; k++) {
+        if (isnan(x[k]) || isnan(y[k])) {
+            if (!isnan(x[k]) != !isnan(y[k]))
+                return 0;
+        } else if (x[k] != y[k]) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 int
@@ -327,8 +354,7 @@ space_find_duplicate(const double *raw, size_t n, size_t width, size_t *first,
         tmp = t;
     }
     for (size_t j = 1; j < n && !found; j++)
-        if (memcmp(raw + idx[j - 1] * width, raw + idx[j] * width,
-                   width * sizeof *raw) == 0) {
+        if (rows_equal(raw + idx[j - 1] * width, raw + idx[j] * width, width)) {
             *first = idx[j - 1];
             *later = idx[j];
             found = 1;
@@ -353,5 +379,81 @@ space_init_subset(struct space *sub, const struct space *sp, const size_t *idx,
             p->values = xmalloc(q->n_values * sizeof *p->values);
             memcpy(p->values, q->values, q->n_values * sizeof *p->values);
         }
+        /* Conditions name parents by their index in sp: a subset's
+         * parameters are all unconditional. */
+        p->conditional = 0;
+        p->parent = 0;
+        p->cond = NULL;
+        p->n_cond = 0;
     }
+}
+
+enum hpod_status
+space_set_condition(struct space *sp, size_t i, size_t parent,
+                    const double *vals, size_t n)
+{
+    if (i >= sp->n_params || parent >= sp->n_params || i == parent || n == 0)
+        return HPOD_EUNPROC;
+    const struct param *q = &sp->params[parent];
+    if (q->type != PARAM_CATEGORICAL && q->n_values == 0)
+        return HPOD_EUNPROC;
+    for (size_t k = 0; k < n; k++)
+        if (!space_contains(sp, parent, vals[k]))
+            return HPOD_EUNPROC;
+    struct param *p = &sp->params[i];
+    free(p->cond);
+    p->cond = xmalloc(n * sizeof *p->cond);
+    memcpy(p->cond, vals, n * sizeof *p->cond);
+    p->n_cond = n;
+    p->parent = parent;
+    p->conditional = 1;
+    return HPOD_OK;
+}
+
+int
+space_has_conditions(const struct space *sp)
+{
+    for (size_t i = 0; i < sp->n_params; i++)
+        if (sp->params[i].conditional)
+            return 1;
+    return 0;
+}
+
+/* Whether parameter i is active in raw, its ancestors checked up to depth
+ * (a cycle, which the caller refused, ends there as inactive). */
+static int
+active_at(const struct space *sp, const double *raw, size_t i, size_t depth)
+{
+    const struct param *p = &sp->params[i];
+    if (!p->conditional)
+        return 1;
+    if (depth == 0 || !active_at(sp, raw, p->parent, depth - 1))
+        return 0;
+    for (size_t k = 0; k < p->n_cond; k++)
+        if (raw[p->parent] == p->cond[k])
+            return 1;
+    return 0;
+}
+
+void
+space_active(const struct space *sp, const double *raw, unsigned char *active)
+{
+    for (size_t i = 0; i < sp->n_params; i++)
+        active[i] = (unsigned char)active_at(sp, raw, i, sp->n_params);
+}
+
+void
+space_deactivate(const struct space *sp, double *raw)
+{
+    /* Every parameter's activity is decided from the raw values as given,
+     * before any of them becomes NaN (a NaN parent would also say
+     * inactive, but the order of the writes must not matter). */
+    unsigned char buf[64],
+        *active = sp->n_params <= 64 ? buf : xmalloc(sp->n_params);
+    space_active(sp, raw, active);
+    for (size_t i = 0; i < sp->n_params; i++)
+        if (!active[i])
+            raw[i] = NAN;
+    if (active != buf)
+        free(active);
 }

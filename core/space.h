@@ -22,17 +22,13 @@
  * without categoricals has kinds NULL, and its distances are the
  * Euclidean ones of the unit cube, as they always were.
  *
- * Intended rule for conditional parameters (not implemented yet): a
- * parameter absent from a configuration encodes as NaN ("inactive"), and
- * a space with conditional parameters has kinds (kinds NULL stays the
- * all-real fast path). space_diff then gives, on any feature, real or
- * categorical: 0 when both values are inactive, 1 when exactly one is
- * (like a categorical mismatch, scaled by the feature's lengthscale in
- * the kernels), else the rule above. Every consumer listed above then
- * handles inactive parameters through this one definition; what must
- * learn about NaN besides space_diff is the GP's check that x is finite
- * (core/gp.h) and space_decode/space_perturb (an inactive feature stays
- * inactive).
+ * Inactive parameters (conditional ones whose condition does not hold;
+ * NaN in a raw configuration) encode as a value no configuration has on
+ * their feature's kind: a categorical as -1 (no choice), so it differs by
+ * 1 from every choice and by 0 from another inactive one, like a
+ * mismatch; a range or value list as 0, the low end of its feature, so
+ * two inactive values agree. Decoding gives a legal value the study layer
+ * deactivates again (space_deactivate).
  *
  * Pure: no I/O, no JSON; names are borrowed for the caller's use.
  */
@@ -53,6 +49,13 @@ struct param {
     double *values;   /* explicit values, ascending, owned by the space */
     size_t n_values;
     size_t n_choices; /* categorical */
+    /* Conditional parameters (space_set_condition): the parameter exists
+     * only where parameter `parent` is active and holds one of cond[0..
+     * n_cond) (raw values, owned); conditional 0: always. */
+    int conditional;
+    size_t parent;
+    double *cond;
+    size_t n_cond;
 };
 
 /* How two encoded values of a feature differ (space.kinds). */
@@ -137,9 +140,10 @@ void space_sample(const struct space *sp, struct rng *r, double *raw);
 
 /*
  * space_find_duplicate - looks for two equal rows among n configurations
- * (raw: n × width, row-major). Returns 1 and sets *first < *later to the
- * indices of such a pair (the pair whose rows sort first), else 0. Sorts
- * an index array with a merge sort: O(n log n), no global state.
+ * (raw: n × width, row-major; NaN, an inactive parameter, equals NaN). Returns
+ * 1 and sets *first < *later to the indices of such a pair (the pair whose rows
+ * sort first), else 0. Sorts an index array with a merge sort: O(n log n), no
+ * global state.
  */
 int space_find_duplicate(const double *raw, size_t n, size_t width,
                          size_t *first, size_t *later);
@@ -151,9 +155,38 @@ int space_is_finite(const struct space *sp);
  * space_init_subset - sub (initialized here) becomes the space of the k
  * parameters idx[0..k) of sp, in that order (deep copies: space_clear
  * frees sub). Encoding a configuration of those parameters in sub gives
- * the features of sp's encoding at idx.
+ * the features of sp's encoding at idx. sub's parameters are unconditional.
  */
 void space_init_subset(struct space *sub, const struct space *sp,
                        const size_t *idx, size_t k);
+
+/*
+ * Conditional parameters. A configuration holds NaN for an inactive
+ * parameter (one whose condition does not hold). Conditions form a forest:
+ * the caller refuses cycles before it sets them (study/params.c names the
+ * path); space_active stops at depth n_params whatever it is given.
+ *
+ * space_set_condition - parameter i exists only where parameter parent (a
+ * categorical or a value list: discrete values) is active and holds one
+ * of vals[0..n) (raw values: a choice index, a listed value; copied).
+ * HPOD_EUNPROC when i == parent, parent is not discrete, n is 0 or a
+ * value is not parent's.
+ */
+enum hpod_status space_set_condition(struct space *sp, size_t i, size_t parent,
+                                     const double *vals, size_t n);
+
+/* 1 if some parameter of sp is conditional. */
+int space_has_conditions(const struct space *sp);
+
+/*
+ * space_active - active[i] (n_params entries) = 1 when parameter i exists
+ * in configuration raw: unconditional, or its parent is active and holds
+ * one of its condition's values.
+ */
+void space_active(const struct space *sp, const double *raw,
+                  unsigned char *active);
+
+/* space_deactivate - sets raw's inactive parameters to NaN. */
+void space_deactivate(const struct space *sp, double *raw);
 
 #endif

@@ -19,10 +19,13 @@
 #include "study/importance.h"
 
 /* A bin's value as the client wrote it: a choice name, an integer when
- * integral, else a real. */
+ * integral, else a real; null for the bin of the trials where the
+ * parameter is inactive (a condition, define-by-run). */
 static json_t *
 bin_value_json(json_t *choices, double v)
 {
+    if (isnan(v))
+        return json_null();
     if (choices) {
         json_t *c = json_array_get(choices, (size_t)v);
         return c ? json_incref(c) : json_null();

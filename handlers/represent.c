@@ -93,11 +93,16 @@ trial_to_json_params(const struct trial *t, json_t *params)
     }
     json_t *o = json_object();
     json_t *steps = json_array();
-    for (size_t i = 0; i < t->n_steps; i++)
-        json_array_append_new(
-            steps, json_pack("{s:i, s:o, s:s}", "step", t->steps[i].step,
-                             "values", metric_set_to_json(&t->steps[i].values),
-                             "action", t->steps[i].stop ? "stop" : "continue"));
+    for (size_t i = 0; i < t->n_steps; i++) {
+        json_t *st =
+            json_pack("{s:i, s:o, s:s}", "step", t->steps[i].step, "values",
+                      metric_set_to_json(&t->steps[i].values), "action",
+                      t->steps[i].stop ? "stop" : "continue");
+        if (t->steps[i].checkpoint)
+            json_object_set_new(st, "checkpoint",
+                                json_string(t->steps[i].checkpoint));
+        json_array_append_new(steps, st);
+    }
     json_object_set_new(o, "id", json_integer(t->id));
     json_object_set_new(o, "number", json_integer(t->seq));
     json_object_set_new(o, "study_id", json_integer(t->study_id));
@@ -120,6 +125,16 @@ trial_to_json_params(const struct trial *t, json_t *params)
     if (t->resume_from_step >= 0)
         json_object_set_new(o, "resume_from_step",
                             json_integer(t->resume_from_step));
+    if (t->excluded)
+        json_object_set_new(
+            o, "excluded",
+            json_pack("{s:s, s:s, s:s}", "reason",
+                      t->excluded_reason ? t->excluded_reason : "", "by",
+                      t->excluded_by ? t->excluded_by : "", "at",
+                      t->excluded_at ? t->excluded_at : ""));
+    /* The checkpoint to resume from: the last one reported. */
+    if (trial_checkpoint(t))
+        json_object_set_new(o, "checkpoint", json_string(trial_checkpoint(t)));
     if (t->train_to >= 1)
         json_object_set_new(o, "train_to", json_integer(t->train_to));
     return o;
@@ -276,7 +291,7 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         snprintf(name, sizeof name, "values.%s", metrics[j]);
         sb_field(&b, 0, name);
     }
-    strbuf_put(&b, ",created_at,updated_at\r\n", 24);
+    strbuf_put(&b, ",created_at,updated_at,reason,excluded\r\n", 40);
     for (size_t i = 0; i < n && ok; i++) {
         const struct trial *t = &rows[i];
         json_t *params = hj_parse(t->params);
@@ -302,6 +317,13 @@ trials_to_csv(const struct study_def *d, const struct trial *rows, size_t n)
         }
         sb_field(&b, 0, t->created_at ? t->created_at : "");
         sb_field(&b, 0, t->updated_at ? t->updated_at : "");
+        /* Why it failed or stopped (a user's text when it failed by
+         * POST /v1/trials/{id}/fail); an excluded trial's reason. */
+        sb_text(&b, t->reason);
+        if (t->excluded)
+            sb_text(&b, t->excluded_reason ? t->excluded_reason : "");
+        else
+            sb_field(&b, 0, "");
         strbuf_put(&b, "\r\n", 2);
     }
     free(metrics);

@@ -35,7 +35,9 @@ json_t *trial_to_json_params(const struct trial *t, json_t *params);
  * stored row cannot be read): the header number,id,state,origin,
  * params.<p>... (space order), values.<m>... (objectives, constrained
  * metrics, then any other reported metric, sorted), created_at,
- * updated_at; one CRLF-ended line per trial. Fields are quoted as RFC 4180
+ * updated_at, reason (why it failed or stopped), excluded (the reason of
+ * an excluded trial, else empty); one
+ * CRLF-ended line per trial. Fields are quoted as RFC 4180
  * says (a comma, quote, CR or LF: quoted, quotes doubled); numbers are
  * written exactly as the JSON answer writes them; a missing value is an
  * empty cell.

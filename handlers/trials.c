@@ -1,5 +1,6 @@
 /*
- * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail,
+ * handlers/trials.c - /v1/trials/{id}/report|heartbeat|fail|preempt|
+ * exclude|restore|params,
  * /v1/trials/{id} (GET, PATCH) and /v1/studies/{id}/trials (GET as JSON
  * or CSV, POST: enqueue or add).
  *
@@ -14,9 +15,12 @@
 #include "common/err.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
+#include "study/dbr.h"
 #include "study/def.h"
 #include "study/enqueue.h"
+#include "study/exclude.h"
 #include "study/explain.h"
+#include "study/preempt.h"
 #include "study/report.h"
 #include "study/studies.h"
 #include "study/trials.h"
@@ -87,31 +91,121 @@ handle_trial_heartbeat(struct req *rq)
     return st;
 }
 
+/* Longest reason a trial's change may give (characters). */
+#define REASON_MAX 1000
+
+/*
+ * The body {"reason": "..."?} of fail, preempt, exclude and restore:
+ * *reason is the string
+ * (borrowed from the body) or NULL when absent or null.
+ */
+static enum hpod_status
+reason_only(struct req *rq, const char **reason)
+{
+    json_t *v;
+    enum hpod_status st;
+
+    *reason = NULL;
+    if ((st = only_keys(rq, "reason", NULL)) != HPOD_OK)
+        return st;
+    v = json_object_get(rq->body, "reason");
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_string(v))
+        return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
+                         "reason must be a string");
+    if (json_string_length(v) > REASON_MAX)
+        return hpod_fail(&rq->err, HPOD_EUNPROC, "reason",
+                         "reason must be at most %d characters", REASON_MAX);
+    *reason = json_string_value(v);
+    return HPOD_OK;
+}
+
+/* A trial's change with an optional reason (fail, preempt), answered
+ * with the trial as then stored. */
+static enum hpod_status
+reason_call(struct req *rq,
+            enum hpod_status (*fn)(struct db *, long long, const char *,
+                                   const struct principal *, struct trial *,
+                                   struct hpod_err *))
+{
+    struct trial t = {0};
+    const char *reason = NULL;
+    enum hpod_status st;
+
+    if ((st = reason_only(rq, &reason)) == HPOD_OK &&
+        (st = fn(rq->db, rq->id, reason, &rq->who, &t, &rq->err)) == HPOD_OK)
+        st = reply_trial(rq, &t, NULL);
+    trial_cleanup(&t);
+    return st;
+}
+
 /* handle_trial_fail - POST /v1/trials/{id}/fail {"reason": "..."} */
 enum hpod_status
 handle_trial_fail(struct req *rq)
 {
+    return reason_call(rq, study_trial_fail);
+}
+
+/* handle_trial_preempt - POST /v1/trials/{id}/preempt {"reason": "..."} */
+enum hpod_status
+handle_trial_preempt(struct req *rq)
+{
+    return reason_call(rq, study_trial_preempt);
+}
+
+/*
+ * handle_trial_exclude - POST /v1/trials/{id}/exclude {"reason": "..."}:
+ * out of the model, best, pareto and importance, by the caller's token.
+ */
+enum hpod_status
+handle_trial_exclude(struct req *rq)
+{
     struct trial t = {0};
     const char *reason = NULL;
-    json_t *v;
     enum hpod_status st;
 
-    if ((st = only_keys(rq, "reason", NULL)) != HPOD_OK)
+    if ((st = reason_only(rq, &reason)) != HPOD_OK)
         return st;
-    v = json_object_get(rq->body, "reason");
-    if (v && !json_is_null(v)) {
-        if (!json_is_string(v))
-            return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
-                             "reason must be a string");
-        if (json_string_length(v) > 1000)
-            return hpod_fail(&rq->err, HPOD_EUNPROC, "reason",
-                             "reason must be at most 1000 characters");
-        reason = json_string_value(v);
-    }
-    if ((st = study_trial_fail(rq->db, rq->id, reason, &rq->who, &t,
-                               &rq->err)) == HPOD_OK)
+    if (!reason)
+        return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
+                         "reason is required: say why the trial leaves the "
+                         "model");
+    if ((st = study_trial_exclude(rq->db, rq->id, reason, &rq->who, &t,
+                                  &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
     trial_cleanup(&t);
+    return st;
+}
+
+/* handle_trial_restore - POST /v1/trials/{id}/restore {"reason"?: "..."} */
+enum hpod_status
+handle_trial_restore(struct req *rq)
+{
+    struct trial t = {0};
+    const char *reason = NULL;
+    enum hpod_status st;
+
+    if ((st = reason_only(rq, &reason)) == HPOD_OK &&
+        (st = study_trial_restore(rq->db, rq->id, reason, &rq->who, &t,
+                                  &rq->err)) == HPOD_OK)
+        st = reply_trial(rq, &t, NULL);
+    trial_cleanup(&t);
+    return st;
+}
+
+/*
+ * handle_trial_params - POST /v1/trials/{id}/params with one space entry
+ * (define-by-run) -> {"value": v}: the trial's value of that parameter.
+ */
+enum hpod_status
+handle_trial_params(struct req *rq)
+{
+    json_t *v = NULL;
+    enum hpod_status st =
+        study_trial_param(rq->db, rq->id, rq->body, &v, &rq->err);
+    if (st == HPOD_OK)
+        st = reply_json(rq, 200, json_pack("{s:o}", "value", v));
     return st;
 }
 

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # scripts/simcgroup.sh - sourced by scripts/run.sh and tests/bench/run.sh:
 # an idle cpu cgroup for the simulation workers of the `hpod serve` they
-# start (HPOD_SIM_CGROUP; README "Configuration", docs/model-latency.md).
+# start (HPOD_SIM_CGROUP; docs/configuration.md, docs/model-latency.md).
 # hpod itself never creates or removes a cgroup.
 #
 # sim_cgroup_make: when HPOD_SIM_CGROUP is already set, uses it as given.

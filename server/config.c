@@ -141,7 +141,8 @@ static const struct config_var vars[] = {
      "the token those commands send (empty: none); never printed"},
     {"HPOD_METRICS_AUTH", CV_STR, "on", 0, 0, STR(metrics_auth),
      "on: a scrape of /metrics needs a read token whenever the server "
-     "requires tokens; off: it never does (README, \"Metrics\")"},
+     "requires tokens; off: it never does (docs/configuration.md, "
+     "\"Metrics\")"},
 };
 
 static void

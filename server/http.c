@@ -747,7 +747,7 @@ http_start(const struct config *cfg, struct hpod_ctx *ctx,
     /* Suggest leaders hold at most three quarters of the pool (a pool of
      * one has nothing to spare), so reports and reads always find a
      * connection and never queue behind a suggest waiting for a study
-     * lock (issue 14: head-of-line blocking). */
+     * lock (head-of-line blocking). */
     ctx->suggest_conns =
         cfg->db_pool > 1 ? (size_t)(cfg->db_pool - (cfg->db_pool + 3) / 4) : 1;
     /* HPOD_THREADS=0 (the default): a thread per connection, so a request

@@ -74,7 +74,7 @@ struct db_pool {
     struct db *conns;
     struct db_opts opts;
     pthread_mutex_t mu;
-    /* Waiters in arrival order (issue 14: a condition variable woke them
+    /* Waiters in arrival order (a condition variable used to wake them
      * in no order, and after a suggest group answered a burst of reports,
      * a report could wait out several others' turns: the report p99). */
     struct pool_waiter *head, *tail;

@@ -20,6 +20,7 @@ static const char *SQL_PUT =
     " ON CONFLICT (study_id) DO UPDATE SET kernel = EXCLUDED.kernel,"
     " n_fit = EXCLUDED.n_fit, lml_fit = EXCLUDED.lml_fit,"
     " hyper = EXCLUDED.hyper, fitted_at = now()";
+static const char *SQL_DROP = "DELETE FROM study_gp_models WHERE study_id = $1";
 
 enum hpod_status
 gp_model_store_get(struct db *db, long long study_id,
@@ -74,5 +75,14 @@ gp_model_store_put(struct db *db, long long study_id,
     p[4] = arr;
     st = db_exec(db, SQL_PUT, 5, p, NULL, err);
     free(arr);
+    return st;
+}
+
+enum hpod_status
+gp_model_store_drop(struct db *db, long long study_id, struct hpod_err *err)
+{
+    struct db_result *r = NULL;
+    enum hpod_status st = db_exec_id(db, SQL_DROP, study_id, &r, err);
+    db_result_free(r);
     return st;
 }

@@ -25,4 +25,12 @@ enum hpod_status gp_model_store_put(struct db *db, long long study_id,
                                     const struct sampler_gp_model *m,
                                     struct hpod_err *err);
 
+/*
+ * gp_model_store_drop - forgets the study's model: the next suggest fits
+ * one on the evidence as it then is (after trials left or rejoined the
+ * model: study/exclude.h).
+ */
+enum hpod_status gp_model_store_drop(struct db *db, long long study_id,
+                                     struct hpod_err *err);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "common/err.h"
 #include "common/mem.h"
+#include "store/lease_sql.h"
 #include "store/trial_store.h"
 
 /*
@@ -28,54 +29,53 @@
 /* A study's trials changed since $2 (their params when not a candidate). */
 #define CHANGED_ROWS \
     "SELECT id, state, candidate, train_to, lease_expired," \
-    "  CASE WHEN candidate IS NULL THEN params::text END AS params" \
+    "  CASE WHEN candidate IS NULL THEN params::text END AS params," \
+    "  excluded_at IS NOT NULL AS excluded" \
     "  FROM trials WHERE study_id = $1 AND changed_xid >= $2::xid8"
-/* Row kind 0 (the snapshot's xmin for the next refresh, `expired` in
- * the candidate column and `raced` in train_to), kind 1 the rows of c,
- * kind 2 their values. */
-#define CHANGES_SELECT(expired, raced) \
+/* Row kind 0 (the snapshot's xmin for the next refresh, and `expired`,
+ * `requeued` and `raced` in the candidate, train_to and metric columns),
+ * kind 1 the rows of c, kind 2 their values. */
+#define CHANGES_SELECT(expired, requeued, raced) \
     " SELECT 0 AS k, NULL::bigint AS id," \
     "  least(pg_snapshot_xmin(pg_current_snapshot())," \
     "   pg_current_xact_id_if_assigned())::text AS state," \
-    "  " expired " AS candidate, " raced " AS train_to," \
+    "  " expired " AS candidate, " requeued " AS train_to," \
     "  NULL::boolean AS lease_expired, NULL::text AS params," \
-    "  NULL::text AS metric, NULL::float8 AS value" \
+    "  NULL::boolean AS excluded," \
+    "  " raced "::text AS metric, NULL::float8 AS value" \
     " UNION ALL SELECT 1, id, state, candidate, train_to, lease_expired," \
-    "  params, NULL, NULL FROM c" \
-    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL," \
+    "  params, excluded, NULL, NULL FROM c" \
+    " UNION ALL SELECT 2, v.trial_id, NULL, NULL, NULL, NULL, NULL, NULL," \
     "  v.metric, v.value FROM trial_values v" \
     "  WHERE $3 AND v.trial_id = ANY (ARRAY(" \
     "   SELECT id FROM c WHERE NOT lease_expired))" \
-    " ORDER BY 1, 2, 8"
+    " ORDER BY 1, 2, 9"
 static const char *SQL_CHANGES =
     "WITH c AS (" CHANGED_ROWS ")"
-    CHANGES_SELECT("NULL::integer", "NULL::integer");
+    CHANGES_SELECT("NULL::integer", "NULL::integer", "NULL");
 /*
  * The same read, preceded in the same statement by the study's lease
- * expiry (trial_store_expire's SQL_EXPIRE_ONE): one round trip under the
- * study lock instead of two. The rest of the statement reads the snapshot
- * taken before the UPDATE, so the rows it expired (e) replace their old
- * versions; row kind 0 also carries how many it expired. The lapsed rows
- * of that snapshot (l) that the UPDATE did not expire were written by
+ * expiry (store/lease_sql.h, as lease_store_expire runs it): one round
+ * trip under the study lock instead of two. The rest of the statement
+ * reads the snapshot taken before the UPDATE, so the rows it changed (e)
+ * replace their old versions; row kind 0 also carries how many it failed
+ * and how many it put back in the queue. A requeued row's params are
+ * read again (it stays in the history, as a waiting trial). The lapsed
+ * rows of that snapshot that the UPDATE did not change were written by
  * another transaction meanwhile (another server's reaper, a report): the
  * UPDATE waited for it and skipped them, but the snapshot still shows
  * them as they were. Row kind 0 counts them (raced): the caller reads
  * again in a statement of its own, which sees that write.
  */
 static const char *SQL_EXPIRE_CHANGES =
-    "WITH l AS (SELECT id FROM trials WHERE study_id = $1"
-    "  AND state IN ('pending', 'running') AND lease_expires_at < now()),"
-    " e AS (UPDATE trials SET state = 'failed', reason = 'lease expired',"
-    "  lease_expired = true, lease_expires_at = NULL, updated_at = now()"
-    "  WHERE study_id = $1 AND id = ANY (ARRAY(SELECT id FROM l))"
-    "  AND state IN ('pending', 'running') AND lease_expires_at < now()"
-    "  RETURNING id, state, candidate, train_to, lease_expired),"
+    "WITH" LEASE_LAPSE("t.study_id = $1 AND") ","
     " c AS (" CHANGED_ROWS
     "  AND id <> ALL (ARRAY(SELECT id FROM e))"
     "  UNION ALL SELECT id, state, candidate, train_to, lease_expired,"
-    "  NULL::text FROM e)"
-    CHANGES_SELECT("(SELECT count(*) FROM e)::integer",
-                   "((SELECT count(*) FROM l) - (SELECT count(*) FROM e))"
+    "  CASE WHEN NOT lease_expired THEN params END, excluded FROM e)"
+    CHANGES_SELECT("(SELECT count(*) FROM e WHERE lease_expired)::integer",
+                   "(SELECT count(*) FROM e WHERE NOT lease_expired)::integer",
+                   "((SELECT count(*) FROM lapsed) - (SELECT count(*) FROM e))"
                    "::integer");
 static const char *SQL_COMPLETED_VERSION =
     "SELECT count(*) AS n, coalesce(md5(string_agg(id::text || ':'"
@@ -97,6 +97,8 @@ row_to_trial(const struct db_result *r, size_t i, long long study_id,
     t->candidate = db_get_ll(r, i, "candidate", -1);
     t->params = p ? xstrdup(p) : NULL;
     t->lease_expired = le && le[0] == 't';
+    t->excluded =
+        db_get(r, i, "excluded") && db_get(r, i, "excluded")[0] == 't';
     t->resume_from_step = -1;
     t->train_to = db_get_ll(r, i, "train_to", -1);
 }
@@ -104,8 +106,8 @@ row_to_trial(const struct db_result *r, size_t i, long long study_id,
 static enum hpod_status
 changes_run(struct db *db, const char *sql, long long study_id,
             const char *since, int with_values, char xmin[HISTORY_XID_MAX],
-            long long *expired, long long *raced, struct trial **out, size_t *n,
-            struct hpod_err *err)
+            long long *expired, long long *requeued, long long *raced,
+            struct trial **out, size_t *n, struct hpod_err *err)
 {
     char sid[32];
     const char *p[] = {sid, since, with_values ? "true" : "false"};
@@ -128,8 +130,10 @@ changes_run(struct db *db, const char *sql, long long study_id,
     snprintf(xmin, HISTORY_XID_MAX, "%s", x);
     if (expired)
         *expired = db_get_ll(r, 0, "candidate", 0);
+    if (requeued)
+        *requeued = db_get_ll(r, 0, "train_to", 0);
     if (raced)
-        *raced = db_get_ll(r, 0, "train_to", 0);
+        *raced = db_get_ll(r, 0, "metric", 0);
     t = xcalloc(rows, sizeof *t);
     for (size_t i = 1; i < rows && db_get_ll(r, i, "k", -1) == 1; i++)
         row_to_trial(r, i, study_id, &t[nt++]);
@@ -164,20 +168,22 @@ history_store_changes(struct db *db, long long study_id, const char *since,
                       struct trial **out, size_t *n, struct hpod_err *err)
 {
     return changes_run(db, SQL_CHANGES, study_id, since, with_values, xmin,
-                       NULL, NULL, out, n, err);
+                       NULL, NULL, NULL, out, n, err);
 }
 
 enum hpod_status
 history_store_expire_changes(struct db *db, long long study_id,
                              const char *since, int with_values,
                              char xmin[HISTORY_XID_MAX], long long *expired,
-                             long long *raced, struct trial **out, size_t *n,
+                             long long *requeued, long long *raced,
+                             struct trial **out, size_t *n,
                              struct hpod_err *err)
 {
     *expired = 0;
     *raced = 0;
+    *requeued = 0;
     return changes_run(db, SQL_EXPIRE_CHANGES, study_id, since, with_values,
-                       xmin, expired, raced, out, n, err);
+                       xmin, expired, requeued, raced, out, n, err);
 }
 
 enum hpod_status

@@ -32,22 +32,24 @@ enum hpod_status history_store_changes(struct db *db, long long study_id,
                                        struct hpod_err *err);
 
 /*
- * history_store_expire_changes - trial_store_expire(study_id) and
+ * history_store_expire_changes - lease_store_expire(study_id) and
  * history_store_changes in one statement (one round trip under the study
- * lock): the trials it fails by lease expiry come back as they are after
- * it (lease_expired set), the others as in the snapshot the statement
- * read; *expired: how many it failed. The xmin rule is the same: every
- * row this transaction writes, this statement's included, is read again
- * by the next refresh. *raced: how many trials whose lease had lapsed in
- * that snapshot another transaction wrote before the expiry could (e.g.
- * another server's reaper): the rows returned show them as they were, so
- * when it is not 0 the caller reads the changes again (history_store_changes
- * from the xmin returned, which every such write is above).
+ * lock): the trials it fails by lease expiry or puts back in the queue
+ * come back as they are after it (lease_expired set for the failed), the
+ * others as in the snapshot the statement read; *expired: how many it
+ * failed, *requeued: how many it put back. The xmin rule is the same:
+ * every row this transaction writes, this statement's included, is read
+ * again by the next refresh. *raced: how many trials whose lease had
+ * lapsed in that snapshot another transaction wrote before the expiry
+ * could (e.g. another server's reaper): the rows returned show them as
+ * they were, so when it is not 0 the caller reads the changes again
+ * (history_store_changes from the xmin returned, which every such write
+ * is above).
  */
 enum hpod_status history_store_expire_changes(
     struct db *db, long long study_id, const char *since, int with_values,
-    char xmin[HISTORY_XID_MAX], long long *expired, long long *raced,
-    struct trial **out, size_t *n, struct hpod_err *err);
+    char xmin[HISTORY_XID_MAX], long long *expired, long long *requeued,
+    long long *raced, struct trial **out, size_t *n, struct hpod_err *err);
 
 /* Text of an md5 in hex and its terminator. */
 #define HISTORY_DIGEST_MAX 33

@@ -116,14 +116,46 @@ trial_cleanup(struct trial *t)
     free(t->metadata);
     free(t->worker);
     metric_set_cleanup(&t->values);
-    for (size_t i = 0; i < t->n_steps; i++)
+    for (size_t i = 0; i < t->n_steps; i++) {
         metric_set_cleanup(&t->steps[i].values);
+        free(t->steps[i].checkpoint);
+    }
     free(t->steps);
     free(t->reason);
+    free(t->excluded_reason);
+    free(t->excluded_by);
+    free(t->excluded_at);
     free(t->lease_expires_at);
     free(t->created_at);
     free(t->updated_at);
     memset(t, 0, sizeof *t);
+}
+
+void
+trials_drop_excluded(struct trial *t, size_t *n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (t[i].excluded) {
+            trial_cleanup(&t[i]);
+            continue;
+        }
+        if (k != i) {
+            t[k] = t[i];
+            memset(&t[i], 0, sizeof t[i]);
+        }
+        k++;
+    }
+    *n = k;
+}
+
+const char *
+trial_checkpoint(const struct trial *t)
+{
+    for (size_t i = t->n_steps; i-- > 0;)
+        if (t->steps[i].checkpoint)
+            return t->steps[i].checkpoint;
+    return NULL;
 }
 
 void

@@ -78,7 +78,11 @@ struct trial_step {
     int step;
     int stop;
     struct metric_set values;
+    char *checkpoint; /* the URI the report named, NULL: none */
 };
+
+/* Longest checkpoint URI an intermediate report may carry (bytes). */
+#define CHECKPOINT_MAX 2048
 
 struct study {
     long long id;
@@ -119,12 +123,25 @@ struct trial {
     int lease_expired;
     char *lease_expires_at;     /* NULL when not live */
     long long resume_from_step; /* -1: none */
-    long long train_to;         /* step to train to (multistage), -1: none */
+    /* Excluded by a user (POST /v1/trials/{id}/exclude): excluded is 1 and
+     * the strings say why, who (the token, "" on an open server) and when
+     * (history rows carry the flag only). The trial keeps its values but
+     * leaves the model, best, pareto and importance. */
+    int excluded;
+    char *excluded_reason, *excluded_by, *excluded_at;
+    long long train_to; /* step to train to (multistage), -1: none */
     char *created_at, *updated_at;
 };
 
 void study_cleanup(struct study *s);
 void trial_cleanup(struct trial *t);
+/*
+ * trials_drop_excluded - removes the excluded trials of t[0..*n) (freed),
+ * keeping the others in order; *n becomes their number.
+ */
+void trials_drop_excluded(struct trial *t, size_t *n);
+/* The checkpoint of t's highest step that has one (borrowed), or NULL. */
+const char *trial_checkpoint(const struct trial *t);
 void trials_free(struct trial *t, size_t n);
 
 /* Trials issued and still counting against the budget (waiting ones

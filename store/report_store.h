@@ -1,6 +1,6 @@
 /*
  * store/report_store.h - a final report in two statements and no explicit
- * transaction (issue 14: a report was six round trips, BEGIN, the study
+ * transaction (a report used to be six round trips, BEGIN, the study
  * row, the locked trial, its values, the UPDATE and COMMIT, and on a
  * saturated machine every round trip is a run-queue wait).
  *

@@ -20,7 +20,9 @@
     " t.lease_expired, " TS("t.lease_expires_at") " AS lease_expires_at," \
     " t.resume_from_step, t.train_to," \
     " " TS("t.created_at") " AS created_at," \
-    " " TS("t.updated_at") " AS updated_at"
+    " " TS("t.updated_at") " AS updated_at," \
+    " t.excluded_reason, t.excluded_by," \
+    " " TS("t.excluded_at") " AS excluded_at"
 /* clang-format on */
 
 #endif

@@ -20,10 +20,10 @@ static const char *SQL_COLS = "SELECT" TRIAL_COLS " FROM trials t";
  * carried none. */
 static const char *SQL_VALUES_STEPS_OF =
     "SELECT trial_id, NULL::integer AS step, metric, value,"
-    " NULL::text AS action FROM trial_values"
+    " NULL::text AS action, NULL::text AS checkpoint FROM trial_values"
     " WHERE trial_id = ANY ($1::bigint[])"
     " UNION ALL"
-    " SELECT i.trial_id, i.step, s.metric, s.value, i.action"
+    " SELECT i.trial_id, i.step, s.metric, s.value, i.action, i.checkpoint"
     " FROM intermediate_values i LEFT JOIN step_values s"
     " ON s.trial_id = i.trial_id AND s.step = i.step"
     " WHERE i.trial_id = ANY ($1::bigint[])"
@@ -40,15 +40,6 @@ static const char *SQL_TAKEN =
     "SELECT candidate FROM trials WHERE study_id = $1"
     " AND candidate IS NOT NULL AND NOT lease_expired";
 
-static const char *SQL_EXPIRE_ONE =
-    "UPDATE trials SET state = 'failed', reason = 'lease expired',"
-    " lease_expired = true, lease_expires_at = NULL, updated_at = now()"
-    " WHERE study_id = $1 AND state IN ('pending', 'running')"
-    " AND lease_expires_at < now()";
-static const char *SQL_EXPIRE_ALL =
-    "UPDATE trials SET state = 'failed', reason = 'lease expired',"
-    " lease_expired = true, lease_expires_at = NULL, updated_at = now()"
-    " WHERE state IN ('pending', 'running') AND lease_expires_at < now()";
 /* The worker's live trials, their leases renewed, in one statement. */
 static const char *SQL_RENEW_HELD =
     "WITH t AS (UPDATE trials SET"
@@ -79,9 +70,10 @@ static const char *SQL_INSERT_USER =
     "INSERT INTO trials (study_id, seq, state, params, candidate, worker,"
     " origin, metadata) VALUES ($1, $2, $3, $4::json, $5, '', $6, $7::json)"
     " RETURNING id";
-/* The oldest waiting trials of a study, up to $4, handed to worker $2. */
+/* The oldest waiting trials of a study, up to $4, handed to worker $2
+ * (a preempted one's reason goes with its wait). */
 static const char *SQL_CLAIM =
-    "UPDATE trials SET state = 'pending', worker = $2,"
+    "UPDATE trials SET state = 'pending', worker = $2, reason = NULL,"
     " lease_expires_at = now() + make_interval(secs => $3), updated_at = now()"
     " WHERE id IN (SELECT id FROM trials WHERE study_id = $1"
     " AND state = 'waiting' ORDER BY seq LIMIT $4) RETURNING id";
@@ -89,7 +81,8 @@ static const char *SQL_SET_METADATA =
     "UPDATE trials SET metadata = $2::json, updated_at = now() WHERE id = $1";
 static const char *SQL_HISTORY =
     "SELECT id, state, candidate, train_to,"
-    " CASE WHEN candidate IS NULL THEN params::text END AS params"
+    " CASE WHEN candidate IS NULL THEN params::text END AS params,"
+    " excluded_at IS NOT NULL AS excluded"
     " FROM trials WHERE study_id = $1 AND NOT lease_expired ORDER BY id";
 /* $2, $3: text[] and float8[] literals of the same length. */
 static const char *SQL_ADD_VALUES =
@@ -106,8 +99,8 @@ static const char *SQL_REPORTED =
     "  ELSE now() + make_interval(secs => $3) END,"
     " updated_at = now() WHERE t.id = $1 RETURNING" TRIAL_COLS;
 static const char *SQL_INTERMEDIATE =
-    "INSERT INTO intermediate_values (trial_id, step, action)"
-    " VALUES ($1, $2, $3) ON CONFLICT (trial_id, step) DO NOTHING"
+    "INSERT INTO intermediate_values (trial_id, step, action, checkpoint)"
+    " VALUES ($1, $2, $3, $4) ON CONFLICT (trial_id, step) DO NOTHING"
     " RETURNING action";
 static const char *SQL_ADD_STEP_VALUES =
     "INSERT INTO step_values (trial_id, step, metric, value)"
@@ -124,7 +117,7 @@ static const char *SQL_STEPS =
     " FROM intermediate_values i JOIN trials t ON t.id = i.trial_id"
     " LEFT JOIN step_values s ON s.trial_id = i.trial_id AND s.step = i.step"
     " WHERE t.study_id = $1 AND NOT t.lease_expired"
-    " ORDER BY i.trial_id, i.step, s.metric";
+    " AND t.excluded_at IS NULL ORDER BY i.trial_id, i.step, s.metric";
 static const char *SQL_STOP =
     "UPDATE trials SET state = $2, reason = $3, lease_expires_at = NULL,"
     " updated_at = now() WHERE id = $1";
@@ -267,6 +260,8 @@ attach_row(const struct db_result *r, size_t i, struct trial *t, size_t n,
             memset(&tr->steps[tr->n_steps], 0, sizeof *tr->steps);
             const char *action = db_get(r, i, "action");
             tr->steps[tr->n_steps].stop = action && strcmp(action, "stop") == 0;
+            tr->steps[tr->n_steps].checkpoint =
+                dup_or_null(db_get(r, i, "checkpoint"));
             tr->steps[tr->n_steps++].step = step;
         }
         if (!metric)
@@ -325,6 +320,10 @@ trial_store_row(const struct db_result *r, size_t i, struct trial *t)
     t->train_to = db_get_ll(r, i, "train_to", -1);
     t->created_at = dup_or_null(db_get(r, i, "created_at"));
     t->updated_at = dup_or_null(db_get(r, i, "updated_at"));
+    t->excluded_at = dup_or_null(db_get(r, i, "excluded_at"));
+    t->excluded = t->excluded_at != NULL;
+    t->excluded_reason = dup_or_null(db_get(r, i, "excluded_reason"));
+    t->excluded_by = dup_or_null(db_get(r, i, "excluded_by"));
 }
 
 enum hpod_status
@@ -371,18 +370,6 @@ exec_affected(struct db *db, const char *sql, int np, const char *const *p,
         *affected = db_affected(r);
     db_result_free(r);
     return st;
-}
-
-enum hpod_status
-trial_store_expire(struct db *db, long long study_id, long long *n,
-                   struct hpod_err *err)
-{
-    char sid[32];
-    snprintf(sid, sizeof sid, "%lld", study_id);
-    const char *p[] = {sid};
-    if (study_id > 0)
-        return exec_affected(db, SQL_EXPIRE_ONE, 1, p, n, err);
-    return exec_affected(db, SQL_EXPIRE_ALL, 0, NULL, n, err);
 }
 
 enum hpod_status
@@ -557,6 +544,8 @@ trial_store_history(struct db *db, long long study_id, struct trial **out,
         t->params = dup_or_null(db_get(r, i, "params"));
         t->resume_from_step = -1;
         t->train_to = db_get_ll(r, i, "train_to", -1);
+        t->excluded =
+            db_get(r, i, "excluded") && *db_get(r, i, "excluded") == 't';
     }
     db_result_free(r);
     r = NULL;
@@ -621,8 +610,8 @@ trial_store_report(struct db *db, long long id, const struct metric_set *add,
 enum hpod_status
 trial_store_intermediate(struct db *db, long long id, int step,
                          const struct metric_set *values, const char *action,
-                         int lease_seconds, const char **action_out,
-                         struct hpod_err *err)
+                         const char *checkpoint, int lease_seconds,
+                         const char **action_out, struct hpod_err *err)
 {
     char sid[32], sstep[32], ls[32];
     char *names = NULL, *vals = NULL;
@@ -633,8 +622,8 @@ trial_store_intermediate(struct db *db, long long id, int step,
     snprintf(sid, sizeof sid, "%lld", id);
     snprintf(sstep, sizeof sstep, "%d", step);
     snprintf(ls, sizeof ls, "%d", lease_seconds);
-    const char *p[] = {sid, sstep, action};
-    if ((st = db_exec(db, SQL_INTERMEDIATE, 3, p, &r, err)) != HPOD_OK)
+    const char *p[] = {sid, sstep, action, checkpoint};
+    if ((st = db_exec(db, SQL_INTERMEDIATE, 4, p, &r, err)) != HPOD_OK)
         goto out;
     inserted = db_rows(r) > 0;
     if (!inserted) {

@@ -14,14 +14,6 @@
 #include "store/model.h"
 
 /*
- * trial_store_expire - marks failed ("lease expired") every live trial whose
- * lease has lapsed, of one study (study_id > 0) or of all (0). Their
- * candidates become free again. *n (may be NULL) receives how many.
- */
-enum hpod_status trial_store_expire(struct db *db, long long study_id,
-                                    long long *n, struct hpod_err *err);
-
-/*
  * trial_store_held - renews the leases of the live trials that worker holds
  * in the study and returns them (new array, id order).
  */
@@ -106,8 +98,9 @@ enum hpod_status trial_store_read_value(const char *text, long long trial_id,
 /*
  * trial_store_history - what a sampler needs, in two light queries: every
  * trial of the study not failed by lease expiry, in id order, with only
- * id, state, candidate, train_to, params and values filled (params NULL
- * when the trial has a candidate: the caller knows it; no steps).
+ * id, state, candidate, train_to, params, excluded and values filled
+ * (params NULL when the trial has a candidate: the caller knows it; no
+ * steps).
  */
 enum hpod_status trial_store_history(struct db *db, long long study_id,
                                      struct trial **out, size_t *n,
@@ -138,15 +131,16 @@ enum hpod_status trial_store_report(struct db *db, long long id,
 
 /*
  * trial_store_intermediate - records values for a step with the action the
- * server answers; if that step was recorded before, nothing changes and
- * *action_out receives the stored action ("continue"/"stop", static
- * string). The trial becomes running and its lease is renewed.
+ * server answers and the checkpoint the report named (NULL: none); if that
+ * step was recorded before, nothing changes and *action_out receives the
+ * stored action ("continue"/"stop", static string). The trial becomes
+ * running and its lease is renewed.
  */
-enum hpod_status trial_store_intermediate(struct db *db, long long id, int step,
-                                          const struct metric_set *values,
-                                          const char *action, int lease_seconds,
-                                          const char **action_out,
-                                          struct hpod_err *err);
+enum hpod_status
+trial_store_intermediate(struct db *db, long long id, int step,
+                         const struct metric_set *values, const char *action,
+                         const char *checkpoint, int lease_seconds,
+                         const char **action_out, struct hpod_err *err);
 
 /*
  * trial_store_step_action - the action answered to the trial's report at
@@ -166,8 +160,8 @@ void step_rows_free(struct step_row *rows, size_t n);
 
 /*
  * trial_store_study_steps - every intermediate report of the study's
- * trials (not failed by lease expiry), by trial then step: what ASHA
- * rebuilds its rungs from on every decision.
+ * trials (not failed by lease expiry, not excluded), by trial then step:
+ * what ASHA rebuilds its rungs from on every decision.
  */
 enum hpod_status trial_store_study_steps(struct db *db, long long study_id,
                                          struct step_row **out, size_t *n,

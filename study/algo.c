@@ -253,6 +253,31 @@ parse_ehvi_shape(json_t *a, struct algo_def *al, json_t *norm,
 }
 
 /*
+ * ehvi's removed values (docs/auto.md, "What no case would use"): 422
+ * naming what replaced them. "log_objectives": false (what definitions
+ * stored before its removal carry) is accepted and no longer written.
+ */
+static enum hpod_status
+check_ehvi_removed(json_t *a, const char *blend, struct hpod_err *err)
+{
+    json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
+
+    if (lg && !json_is_boolean(lg))
+        return hpod_fail(err, HPOD_EINVAL, "algorithm.log_objectives",
+                         "algorithm.log_objectives must be a boolean");
+    if (json_is_true(lg))
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.log_objectives",
+                         "algorithm.log_objectives was removed (it lost on "
+                         "every table): omit it (docs/auto.md)");
+    if (blend && strcmp(blend, "all") == 0)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.gp_blend",
+                         "algorithm.gp_blend \"all\" was removed: use "
+                         "\"first\", the GP blended into the first "
+                         "objective (docs/auto.md)");
+    return HPOD_OK;
+}
+
+/*
  * One surrogate per objective (gp or graph), expected hypervolume
  * improvement across them (Emmerich et al. 2011).
  */
@@ -262,9 +287,8 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
 {
     static const char *const surrogates[] = {"gp", "graph", NULL};
     /* gp_blend: enum mobo_blend's order. */
-    static const char *const blends[] = {"none", "first", "all", NULL};
+    static const char *const blends[] = {"none", "first", NULL};
     const char *kernel = NULL, *sur = NULL, *bl = NULL;
-    json_t *lg = a ? json_object_get(a, "log_objectives") : NULL;
     long long tr = 0;
     double fr = 0.0;
     int has;
@@ -277,12 +301,9 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
         (st = hj_get_string(a, "algorithm", "gp_blend", 0, &bl, err)) !=
             HPOD_OK ||
         (st = hj_get_int(a, "algorithm", "trust_region", 0, 100000, &tr, &has,
-                         err)) != HPOD_OK)
+                         err)) != HPOD_OK ||
+        (st = check_ehvi_removed(a, bl, err)) != HPOD_OK)
         return st;
-    if (lg && !json_is_boolean(lg))
-        return hpod_fail(err, HPOD_EINVAL, "algorithm.log_objectives",
-                         "algorithm.log_objectives must be a boolean");
-    al->ehvi_log = lg && json_is_true(lg);
     al->ehvi_trust = tr;
     if ((st = hj_get_number(a, "algorithm", "front_reference", &fr, &has,
                             err)) != HPOD_OK)
@@ -308,10 +329,9 @@ parse_ehvi(json_t *a, struct algo_def *al, const char *name, json_t **norm,
         return hpod_fail(err, HPOD_EUNPROC, "algorithm.gp_blend",
                          "algorithm.gp_blend needs surrogate graph (it "
                          "blends a GP into the graph's predictions)");
-    *norm = json_pack("{s:s, s:I, s:s, s:s, s:i, s:b, s:I}", "name", name,
-                      "seed", (json_int_t)al->seed, "kernel", kernel,
-                      "surrogate", sur, "init", al->init, "log_objectives",
-                      al->ehvi_log, "trust_region", (json_int_t)tr);
+    *norm = json_pack("{s:s, s:I, s:s, s:s, s:i, s:I}", "name", name, "seed",
+                      (json_int_t)al->seed, "kernel", kernel, "surrogate", sur,
+                      "init", al->init, "trust_region", (json_int_t)tr);
     json_object_set_new(*norm, "front_reference", json_real(fr));
     /* Written back when sent (absent: off, as before the option). */
     if (bl)
@@ -349,8 +369,9 @@ parse_ls_min(json_t *a, struct algo_def *al, json_t *norm, struct hpod_err *err)
 }
 
 /*
- * gp's "hedge_judge" ("gp" | "observed", only with "hedge": true; written
- * back as given, absent when not given, which means "gp").
+ * gp's "hedge_judge" ("gp", only with "hedge": true; written back as
+ * given, absent when not given, which means "gp"). "observed" was removed
+ * (docs/auto.md, "What no case would use"): 422 naming its replacement.
  */
 static enum hpod_status
 parse_hedge_judge(json_t *a, struct algo_def *al, json_t *norm,
@@ -359,17 +380,20 @@ parse_hedge_judge(json_t *a, struct algo_def *al, json_t *norm,
     json_t *hj = a ? json_object_get(a, "hedge_judge") : NULL;
     const char *v = hj ? json_string_value(hj) : NULL;
 
-    al->gp_hedge_judge = 0;
     if (!hj)
         return HPOD_OK;
-    if (!v || (strcmp(v, "gp") != 0 && strcmp(v, "observed") != 0))
+    if (v && strcmp(v, "observed") == 0)
+        return hpod_fail(err, HPOD_EUNPROC, "algorithm.hedge_judge",
+                         "algorithm.hedge_judge \"observed\" was removed: "
+                         "the GP judge, the default, replaced it; omit "
+                         "hedge_judge (docs/auto.md)");
+    if (!v || strcmp(v, "gp") != 0)
         return hpod_fail(err, HPOD_EINVAL, "algorithm.hedge_judge",
-                         "algorithm.hedge_judge must be \"gp\" or "
-                         "\"observed\"");
+                         "algorithm.hedge_judge must be \"gp\" (the "
+                         "default)");
     if (!al->gp_hedge)
         return hpod_fail(err, HPOD_EINVAL, "algorithm.hedge_judge",
                          "algorithm.hedge_judge needs \"hedge\": true");
-    al->gp_hedge_judge = strcmp(v, "observed") == 0;
     json_object_set_new(norm, "hedge_judge", json_string(v));
     return HPOD_OK;
 }

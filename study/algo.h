@@ -44,20 +44,15 @@ struct algo_def {
     /* gp, finite spaces: "hedge", GP-Hedge over this GP and graph EI
      * (sampler_input.variant SAMPLER_V_HEDGE); 0: off. */
     int gp_hedge;
-    /* gp with hedge: "hedge_judge", 0 "gp" (every nominee judged by the
-     * GP), 1 "observed" (sampler_input.variant SAMPLER_V_HEDGEOBS). */
-    int gp_hedge_judge;
     int init;      /* random points before the model takes over */
     int surrogate; /* ehvi: 0 gp, 1 graph */
-    /* ehvi variants (core/mobo.h, mobo_input): log_objectives 0/1, and
-     * trust_region, the trust_k of finite studies (0: off). */
-    int ehvi_log;
+    /* ehvi trust_region: core/mobo.h trust_k of finite studies (0: off). */
     long long ehvi_trust;
     /* ehvi front_reference: core/mobo.h front_ref (0: the study's
      * reference). */
     double ehvi_front_ref;
     /* ehvi gp_blend: core/mobo.h gp_blend (enum mobo_blend: 0 none,
-     * 1 first, 2 all; graph surrogate). */
+     * 1 first; graph surrogate). */
     int ehvi_gp_blend;
     /* ehvi trust_shape: core/mobo.h trust_shape (enum mobo_trust_shape:
      * 0 nearest, 1 steps; needs trust_region > 0). */

@@ -11,10 +11,11 @@
 #include "common/json.h"
 
 static const char *const actions[] = {
-    "study.create",     "study.patch",       "study.delete",
-    "trial.enqueue",    "trial.add",         "trial.fail",
-    "trial.patch",      "token.create",      "token.revoke",
-    "benchmark.import", "simulation.create", "simulation.cancel",
+    "study.create",      "study.patch",       "study.delete",
+    "trial.enqueue",     "trial.add",         "trial.fail",
+    "trial.patch",       "trial.exclude",     "trial.restore",
+    "token.create",      "token.revoke",      "benchmark.import",
+    "simulation.create", "simulation.cancel",
 };
 
 int
@@ -30,7 +31,8 @@ const char *
 audit_actions_text(void)
 {
     return "study.create, study.patch, study.delete, trial.enqueue, "
-           "trial.add, trial.fail, trial.patch, token.create, token.revoke, "
+           "trial.add, trial.fail, trial.patch, trial.exclude, trial.restore, "
+           "token.create, token.revoke, "
            "benchmark.import, simulation.create, simulation.cancel";
 }
 

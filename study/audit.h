@@ -4,9 +4,11 @@
  * Every write a user makes is recorded by audit_record inside the
  * transaction of the write, so the write and its event commit or roll
  * back together. The actions are a closed list (audit_action_ok): study
- * create, patch, delete; trial enqueue, add, fail, patch; token create,
- * revoke; benchmark import; simulation create, cancel. Suggests, reports
- * and heartbeats are a trainer's traffic and are not recorded (the
+ * create, patch, delete; trial enqueue, add, fail, patch, exclude,
+ * restore; token create,
+ * revoke; benchmark import; simulation create, cancel. Suggests, reports,
+ * heartbeats, preemptions and define-by-run parameters are a trainer's
+ * traffic and are not recorded (the
  * trials they write carry their own times and worker). Reads are never
  * recorded.
  */

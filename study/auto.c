@@ -63,10 +63,8 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
         if (c->front_reference > 0.0)
             json_object_set_new(o, "front_reference",
                                 json_real(c->front_reference));
-        if (c->gp_blend > 0)
-            json_object_set_new(
-                o, "gp_blend",
-                json_string(c->gp_blend == MOBO_BLEND_ALL ? "all" : "first"));
+        if (c->gp_blend == MOBO_BLEND_FIRST)
+            json_object_set_new(o, "gp_blend", json_string("first"));
         if (c->trust_shape == MOBO_TRUST_STEPS)
             json_object_set_new(o, "trust_shape", json_string("steps"));
         json_object_set_new(o, "init", json_integer(AUTO_INIT));
@@ -87,13 +85,8 @@ config_json(const struct autoalgo_config *c, json_t *seed, char *label,
                                 json_real(c->lengthscale_prior));
         if (c->method == AUTOALGO_GP && c->hedge)
             json_object_set_new(o, "hedge", json_true());
-        if (c->method == AUTOALGO_GP && c->hedge && c->hedge_observed)
-            json_object_set_new(o, "hedge_judge", json_string("observed"));
         snprintf(label, size, "%s/%s/%s%s", name, kernel, acq,
-                 c->method == AUTOALGO_GP && c->hedge
-                     ? (c->hedge_observed ? " with hedge (observed judge)"
-                                          : " with hedge")
-                     : "");
+                 c->method == AUTOALGO_GP && c->hedge ? " with hedge" : "");
         break;
     }
     return o;
@@ -114,9 +107,9 @@ auto_reason(const struct autoalgo_features *f, enum autoalgo_case c,
     if (f->n_candidates > 0)
         snprintf(space, sizeof space,
                  "a finite space of %zu candidates (%s %d)", f->n_candidates,
-                 f->n_candidates <= AUTOALGO_SMALL_MAX ? "at most"
+                 f->n_candidates <= AUTOALGO_GRAPH_MAX ? "at most"
                                                        : "more than",
-                 AUTOALGO_SMALL_MAX);
+                 AUTOALGO_GRAPH_MAX);
     else
         snprintf(space, sizeof space, "a continuous space (no candidates)");
     if (f->budget >= 0)
@@ -196,8 +189,10 @@ auto_readback(json_t *a, struct algo_def *al, json_t **norm,
         json_object_set_new(c, "seed", json_integer(seed));
     st = algo_from_json(c, al, &nc, err);
     json_decref(c);
-    if (st != HPOD_OK)
+    if (st != HPOD_OK) {
+        json_decref(nc); /* algo_from_json may have begun it */
         return chosen_err(st, err);
+    }
     *norm = json_pack("{s:s, s:I, s:o, s:s, s:s}", "name", "auto", "seed",
                       (json_int_t)al->seed, "chosen", nc, "case", code,
                       "reason", reason);
@@ -232,8 +227,10 @@ algo_auto(json_t *a, const struct autoalgo_features *f, struct algo_def *al,
     json_decref(js);
     st = algo_from_json(chosen, al, &nc, err);
     json_decref(chosen);
-    if (st != HPOD_OK)
+    if (st != HPOD_OK) {
+        json_decref(nc);
         return st;
+    }
     auto_reason(f, c, label, reason, sizeof reason);
     *norm = json_pack("{s:s, s:I, s:o, s:s, s:s}", "name", "auto", "seed",
                       (json_int_t)al->seed, "chosen", nc, "case",

@@ -68,7 +68,6 @@ choose_mobo(const struct study_def *d, const struct history *h,
         .obs_c = nc ? h->mo_c : NULL,
         .con_max = nc ? con_max : NULL,
         .con_log = nc ? con_log : NULL,
-        .log_objectives = d->algo.name == ALGO_EHVI && d->algo.ehvi_log,
         .trust_k = d->algo.name == ALGO_EHVI ? (size_t)d->algo.ehvi_trust : 0,
         .front_ref = d->algo.name == ALGO_EHVI ? d->algo.ehvi_front_ref : 0.0,
         .gp_blend = d->algo.name == ALGO_EHVI ? d->algo.ehvi_gp_blend : 0,
@@ -112,10 +111,8 @@ choose_one(const struct study_def *d, const struct history *h,
         .ls_min = d->algo.name == ALGO_GP ? d->algo.ls_min : 0.0,
         .trust_div = d->algo.name == ALGO_GP ? (int)d->algo.gp_trust : 0,
         .ls_prior = d->algo.name == ALGO_GP ? d->algo.ls_prior : 0.0,
-        .variant = d->algo.name == ALGO_GP && d->algo.gp_hedge
-                       ? SAMPLER_V_HEDGE |
-                             (d->algo.gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
-                       : 0u,
+        .variant =
+            d->algo.name == ALGO_GP && d->algo.gp_hedge ? SAMPLER_V_HEDGE : 0u,
         .cand_raw = h->cand_raw,
         .cand_used = h->cand_used,
         .n_cand = h->n_cand,
@@ -137,6 +134,8 @@ choose_one(const struct study_def *d, const struct history *h,
     double t0 = hpod_now_s();
 
     *cand = (size_t)-1;
+    if (d->space.n_params == 0)
+        return HPOD_OK; /* define-by-run before any parameter: {} */
     if (history_uses_mobo(d))
         st = choose_mobo(d, h, entry, seq, raw, cand, ex, &budget);
     int by_mobo = st == HPOD_OK;

@@ -18,305 +18,8 @@
 #include "common/text.h"
 #include "core/graph.h"
 #include "study/auto.h"
-#include "study/choices.h"
 
-#define MAX_PARAMS 64
 #define MAX_CANDIDATES 100000
-
-/* ---- the search space ---- */
-
-/* One entry of "space", as read before its type decides the rest. */
-struct param_in {
-    json_t *p;
-    char path[64];
-    const char *name, *type;
-    json_t *values, *choices, *logv;
-    double low, high;
-    int has_low, has_high, log;
-};
-
-static enum hpod_status
-parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
-                  struct hpod_err *err)
-{
-    char f[128];
-    if (in->has_low || in->has_high || in->values || in->logv) {
-        hj_path(f, sizeof f, in->path,
-                in->has_low    ? "low"
-                : in->has_high ? "high"
-                : in->values   ? "values"
-                               : "log");
-        return hpod_fail(err, HPOD_EUNPROC, f,
-                         "a categorical parameter takes only choices");
-    }
-    hj_path(f, sizeof f, in->path, "choices");
-    if (!in->choices)
-        return hpod_fail(err, HPOD_EINVAL, f, "%s is required", f);
-    if (!json_is_array(in->choices))
-        return hpod_fail(err, HPOD_EINVAL, f, "%s must be an array", f);
-    size_t n = json_array_size(in->choices);
-    if (n == 0 || n > 1000)
-        return hpod_fail(err, HPOD_EUNPROC, f, "%s must hold 1 to 1000 choices",
-                         f);
-    enum hpod_status st = choices_check(in->choices, f, err);
-    if (st != HPOD_OK)
-        return st;
-    space_add_categorical(&d->space, n);
-    *out = json_pack("{s:s, s:s, s:O}", "name", in->name, "type", "categorical",
-                     "choices", in->choices);
-    return HPOD_OK;
-}
-
-/* values[k] (field fk) of a numeric parameter given by its values. */
-static enum hpod_status
-parse_value(const struct param_in *in, enum param_type pt, double *v, size_t k,
-            const char *fk, struct hpod_err *err)
-{
-    json_t *x = json_array_get(in->values, k);
-    enum hpod_status st = pt == PARAM_INT ? hj_int_field(x, fk, &v[k], err)
-                                          : hj_number_field(x, fk, &v[k], err);
-    if (st != HPOD_OK)
-        return st;
-    if (in->log && !(v[k] > 0))
-        return hpod_fail(err, HPOD_EUNPROC, fk,
-                         "log-scaled values must be > 0");
-    for (size_t k2 = 0; k2 < k; k2++)
-        if (v[k2] == v[k]) {
-            char num[HPOD_DTOA_SIZE];
-            hpod_dtoa(v[k], num);
-            return hpod_fail(err, HPOD_EUNPROC, fk, "duplicate value %s", num);
-        }
-    return HPOD_OK;
-}
-
-static enum hpod_status
-parse_values(const struct param_in *in, enum param_type pt, struct study_def *d,
-             json_t **out, struct hpod_err *err)
-{
-    char f[128];
-    enum hpod_status st = HPOD_OK;
-    hj_path(f, sizeof f, in->path, "values");
-    if (in->has_low || in->has_high)
-        return hpod_fail(err, HPOD_EUNPROC, f,
-                         "give either values or low and high, not "
-                         "both");
-    if (!json_is_array(in->values))
-        return hpod_fail(err, HPOD_EINVAL, f, "%s must be an array", f);
-    size_t n = json_array_size(in->values);
-    if (n == 0 || n > 10000)
-        return hpod_fail(err, HPOD_EUNPROC, f, "%s must hold 1 to 10000 values",
-                         f);
-    double *v = xmalloc(n * sizeof *v);
-    for (size_t k = 0; k < n && st == HPOD_OK; k++) {
-        char fk[160];
-        snprintf(fk, sizeof fk, "%s[%zu]", f, k);
-        st = parse_value(in, pt, v, k, fk, err);
-    }
-    if (st == HPOD_OK &&
-        space_add_values(&d->space, pt, v, n, in->log) != HPOD_OK)
-        st = hpod_fail(err, HPOD_EUNPROC, f, "invalid values");
-    free(v);
-    if (st != HPOD_OK)
-        return st;
-    const struct param *sp = &d->space.params[d->space.n_params - 1];
-    json_t *sorted = json_array();
-    for (size_t k = 0; k < sp->n_values; k++)
-        json_array_append_new(
-            sorted, pt == PARAM_INT ? json_integer((json_int_t)sp->values[k])
-                                    : json_real(sp->values[k]));
-    *out = json_pack("{s:s, s:s, s:o, s:b}", "name", in->name, "type", in->type,
-                     "values", sorted, "log", in->log);
-    return HPOD_OK;
-}
-
-static enum hpod_status
-parse_range(const struct param_in *in, enum param_type pt, struct study_def *d,
-            json_t **out, struct hpod_err *err)
-{
-    char f[128];
-    double low = in->low, high = in->high;
-    enum hpod_status st;
-    if (!in->has_low || !in->has_high) {
-        hj_path(f, sizeof f, in->path, in->has_low ? "high" : "low");
-        return hpod_fail(err, HPOD_EINVAL, f, "%s is required (or give values)",
-                         f);
-    }
-    if (pt == PARAM_INT) {
-        /* Integers within ±2^53, like an int parameter's values;
-         * a float range may span any finite doubles. */
-        hj_path(f, sizeof f, in->path, "low");
-        if ((st = hj_int_field(json_object_get(in->p, "low"), f, &low, err)) !=
-            HPOD_OK)
-            return st;
-        hj_path(f, sizeof f, in->path, "high");
-        if ((st = hj_int_field(json_object_get(in->p, "high"), f, &high,
-                               err)) != HPOD_OK)
-            return st;
-    }
-    hj_path(f, sizeof f, in->path, "low");
-    if (!(low < high))
-        return hpod_fail(err, HPOD_EUNPROC, f, "%s must be < high", f);
-    if (in->log && !(low > 0))
-        return hpod_fail(err, HPOD_EUNPROC, f,
-                         "%s must be > 0 when log is true", f);
-    if (space_add_range(&d->space, pt, low, high, in->log) != HPOD_OK)
-        return hpod_fail(err, HPOD_EUNPROC, f, "invalid range");
-    if (pt == PARAM_INT)
-        *out = json_pack("{s:s, s:s, s:I, s:I, s:b}", "name", in->name, "type",
-                         in->type, "low", (json_int_t)low, "high",
-                         (json_int_t)high, "log", in->log);
-    else
-        *out = json_pack("{s:s, s:s, s:f, s:f, s:b}", "name", in->name, "type",
-                         in->type, "low", low, "high", high, "log", in->log);
-    return HPOD_OK;
-}
-
-static enum hpod_status
-parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
-            struct hpod_err *err)
-{
-    static const char *const keys[] = {"name", "type",   "low",     "high",
-                                       "log",  "values", "choices", NULL};
-    struct param_in in = {.p = p};
-    char f[128];
-    enum hpod_status st;
-    json_t *out = NULL;
-
-    snprintf(in.path, sizeof in.path, "space[%zu]", i);
-    if (!json_is_object(p))
-        return hpod_fail(err, HPOD_EINVAL, in.path, "%s must be an object",
-                         in.path);
-    if ((st = hj_check_keys(p, keys, in.path, err)) != HPOD_OK ||
-        (st = hj_get_string(p, in.path, "name", 1, &in.name, err)) != HPOD_OK ||
-        (st = hj_get_string(p, in.path, "type", 1, &in.type, err)) != HPOD_OK)
-        return st;
-    hj_path(f, sizeof f, in.path, "name");
-    if (!metric_name_ok(in.name))
-        return hpod_fail(err, HPOD_EUNPROC, f,
-                         "parameter name \"%.64s\" must be 1 to 64 letters, "
-                         "digits, '_', '.' or '-'",
-                         in.name);
-    for (size_t k = 0; k < i; k++)
-        if (strcmp(d->names[k], in.name) == 0)
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "duplicate parameter name \"%s\"", in.name);
-    in.values = json_object_get(p, "values");
-    in.choices = json_object_get(p, "choices");
-    in.logv = json_object_get(p, "log");
-    if ((st = hj_get_number(p, in.path, "low", &in.low, &in.has_low, err)) !=
-            HPOD_OK ||
-        (st = hj_get_number(p, in.path, "high", &in.high, &in.has_high, err)) !=
-            HPOD_OK)
-        return st;
-    if (in.logv && !json_is_boolean(in.logv)) {
-        hj_path(f, sizeof f, in.path, "log");
-        return hpod_fail(err, HPOD_EINVAL, f, "%s must be true or false", f);
-    }
-    in.log = in.logv && json_is_true(in.logv);
-
-    if (strcmp(in.type, "categorical") == 0) {
-        st = parse_categorical(&in, d, &out, err);
-    } else if (strcmp(in.type, "float") == 0 || strcmp(in.type, "int") == 0) {
-        enum param_type pt = in.type[0] == 'f' ? PARAM_FLOAT : PARAM_INT;
-        if (in.choices) {
-            hj_path(f, sizeof f, in.path, "choices");
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "only categorical parameters take choices");
-        }
-        st = in.values ? parse_values(&in, pt, d, &out, err)
-                       : parse_range(&in, pt, d, &out, err);
-    } else {
-        hj_path(f, sizeof f, in.path, "type");
-        return hpod_fail(err, HPOD_EUNPROC, f,
-                         "type must be float, int or categorical, not "
-                         "\"%.40s\"",
-                         in.type);
-    }
-    if (st != HPOD_OK)
-        return st;
-    json_array_append_new(norm, out);
-    d->names[i] = json_string_value(json_object_get(out, "name"));
-    d->choices[i] = json_object_get(out, "choices");
-    return HPOD_OK;
-}
-
-enum hpod_status
-params_from_json(const struct study_def *d, json_t *obj, double *raw,
-                 const char *path, struct hpod_err *err)
-{
-    const char *key;
-    json_t *v;
-    char f[192];
-
-    if (!json_is_object(obj))
-        return hpod_fail(err, HPOD_EUNPROC, path, "%s must be an object", path);
-    json_object_foreach(obj, key, v)
-    {
-        size_t i;
-        for (i = 0; i < d->space.n_params; i++)
-            if (strcmp(d->names[i], key) == 0)
-                break;
-        if (i == d->space.n_params) {
-            snprintf(f, sizeof f, "%s.%.64s", path, key);
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "unknown parameter \"%.64s\"", key);
-        }
-    }
-    for (size_t i = 0; i < d->space.n_params; i++) {
-        const struct param *p = &d->space.params[i];
-        snprintf(f, sizeof f, "%s.%s", path, d->names[i]);
-        v = json_object_get(obj, d->names[i]);
-        if (!v)
-            return hpod_fail(err, HPOD_EUNPROC, f, "%s is missing", f);
-        if (p->type == PARAM_CATEGORICAL) {
-            size_t c, n = json_array_size(d->choices[i]);
-            if (!json_is_string(v))
-                return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a string",
-                                 f);
-            for (c = 0; c < n; c++)
-                if (json_equal(v, json_array_get(d->choices[i], c)))
-                    break;
-            if (c == n)
-                return hpod_fail(err, HPOD_EUNPROC, f,
-                                 "\"%.60s\" is not a choice of %s",
-                                 json_string_value(v), d->names[i]);
-            raw[i] = (double)c;
-            continue;
-        }
-        if (!json_is_number(v))
-            return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a number", f);
-        if (!hj_exact_number(v, &raw[i]))
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "%" JSON_INTEGER_FORMAT
-                             " is not a legal value of %s",
-                             json_integer_value(v), d->names[i]);
-        if (!space_contains(&d->space, i, raw[i])) {
-            char num[HPOD_DTOA_SIZE];
-            hpod_dtoa(raw[i], num);
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "%s is not a legal value of %s", num, d->names[i]);
-        }
-    }
-    return HPOD_OK;
-}
-
-json_t *
-params_to_json(const struct study_def *d, const double *raw)
-{
-    json_t *o = json_object();
-    for (size_t i = 0; i < d->space.n_params; i++) {
-        const struct param *p = &d->space.params[i];
-        json_t *v;
-        if (p->type == PARAM_CATEGORICAL)
-            v = json_incref(json_array_get(d->choices[i], (size_t)raw[i]));
-        else if (p->type == PARAM_INT)
-            v = json_integer((json_int_t)llround(raw[i]));
-        else
-            v = json_real(raw[i]);
-        json_object_set_new(o, d->names[i], v);
-    }
-    return o;
-}
 
 static enum hpod_status
 parse_candidates(json_t *arr, struct study_def *d, struct hpod_err *err)
@@ -589,29 +292,6 @@ parse_auto(json_t *body, struct study_def *d, json_t **norm,
 
 /* ---- the whole definition ---- */
 
-/* "space": 1 to MAX_PARAMS parameters, normalized into norm. */
-static enum hpod_status
-parse_space(json_t *space, struct study_def *d, json_t *norm,
-            struct hpod_err *err)
-{
-    enum hpod_status st;
-    if (!space)
-        return hpod_fail(err, HPOD_EINVAL, "space", "space is required");
-    if (!json_is_array(space))
-        return hpod_fail(err, HPOD_EINVAL, "space", "space must be an array");
-    size_t np = json_array_size(space);
-    if (np == 0 || np > MAX_PARAMS)
-        return hpod_fail(err, HPOD_EUNPROC, "space",
-                         "space must hold 1 to %d parameters", MAX_PARAMS);
-    d->names = xcalloc(np, sizeof *d->names);
-    d->choices = xcalloc(np, sizeof *d->choices);
-    for (size_t i = 0; i < np; i++)
-        if ((st = parse_param(json_array_get(space, i), i, d, norm, err)) !=
-            HPOD_OK)
-            return st;
-    return HPOD_OK;
-}
-
 /*
  * bind_def - points d's borrowed names (parameters, choices, constraints,
  * objectives, name, benchmark) into d->def, which outlives the body.
@@ -689,7 +369,8 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     static const char *const keys[] = {
         "name",          "space",     "candidates", "objectives",
         "constraints",   "algorithm", "budget",     "benchmark",
-        "lease_seconds", "reference", "warm_start", NULL};
+        "lease_seconds", "reference", "warm_start", "define_by_run",
+        "space_version", NULL};
     const char *name = NULL, *benchmark = NULL;
     json_t *objs, *norm_space = NULL, *norm_objs = NULL, *norm_cons = NULL,
                   *norm_algo = NULL, *norm_warm = NULL, *v;
@@ -716,8 +397,9 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
      * bench/expand.c (space and candidates from the table); the
      * name is only recorded. */
     norm_space = json_array();
-    if ((st = parse_space(json_object_get(body, "space"), d, norm_space,
-                          err)) != HPOD_OK)
+    if ((st = params_parse_space(json_object_get(body, "space"), d, norm_space,
+                                 err)) != HPOD_OK ||
+        (st = params_parse_dbr(body, d, err)) != HPOD_OK)
         goto out;
 
     objs = json_object_get(body, "objectives");
@@ -771,6 +453,7 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         st = hpod_fail(err, HPOD_ENOMEM, "", "could not build definition");
         goto out;
     }
+    params_dbr_to_def(d, d->def);
     /* Only a study that names a source has the key: the stored definitions
      * of every other study stay as they were. */
     if ((v = json_object_get(body, "warm_start")) && !json_is_null(v)) {
@@ -780,6 +463,13 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
     }
     bind_def(d);
 
+    if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
+        d->define_by_run) {
+        st = hpod_fail(err, HPOD_EUNPROC, "candidates",
+                       "a define-by-run study has no candidates: its space "
+                       "grows as trials ask for parameters");
+        goto out;
+    }
     if ((v = json_object_get(body, "candidates")) && !json_is_null(v) &&
         (st = parse_candidates(v, d, err)) != HPOD_OK)
         goto out;
@@ -870,6 +560,7 @@ study_def_cleanup(struct study_def *d)
     space_clear(&d->space);
     free(d->names);
     free(d->choices);
+    free(d->optional);
     memset(d, 0, sizeof *d);
 }
 

@@ -18,50 +18,8 @@
 #include "common/json.h" /* hj_dump, hj_parse */
 #include "store/model.h"
 #include "study/algo.h"
-
-#define MODEL_MAX_OBJECTIVES 8
-#define MODEL_MAX_CONSTRAINTS 16
-
-/*
- * The default cost of measuring a decoupled constraint, as a share of a
- * full training: a speed (GPU time per batch, memory) is stable after a
- * few hundred of a training's tens of thousands of updates (Beck et al.
- * 2016 measure it on a short run), so a tenth is generous; the
- * simulation (hpod-bench --decoupled) also shows 0.3.
- */
-#define CONSTRAINT_PROBE_COST 0.1
-
-struct study_def {
-    json_t *def;        /* new reference: the normalized definition */
-    json_t *candidates; /* new reference or NULL: normalized candidates */
-    struct space space;
-    const char **names; /* n_params, borrowed from def */
-    json_t **choices;   /* n_params: the choices array, or NULL */
-    size_t n_objectives;
-    const char *obj_names[MODEL_MAX_OBJECTIVES]; /* borrowed from def */
-    int obj_sense[MODEL_MAX_OBJECTIVES];         /* +1 max, -1 min */
-    /* Constraints: metric (borrowed from def) <= bound when is_max, else
-     * metric >= bound; confidence for model recommendations. */
-    size_t n_constraints;
-    const char *con_metric[MODEL_MAX_CONSTRAINTS];
-    double con_bound[MODEL_MAX_CONSTRAINTS];
-    int con_is_max[MODEL_MAX_CONSTRAINTS];
-    double con_confidence[MODEL_MAX_CONSTRAINTS];
-    /* "decoupled": true: the metric may be measured apart from the
-     * objectives, for con_cost (a share of a full training, in (0, 1];
-     * 1 for a coupled constraint). core/decoupled.h. */
-    int con_decoupled[MODEL_MAX_CONSTRAINTS];
-    double con_cost[MODEL_MAX_CONSTRAINTS];
-    struct algo_def algo;
-    long long budget; /* -1: none */
-    int lease_seconds;
-    const char *name;      /* borrowed */
-    const char *benchmark; /* borrowed or NULL */
-    /* "warm_start": a source study id (0: none) or a benchmark name
-     * (borrowed, NULL: none); at most one is set. */
-    long long warm_study;
-    const char *warm_benchmark;
-};
+#include "study/def_types.h" /* struct study_def */
+#include "study/params.h"    /* params_from_json, params_to_json */
 
 /*
  * study_def_from_json - validates a study creation body (borrowed) and
@@ -74,17 +32,6 @@ enum hpod_status study_def_from_json(json_t *body, struct study_def *d,
 enum hpod_status study_def_from_text(const char *text, struct study_def *d,
                                      struct hpod_err *err);
 void study_def_cleanup(struct study_def *d);
-
-/*
- * params_from_json - checks that obj gives every parameter exactly once
- * with a legal value and fills raw (n_params). path prefixes the field of
- * an error ("candidates[3]").
- */
-enum hpod_status params_from_json(const struct study_def *d, json_t *obj,
-                                  double *raw, const char *path,
-                                  struct hpod_err *err);
-/* Returns a new JSON object for a configuration. */
-json_t *params_to_json(const struct study_def *d, const double *raw);
 
 /*
  * trial_feasible - 1 if the reported values meet every constraint of d; a

@@ -25,6 +25,19 @@ history_uses_mobo(const struct study_def *d)
 }
 
 void
+history_impute(const struct space *sp, double *raw)
+{
+    for (size_t i = 0; i < sp->n_params; i++) {
+        const struct param *p = &sp->params[i];
+        if (!isnan(raw[i]))
+            continue;
+        raw[i] = p->type == PARAM_CATEGORICAL ? 0.0
+                 : p->n_values                ? p->values[0]
+                                              : p->low;
+    }
+}
+
+void
 history_cleanup(struct history *h)
 {
     free(h->cand_used);
@@ -99,6 +112,8 @@ history_candidates(struct db *db, long long study_id, const struct study_def *d,
         if (params_from_json(d, o, raw + i * np, "candidate", err) != HPOD_OK)
             st = hpod_fail(err, HPOD_EINTERNAL, "",
                            "stored candidate %zu is invalid", i);
+        else
+            history_impute(&d->space, raw + i * np);
         json_decref(o);
     }
     for (size_t i = 0; i < n; i++)
@@ -179,6 +194,10 @@ history_build_parsed(const struct study_def *d, const struct trial *rows,
             cand = (size_t)t->candidate;
             h->cand_used[cand] = 1;
         }
+        /* Excluded by a user: out of the model (its candidate stays taken:
+         * the configuration ran). */
+        if (t->excluded)
+            continue;
         /* Multistage: the evidence is each trial's value at the current
          * stage's fidelity; the stage's members still training to it are
          * pending. */
@@ -203,6 +222,7 @@ history_build_parsed(const struct study_def *d, const struct trial *rows,
         } else if (!history_parse_params(d, t->params, raw)) {
             continue; /* not a point of this space: not evidence */
         }
+        history_impute(&d->space, raw);
         if (mo)
             add_mo_observation(h, d, &t->values, raw, cand);
         if (live) {

@@ -39,6 +39,16 @@ struct history {
     size_t n_mo, n_mo_complete;
 };
 
+/*
+ * history_impute - an inactive parameter (NaN) of raw takes the lowest
+ * legal value of its parameter (choice 0 for a categorical), as the
+ * samplers see it. A stand-in until the encoding compares inactive
+ * parameters itself (core/space.h); a configuration a sampler returns
+ * leaves out, as JSON, the parameters its conditions make inactive
+ * (params_to_json).
+ */
+void history_impute(const struct space *sp, double *raw);
+
 /* 1 when d chooses through core/mobo: multi-objective or constrained. */
 int history_uses_mobo(const struct study_def *d);
 
@@ -57,7 +67,8 @@ enum hpod_status history_candidates(struct db *db, long long study_id,
  * is given for a finite study (finite = 1), NULL otherwise. For a
  * multistage study (w->multistage) the evidence is each trial's value at
  * w->obs_at and the members still training to the current stage are
- * pending (mf_observation). A trial whose params are not a point of the
+ * pending (mf_observation). An excluded trial is no evidence (its
+ * candidate stays taken). A trial whose params are not a point of the
  * space is not evidence.
  */
 void history_build(const struct study_def *d, const struct trial *rows,

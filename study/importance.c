@@ -216,6 +216,7 @@ imp_fit(struct db *db, struct db_pool *pool, size_t units, const char *lab,
         db_pool_release(pool, db);
     if (st != HPOD_OK)
         goto out;
+    trials_drop_excluded(rows, &n_rows); /* out of every model */
     study_importance_data(d, rows, n_rows, r->metric, &x, &y, &n);
     if (n < STUDY_IMPORTANCE_MIN_TRIALS) {
         st = too_few(r->metric, n, err);

@@ -212,6 +212,7 @@ study_pareto(struct db *db, long long study_id, int want_ranks,
         (st = trial_store_list(db, study_id, TRIAL_COMPLETED, -1, 0, &out->rows,
                                &out->n_rows, NULL, err)) != HPOD_OK)
         goto out;
+    trials_drop_excluded(out->rows, &out->n_rows);
     study_pareto_build(&out->def, out->rows, out->n_rows, want_ranks,
                        want_history, out);
 out:

@@ -11,7 +11,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "store/audit_store.h"
-#include "store/trial_store.h"
+#include "store/lease_store.h"
 
 struct reaper {
     pthread_t thread;
@@ -31,10 +31,11 @@ reap_once(struct reaper *r)
 {
     struct db *db = NULL;
     struct hpod_err err = {0};
-    long long n = 0;
+    long long failed = 0, requeued = 0, n;
     if (db_pool_acquire(r->pool, &db, &err) != HPOD_OK)
         return;
-    if (trial_store_expire(db, 0, &n, &err) == HPOD_OK && n > 0) {
+    if (lease_store_expire(db, 0, &failed, &requeued, &err) == HPOD_OK &&
+        (n = failed + requeued) > 0) {
         if (r->expired_total)
             atomic_fetch_add(r->expired_total, n);
         hpod_log(HPOD_LOG_INFO, "recovered %lld expired leases", n);

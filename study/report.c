@@ -30,13 +30,38 @@ report_input_cleanup(struct report_input *in)
     metric_set_cleanup(&in->values);
     json_decref(in->metadata);
     in->metadata = NULL;
+    free(in->checkpoint);
+    in->checkpoint = NULL;
     in->step = -1;
+}
+
+/* "checkpoint": a string of 1 to CHECKPOINT_MAX bytes, on a report with a
+ * step only (a final report has nothing to resume from). */
+static enum hpod_status
+checkpoint_from_json(json_t *v, struct report_input *out, struct hpod_err *err)
+{
+    if (!v || json_is_null(v))
+        return HPOD_OK;
+    if (!json_is_string(v))
+        return hpod_fail(err, HPOD_EINVAL, "checkpoint",
+                         "checkpoint must be a string (the URI of the "
+                         "checkpoint saved at this step)");
+    if (json_string_length(v) == 0 || json_string_length(v) > CHECKPOINT_MAX)
+        return hpod_fail(err, HPOD_EUNPROC, "checkpoint",
+                         "checkpoint must be 1 to %d bytes", CHECKPOINT_MAX);
+    if (out->step < 0)
+        return hpod_fail(err, HPOD_EUNPROC, "checkpoint",
+                         "only an intermediate report (with step) carries "
+                         "a checkpoint");
+    out->checkpoint = xstrdup(json_string_value(v));
+    return HPOD_OK;
 }
 
 enum hpod_status
 report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
 {
-    static const char *const keys[] = {"values", "step", "metadata", NULL};
+    static const char *const keys[] = {"values", "step", "metadata",
+                                       "checkpoint", NULL};
     enum hpod_status st = HPOD_OK;
     json_t *v, *val;
     const char *key;
@@ -110,6 +135,7 @@ report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
             goto out;
         }
     }
+    st = checkpoint_from_json(json_object_get(body, "checkpoint"), out, err);
 out:
     if (st != HPOD_OK)
         report_input_cleanup(out);
@@ -345,8 +371,8 @@ report_step(struct db *db, const struct study_def *d, const struct study *s,
                                          &stopped, err)) != HPOD_OK)
         return st;
     if ((st = trial_store_intermediate(db, t->id, step, &in->values, *action,
-                                       s->lease_seconds, action, err)) !=
-        HPOD_OK)
+                                       in->checkpoint, s->lease_seconds, action,
+                                       err)) != HPOD_OK)
         return st;
     /* ASHA's promotion mode and multistage pause (a later suggest may
      * resume it); ASHA's stopping mode prunes. */

@@ -20,15 +20,17 @@ struct report_input {
     long long step;           /* -1: a final report */
     json_t *metadata;         /* NULL: none; else an object (own reference)
                                  merged into the trial's metadata */
+    char *checkpoint;         /* NULL: none; intermediate reports only */
 };
 #define REPORT_MAX_METRICS 64
 #define REPORT_MAX_STEP 1000000000LL
 
 /*
  * report_from_json - validates a report body (borrowed) on its own:
- * {"values": {metric: number, ...}, "step": k?, "metadata": {...}?}; no
- * other field (metadata: hj_object_text with METADATA_MAX). A metric
- * value is a finite number; an integer beyond ±2^53 is refused (422), as
+ * {"values": {metric: number, ...}, "step": k?, "metadata": {...}?,
+ * "checkpoint": "uri"?}; no other field (metadata: hj_object_text with
+ * METADATA_MAX; checkpoint: 1 to CHECKPOINT_MAX bytes, with step only). A
+ * metric value is a finite number; an integer beyond ±2^53 is refused (422), as
  * a double could not hold it exactly and the value read back would not be
  * the one sent. Fills out (cleanup with report_input_cleanup, also on
  * error). HPOD_EINVAL for shape and type errors, HPOD_EUNPROC for rules.

@@ -21,10 +21,7 @@ simulate_algos(const struct algo_def *a, struct simreq_algo *out)
         .ls_min = a->ls_min,
         .trust_div = a->name == ALGO_GP ? (int)a->gp_trust : 0,
         .ls_prior = a->name == ALGO_GP ? a->ls_prior : 0.0,
-        .variant = a->name == ALGO_GP && a->gp_hedge
-                       ? SAMPLER_V_HEDGE |
-                             (a->gp_hedge_judge ? SAMPLER_V_HEDGEOBS : 0u)
-                       : 0u};
+        .variant = a->name == ALGO_GP && a->gp_hedge ? SAMPLER_V_HEDGE : 0u};
     out->mo = (struct simulate_mo_algo){
         a->name == ALGO_RANDOM,
         a->name == ALGO_EHVI     ? a->surrogate
@@ -32,7 +29,6 @@ simulate_algos(const struct algo_def *a, struct simreq_algo *out)
         : a->name == ALGO_GREEDY ? MOBO_SURROGATE_GREEDY
                                  : MOBO_SURROGATE_GP,
         a->kernel,
-        a->name == ALGO_EHVI && a->ehvi_log,
         a->name == ALGO_EHVI ? (size_t)a->ehvi_trust : 0,
         a->name == ALGO_EHVI ? a->ehvi_front_ref : 0.0,
         a->name == ALGO_EHVI ? a->ehvi_gp_blend : 0,

@@ -388,6 +388,7 @@ best_model_verdict(struct db *db, long long study_id, const struct study_def *d,
     if ((st = trial_store_list(db, study_id, -1, -1, 0, &all, &n_all, NULL,
                                err)) != HPOD_OK)
         return st;
+    trials_drop_excluded(all, &n_all); /* out of the model */
     obs_raw = xmalloc((n_all ? n_all : 1) * (np ? np : 1) * sizeof *obs_raw);
     obs_c = xmalloc((n_all ? n_all : 1) * nc * sizeof *obs_c);
     for (size_t i = 0; i < n_all; i++) {
@@ -532,6 +533,7 @@ study_best(struct db *db, long long id, struct study_best *out,
     if ((st = trial_store_list(db, id, TRIAL_COMPLETED, -1, 0, &rows, &n, NULL,
                                err)) != HPOD_OK)
         goto out;
+    trials_drop_excluded(rows, &n);
     sc.y = xmalloc((n ? n : 1) * sizeof *sc.y);
     sc.may = xcalloc(n ? n : 1, 1);
     best_observed(&d, rows, n, &sc, &best, &best_v);

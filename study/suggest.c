@@ -12,6 +12,8 @@
 #include "common/mem.h"
 #include "store/gp_model_store.h"
 #include "store/history_store.h"
+#include "store/dbr_store.h"
+#include "store/lease_store.h"
 #include "store/measure_store.h"
 #include "store/study_store.h"
 #include "store/trial_batch_store.h"
@@ -127,7 +129,7 @@ answer_add(struct suggest_call *c, struct trial *t, json_t *params)
  * longer than an open one's for that read; docs/suggest-p99.md).
  */
 static enum hpod_status
-suggest_expire(struct suggest_call *c, long long *expired)
+suggest_expire(struct suggest_call *c, long long *expired, long long *requeued)
 {
     char xmin[HISTORY_XID_MAX];
     struct trial *delta = NULL;
@@ -138,12 +140,12 @@ suggest_expire(struct suggest_call *c, long long *expired)
 
     if (mf_enabled(c->d) || !hcache_enabled() ||
         (c->s.n_candidates < 0 && c->d->algo.name == ALGO_RANDOM))
-        return trial_store_expire(c->db, c->id, expired, c->err);
+        return lease_store_expire(c->db, c->id, expired, requeued, c->err);
     c->hc = hcache_take(c->id);
     const char *since = hcache_since(c->hc, c->id, c->version, with_values);
     if ((st = history_store_expire_changes(c->db, c->id, since, with_values,
-                                           xmin, expired, &raced, &delta, &nd,
-                                           c->err)) != HPOD_OK)
+                                           xmin, expired, requeued, &raced,
+                                           &delta, &nd, c->err)) != HPOD_OK)
         return st;
     hcache_apply(c->hc, delta, nd, c->d, xmin);
     free(delta);
@@ -195,23 +197,28 @@ suggest_read_study(struct suggest_call *c)
 static enum hpod_status
 suggest_begin(struct suggest_call *c)
 {
-    long long expired = 0;
+    long long expired = 0, requeued = 0;
     enum hpod_status st;
 
     defcache_find(c->id, &c->def);
     if ((st = db_begin(c->db, c->err)) != HPOD_OK ||
         (st = study_store_lock(c->db, c->id, c->err)) != HPOD_OK ||
         (st = suggest_read_study(c)) != HPOD_OK ||
-        (st = suggest_expire(c, &expired)) != HPOD_OK)
+        (st = suggest_expire(c, &expired, &requeued)) != HPOD_OK)
         return st;
-    c->out->n_expired = expired;
+    c->out->n_expired = expired + requeued;
     /* Multi-fidelity rules read the counts by state, which the expiry
-     * changed (pending or running to failed): read them again, then. */
-    if (expired > 0 && mf_enabled(c->d))
+     * changed (pending or running to failed, or to waiting): read them
+     * again, then. */
+    if (expired + requeued > 0 && mf_enabled(c->d))
         return suggest_read_study(c);
-    /* Else it changes none of what was read but n_expired: n_all is
-     * max(seq) + 1 and waiting trials never expire. */
+    /* Else it changes none of what was read but n_expired, and pending to
+     * waiting for a lapsed trial with a checkpoint, back in the queue
+     * (store/lease_sql.h), which the claim below hands out first: n_all
+     * is max(seq) + 1. */
     c->s.n_expired += expired;
+    c->s.counts[TRIAL_WAITING] += requeued;
+    c->s.counts[TRIAL_PENDING] -= requeued;
     return HPOD_OK;
 }
 
@@ -465,7 +472,7 @@ suggest_batching(const struct suggest_call *c, const char *const *workers,
                  size_t k)
 {
     if (mf_enabled(c->d) || study_explain_records(c->d) ||
-        measure_decoupled(c->d))
+        measure_decoupled(c->d) || c->d->define_by_run)
         return 0;
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j < i; j++)
@@ -539,8 +546,17 @@ suggest_new(struct suggest_call *c, long long need)
         }
         /* The params as stored and as answered: built once. */
         json_t *pj = params_to_json(d, raw);
-        char *ptext = hj_dump(pj, 0);
+        char *ptext = hj_dump(pj, 0), *proposal = NULL;
+        if (d->define_by_run) {
+            /* The trial's params are those it will ask for; the model's
+             * joint choice is kept as its proposal (study/dbr.h). */
+            proposal = ptext;
+            ptext = xstrdup("{}");
+            json_decref(pj);
+            pj = json_object();
+        }
         if (c->batching) {
+            free(proposal); /* none: define-by-run does not batch */
             batch_add(c, seq, ptext, pj, cand);
             goto chosen;
         }
@@ -558,6 +574,9 @@ suggest_new(struct suggest_call *c, long long need)
                 c->s.lease_seconds, c->work.train_to, dtext, &t, c->err);
         free(dtext);
         free(ptext);
+        if (st == HPOD_OK && proposal)
+            st = dbr_store_put_proposal(c->db, t.id, proposal, c->err);
+        free(proposal);
         if (st == HPOD_OK && measure_decoupled(d))
             st = suggest_measure(c, t.id, seq, raw);
         if (st == HPOD_OK)

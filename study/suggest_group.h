@@ -8,7 +8,7 @@
  * queued behind it (up to GROUP_MAX) in one transaction under one study
  * lock and one commit. Every call is answered as if the calls had run
  * one after another in that order; only the waiting for the lock and the
- * commit are shared (issue 14: 64 workers queued on one lock, each paying
+ * commit are shared (64 workers used to queue on one lock, each paying
  * a lock handoff and a commit). Groups are per study: a live group exists
  * while calls of its study are queued or running, in a small hash map,
  * so no study ever waits behind another study's group. A group that

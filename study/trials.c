@@ -16,9 +16,9 @@ study_trial_not_live(const struct trial *t, const char *what,
                      struct hpod_err *err)
 {
     return hpod_fail(err, HPOD_ECONFLICT, "",
-                     "cannot %s trial %lld: it is %s%s%s", what, t->id,
+                     "cannot %s trial %lld: it is %s%s%.200s%s", what, t->id,
                      trial_state_name(t->state), t->reason ? " (" : "",
-                     t->reason ? ")" : "");
+                     t->reason ? t->reason : "", t->reason ? ")" : "");
 }
 
 enum hpod_status

@@ -55,13 +55,9 @@ rows_add(struct warm_rows *w, json_t *params, double y)
     for (size_t j = 0; j < w->k; j++) {
         size_t i = w->shared[j];
         json_t *v = json_object_get(params, w->d->names[i]);
-        json_t *ch = w->d->choices[i];
         double x = -1;
-        if (ch) {
-            for (size_t c = 0; c < json_array_size(ch); c++)
-                if (json_equal(json_array_get(ch, c), v))
-                    x = (double)c;
-            if (x < 0)
+        if (w->d->choices[i]) {
+            if ((x = (double)params_choice_index(w->d, i, v)) < 0)
                 return;
         } else if (json_is_number(v)) {
             x = json_number_value(v);
@@ -139,6 +135,7 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
         (st = study_trial_list(db, d->warm_study, TRIAL_COMPLETED, 1000000, 0,
                                &rows, &n, &total, err)) != HPOD_OK)
         goto out;
+    trials_drop_excluded(rows, &n); /* out of the source's model too */
     for (size_t i = 0; i < n; i++) {
         const double *v = metric_set_find(&rows[i].values, d->obj_names[0]);
         json_t *p = json_loads(rows[i].params, 0, NULL);

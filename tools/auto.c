@@ -60,8 +60,6 @@ hb_auto_algo(const struct space *sp, size_t n, size_t init,
         out->ls_prior = c.method == AUTOALGO_GP ? c.lengthscale_prior : 0.0;
         out->variant =
             c.method == AUTOALGO_GP && c.hedge ? SAMPLER_V_HEDGE : 0u;
-        if (out->variant && c.hedge_observed)
-            out->variant |= SAMPLER_V_HEDGEOBS;
     }
     for (size_t m = 0; m < HB_N_METHODS; m++) {
         const struct simulate_algo *a = &hb_methods[m].algo;

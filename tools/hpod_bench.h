@@ -27,7 +27,7 @@ struct hb_method {
 };
 
 /* Method "auto" runs what hb_auto_algo picks per table. */
-#define HB_N_METHODS 25
+#define HB_N_METHODS 24
 /* The first HB_N_DEFAULT run by default; the rest (variants that lost,
  * docs/sampler-nei.md) only when named or with --methods all. */
 #define HB_N_DEFAULT 12

@@ -26,9 +26,8 @@
 
 /*
  * The methods of Table 4, by --mo-methods key; def: run by default. The
- * variants (core/mobo.h, mobo_input): "log" models each objective in
- * logs (log_objectives), "tr" restricts EHVI to a trust region of the
- * MO_TRUST_K nearest free rows of each front row (trust_k), "frX" takes
+ * variants (core/mobo.h, mobo_input): "tr" restricts EHVI to a trust region of
+ * the MO_TRUST_K nearest free rows of each front row (trust_k), "frX" takes
  * EHVI's reference from the observed front (front_ref X), "bl" blends a
  * GP into the graph's surrogate of the first objective (gp_blend).
  */
@@ -37,143 +36,110 @@ static const struct {
     struct simulate_mo_algo algo;
     int def;
 } mo_methods[] = {
-    {"rs", "RS", {1, 0, KERNEL_MATERN52, 0, 0, 0, 0, 0}, 1},
+    {"rs", "RS", {1, 0, KERNEL_MATERN52, 0, 0, 0, 0}, 1},
     {"bo_m",
      "BO_M (ehvi/gp/matern52)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0},
      1},
     {"bo_r",
      "BO_R (ehvi/gp/rbf)",
-     {0, MOBO_SURROGATE_GP, KERNEL_RBF, 0, 0, 0, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_RBF, 0, 0, 0, 0},
      1},
     {"gb_m",
      "GB_M (ehvi/graph/matern52)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0, 0},
      1},
     {"gb_r",
      "GB_R (ehvi/graph/rbf)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0, 0, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0, 0, 0},
      1},
-    {"bo_m_log",
-     "BO_M log (ehvi/gp/matern52, log objectives)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 1, 0, 0, 0, 0},
-     0},
     {"bo_m_tr",
      "BO_M tr (ehvi/gp/matern52, trust region 8)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, MO_TRUST_K, 0, 0, 0},
-     0},
-    {"bo_m_log_tr",
-     "BO_M log tr (ehvi/gp/matern52, log, trust region 8)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 1, MO_TRUST_K, 0, 0, 0},
-     0},
-    {"gb_m_log",
-     "GB_M log (ehvi/graph/matern52, log objectives)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 1, 0, 0, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, MO_TRUST_K, 0, 0, 0},
      0},
     {"gb_m_tr",
      "GB_M tr (ehvi/graph/matern52, trust region 8)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, MO_TRUST_K, 0, 0, 0},
-     0},
-    {"gb_m_log_tr",
-     "GB_M log tr (ehvi/graph/matern52, log, trust region 8)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 1, MO_TRUST_K, 0, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, MO_TRUST_K, 0, 0, 0},
      0},
     {"gb_m_tr2",
      "GB_M tr2 (ehvi/graph/matern52, trust region 2)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2, 0, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 2, 0, 0, 0},
      0},
     {"gb_m_tr4",
      "GB_M tr4 (ehvi/graph/matern52, trust region 4)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 4, 0, 0, 0},
      1},
     {"bo_m_tr2",
      "BO_M tr2 (ehvi/gp/matern52, trust region 2)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 2, 0, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 2, 0, 0, 0},
      0},
     {"bo_m_tr4",
      "BO_M tr4 (ehvi/gp/matern52, trust region 4)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 4, 0, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 4, 0, 0, 0},
      0},
     {"gb_m_fr03",
      "GB_M fr0.3 (ehvi/graph/matern52, front reference 0.3)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.3, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0.3, 0, 0},
      0},
     {"gb_m_fr05",
      "GB_M fr0.5 (ehvi/graph/matern52, front reference 0.5)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0.5, 0, 0},
      1},
     {"gb_m_tr4_fr03",
      "GB_M tr4 fr0.3 (ehvi/graph/matern52, trust region 4, front reference "
      "0.3)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.3, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 4, 0.3, 0, 0},
      0},
     {"gb_m_tr4_fr05",
      "GB_M tr4 fr0.5 (ehvi/graph/matern52, trust region 4, front reference "
      "0.5)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.5, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 4, 0.5, 0, 0},
      1},
     {"bo_m_tr4_fr03",
      "BO_M tr4 fr0.3 (ehvi/gp/matern52, trust region 4, front reference 0.3)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 4, 0.3, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 4, 0.3, 0, 0},
      0},
     {"bo_m_fr05",
      "BO_M fr0.5 (ehvi/gp/matern52, front reference 0.5)",
-     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0.5, 0, 0},
+     {0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0.5, 0, 0},
      0},
     {"gb_m_tr4_fr05_bl",
      "GB_M tr4 fr0.5 blend (ehvi/graph/matern52, trust region 4, front "
      "reference 0.5, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.5, MOBO_BLEND_FIRST, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 4, 0.5, MOBO_BLEND_FIRST, 0},
      0},
     {"gb_m_tr2_fr05_bl",
      "GB_M tr2 fr0.5 blend (ehvi/graph/matern52, trust region 2, front "
      "reference 0.5, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2, 0.5, MOBO_BLEND_FIRST, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 2, 0.5, MOBO_BLEND_FIRST, 0},
      0},
     {"gb_m_tr8_fr05_bl",
      "GB_M tr8 fr0.5 blend (ehvi/graph/matern52, trust region 8, front "
      "reference 0.5, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 8, 0.5, MOBO_BLEND_FIRST, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 8, 0.5, MOBO_BLEND_FIRST, 0},
      0},
     {"gb_m_tr4_fr03_bl",
      "GB_M tr4 fr0.3 blend (ehvi/graph/matern52, trust region 4, front "
      "reference 0.3, GP blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.3, MOBO_BLEND_FIRST, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 4, 0.3, MOBO_BLEND_FIRST, 0},
      1},
     {"gb_m_fr05_bl",
      "GB_M fr0.5 blend (ehvi/graph/matern52, front reference 0.5, GP "
      "blended into the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, MOBO_BLEND_FIRST, 0},
-     0},
-    {"gb_m_fr05_bla",
-     "GB_M fr0.5 blend all (ehvi/graph/matern52, front reference 0.5, GP "
-     "blended into every objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0, 0.5, MOBO_BLEND_ALL, 0},
-     1},
-    {"gb_m_tr4_fr03_bla",
-     "GB_M tr4 fr0.3 blend all (ehvi/graph/matern52, trust region 4, front "
-     "reference 0.3, GP blended into every objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 4, 0.3, MOBO_BLEND_ALL, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 0.5, MOBO_BLEND_FIRST, 0},
      0},
     {"gb_r_fr05",
      "GB_R fr0.5 (ehvi/graph/rbf, front reference 0.5)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0, 0.5, 0, 0},
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_RBF, 0, 0.5, 0, 0},
      0},
     /* The trust region of the candidates one step (one
      * hyperparameter changed) from a front row (trust_shape steps), the
-     * stall rule at 2 evaluations per front row. */
+     * stall rule at 2 evaluations per front row: auto's mo_finite. */
     {"gb_m_tr2s_fr03_bl",
      "GB_M tr2-steps fr0.3 blend (ehvi/graph/matern52, trust region one "
      "step from the front, stall 2, front reference 0.3, GP blended into "
      "the first objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2, 0.3, MOBO_BLEND_FIRST,
-      MOBO_TRUST_STEPS},
-     1},
-    {"gb_m_tr2s_fr05_bla",
-     "GB_M tr2-steps fr0.5 blend all (ehvi/graph/matern52, trust region one "
-     "step from the front, stall 2, front reference 0.5, GP blended into "
-     "every objective)",
-     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 0, 2, 0.5, MOBO_BLEND_ALL,
+     {0, MOBO_SURROGATE_GRAPH, KERNEL_MATERN52, 2, 0.3, MOBO_BLEND_FIRST,
       MOBO_TRUST_STEPS},
      1},
 };
@@ -256,7 +222,6 @@ mo_auto_cell(const struct hb_opts *o, const struct bench_table *tb, json_t *ms)
         if (a->random != ma.random ||
             (!ma.random &&
              (a->surrogate != ma.surrogate || a->kernel != ma.kernel ||
-              a->log_objectives != ma.log_objectives ||
               a->trust_k != ma.trust_k || a->front_ref != ma.front_ref ||
               a->gp_blend != ma.gp_blend || a->trust_shape != ma.trust_shape)))
             continue;
@@ -460,7 +425,7 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "best_feasible_bleu", hb_real(best_feas));
     for (int m = 0; m < 2; m++) {
         struct simulate_mo_algo ma = {
-            m == 0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0, 0};
+            m == 0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0};
         size_t failed = 0;
         double sec = mo_cell(o, &su.mp, &ma, NULL, runs, MO_CON_BUDGET, seqs,
                              lens, &failed);

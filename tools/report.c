@@ -18,7 +18,7 @@
 #include "common/mem.h"
 #include "core/kernels.h"
 
-const struct hb_method hb_methods[HB_N_METHODS] = {
+const struct hb_method hb_methods[] = {
     {"rs", "RS", {SAMPLER_RANDOM, 0, 0, 0, 0.0, NULL, 0, 0, 0.0}, 0},
     {"greedy", "greedy", {SAMPLER_GREEDY, 0, 0, 0, 0.0, NULL, 0, 0, 0.0}, 0},
     {"bo_ei_m",
@@ -121,13 +121,6 @@ const struct hb_method hb_methods[HB_N_METHODS] = {
      "BO_HEDGE_M",
      {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE, 0.0, NULL, 0,
       SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
-     1},
-    /* The hedge whose judge counts displaced nominees at a quarter
-     * (SAMPLER_V_HEDGEOBS; auto's so_small). */
-    {"bo_hedgeobs_m",
-     "BO_HEDGEOBS_M",
-     {SAMPLER_GP, KERNEL_MATERN52, 3, SAMPLER_V_HEDGE | SAMPLER_V_HEDGEOBS, 0.0,
-      NULL, 0, SAMPLER_TR_DIV, SAMPLER_LSP_MEDIAN},
      1},
 };
 

@@ -460,10 +460,17 @@
     const dims = s.space.map((p) => p.name).concat(s.objectives.map((o) => o.name));
     const axes = dims.map((d, i) => {
       const p = s.space[i];
-      if (p && p.type === "categorical") return { dim: i, name: d, type: "category", data: p.choices };
+      if (p && p.type === "categorical") return { dim: i, name: d, type: "category", data: p.choices.map(String) };
       return { dim: i, name: d, type: p && p.log ? "log" : "value", scale: true };
     });
-    const data = done.map((t) => dims.map((d, i) => (i < s.space.length ? t.params[d] : t.values[d])));
+    /* A category axis takes its choices as text (a number would be read as
+     * an index); an inactive parameter (a condition) has no value. */
+    const at = (t, d, i) => {
+      if (i >= s.space.length) return t.values[d];
+      if (!(d in t.params)) return null;
+      return s.space[i].type === "categorical" ? String(t.params[d]) : t.params[d];
+    };
+    const data = done.map((t) => dims.map((d, i) => at(t, d, i)));
     chart("parallel", chartHost("parallel"), {
       parallel: { left: 50, right: 80, top: 40, bottom: 30 },
       parallelAxis: axes,
@@ -479,11 +486,11 @@
       if (!$("chart-" + id)) host.append(panel(id, p.name));
       const cat = p.type === "categorical";
       const pts = done.filter((t) => metric in t.values && p.name in t.params)
-        .map((t) => [t.params[p.name], t.values[metric], t.number]);
+        .map((t) => [cat ? String(t.params[p.name]) : t.params[p.name], t.values[metric], t.number]);
       chart(id, chartHost(id), {
         tooltip: { trigger: "item" },
         grid: { left: 60, right: 20, top: 30, bottom: 40 },
-        xAxis: cat ? { type: "category", data: p.choices, name: p.name, nameLocation: "middle", nameGap: 25 } :
+        xAxis: cat ? { type: "category", data: p.choices.map(String), name: p.name, nameLocation: "middle", nameGap: 25 } :
           { type: p.log ? "log" : "value", name: p.name, scale: true, nameLocation: "middle", nameGap: 25 },
         yAxis: { type: "value", name: metric, scale: true },
         series: [{ name: "completed trials", type: "scatter", data: pts, symbolSize: 7,

@@ -14,7 +14,8 @@
   const A = window.hpodApp;
   const { el, $ } = A;
   const ACTIONS = ["study.create", "study.patch", "study.delete", "trial.enqueue", "trial.add",
-    "trial.fail", "trial.patch", "token.create", "token.revoke", "benchmark.import",
+    "trial.fail", "trial.patch", "trial.exclude", "trial.restore", "token.create",
+    "token.revoke", "benchmark.import",
     "simulation.create", "simulation.cancel"];
   const FILTERS = ["action", "lab", "study", "next"];
 

@@ -9,7 +9,8 @@ proves from a snapshot of every table that the database did not change.
 Each case names the fixture it needs (harness @fixture, made in
 test_bad_requests.py), None when it needs nothing:
   STUDY   "bad_study": {S} a study (SPACE4, bleu), {L} a live trial of it,
-          {D} a completed trial whose final bleu is 1.0;
+          {D} a completed trial whose final bleu is 1.0, {C} a study whose
+          momentum exists only for optimizer sgd;
   TABLE   "lab_fixture": the imported table lab/fixture (synthetic_table)
           and {M}, a simulation stored on it;
   TABLES  "lookup_tables": the real nmthpo/nmtlc tables (skipped without).
@@ -124,7 +125,14 @@ def cases(have_tables):
         body=study(space=space(1, low=1.5)))
     add("unknown param type", "POST", P, 422, IA, "space[0].type",
         body=study(space=space(0, type="bool")))
-    add("empty space", "POST", P, 422, IA, "space", body=study(space=[]))
+    # An empty space is a define-by-run study; it takes no candidates.
+    add("empty space with candidates", "POST", P, 422, IA, "candidates",
+        body=study(space=[], candidates=[{}]))
+    add("space of 65 parameters", "POST", P, 422, IA, "space",
+        body=study(space=[{"name": "p%d" % i, "type": "float", "low": 0, "high": 1}
+                          for i in range(65)]))
+    add("define_by_run not a boolean", "POST", P, 400, IA, "define_by_run",
+        body=study(define_by_run="yes"))
     add("param name with a space", "POST", P, 422, IA, prefix="space[0].name",
         body=study(space=space(0, name="l r")))
     add("empty name", "POST", P, 422, IA, "name", body=study(name=""))
@@ -166,6 +174,20 @@ def cases(have_tables):
         body=study(algorithm={"name": "graph", "gp_blend": "first"}))
     add("front_reference on a graph study", "POST", P, 400, IA,
         body=study(algorithm={"name": "graph", "front_reference": 0.3}))
+    # Removed options (docs/auto.md): 422 naming what replaced them.
+    HEDGE = {"name": "gp", "acquisition": "nei", "hedge": True}
+    add("removed: gp hedge_judge observed", "POST", P, 422, IA, "algorithm.hedge_judge",
+        body=study(algorithm=dict(HEDGE, hedge_judge="observed")))
+    add("removed: gp hedge_judge observed without hedge", "POST", P, 422, IA,
+        "algorithm.hedge_judge", body=study(algorithm={"name": "gp", "hedge_judge": "observed"}))
+    add("removed: ehvi gp_blend all", "POST", P, 422, IA, "algorithm.gp_blend",
+        body=study(algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "all"}))
+    add("removed: ehvi log_objectives true", "POST", P, 422, IA, "algorithm.log_objectives",
+        body=study(algorithm={"name": "ehvi", "log_objectives": True}))
+    add("removed: auto's chosen with hedge_judge observed", "POST", P, 422, IA,
+        "algorithm.chosen.hedge_judge",
+        body=study(algorithm={"name": "auto", "chosen": dict(HEDGE, hedge_judge="observed"),
+                              "case": "so_small", "reason": "r"}))
     MS = {"name": "multistage", "stages": [{"steps": 2, "trials": 4},
                                            {"steps": 5, "trials": 2}]}
     add("multistage without stages", "POST", P, 400, IA, "algorithm.stages",
@@ -382,6 +404,102 @@ def cases(have_tables):
         body={"reason": "x" * 1001}, fixture=STUDY)
     add("fail reason of the wrong type", "POST", "/v1/trials/{L}/fail", 400, IA, "reason",
         body={"reason": 42}, fixture=STUDY)
+    # -- the trainer's real life: checkpoints and preemption
+    add("preempt a completed trial", "POST", "/v1/trials/{D}/preempt", 409, "conflict",
+        body={"reason": "late"}, fixture=STUDY)
+    add("preempt reason over 1000 characters", "POST", "/v1/trials/{L}/preempt", 422, IA,
+        "reason", body={"reason": "x" * 1001}, fixture=STUDY)
+    add("preempt reason of the wrong type", "POST", "/v1/trials/{L}/preempt", 400, IA, "reason",
+        body={"reason": ["slurm"]}, fixture=STUDY)
+    add("preempt with an unknown field", "POST", "/v1/trials/{L}/preempt", 400, IA, "step",
+        body={"reason": "slurm", "step": 3}, fixture=STUDY)
+    add("preempt an unknown trial", "POST", "/v1/trials/987654321/preempt", 404, "not_found",
+        body={})
+    add("report checkpoint over 2048 bytes", "POST", R, 422, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "step": 1, "checkpoint": "\u00e9" * 1025},
+        fixture=STUDY)
+    add("report checkpoint empty", "POST", R, 422, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "step": 1, "checkpoint": ""}, fixture=STUDY)
+    add("report checkpoint of the wrong type", "POST", R, 400, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "step": 1, "checkpoint": {"uri": "s3://b"}},
+        fixture=STUDY)
+    add("report checkpoint without a step", "POST", R, 422, IA, "checkpoint",
+        body={"values": {"bleu": 1.0}, "checkpoint": "s3://b/run/final"}, fixture=STUDY)
+    add("choices of two JSON types", "POST", P, 422, IA, "space[3].choices[1]",
+        body=study(space=space(3, choices=[16, "32"])))
+    add("choices a number and a boolean", "POST", P, 422, IA, "space[3].choices[2]",
+        body=study(space=space(3, choices=[True, False, 1])))
+    add("a null choice", "POST", P, 400, IA, "space[3].choices[0]",
+        body=study(space=space(3, choices=[None, 1])))
+    add("an object choice", "POST", P, 400, IA, "space[3].choices[1]",
+        body=study(space=space(3, choices=["a", {"b": 1}])))
+    add("duplicate numeric choices by value", "POST", P, 422, IA, "space[3].choices[2]",
+        body=study(space=space(3, choices=[16, 32, 16.0])))
+    add("duplicate boolean choices", "POST", P, 422, IA, "space[3].choices[1]",
+        body=study(space=space(3, choices=[True, True])))
+    add("a choice integer beyond 2^53", "POST", P, 422, IA, "space[3].choices[1]",
+        raw=json.dumps(study()).replace('"choices": ["adam", "sgd", "adafactor"]',
+                                       '"choices": [1, 9007199254740993]').encode())
+    # conditions: {S}'s SPACE4 is lr, layers, bpe (values), opt (categorical)
+    add("condition not an object", "POST", P, 400, IA, "space[0].condition",
+        body=study(space=space(0, condition="opt=sgd")))
+    add("condition without in", "POST", P, 400, IA, "space[0].condition.in",
+        body=study(space=space(0, condition={"param": "opt"})))
+    add("condition with an unknown key", "POST", P, 400, IA, "space[0].condition.values",
+        body=study(space=space(0, condition={"param": "opt", "in": ["sgd"], "values": 1})))
+    add("condition with an empty in", "POST", P, 422, IA, "space[0].condition.in",
+        body=study(space=space(0, condition={"param": "opt", "in": []})))
+    add("condition on an unknown parameter", "POST", P, 422, IA, "space[0].condition.param",
+        body=study(space=space(0, condition={"param": "optimizer", "in": ["sgd"]})))
+    add("condition on a range parameter", "POST", P, 422, IA, "space[3].condition.param",
+        body=study(space=space(3, condition={"param": "layers", "in": [2]})))
+    add("condition value not a choice", "POST", P, 422, IA, "space[0].condition.in[1]",
+        body=study(space=space(0, condition={"param": "opt", "in": ["sgd", "rmsprop"]})))
+    add("condition value of another type", "POST", P, 422, IA, "space[0].condition.in[0]",
+        body=study(space=space(0, condition={"param": "bpe", "in": ["30000"]})))
+    add("condition on itself", "POST", P, 422, IA, "space[3].condition",
+        body=study(space=space(3, condition={"param": "opt", "in": ["sgd"]})))
+    add("enqueue with an inactive parameter", "POST", "/v1/studies/{C}/trials", 422, IA,
+        "params.momentum", body={"params": {"optimizer": "adam", "momentum": 0.9}},
+        fixture=STUDY)
+    add("enqueue without an active conditional parameter", "POST", "/v1/studies/{C}/trials",
+        422, IA, "params.momentum", body={"params": {"optimizer": "sgd"}}, fixture=STUDY)
+    # define-by-run: POST /v1/trials/{id}/params takes one space entry
+    PR = "/v1/trials/{L}/params"
+    add("params entry not an object", "POST", PR, 400, IA, "", raw=b'["lr"]', fixture=STUDY)
+    add("params entry without a type", "POST", PR, 400, IA, "type",
+        body={"name": "dropout"}, fixture=STUDY)
+    add("params entry with low >= high", "POST", PR, 422, IA, "low",
+        body={"name": "dropout", "type": "float", "low": 0.5, "high": 0.1}, fixture=STUDY)
+    add("params entry with a condition", "POST", PR, 422, IA, "condition",
+        body={"name": "dropout", "type": "float", "low": 0, "high": 0.5,
+              "condition": {"param": "opt", "in": ["sgd"]}}, fixture=STUDY)
+    add("params entry with added_in", "POST", PR, 422, IA, "added_in",
+        body={"name": "dropout", "type": "float", "low": 0, "high": 0.5, "added_in": 3},
+        fixture=STUDY)
+    add("params entry with mixed choices", "POST", PR, 422, IA, "choices[1]",
+        body={"name": "bs", "type": "categorical", "choices": [16, "32"]}, fixture=STUDY)
+    add("params for a name defined otherwise", "POST", PR, 409, "conflict", "name",
+        body={"name": "lr", "type": "float", "low": 1e-4, "high": 1.0, "log": True},
+        fixture=STUDY)
+    add("params on a completed trial", "POST", "/v1/trials/{D}/params", 409, "conflict",
+        body={"name": "dropout", "type": "float", "low": 0, "high": 0.5}, fixture=STUDY)
+    add("params on an unknown trial", "POST", "/v1/trials/987654321/params", 404,
+        "not_found", body={"name": "dropout", "type": "float", "low": 0, "high": 0.5})
+    add("exclude without a reason", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
+        body={}, fixture=STUDY)
+    add("exclude reason over 1000 characters", "POST", "/v1/trials/{D}/exclude", 422, IA,
+        "reason", body={"reason": "x" * 1001}, fixture=STUDY)
+    add("exclude reason of the wrong type", "POST", "/v1/trials/{D}/exclude", 400, IA, "reason",
+        body={"reason": True}, fixture=STUDY)
+    add("exclude with an unknown field", "POST", "/v1/trials/{D}/exclude", 400, IA, "by",
+        body={"reason": "leak", "by": "me"}, fixture=STUDY)
+    add("exclude an unknown trial", "POST", "/v1/trials/987654321/exclude", 404, "not_found",
+        body={"reason": "leak"})
+    add("restore reason of the wrong type", "POST", "/v1/trials/{D}/restore", 400, IA, "reason",
+        body={"reason": 3}, fixture=STUDY)
+    add("restore with an unknown field", "POST", "/v1/trials/{D}/restore", 400, IA, "state",
+        body={"state": "completed"}, fixture=STUDY)
 
     # -- benchmarks: {B} is the imported table lab/fixture (synthetic_table),
     # {M} a simulation stored on it.
@@ -513,6 +631,8 @@ def cases(have_tables):
 
     M = "/v1/benchmarks/lab/fixture/simulate"
     add("simulate: repeats 0", "POST", M, 422, IA, "repeats", body={"repeats": 0}, fixture=TABLE)
+    add("simulate: removed hedge_judge observed", "POST", M, 422, IA, "algorithm.hedge_judge",
+        body={"repeats": 1, "algorithm": dict(HEDGE, hedge_judge="observed")}, fixture=TABLE)
     add("simulate: repeats 1001", "POST", M, 422, IA, "repeats", body={"repeats": 1001},
         fixture=TABLE)
     add("simulate: repeats a string", "POST", M, 400, IA, "repeats", body={"repeats": "3"},
@@ -797,7 +917,7 @@ def check_fixture(case):
     what = case.path + " " + (json.dumps(case.kw["body"]) if case.kw.get("body") is not None
                               else (case.kw.get("raw") or b"").decode("latin-1"))
     need = None
-    if re.search(r"\{[SLD]\}", case.path):
+    if re.search(r"\{[SLDC]\}", case.path):
         need = STUDY
     if "{M}" in case.path or "lab/fixture" in what:
         need = TABLE

@@ -39,6 +39,7 @@ MODULES = [
     "test_study_ops",          # labs, unique names, load_if_exists, filters, PATCH
     "test_trials",             # fail, idempotent reports, lease expiry
     "test_trial_ops",          # enqueue, add, number, metadata, CSV
+    "test_trainer",            # checkpoints, preemption, exclusion, typed and conditional spaces
     "test_bad_requests",       # the cases of bad_requests.py
     "test_suggest",            # finite studies, budgets, seeds, model samplers
     "test_budget",             # a suggest's compute budget, 64 x 1000 categoricals

@@ -158,6 +158,14 @@ def requests(L):
             "/v1/trials/%d/heartbeat" % L.live_trial(s), None),
         ("post", "/v1/trials/{id}/fail"): lambda: (
             "/v1/trials/%d/fail" % L.live_trial(s), {"reason": "matrix"}),
+        ("post", "/v1/trials/{id}/preempt"): lambda: (
+            "/v1/trials/%d/preempt" % L.live_trial(s), {"reason": "matrix"}),
+        ("post", "/v1/trials/{id}/params"): lambda: (
+            "/v1/trials/%d/params" % L.live_trial(s), SPACE4[0]),
+        ("post", "/v1/trials/{id}/exclude"): lambda: (
+            "/v1/trials/%d/exclude" % L.live_trial(s), {"reason": "matrix"}),
+        ("post", "/v1/trials/{id}/restore"): lambda: (
+            "/v1/trials/%d/restore" % t, {"reason": "matrix"}),
         ("get", "/metrics"): lambda: ("/metrics", None),
         ("get", "/v1/benchmarks"): lambda: ("/v1/benchmarks", None),
         ("post", "/v1/benchmarks"): lambda: (

@@ -17,12 +17,17 @@ from tables import need_tables, simulate, synthetic_table
 @fixture
 def bad_study(c):
     """{S}: a study; {L}: a live (pending) trial of it; {D}: a completed
-    trial whose final bleu is 1.0. No test may change them."""
+    trial whose final bleu is 1.0; {C}: a study with a conditional
+    parameter (momentum only for optimizer sgd). No test may change them."""
     s = create(c, {"name": "bad requests", "space": SPACE4, "objectives": BLEU_MAX})
     live = suggest(c, s["id"], "bad-live")["trials"][0]
     done = suggest(c, s["id"], "bad-done")["trials"][0]
     report(c, done["id"], {"bleu": 1.0})
-    return {"S": s["id"], "L": live["id"], "D": done["id"]}
+    cond = create(c, {"name": "bad requests conditional", "objectives": BLEU_MAX, "space": [
+        {"name": "optimizer", "type": "categorical", "choices": ["sgd", "adam"]},
+        {"name": "momentum", "type": "float", "low": 0.0, "high": 0.99,
+         "condition": {"param": "optimizer", "in": ["sgd"]}}]})
+    return {"S": s["id"], "L": live["id"], "D": done["id"], "C": cond["id"]}
 
 
 @fixture

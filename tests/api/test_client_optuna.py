@@ -419,6 +419,14 @@ def t_client_preempt(c):
         p.send_signal(sig)
         p.communicate(timeout=60)
         check(p.returncode == -sig, "%s: the worker exited %s" % (name, p.returncode))
+        # Handed back at once (SIGTERM), or once its lease lapsed (SIGKILL):
+        # before that the server cannot know the worker is gone, and the
+        # resumer would rightly be given new work.
+        deadline = time.monotonic() + 30
+        while get_trial(c, first["trial"])["state"] != "waiting":
+            check(time.monotonic() < deadline, "%s: the trial never went back to the queue: %r"
+                  % (name, short(get_trial(c, first["trial"]))))
+            time.sleep(0.2)
         rc, out = run([v["python"], path, name, "resumer"], timeout=120,
                       env={"HPOD_URL": "http://127.0.0.1:%d" % c.port, "PYTHONPATH": ""})
         check(rc == 0, "%s: the resumer exited %d:\n%s" % (name, rc, out[-2000:]))

@@ -147,22 +147,30 @@ def t_explain_ehvi(c):
                       "runner-up %r (held %r)" % (r, held))
 
 
-@test("ehvi options: log_objectives, trust_region and front_reference read back, default off, and choose free candidates")
+@test("ehvi options: trust_region and front_reference read back, default off, and choose free candidates; log_objectives was removed: true is 422, false is accepted and not written back")
 def t_ehvi_options(c):
     cands = [{"x": x} for x in range(12)]
     objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
     base = {"space": [{"name": "x", "type": "int", "values": list(range(12))}],
             "candidates": cands, "objectives": objs}
     plain = create(c, dict(base, name=uname("ehvi-plain"), algorithm={"name": "ehvi"}))
-    check(plain["algorithm"]["log_objectives"] is False
+    check("log_objectives" not in plain["algorithm"]
           and plain["algorithm"]["trust_region"] == 0
           and plain["algorithm"]["front_reference"] == 0, "defaults %r" % plain["algorithm"])
+    old = create(c, dict(base, name=uname("ehvi-log-false"),
+                         algorithm={"name": "ehvi", "log_objectives": False}))
+    check("log_objectives" not in old["algorithm"], "false written back %r" % old["algorithm"])
+    e = expect_error(call(c.port, "POST", "/v1/studies",
+                          dict(base, name=uname("ehvi-log-true"),
+                               algorithm={"name": "ehvi", "log_objectives": True})),
+                     422, "invalid_argument", "algorithm.log_objectives")
+    check("removed" in e["message"] and "omit it" in e["message"]
+          and "docs/auto.md" in e["message"], "message %r" % e["message"])
     s = create(c, dict(base, name=uname("ehvi-opts"),
-                       algorithm={"name": "ehvi", "init": 2, "seed": 4,
-                                  "log_objectives": True, "trust_region": 3,
+                       algorithm={"name": "ehvi", "init": 2, "seed": 4, "trust_region": 3,
                                   "front_reference": 0.35}))
     a = expect(call(c.port, "GET", "/v1/studies/%d" % s["id"]), 200)["algorithm"]
-    check(a["log_objectives"] is True and a["trust_region"] == 3 and a["name"] == "ehvi"
+    check(a["trust_region"] == 3 and a["name"] == "ehvi"
           and a["front_reference"] == 0.35, "read back %r" % a)
     held = set()
     for i in range(6):
@@ -209,7 +217,7 @@ def t_ehvi_trust_shape(c):
                             "gpu_time": 100.0 * (1 + p[0] + p[1])})
 
 
-@test("ehvi gp_blend: absent stays absent, none/first/all read back, 422 with the gp surrogate or an unknown value, and a blended graph study chooses free candidates")
+@test("ehvi gp_blend: absent stays absent, none/first read back, 422 with the gp surrogate or an unknown value, all was removed (422 naming first), and a blended graph study chooses free candidates")
 def t_ehvi_gp_blend(c):
     cands = [{"x": x} for x in range(12)]
     objs = [{"name": "bleu", "goal": "maximize"}, {"name": "gpu_time", "goal": "minimize"}]
@@ -221,9 +229,13 @@ def t_ehvi_gp_blend(c):
     off = create(c, dict(base, name=uname("blend-off"),
                          algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "none"}))
     check(off["algorithm"]["gp_blend"] == "none", "none %r" % off["algorithm"])
-    every = create(c, dict(base, name=uname("blend-all"),
-                           algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "all"}))
-    check(every["algorithm"]["gp_blend"] == "all", "all %r" % every["algorithm"])
+    e = expect_error(call(c.port, "POST", "/v1/studies",
+                          dict(base, name=uname("blend-all"),
+                               algorithm={"name": "ehvi", "surrogate": "graph",
+                                          "gp_blend": "all"})),
+                     422, "invalid_argument", "algorithm.gp_blend")
+    check("removed" in e["message"] and 'use "first"' in e["message"]
+          and "docs/auto.md" in e["message"], "message %r" % e["message"])
     expect_error(call(c.port, "POST", "/v1/studies",
                       dict(base, name=uname("blend-bad"),
                            algorithm={"name": "ehvi", "surrogate": "graph", "gp_blend": "both"})),

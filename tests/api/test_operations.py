@@ -224,8 +224,13 @@ def t_db_hung(c):
     failed = [x for x in lines if x["level"] in ("warn", "error") and x is not down[0]]
     check(not failed, "other warnings during the hang:\n%s"
           % "\n".join(json.dumps(x) for x in failed[:5]))
+    # The 5 requests made during the hang; a /healthz polled while the
+    # pool reconnects after SIGCONT may also answer 503, which is right.
     n503 = [x for x in lines if x["msg"] == "request" and x.get("status") == 503]
-    check(len(n503) == 5, "access lines with 503: %d, expected 5" % len(n503))
+    health = [x for x in n503 if x.get("path") == "/healthz"]
+    check(len(n503) - len(health) == 4 and len(health) >= 1,
+          "access lines with 503: %d (/healthz %d), expected 4 and at least 1"
+          % (len(n503) - len(health), len(health)))
 
 
 @test("access log: one JSON line per request with ts, level, remote, request id")

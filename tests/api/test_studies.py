@@ -136,3 +136,144 @@ def t_content_types(c):
     check(len(d) == 1 and d[0]["worker"] == "default", "empty-body suggest %r" % short(d))
     r = call(c.port, "POST", "/v1/trials/%d/heartbeat" % t["id"], raw=b"", ctype="text/plain")
     check(expect(r, 200)["trial"]["state"] == "running", "heartbeat with an empty body")
+
+
+@test("migration 0023: stored studies with a removed option (hedge_judge observed, gp_blend all, log_objectives, also inside auto's chosen) read back with the replacement and suggest; other text kept; load_if_exists matches again; running it again changes nothing")
+def t_migrate_removed_options(c):
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    from harness import TOP, Server, fresh_database, psql
+    from client import uname
+    url = fresh_database(c.dburl, "hpod_mig_removed")
+    old = tempfile.mkdtemp(prefix="hpod-mig-")
+    mig = os.path.join(TOP, "migrations")
+    servers = []
+
+    def migrate(dirname):
+        r = subprocess.run([c.args.hpod, "migrate"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=120,
+                           env=dict(os.environ, HPOD_DATABASE_URL=url, HPOD_MIGRATIONS=dirname))
+        check(r.returncode == 0, "hpod migrate: %s" % r.stdout.decode()[-1500:])
+
+    def serve(dirname):
+        s = Server(c.args.hpod, c.logdir, url)
+        s.extra_env = {"HPOD_MIGRATIONS": dirname}
+        servers.append(s)
+        return s.start().port
+
+    def texts():
+        rows = psql(url, "SELECT id, definition::text FROM studies ORDER BY id").splitlines()
+        return {int(r.split("|", 1)[0]): r.split("|", 1)[1] for r in rows}
+
+    try:
+        for f in sorted(os.listdir(mig)):
+            if f.endswith(".sql") and f < "0023":
+                shutil.copy(os.path.join(mig, f), old)
+        migrate(old)
+        port = serve(old)
+        cands = [{"x": x, "y": y} for x in range(6) for y in range(4)]
+        space = [{"name": "x", "type": "int", "values": list(range(6))},
+                 {"name": "y", "type": "int", "values": list(range(4))}]
+        one = [{"name": "bleu", "goal": "maximize"}]
+        two = one + [{"name": "gpu_time", "goal": "minimize"}]
+        # A bound of 1e19: text jsonb would rewrite, which must stay as written.
+        cons = [{"metric": "gpu_time", "max": 1e19}]
+        hedge = {"name": "gp", "acquisition": "nei", "trust_region": 8,
+                 "lengthscale_prior": 1.0, "hedge": True, "seed": 3}
+        blend = {"name": "ehvi", "surrogate": "graph", "trust_region": 2,
+                 "trust_shape": "steps", "front_reference": 0.3, "gp_blend": "first", "seed": 3}
+        bodies = {
+            "hedge": dict(objectives=one, algorithm=hedge),
+            "blend": dict(objectives=two, constraints=cons, algorithm=blend),
+            "log": dict(objectives=two, algorithm={"name": "ehvi", "seed": 3}),
+            "auto so": dict(objectives=one, algorithm={"name": "auto", "seed": 3}),
+            "auto mo": dict(objectives=two, algorithm={"name": "auto", "seed": 3}),
+            "random": dict(objectives=one, constraints=[{"metric": "bleu", "max": 1e19}],
+                           algorithm={"name": "random", "seed": 3}),
+        }
+        ids = {}
+        for k, b in bodies.items():
+            b.update(name=uname("mig " + k), space=space, candidates=cands, lab="mig")
+            ids[k] = create(c, b, port=port)["id"]
+        check([json.loads(texts()[ids[k]])["algorithm"].get("case")
+               for k in ("auto so", "auto mo")] == ["so_finite", "mo_finite"],
+              "auto cases %r" % texts())
+        # What an hpod before the removal stored: the removed values, and
+        # log_objectives (false) in every ehvi definition.
+        def old_def(k, edit):
+            d = json.loads(texts()[ids[k]])
+            edit(d["algorithm"])
+            psql(url, "UPDATE studies SET definition = $j$%s$j$ WHERE id = %d"
+                 % (json.dumps(d), ids[k]))
+        old_def("hedge", lambda a: a.update(hedge_judge="observed"))
+        old_def("blend", lambda a: a.update(gp_blend="all", log_objectives=False))
+        old_def("log", lambda a: a.update(log_objectives=True))
+        old_def("auto so", lambda a: a["chosen"].update(hedge_judge="observed"))
+        old_def("auto mo", lambda a: a["chosen"].update(gp_blend="all", log_objectives=False))
+        before = texts()
+        check("1e+19" in before[ids["blend"]], "the bound's text %r" % before[ids["blend"]])
+        # The same definition sent again matched nothing while the stored
+        # one kept log_objectives (false): the new one no longer has it.
+        again = dict(bodies["blend"], load_if_exists=True)
+        expect_error(call(port, "POST", "/v1/studies", dict(again, algorithm=dict(
+            blend, gp_blend="first"))), 409, "conflict")
+        servers.pop().stop()
+        migrate(mig)
+        check(psql(url, "SELECT count(*) FROM schema_migrations WHERE version = 23").strip()
+              == "1", "0023 not recorded")
+        after = texts()
+        want = {"hedge": {k: v for k, v in json.loads(before[ids["hedge"]])["algorithm"].items()
+                          if k != "hedge_judge"},
+                "blend": dict({k: v for k, v in json.loads(before[ids["blend"]])["algorithm"]
+                               .items() if k != "log_objectives"}, gp_blend="first"),
+                "log": {k: v for k, v in json.loads(before[ids["log"]])["algorithm"].items()
+                        if k != "log_objectives"}}
+        for k, w in want.items():
+            a = json.loads(after[ids[k]])["algorithm"]
+            check(a == w and list(a) == list(w), "%s after 0023: %r, want %r" % (k, a, w))
+        so = json.loads(after[ids["auto so"]])["algorithm"]
+        mo = json.loads(after[ids["auto mo"]])["algorithm"]
+        check("hedge_judge" not in so["chosen"] and so["chosen"]["hedge"] is True
+              and so["case"] == "so_finite", "auto so %r" % so)
+        check(mo["chosen"]["gp_blend"] == "first" and "log_objectives" not in mo["chosen"]
+              and mo["case"] == "mo_finite", "auto mo %r" % mo)
+        for k in ids:
+            b, a = json.loads(before[ids[k]]), json.loads(after[ids[k]])
+            check(list(a) == list(b) and all(a[m] == b[m] for m in b if m != "algorithm"),
+                  "%s: members other than algorithm changed: %r -> %r" % (k, b, a))
+        check(after[ids["random"]] == before[ids["random"]], "an untouched study was rewritten")
+        check("1e+19" in after[ids["blend"]], "the bound's text after 0023: %r"
+              % after[ids["blend"]])
+        # Idempotent: the file run again (one transaction), and hpod migrate again.
+        r = subprocess.run(["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-1", "-f",
+                            os.path.join(mig, "0023_removed_options.sql")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        check(r.returncode == 0, "0023 again: %s" % r.stdout.decode()[-1500:])
+        migrate(mig)
+        check(texts() == after, "running 0023 again changed a definition")
+        port = serve(mig)
+        for k, sid in ids.items():
+            g = expect(call(port, "GET", "/v1/studies/%d" % sid), 200)
+            check(g["algorithm"] == json.loads(after[sid])["algorithm"],
+                  "%s reads back %r" % (k, g["algorithm"]))
+            for i in range(5):
+                t = suggest(c, sid, "w", port=port)["trials"][0]
+                p = t["params"]
+                v = {"bleu": 10.0 + p["x"] - 0.3 * p["x"] * p["y"],
+                     "gpu_time": 100.0 * (1 + p["x"] + p["y"])}
+                report(c, t["id"], {m["name"]: v[m["name"]] for m in bodies[k]["objectives"]},
+                       port=port)
+            ex = expect(call(port, "GET", "/v1/trials/%d/explain" % t["id"]), 200)
+            d = [d for d in ex["decisions"] if d["kind"] == "suggest"]
+            check(k == "random" or (d and d[0]["chooser"] == "model"),
+                  "%s: the fifth trial's decision %r" % (k, d))
+        g = expect(call(port, "POST", "/v1/studies", dict(again, algorithm=dict(
+            blend, gp_blend="first"))), 200)
+        check(g["id"] == ids["blend"], "load_if_exists found %r, not %d" % (g["id"], ids["blend"]))
+    finally:
+        for s in servers:
+            s.stop()
+        shutil.rmtree(old, ignore_errors=True)
+        psql(c.dburl, "DROP DATABASE IF EXISTS hpod_mig_removed WITH (FORCE)")

@@ -331,34 +331,32 @@ def t_gp_hedge(c):
     check({a[0] for a in arms} == {"gp", "graph"}, "arms %r" % arms)
 
 
-@test("gp hedge_judge: validated, read back as given, absent when not given; observed judge replays alike on replicas")
+@test("gp hedge_judge: gp read back as given, absent when not given; observed was removed: 422 naming the GP judge that replaced it")
 def t_gp_hedge_judge(c):
     from harness import expect_error
     space, cands, objs = GRID8_SPACE, GRID8_CANDS, GRID8_OBJS
     base = {"name": "gp", "acquisition": "nei", "trust_region": 8,
             "lengthscale_prior": 1.0, "hedge": True, "seed": 5}
-    want = {"name": "gp", "seed": 5, "kernel": "matern52", "acquisition": "nei",
-            "init": 3, "lengthscale_min": 0.01, "trust_region": 8,
-            "lengthscale_prior": 1.0, "hedge": True}
-    algo = dict(base, hedge_judge="observed")
-    _gp_grid_study(c, "gp hedge observed", algo, dict(want, hedge_judge="observed"))
     d = create(c, {"name": uname("gp hedge judge gp"), "space": space, "candidates": cands,
                    "objectives": objs, "algorithm": dict(base, hedge_judge="gp")})
     check(d["algorithm"].get("hedge_judge") == "gp", "gp %r" % d["algorithm"])
     d = create(c, {"name": uname("gp hedge judge absent"), "space": space,
                    "candidates": cands, "objectives": objs, "algorithm": base})
     check("hedge_judge" not in d["algorithm"], "absent %r" % d["algorithm"])
+    for removed in (dict(base, hedge_judge="observed"), {"name": "gp", "hedge_judge": "observed"}):
+        body = {"name": uname("gp hedge observed"), "space": space, "candidates": cands,
+                "objectives": objs, "algorithm": removed}
+        e = expect_error(call(c.port, "POST", "/v1/studies", body), 422, "invalid_argument",
+                         "algorithm.hedge_judge")
+        check("removed" in e["message"] and "GP judge" in e["message"]
+              and "omit hedge_judge" in e["message"] and "docs/auto.md" in e["message"],
+              "message %r" % e["message"])
     for bad in (dict(base, hedge_judge="Observed"), dict(base, hedge_judge=1),
-                dict(base, hedge_judge=None), {"name": "gp", "hedge_judge": "observed"},
-                {"name": "gp", "hedge": False, "hedge_judge": "gp"}):
+                dict(base, hedge_judge=None), {"name": "gp", "hedge": False, "hedge_judge": "gp"}):
         body = {"name": uname("gp bad hedge judge"), "space": space, "candidates": cands,
                 "objectives": objs, "algorithm": bad}
         expect_error(call(c.port, "POST", "/v1/studies", body), 400, "invalid_argument",
                      "algorithm.hedge_judge")
-    # The observed judge reads which nominee was observed at each step from
-    # the trials alone: one server and two replicas (one restarted halfway)
-    # suggest the same sequence.
-    _grid_replicas_alike(c, algo, "gp hedge judge run", 12)
 
 
 @test("gp model: kept in the database, refitted on schedule; replicas and a restarted server suggest alike")

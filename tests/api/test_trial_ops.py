@@ -304,7 +304,7 @@ def t_csv(c):
     check(text.endswith("\r\n"), "CSV does not end with CRLF")
     header = text.split("\r\n", 1)[0]
     want = ("number,id,state,origin,params.lr,params.layers,params.opt,values.bleu,"
-            "values.gpu_time,created_at,updated_at")
+            "values.gpu_time,created_at,updated_at,reason,excluded")
     check(header == want, "CSV header %r" % header)
     rows = list(csv.reader(io.StringIO(text, newline="")))
     js = expect(call(c.port, "GET", "/v1/studies/%d/trials" % sid), 200)
@@ -326,6 +326,7 @@ def t_csv(c):
                 check(cell == "", "missing %s gave %r" % (m, cell))
         check(d["created_at"] == jt["created_at"] and d["updated_at"] == jt["updated_at"],
               "timestamps of row %r" % row)
+        check(d["reason"] == (jt["reason"] or ""), "reason %r vs %r" % (d["reason"], jt["reason"]))
     check('"adam, beta=0.9"' in text and '"say ""hi"""' in text and '"multi\nline"' in text,
           "RFC 4180 quoting: %r" % text[:600])
     check(",0.1," in text and ",1e+300," in text, "numbers not as JSON writes them: %r" % text[:600])
@@ -347,7 +348,7 @@ def t_csv(c):
     empty = create(c, {"name": uname("csv empty"), "space": space, "objectives": BLEU_MAX})["id"]
     r = get_csv(c, "/v1/studies/%d/trials" % empty)
     check(r.raw.decode("utf-8") == "number,id,state,origin,params.lr,params.layers,params.opt,"
-          "values.bleu,created_at,updated_at\r\n", "empty study CSV %r" % r.raw)
+          "values.bleu,created_at,updated_at,reason,excluded\r\n", "empty study CSV %r" % r.raw)
 
 
 @test("trial ops: asha starts a claimed waiting trial at rung 0; racing enqueues of one candidate")

@@ -13,7 +13,9 @@
 #      study, then bench_models.py (GP-EI and graph suggest latency) and
 #      importance_fanova.py (hpod's importance beside Optuna's fANOVA on
 #      the six nmthpo tables, when python3-optuna and python3-sklearn are
-#      installed);
+#      installed), and conditional.py (hpod's default on the conditional
+#      problems beside Optuna's TPE and random at budgets 30 and 60;
+#      BENCH_COND_SEEDS seeds, default 10);
 #   2. VACUUM (ANALYZE) of the database (the steps before leave ~100k dead
 #      trial versions, whose first autovacuum pass would otherwise land in
 #      the window or not depending on those steps), then three `hpod
@@ -39,7 +41,7 @@
 # the peer, BENCH_PEER_PYTHON (default /usr/bin/python3, the interpreter
 # Debian's python3-optuna is installed for), BENCH_COLD=0 skips the cold run,
 # BENCH_ONLY (comma-separated steps among http, models, simload, fairness,
-# importance, replicas, engine, peer, core, cold, suite; default all) runs
+# importance, conditional, replicas, engine, peer, core, cold, suite; default all) runs
 # only those steps, e.g.
 # BENCH_ONLY=models,simload for the single-server model and simulation
 # figures without the rest.
@@ -230,6 +232,18 @@ elif "$peer_python" -c 'import optuna, sklearn' 2>/dev/null; then
 else
     echo "== importance vs fANOVA: $peer_python cannot import optuna and" \
         "sklearn (sh scripts/deps.sh bench installs them); skipped"
+fi
+echo
+if ! want conditional; then
+    echo "== conditional problems: skipped (BENCH_ONLY)"
+elif "$peer_python" -c 'import optuna' 2>/dev/null; then
+    echo "== conditional problems: hpod's default beside Optuna TPE and random" \
+        "(tests/bench/conditional.py)"
+    "$peer_python" "$root/tests/bench/conditional.py" "$urls" \
+        --seeds "${BENCH_COND_SEEDS:-10}" || fail "conditional.py failed"
+else
+    echo "== conditional problems: $peer_python cannot import optuna" \
+        "(sh scripts/deps.sh bench installs it); skipped"
 fi
 stop_servers_checked
 

@@ -62,18 +62,19 @@ test_omitted_is_auto(void **state)
     assert_int_equal(d.algo.gp_trust, 8);
     assert_true(d.algo.ls_prior == 1.0);
     assert_int_equal(d.algo.gp_hedge, 1);
-    assert_int_equal(d.algo.gp_hedge_judge, 1); /* observed */
+    /* the GP judge, the only one: nothing written */
+    assert_null(json_object_get(json_object_get(a, "chosen"), "hedge_judge"));
     assert_int_equal(d.algo.init, AUTO_INIT);
     assert_string_equal(json_string_value(json_object_get(a, "case")),
-                        "so_small");
+                        "so_finite");
     const char *r = json_string_value(json_object_get(a, "reason"));
     assert_non_null(strstr(r, "auto chose gp/matern52/nei with hedge "
-                              "(observed judge) for 1 objective"));
-    assert_non_null(strstr(r, "118 candidates (at most 400) over 2 "
+                              "for 1 objective"));
+    assert_non_null(strstr(r, "118 candidates (at most 1000) over 2 "
                               "parameters (1 categorical)"));
     /* Then why, in one sentence pointing at the figures in docs/. */
-    assert_non_null(strstr(r, ". GP-Hedge between a GP and graph EI found "));
-    assert_non_null(strstr(r, "(details: docs/auto.md, case so_small)."));
+    assert_non_null(strstr(r, ". GP-Hedge, which lets the study's own "));
+    assert_non_null(strstr(r, "(details: docs/auto.md, case so_finite)."));
     /* The seed is drawn once and is the chosen algorithm's. */
     json_t *seed = json_object_get(a, "seed");
     assert_true(json_is_integer(seed));
@@ -106,15 +107,16 @@ test_cases_from_definitions(void **state)
         const char *extra, *name, *code;
         int algo;
     } cases[] = {
-        {767, 1, ",\"algorithm\":{\"name\":\"auto\"}", "gp", "so_large",
+        {767, 1, ",\"algorithm\":{\"name\":\"auto\"}", "gp", "so_finite",
          ALGO_GP},
+        {1001, 1, "", "gp", "so_huge", ALGO_GP},
         {0, 1, "", "gp", "continuous", ALGO_GP},
-        {150, 2, "", "ehvi", "mo_small", ALGO_EHVI},
+        {150, 2, "", "ehvi", "mo_finite", ALGO_EHVI},
         {0, 2, ",\"algorithm\":null", "ehvi", "mo_continuous", ALGO_EHVI},
-        {500, 2, "", "ehvi", "mo_large", ALGO_EHVI},
+        {500, 2, "", "ehvi", "mo_finite", ALGO_EHVI},
         {1001, 2, "", "ehvi", "mo_huge", ALGO_EHVI},
         {150, 1, ",\"budget\":3", "random", "tiny_budget", ALGO_RANDOM},
-        {150, 1, ",\"budget\":4", "gp", "so_small", ALGO_GP},
+        {150, 1, ",\"budget\":4", "gp", "so_finite", ALGO_GP},
         {150, 1, ",\"warm_start\":{\"benchmark\":\"t\"}", "gp", "warm_start",
          ALGO_GP},
         {150, 1, ",\"constraints\":[{\"metric\":\"t\",\"max\":1}]", "gp",

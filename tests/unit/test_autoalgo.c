@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_autoalgo.c - the rule behind "algorithm": {"name":
  * "auto"}: every case reached, each boundary (budget = init, candidates =
- * AUTOALGO_SMALL_MAX, continuous, the order of the tests), and the table
+ * AUTOALGO_GRAPH_MAX, continuous, the order of the tests), and the table
  * holding a valid configuration and a figure for every case.
  */
 #include "tests/support/check.h"
@@ -35,7 +35,7 @@ test_single_objective_sizes(void **state)
     (void)state;
     struct autoalgo_features f = base();
     struct autoalgo_config c;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_SMALL);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_FINITE);
     assert_int_equal(c.method, AUTOALGO_GP);
     assert_int_equal(c.kernel, KERNEL_MATERN52);
     assert_int_equal(c.acquisition, 3); /* nei */
@@ -43,36 +43,24 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.trust_region, 8);
     assert_true(c.lengthscale_prior == 1.0);
     assert_int_equal(c.hedge, 1);
-    /* Small tables: the judge counts displaced nominees at a quarter. */
-    assert_int_equal(c.hedge_observed, 1);
-    f.n_candidates = AUTOALGO_SMALL_MAX;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_SMALL);
-    assert_int_equal(c.hedge_observed, 1);
-    f.n_candidates = AUTOALGO_SMALL_MAX + 1;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
-    assert_int_equal(c.method, AUTOALGO_GP);
-    assert_int_equal(c.kernel, KERNEL_MATERN52);
-    assert_int_equal(c.acquisition, 3);
-    assert_true(c.lengthscale_min == 0.0);
-    assert_int_equal(c.trust_region, 8);
-    assert_true(c.lengthscale_prior == 1.0);
-    assert_int_equal(c.hedge, 1);
-    /* Large tables keep the GP judge: the observed judge starves graph
-     * EI's exploration there (docs/sampler-nei.md). */
-    assert_int_equal(c.hedge_observed, 0);
+    /* One case for every finite space up to the graph's bound: no size
+     * split below it survived leave-one-table-out (docs/auto.md). */
     f.n_candidates = 767;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_LARGE);
-    /* GP-Hedge up to AUTOALGO_GRAPH_MAX candidates, the GP alone above. */
-    f.n_candidates = AUTOALGO_GRAPH_MAX;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_FINITE);
     assert_int_equal(c.hedge, 1);
+    f.n_candidates = AUTOALGO_GRAPH_MAX;
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_FINITE);
+    assert_int_equal(c.hedge, 1);
+    /* The GP alone above it: a graph holds n-by-n matrices. */
     f.n_candidates = AUTOALGO_GRAPH_MAX + 1;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_LARGE);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_SO_HUGE);
+    assert_int_equal(c.method, AUTOALGO_GP);
+    assert_int_equal(c.acquisition, 3);
     assert_int_equal(c.hedge, 0);
     assert_int_equal(c.trust_region, 8);
     assert_true(c.lengthscale_prior == 1.0);
     f.n_candidates = 1;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_FINITE);
     f.n_candidates = 0;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_CONTINUOUS);
     assert_int_equal(c.method, AUTOALGO_GP);
@@ -81,7 +69,6 @@ test_single_objective_sizes(void **state)
     assert_int_equal(c.trust_region, 0);
     assert_true(c.lengthscale_prior == 0.0);
     assert_int_equal(c.hedge, 0); /* the graph arm needs candidates */
-    assert_int_equal(c.hedge_observed, 0);
     /* Parameters and their categorical share do not move the choice:
      * no table measures them apart (the reason records them). */
     f.n_categorical = 6;
@@ -101,11 +88,11 @@ test_budget_boundary(void **state)
     f.budget = 1;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
     f.budget = 4;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_FINITE);
     f.init = 4;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
     f.budget = -1;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_FINITE);
     /* A tiny budget wins over every other feature. */
     f.budget = 2;
     f.n_objectives = 2;
@@ -120,24 +107,19 @@ test_objectives_and_constraints(void **state)
     struct autoalgo_features f = base();
     struct autoalgo_config c;
     f.n_objectives = 2;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_SMALL);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_FINITE);
     assert_int_equal(c.method, AUTOALGO_EHVI);
     assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
     assert_int_equal(c.trust_region, 2);
     assert_int_equal(c.trust_shape, MOBO_TRUST_STEPS);
     assert_true(c.front_reference == 0.3);
     assert_int_equal(c.gp_blend, MOBO_BLEND_FIRST);
-    f.n_candidates = AUTOALGO_SMALL_MAX + 1;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
-    assert_int_equal(c.method, AUTOALGO_EHVI);
-    assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
-    assert_int_equal(c.trust_region, 2);
-    assert_int_equal(c.trust_shape, MOBO_TRUST_STEPS);
-    assert_true(c.front_reference == 0.5);
-    assert_int_equal(c.gp_blend, MOBO_BLEND_ALL);
-    /* No graph above AUTOALGO_GRAPH_MAX candidates: ehvi/gp. */
+    /* The same up to the graph's bound; ehvi/gp above it. */
     f.n_candidates = AUTOALGO_GRAPH_MAX;
-    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_LARGE);
+    assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_FINITE);
+    assert_int_equal(c.surrogate, MOBO_SURROGATE_GRAPH);
+    assert_true(c.front_reference == 0.3);
+    assert_int_equal(c.gp_blend, MOBO_BLEND_FIRST);
     f.n_candidates = AUTOALGO_GRAPH_MAX + 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_MO_HUGE);
     assert_int_equal(c.method, AUTOALGO_EHVI);
@@ -156,7 +138,7 @@ test_objectives_and_constraints(void **state)
     f.n_candidates = 150;
     f.n_constraints = 1;
     f.n_objectives = 3;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_SMALL);
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_FINITE);
     f.n_objectives = 1;
     assert_int_equal(autoalgo_choose(&f, &c), AUTOALGO_CONSTRAINED);
     assert_int_equal(c.method, AUTOALGO_GP);
@@ -186,13 +168,13 @@ test_warm_start(void **state)
     f.n_objectives = 2;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_TINY_BUDGET);
     f.budget = -1;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_SMALL);
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_MO_FINITE);
     f.n_objectives = 1;
     f.n_constraints = 1;
     assert_int_equal(autoalgo_case(&f), AUTOALGO_CONSTRAINED);
     f.n_constraints = 0;
     f.warm_start = 0;
-    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_SMALL);
+    assert_int_equal(autoalgo_case(&f), AUTOALGO_SO_FINITE);
 }
 
 /* Every row: a method hpod has, settings it takes, a figure, a code. */
@@ -228,8 +210,7 @@ test_table_rows(void **state)
         /* gp_blend only for ehvi/graph (study/algo.c rejects it
          * elsewhere). */
         assert_true(r->config.gp_blend == MOBO_BLEND_NONE ||
-                    ((r->config.gp_blend == MOBO_BLEND_FIRST ||
-                      r->config.gp_blend == MOBO_BLEND_ALL) &&
+                    (r->config.gp_blend == MOBO_BLEND_FIRST &&
                      r->config.method == AUTOALGO_EHVI &&
                      r->config.surrogate == MOBO_SURROGATE_GRAPH));
         assert_true(r->config.front_reference == 0.0 ||
@@ -245,10 +226,7 @@ test_table_rows(void **state)
         /* GP-Hedge: a GP on finite spaces with one objective only. */
         assert_true(r->config.hedge == 0 ||
                     (r->config.hedge == 1 && r->config.method == AUTOALGO_GP &&
-                     (i == AUTOALGO_SO_SMALL || i == AUTOALGO_SO_LARGE)));
-        /* The observed judge is a hedge option. */
-        assert_true(r->config.hedge_observed == 0 ||
-                    (r->config.hedge_observed == 1 && r->config.hedge == 1));
+                     i == AUTOALGO_SO_FINITE));
         /* A clause a user reads (the reason's second sentence): short, no
          * sentence of its own, no lab notebook (figures are in docs/). */
         assert_non_null(r->evidence);
@@ -263,7 +241,8 @@ test_table_rows(void **state)
                                     autoalgo_case_code((enum autoalgo_case)j));
     }
     assert_string_equal(autoalgo_case_code(AUTOALGO_N_CASES), "unknown");
-    assert_string_equal(autoalgo_case_code(AUTOALGO_SO_SMALL), "so_small");
+    assert_string_equal(autoalgo_case_code(AUTOALGO_SO_FINITE), "so_finite");
+    assert_string_equal(autoalgo_case_code(AUTOALGO_MO_FINITE), "mo_finite");
 }
 
 int

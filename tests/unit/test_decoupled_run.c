@@ -86,9 +86,9 @@ test_runs(void **state)
     size_t rows[2 * NROWS], rows2[2 * NROWS], ne = 0, ne2 = 0;
     unsigned char kinds[2 * NROWS], kinds2[2 * NROWS];
     struct simulate_mo_algo bo = {
-        0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0, 0};
+        0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0};
     struct simulate_mo_algo rs = {
-        1, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0, 0};
+        1, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0};
     size_t probes = 0;
     for (unsigned long long seed = 0; seed < 4; seed++) {
         assert_int_equal(
@@ -129,7 +129,7 @@ test_errors(void **state)
     size_t rows[2 * NROWS], ne = 7;
     unsigned char kinds[2 * NROWS];
     struct simulate_mo_algo bo = {
-        0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0, 0};
+        0, MOBO_SURROGATE_GP, KERNEL_MATERN52, 0, 0, 0, 0};
     assert_int_equal(
         decoupled_run(&t.p, &bo, none, cost, 0, 3, 10, rows, kinds, &ne),
         HPOD_EINVAL);

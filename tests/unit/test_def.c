@@ -410,7 +410,8 @@ test_graph_size(void **state)
 
 /*
  * A categorical's repeated choice is reported at its index within the
- * definition (study/choices.h; its other checks: test_choices.c).
+ * definition (study/choices.h, called by study/params.c; its other checks:
+ * test_choices.c).
  */
 static void
 test_choice_errors(void **state)
@@ -427,6 +428,62 @@ test_choice_errors(void **state)
     assert_string_equal(field, "space[0].choices[3]");
 }
 
+/*
+ * The removed options (docs/auto.md): 422 on the field, the message naming
+ * what replaced them; what stays parses, and ehvi's "log_objectives":
+ * false (in definitions stored before the removal) is accepted and no
+ * longer written back.
+ */
+static void
+test_removed_options(void **state)
+{
+    (void)state;
+    static const struct {
+        int n_obj;
+        const char *algo, *field, *names; /* names: NULL when accepted */
+    } cases[] = {
+        {1, "{\"name\":\"gp\",\"hedge\":true,\"hedge_judge\":\"observed\"}",
+         "algorithm.hedge_judge", "the GP judge"},
+        {1, "{\"name\":\"gp\",\"hedge_judge\":\"observed\"}",
+         "algorithm.hedge_judge", "the GP judge"},
+        {2,
+         "{\"name\":\"ehvi\",\"surrogate\":\"graph\",\"gp_blend\":"
+         "\"all\"}",
+         "algorithm.gp_blend", "use \"first\""},
+        {2, "{\"name\":\"ehvi\",\"log_objectives\":true}",
+         "algorithm.log_objectives", "omit it"},
+        {1, "{\"name\":\"gp\",\"hedge\":true,\"hedge_judge\":\"gp\"}",
+         "hedge_judge", NULL},
+        {2,
+         "{\"name\":\"ehvi\",\"surrogate\":\"graph\",\"gp_blend\":"
+         "\"first\"}",
+         "gp_blend", NULL},
+        {2, "{\"name\":\"ehvi\",\"log_objectives\":false}", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *b = sized_body(8, cases[i].n_obj, cases[i].algo);
+        struct study_def d;
+        struct hpod_err err = {0};
+        enum hpod_status st = study_def_from_json(b, &d, &err);
+        if (cases[i].names) {
+            assert_int_equal(st, HPOD_EUNPROC);
+            assert_string_equal(err.field, cases[i].field);
+            assert_non_null(strstr(err.msg, "was removed"));
+            assert_non_null(strstr(err.msg, cases[i].names));
+            assert_non_null(strstr(err.msg, "docs/auto.md"));
+        } else {
+            json_t *a = json_object_get(d.def, "algorithm");
+            assert_int_equal(st, HPOD_OK);
+            /* what stays is written back as sent; log_objectives never */
+            if (cases[i].field)
+                assert_non_null(json_object_get(a, cases[i].field));
+            assert_null(json_object_get(a, "log_objectives"));
+            study_def_cleanup(&d);
+        }
+        json_decref(b);
+    }
+}
+
 int
 main(void)
 {
@@ -439,6 +496,7 @@ main(void)
         cmocka_unit_test(test_warm_start),
         cmocka_unit_test(test_graph_size),
         cmocka_unit_test(test_choice_errors),
+        cmocka_unit_test(test_removed_options),
     };
     return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);
 }

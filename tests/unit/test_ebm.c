@@ -259,7 +259,7 @@ test_edges(void **state)
     assert_close(ebm_importance(m, 2), 0, 0, 1e-12);
     ebm_free(m);
     /* Bad input: nothing allocated. */
-    const double bad[2] = {1, NAN};
+    const double bad[2] = {1, INFINITY};
     struct ebm_opts o;
     ebm_default_opts(&o);
     assert_int_equal(ebm_fit(bad, 2, 1, NULL, y2, NULL, &m), HPOD_EINVAL);
@@ -268,6 +268,56 @@ test_edges(void **state)
     o.learning_rate = 0;
     assert_int_equal(ebm_fit(x2, 4, 1, NULL, y2, &o, &m), HPOD_EINVAL);
     ebm_free(NULL);
+}
+
+/*
+ * Missing values (NaN: an inactive conditional parameter) get a bin of
+ * their own, the last. The reference: the same data with NaN replaced by
+ * a value above every other (exact bins: one bin per distinct value, the
+ * replaced value's last) fits the same model, bin for bin.
+ */
+static void
+test_missing_bin(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    double x[N * 2], ref[N * 2], y[N];
+    for (int cat = 0; cat < 2; cat++) {
+        unsigned char flags[2] = {(unsigned char)cat, 0};
+        for (size_t i = 0; i < N; i++) {
+            int missing = i % 5 == 0;
+            x[i * 2] = missing ? NAN : (double)(i % 3);
+            ref[i * 2] = missing ? 99.0 : x[i * 2];
+            x[i * 2 + 1] = ref[i * 2 + 1] = (double)(i % 4);
+            y[i] = (missing ? 3.0 : x[i * 2]) + 0.2 * x[i * 2 + 1] +
+                   0.1 * sin((double)i);
+        }
+        struct ebm *m, *r;
+        assert_int_equal(ebm_fit(x, N, 2, flags, y, NULL, &m), HPOD_OK);
+        assert_int_equal(ebm_fit(ref, N, 2, flags, y, NULL, &r), HPOD_OK);
+        assert_int_equal(ebm_n_bins(m, 0), 4);
+        assert_int_equal(ebm_n_bins(r, 0), 4);
+        for (size_t b = 0; b < 4; b++) {
+            assert_int_equal(ebm_bin_count(m, 0, b), ebm_bin_count(r, 0, b));
+            assert_close(ebm_contribution(m, 0, b), ebm_contribution(r, 0, b),
+                         0, 1e-12);
+        }
+        assert_true(isnan(ebm_bin_value(m, 0, 3)));
+        assert_int_equal(ebm_bin_count(m, 0, 3), N / 5);
+        assert_int_equal(ebm_bin_of(m, 0, NAN), 3);
+        assert_close(ebm_importance(m, 0), ebm_importance(r, 0), 0, 1e-12);
+        assert_close(ebm_r2(m), ebm_r2(r), 0, 1e-12);
+        assert_close(ebm_predict(m, x), ebm_predict(r, ref), 0, 1e-12);
+        ebm_free(m);
+        ebm_free(r);
+    }
+    /* A feature missing everywhere: one NaN bin, contribution 0. */
+    double all[4] = {NAN, NAN, NAN, NAN}, y4[4] = {1, 2, 3, 4};
+    struct ebm *m;
+    assert_int_equal(ebm_fit(all, 4, 1, NULL, y4, NULL, &m), HPOD_OK);
+    assert_int_equal(ebm_n_bins(m, 0), 1);
+    assert_close(ebm_contribution(m, 0, 0), 0, 0, 1e-12);
+    ebm_free(m);
 }
 
 int
@@ -280,6 +330,7 @@ main(void)
         cmocka_unit_test(test_categorical_codes),
         cmocka_unit_test(test_quantile_bins),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_missing_bin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -685,66 +685,18 @@ test_front_reference(void **state)
     free(s);
 }
 
-/*
- * log_objectives on a positive objective y0 = e^{a} and on a negated
- * positive one y1 = -e^{-b} chooses as plain EHVI on (a, b) with the
- * reference mapped alike; an objective with values of both signs keeps
- * its raw model; a reference of the wrong sign still gives a choice.
- */
+/* mobo_feasibility reads no objectives: obs_y may be NULL (the one-column
+ * inputs of study/constraints.c). */
 static void
-test_log_objectives(void **state)
+test_feasibility_without_objectives(void **state)
 {
     (void)state;
     struct study *s = calloc(1, sizeof *s);
     struct rng r;
-    double ylog[N * 2], ref[2], refl[2], raw[2], shifted[N * 2];
-    size_t ca, cb;
-    double aa, ab;
+    double oc[30], cmax = 0.0, u[2] = {0.2, 0.4}, pf;
     rng_seed(&r, 4);
     for (int t = 0; t < 30; t++)
         study_add(s, random_free(&r, s->used), 2);
-    for (int sg = 0; sg < 2; sg++) {
-        struct mobo_input in = study_input(s, sg, 9);
-        memcpy(refl, in.ref, sizeof refl);
-        for (size_t i = 0; i < s->n; i++) {
-            ylog[2 * i] = exp(s->obs_y[2 * i]);
-            ylog[2 * i + 1] = -exp(-s->obs_y[2 * i + 1]);
-        }
-        ref[0] = exp(refl[0]);
-        ref[1] = -exp(-refl[1]);
-        choose_explained(&in, &ca, &aa);
-        in.obs_y = ylog;
-        in.ref = ref;
-        in.log_objectives = 1;
-        choose_explained(&in, &cb, &ab);
-        assert_int_equal(ca, cb);
-        assert_true(fabs(aa - ab) <= 1e-6 * fmax(1.0, fabs(aa)));
-        /* Without the log, the same values choose otherwise or score
-         * otherwise: the option is not a no-op. */
-        in.log_objectives = 0;
-        choose_explained(&in, &cb, &ab);
-        assert_true(cb != ca || fabs(aa - ab) > 1e-6);
-        /* Mixed signs: the raw model, as without the option. */
-        for (size_t i = 0; i < 2 * s->n; i++)
-            shifted[i] = s->obs_y[i] + 0.3;
-        in.obs_y = shifted;
-        in.ref = refl;
-        choose_explained(&in, &ca, &aa);
-        in.log_objectives = 1;
-        choose_explained(&in, &cb, &ab);
-        assert_int_equal(ca, cb);
-        assert_true(fabs(aa - ab) <= 1e-12 * fmax(1.0, fabs(aa)));
-        /* A reference of the other sign (0 has no log). */
-        in.obs_y = ylog;
-        ref[0] = 0;
-        in.ref = ref;
-        choose_explained(&in, &cb, &ab);
-        assert_true(isfinite(ab));
-        assert_int_equal(mobo_next(&in, raw, &cb), HPOD_OK);
-    }
-    /* mobo_feasibility reads no objectives: obs_y may be NULL (the
-     * one-column inputs of study/constraints.c), log_objectives or not. */
-    double oc[30], cmax = 0.0, u[2] = {0.2, 0.4}, pf;
     for (size_t i = 0; i < s->n; i++)
         oc[i] = con_left(s->obs_raw + 2 * i);
     struct mobo_input fin = {.space = &sp,
@@ -755,8 +707,7 @@ test_log_objectives(void **state)
                              .n_obs = s->n,
                              .n_con = 1,
                              .obs_c = oc,
-                             .con_max = &cmax,
-                             .log_objectives = 1};
+                             .con_max = &cmax};
     assert_int_equal(mobo_feasibility(&fin, u, 1, &pf), HPOD_OK);
     assert_true(pf > 0.5 && pf <= 1);
     free(s);
@@ -776,7 +727,7 @@ main(void)
         cmocka_unit_test(test_five_objectives_scalarized),
         cmocka_unit_test(test_state_warm_equals_cold),
         cmocka_unit_test(test_front_reference),
-        cmocka_unit_test(test_log_objectives),
+        cmocka_unit_test(test_feasibility_without_objectives),
     };
     return cmocka_run_group_tests_name("mobo", tests, setup, teardown);
 }

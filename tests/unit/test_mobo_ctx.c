@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_mobo_ctx.c - the models of a multi-objective choice
  * (core/mobo_ctx.h): constraint feasibility, plain and log-transformed,
- * the objectives' log units, and the input checks.
+ * and the input checks.
  */
 #include "tests/support/mobo_grid.h"
 
@@ -114,10 +114,9 @@ test_log_constraint(void **state)
                   p[0], p[1]);
 }
 
-/* Log objectives map a value and back exactly enough, by its sign; a
- * linear objective is the identity. */
+/* The checks every entry point shares. */
 static void
-test_obj_units(void **state)
+test_check(void **state)
 {
     (void)state;
     double y[6] = {2.0, -3.0, 5.0, -1.0, 7.0, -0.5};
@@ -127,24 +126,7 @@ test_obj_units(void **state)
                             .m = 2,
                             .ref = ref,
                             .obs_y = y,
-                            .n_obs = 3,
-                            .log_objectives = 1};
-    struct mobo_ctx x;
-    mobo_ctx_init(&x, &in);
-    assert_close(mobo_ctx_obj_value(&x, 0, 2.0), log(2.0), 1e-15, 0);
-    assert_close(mobo_ctx_obj_value(&x, 1, -3.0), -log(3.0), 1e-15, 0);
-    assert_close(mobo_ctx_obj_unvalue(&x, 0, log(5.0)), 5.0, 1e-15, 0);
-    assert_close(mobo_ctx_obj_unvalue(&x, 1, -log(3.0)), -3.0, 1e-15, 0);
-    /* A reference of the other sign has no log: one below the smallest. */
-    assert_close(x.ref[0], log(2.0) - 1.0, 1e-15, 0);
-    assert_close(x.ref[1], -log(10.0), 1e-15, 0);
-    mobo_ctx_clear(&x);
-    in.log_objectives = 0;
-    mobo_ctx_init(&x, &in);
-    assert_true(mobo_ctx_obj_value(&x, 1, -3.0) == -3.0);
-    assert_true(mobo_ctx_obj_unvalue(&x, 1, -3.0) == -3.0);
-    mobo_ctx_clear(&x);
-    /* The shared checks. */
+                            .n_obs = 3};
     assert_int_equal(mobo_ctx_check(&in), HPOD_OK);
     in.kernel = 7;
     assert_int_equal(mobo_ctx_check(&in), HPOD_EINVAL);
@@ -157,7 +139,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feasibility),
         cmocka_unit_test(test_log_constraint),
-        cmocka_unit_test(test_obj_units),
+        cmocka_unit_test(test_check),
     };
     return cmocka_run_group_tests_name("mobo_ctx", tests, setup, teardown);
 }

@@ -151,13 +151,19 @@ test_trials_to_csv(void **state)
     t[1].state = TRIAL_WAITING;
     t[1].origin = ORIGIN_ENQUEUED;
     t[1].params = strdup("{\"x\":1.0,\"o\":\"q\\\"q\"}");
+    /* A reason and an exclusion: user text, a formula escaped. */
+    t[0].excluded = 1;
+    t[0].excluded_reason = strdup("=leak, fold 3");
+    t[1].reason = strdup("preempted: slurm");
     char *csv = trials_to_csv(&d, t, 2);
     assert_non_null(csv);
     assert_string_equal(csv,
                         "number,id,state,origin,params.x,params.o,values.bleu,"
-                        "values.zeta,created_at,updated_at\r\n"
-                        "0,10,completed,suggested,0.1,\"a,b\",3.0,1e+300,,\r\n"
-                        "1,11,waiting,enqueued,1.0,\"q\"\"q\",,,,\r\n");
+                        "values.zeta,created_at,updated_at,reason,excluded\r\n"
+                        "0,10,completed,suggested,0.1,\"a,b\",3.0,1e+300,,,,"
+                        "\"'=leak, fold 3\"\r\n"
+                        "1,11,waiting,enqueued,1.0,\"q\"\"q\",,,,,"
+                        "preempted: slurm,\r\n");
     free(csv);
     trial_cleanup(&t[0]);
     trial_cleanup(&t[1]);

@@ -248,7 +248,7 @@ test_default_auto(void **state)
     json_t *a = rq.table.norm_algo;
     assert_string_equal(json_string_value(json_object_get(a, "name")), "auto");
     assert_string_equal(json_string_value(json_object_get(a, "case")),
-                        "so_small");
+                        "so_finite");
     assert_int_equal(json_integer_value(json_object_get(a, "seed")), 9);
     json_t *chosen = json_object_get(a, "chosen");
     assert_int_equal(json_integer_value(json_object_get(chosen, "seed")), 9);

@@ -433,8 +433,8 @@ test_multi_objective_runs(void **state)
     spec.n = NROWS;
     spec.ninit = 3;
     spec.fbp_budget = 20;
-    struct simulate_mo_algo rs = {1, 0, 0, 0, 0, 0, 0, 0},
-                            ehvi = {0, 0, 0, 0, 0, 0, 0, 0};
+    struct simulate_mo_algo rs = {1, 0, 0, 0, 0, 0, 0},
+                            ehvi = {0, 0, 0, 0, 0, 0, 0};
     /* Random search: exactly simulate_run's random sequences. */
     assert_int_equal(simulate_run_mo(&mp, &rs, 7, 3, NROWS, NULL, a, &la),
                      HPOD_OK);

@@ -285,6 +285,142 @@ test_subset(void **state)
     space_clear(&sub);
 }
 
+/*
+ * A conditional space: p0 categorical (3 choices); p1 float, only for
+ * p0 = 0; p2 values {1, 2, 3}, only for p0 in {1, 2}; p3 float, only where
+ * p2 is active and in {2, 3} (a chain); p4 categorical, always.
+ */
+static void
+build_conditional(struct space *sp)
+{
+    double v123[] = {1, 2, 3}, c0[] = {0}, c12[] = {1, 2}, c23[] = {2, 3};
+    space_init(sp);
+    assert_int_equal(space_add_categorical(sp, 3), 0);
+    assert_int_equal(space_add_range(sp, PARAM_FLOAT, 0, 1, 0), 0);
+    assert_int_equal(space_add_values(sp, PARAM_INT, v123, 3, 0), 0);
+    assert_int_equal(space_add_range(sp, PARAM_FLOAT, 1e-3, 1, 1), 0);
+    assert_int_equal(space_add_categorical(sp, 2), 0);
+    assert_false(space_has_conditions(sp));
+    assert_int_equal(space_set_condition(sp, 1, 0, c0, 1), 0);
+    assert_int_equal(space_set_condition(sp, 2, 0, c12, 2), 0);
+    assert_int_equal(space_set_condition(sp, 3, 2, c23, 2), 0);
+    assert_true(space_has_conditions(sp));
+}
+
+/* The conditions' rules, and space_active against the definition written
+ * out for every parent value (NaN: an inactive parent). */
+static void
+test_conditions(void **state)
+{
+    (void)state;
+    struct space sp;
+    double one[] = {1}, half[] = {0.5}, four[] = {4};
+    build_conditional(&sp);
+    /* A range parent, itself, no values, a value not the parent's. */
+    assert_int_equal(space_set_condition(&sp, 4, 1, half, 1), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 4, one, 1), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 0, one, 0), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 2, four, 1), HPOD_EUNPROC);
+    assert_int_equal(space_set_condition(&sp, 4, 0, four, 1), HPOD_EUNPROC);
+    const double p2s[] = {1, 2, 3, NAN};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 4; k++) {
+            double raw[5] = {(double)c, 0.5, p2s[k], 0.1, 1};
+            unsigned char got[5];
+            int a2 = c == 1 || c == 2;
+            int want[5] = {1, c == 0, a2, a2 && (p2s[k] == 2 || p2s[k] == 3),
+                           1};
+            space_active(&sp, raw, got);
+            for (int i = 0; i < 5; i++)
+                assert_int_equal(got[i], want[i]);
+            /* Inactive ones become NaN; p2 given as NaN stays so. */
+            space_deactivate(&sp, raw);
+            for (int i = 0; i < 5; i++)
+                assert_int_equal(isnan(raw[i]) != 0,
+                                 !want[i] || (i == 2 && k == 3));
+        }
+    space_clear(&sp);
+}
+
+/*
+ * Inactive parameters encode as a value no active one has: a categorical
+ * as -1, differing by 1 from every choice and by 0 from another inactive
+ * one; a range as 0. space_d2 checked by brute force over every pair of
+ * choices of a conditional categorical; a subset's parameters are
+ * unconditional (its conditions would name the full space's indices).
+ */
+static void
+test_encode_inactive(void **state)
+{
+    (void)state;
+    struct space sp, sub;
+    double c0[] = {0};
+    size_t idx[] = {1, 2};
+    space_init(&sp);
+    assert_int_equal(space_add_categorical(&sp, 2), 0);
+    assert_int_equal(space_add_categorical(&sp, 3), 0);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 1, 2, 0), 0);
+    assert_int_equal(space_set_condition(&sp, 1, 0, c0, 1), 0);
+    assert_int_equal(space_set_condition(&sp, 2, 0, c0, 1), 0);
+    for (int a = -1; a < 3; a++)
+        for (int b = -1; b < 3; b++) {
+            double ra[3] = {a < 0, a < 0 ? NAN : a, a < 0 ? NAN : 1.5};
+            double rb[3] = {b < 0, b < 0 ? NAN : b, b < 0 ? NAN : 1.5};
+            double ua[3], ub[3];
+            space_encode(&sp, ra, ua);
+            space_encode(&sp, rb, ub);
+            assert_true(ua[1] == (a < 0 ? -1.0 : a));
+            assert_true(ua[2] == (a < 0 ? 0.0 : 0.5));
+            int moved = (a < 0) != (b < 0); /* p0 differs, p2 0 vs 0.5 */
+            double want = moved + (a != b) + moved * 0.25; /* p2: 0 vs 0.5 */
+            assert_true(space_d2(sp.kinds, ua, ub, 3) == want);
+        }
+    space_init_subset(&sub, &sp, idx, 2);
+    assert_false(space_has_conditions(&sub));
+    space_clear(&sp);
+    space_clear(&sub);
+}
+
+/* Inactive parameters (NaN) are equal to each other and to no number. */
+static void
+test_find_duplicate_inactive(void **state)
+{
+    (void)state;
+    size_t a = 99, b = 99;
+    double rows[] = {0, NAN, 1, 0, 2, 1, 0, NAN, 1};
+    assert_true(space_find_duplicate(rows, 3, 3, &a, &b));
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 2);
+    rows[7] = 2;
+    assert_true(space_find_duplicate(rows, 3, 3, &a, &b));
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 2);
+    rows[7] = 3;
+    assert_false(space_find_duplicate(rows, 3, 3, &a, &b));
+    /* Against brute force on random rows of 0, 1 and NaN. */
+    struct rng r;
+    rng_seed(&r, 77);
+    for (int trial = 0; trial < 200; trial++) {
+        double m[40];
+        size_t n = 1 + (size_t)rng_below(&r, 20);
+        for (size_t i = 0; i < 2 * n; i++) {
+            uint64_t x = rng_below(&r, 3);
+            m[i] = x == 2 ? NAN : (double)x;
+        }
+        int brute = 0;
+        for (size_t i = 0; i < n && !brute; i++)
+            for (size_t j = i + 1; j < n && !brute; j++) {
+                int same = 1;
+                for (size_t k = 0; k < 2; k++) {
+                    double x = m[2 * i + k], y = m[2 * j + k];
+                    same &= (isnan(x) && isnan(y)) || x == y;
+                }
+                brute = same;
+            }
+        assert_int_equal(space_find_duplicate(m, n, 2, &a, &b), brute);
+    }
+}
+
 int
 main(void)
 {
@@ -297,6 +433,9 @@ main(void)
         cmocka_unit_test(test_distance),
         cmocka_unit_test(test_perturb_categorical),
         cmocka_unit_test(test_subset),
+        cmocka_unit_test(test_conditions),
+        cmocka_unit_test(test_find_duplicate_inactive),
+        cmocka_unit_test(test_encode_inactive),
     };
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);
 }

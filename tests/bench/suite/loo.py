@@ -6,9 +6,9 @@ the in-sample ones.
 
 A rule here is a selection procedure:
   - which tables its cases group (size-keyed: the finite spaces of at most
-    400 candidates apart from the larger ones, as core/autoalgo.c's
-    so_small/so_large and mo_small/mo_large do; or one case for every
-    finite space);
+    400 candidates apart from the larger ones, as auto's rule did before
+    this analysis; or one case for every finite space, the rule
+    core/autoalgo.c adopted: so_finite, mo_finite);
   - the candidates it chooses from (hpod configurations measured by the
     suite);
   - the criterion on the training tables: the geometric mean of the
@@ -20,7 +20,7 @@ Pure functions of the figures: {table: {config: mean}}.
 """
 import math
 
-SMALL_MAX = 400  # core/autoalgo.c AUTOALGO_SMALL_MAX
+SMALL_MAX = 400  # the size split auto had before (so_small/so_large)
 ROWS = {"zh-en": 118, "ru-en": 176, "ja-en": 150, "en-ja": 168,
         "sw-en": 767, "so-en": 604}
 

@@ -22,7 +22,6 @@ NAMES = {
     "auto": "hpod auto", "bo_ei_m": "hpod gp (plain)",
     "bo_neilsptr_m": "hpod gp nei+prior+trust (BO_NEILSPTR_M)",
     "bo_hedge_m": "hpod hedge, GP judge (BO_HEDGE_M)",
-    "bo_hedgeobs_m": "hpod hedge, observed judge (BO_HEDGEOBS_M)",
     "gb_ei_m": "hpod graph EI (GB_EI_M)", "greedy": "hpod greedy",
     "rs": "hpod random", "bo_m": "hpod ehvi/gp (plain)",
     "tpe": "Optuna TPE", "tpe_mv": "Optuna TPE (multivariate)",
@@ -37,12 +36,10 @@ NAMES = {
 # generated tables: simulate method -> the hpod-bench key of the same
 # configuration
 GEN_AS = {"auto": "auto", "gp": "bo_ei_m", "neilsptr": "bo_neilsptr_m",
-          "hedge": "bo_hedge_m", "hedgeobs": "bo_hedgeobs_m",
-          "graph": "gb_ei_m", "random": "rs"}
+          "hedge": "bo_hedge_m", "graph": "gb_ei_m", "random": "rs"}
 PEERS = ["tpe", "tpe_mv", "cmaes", "random"]
 SO_LINEUP = ["auto", "bo_ei_m"] + PEERS
-SO_CANDIDATES = ["bo_ei_m", "bo_neilsptr_m", "bo_hedge_m", "bo_hedgeobs_m",
-                 "gb_ei_m", "greedy"]
+SO_CANDIDATES = ["bo_ei_m", "bo_neilsptr_m", "bo_hedge_m", "gb_ei_m", "greedy"]
 MO_PEER_LABELS = {"Optuna MOTPE (TPESampler, 2 objectives)": "motpe",
                   "Optuna NSGA-II (population 10)": "nsga2",
                   "Optuna TPE on BLEU alone": "tpe_bleu"}
@@ -50,16 +47,14 @@ MO_PEER_LABELS = {"Optuna MOTPE (TPESampler, 2 objectives)": "motpe",
 
 SHORT = {"auto": "auto", "bo_ei_m": "gp", "tpe": "TPE", "tpe_mv": "TPE-mv",
          "cmaes": "CMA-ES", "random": "O-random", "bo_neilsptr_m": "nls",
-         "bo_hedge_m": "hedge", "bo_hedgeobs_m": "hedge-obs",
-         "gb_ei_m": "graph", "greedy": "greedy", "bo_m": "ehvi/gp",
+         "bo_hedge_m": "hedge", "gb_ei_m": "graph", "greedy": "greedy", "bo_m": "ehvi/gp",
          "motpe": "MOTPE", "nsga2": "NSGA-II", "hpod_auto": "auto",
          "hpod_gp_lsp": "gp+prior", "hpod_gp_nei_lsp": "gp/nei+prior",
          "hpod_gp_nei": "gp/nei", "hpod_gp": "gp"}
 LEGEND = ("   columns: auto and gp (gp/matern52/ei) are hpod's; TPE, TPE-mv "
           "(multivariate), CMA-ES, O-random are Optuna's; nls = BO_NEILSPTR_M "
           "(gp/nei, lengthscale prior, trust region), hedge = BO_HEDGE_M "
-          "(GP-Hedge of nls and graph EI, GP judge), hedge-obs = "
-          "BO_HEDGEOBS_M (observed judge), graph = GB_EI_M")
+          "(GP-Hedge of nls and graph EI), graph = GB_EI_M")
 
 
 def name(k):
@@ -280,10 +275,13 @@ def loo_report(so, mo, gen):
                                "peers": {p: ms[p]["ftb"] for p in
                                          ("tpe", "tpe_mv") if p in ms}}
             r["generated"] = held
-        cur = {"small": "bo_hedgeobs_m", "large": "bo_hedge_m"}
+        # auto's rule (core/autoalgo.c): one case for every finite space
+        # the graph takes.
+        cur = {"finite": "bo_hedge_m"}
         out["so"] = {"metric": "ftb", "plain": "bo_ei_m", "candidates": cands,
                      "rules": rules,
-                     "current": loo.fixed_rule(fig, cur, "bo_ei_m")}
+                     "current": loo.fixed_rule(fig, cur, "bo_ei_m",
+                                               case_of=loo.one_case)}
     if all(t in mo for t in TABLES):
         fig = {t: {m: mo[t][m]["fta"] for m in mo[t]} for t in TABLES}
         peer = {t: {p: mo[t][p]["fta"] for p in ("motpe", "nsga2")
@@ -300,10 +298,11 @@ def loo_report(so, mo, gen):
             for t, x in r["tables"].items():
                 x["fbp"] = mo[t][x["chosen"]]["fbp"]
                 x["plain_fbp"] = mo[t]["bo_m"]["fbp"]
-        cur = {"small": "gb_m_tr2s_fr03_bl", "large": "gb_m_tr2s_fr05_bla"}
+        cur = {"finite": "gb_m_tr2s_fr03_bl"}
         out["mo"] = {"metric": "fta", "plain": "bo_m", "candidates": cands,
                      "rules": rules,
-                     "current": loo.fixed_rule(fig, cur, "bo_m")}
+                     "current": loo.fixed_rule(fig, cur, "bo_m",
+                                               case_of=loo.one_case)}
     return out
 
 

@@ -50,17 +50,15 @@ from render import read_jsonl  # noqa: E402
 SECTIONS = ["tables", "functions", "generated", "conditional"]
 # The single-objective configurations of the tables section (hpod-bench
 # keys): plain gp, auto, what auto's cases choose between, the controls.
-SO_METHODS = ["auto", "bo_ei_m", "bo_neilsptr_m", "bo_hedge_m",
-              "bo_hedgeobs_m", "gb_ei_m", "greedy", "rs"]
+SO_METHODS = ["auto", "bo_ei_m", "bo_neilsptr_m", "bo_hedge_m", "gb_ei_m",
+              "greedy", "rs"]
 # Two objectives: auto, plain ehvi/gp, the configurations auto's two
 # cases have used, random.
 MO_METHODS = ["bo_m", "gb_m", "gb_m_fr05", "gb_m_tr4_fr03_bl",
-              "gb_m_fr05_bla", "gb_m_tr2s_fr03_bl", "gb_m_tr2s_fr05_bla",
-              "rs"]
+              "gb_m_tr2s_fr03_bl", "rs"]
 # The generated tables: the same configurations as simulate algorithms,
 # filled in from auto's own choice (see gen_algorithms).
-GEN_METHODS = ["auto", "gp", "neilsptr", "hedge", "hedgeobs", "graph",
-               "random"]
+GEN_METHODS = ["auto", "gp", "neilsptr", "hedge", "graph", "random"]
 
 
 def log(msg):
@@ -291,16 +289,14 @@ def section_conditional(o):
 
 def gen_algorithms(chosen):
     """The simulate algorithms of GEN_METHODS, built from auto's choice
-    (gp/matern52/nei with the lengthscale prior, trust region, hedge and
-    its judge on a finite single-objective space) by dropping parts."""
-    base = {k: v for k, v in chosen.items()
-            if k not in ("hedge", "hedge_judge", "seed")}
+    (gp/matern52/nei with the lengthscale prior, trust region and hedge on
+    a finite single-objective space) by dropping parts."""
+    base = {k: v for k, v in chosen.items() if k not in ("hedge", "seed")}
     return {
         "auto": {"name": "auto"},
         "gp": {"name": "gp", "kernel": "matern52", "acquisition": "ei"},
         "neilsptr": base,
         "hedge": dict(base, hedge=True),
-        "hedgeobs": dict(base, hedge=True, hedge_judge="observed"),
         "graph": {"name": "graph", "kernel": "matern52", "acquisition": "ei"},
         "random": {"name": "random"},
     }
