@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "store/migrate.h"
 #include "store/standby.h"
+#include "study/deadline.h"
 #include "study/histcache.h"
 #include "study/importance.h"
 #include "study/labsched.h"
@@ -141,6 +142,7 @@ serve_run(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     hcache_set_enabled(cfg->history_cache != 0);
+    deadline_set_suggest_ms(cfg->suggest_budget_ms);
     labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
     modelcache_configure((size_t)cfg->model_cache_mb << 20);
     sim_jobs_start(cfg, &ctx);

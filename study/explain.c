@@ -110,7 +110,7 @@ suggest_json(const struct study_def *d, const struct sampler_explain *e)
 {
     const char *sampler, *acq, *units = NULL;
     int model = e->chooser == SAMPLER_CHOSE_MODEL;
-    json_t *runners = json_array();
+    json_t *runners = json_array(), *o;
     size_t np = d->space.n_params;
 
     sampler_names(d, &sampler, &acq);
@@ -125,14 +125,18 @@ suggest_json(const struct study_def *d, const struct sampler_explain *e)
         json_array_append_new(
             runners, point_json(d, &e->runner[k],
                                 e->runner_raw ? e->runner_raw + k * np : NULL));
-    return json_pack(
-        "{s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "chooser",
-        chooser_name(e->chooser), "sampler", sampler, "acquisition",
-        model && acq ? json_string(acq) : json_null(), "units",
-        units ? json_string(units) : json_null(), "n_observations",
-        (json_int_t)e->n_obs, "n_pending", (json_int_t)e->n_pend, "incumbent",
-        num_or_null(model ? e->incumbent : NAN), "chosen",
-        point_json(d, &e->pick, NULL), "runners_up", runners);
+    o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "chooser",
+                  chooser_name(e->chooser), "sampler", sampler, "acquisition",
+                  model && acq ? json_string(acq) : json_null(), "units",
+                  units ? json_string(units) : json_null(), "n_observations",
+                  (json_int_t)e->n_obs, "n_pending", (json_int_t)e->n_pend,
+                  "incumbent", num_or_null(model ? e->incumbent : NAN),
+                  "chosen", point_json(d, &e->pick, NULL), "runners_up",
+                  runners);
+    /* The compute budget (HPOD_SUGGEST_BUDGET_MS) ended the search. */
+    if (o && e->budget_cut)
+        json_object_set_new(o, "budget_cut", json_true());
+    return o;
 }
 
 enum hpod_status

@@ -157,21 +157,15 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
 {
     const struct study_def *d = w->d;
     size_t nc = json_array_size(d->candidates), np = d->space.n_params;
-    struct space sub = {xmalloc(w->k * sizeof *sub.params), w->k, 0};
+    struct space sub;
     double *full = xmalloc(np * sizeof *full);
     double *q = xmalloc(nc * w->k * sizeof *q);
     double *su = NULL, *qu = NULL, *mu = xmalloc(nc * sizeof *mu);
     double *z = xmalloc(w->n * sizeof *z);
     enum hpod_status st = HPOD_OK;
 
-    /* The study's space restricted to the shared parameters (borrowed
-     * parameter definitions: sub.params alone is freed). */
-    for (size_t j = 0; j < w->k; j++) {
-        sub.params[j] = d->space.params[w->shared[j]];
-        sub.dim += sub.params[j].type == PARAM_CATEGORICAL
-                       ? sub.params[j].n_choices
-                       : 1;
-    }
+    /* The study's space restricted to the shared parameters. */
+    space_init_subset(&sub, &d->space, w->shared, w->k);
     for (size_t c = 0; c < nc && st == HPOD_OK; c++) {
         st = params_from_json(d, json_array_get(d->candidates, c), full,
                               "candidates", err);
@@ -185,7 +179,7 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
     space_encode_rows(&sub, w->raw, w->n, su);
     space_encode_rows(&sub, q, nc, qu);
     normal_scores(w->y, w->n, z);
-    if (transfer_prior(w->raw, su, z, w->n, w->k, sub.dim, q, qu, nc,
+    if (transfer_prior(w->raw, su, z, w->n, w->k, sub.dim, sub.kinds, q, qu, nc,
                        d->algo.kernel, d->algo.seed, mu, NULL,
                        NULL) != HPOD_OK) {
         st = hpod_fail(err, HPOD_EUNPROC, "warm_start",
@@ -196,7 +190,7 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
     *n_out = nc;
     mu = NULL;
 out:
-    free(sub.params);
+    space_clear(&sub);
     free(full);
     free(q);
     free(su);

@@ -46,8 +46,8 @@ tl_prior(const struct bench_table *s, const struct bench_table *t,
     out->mu = xmalloc(t->n * sizeof *out->mu);
     double *sz = xmalloc(s->n * sizeof *sz);
     normal_scores(sy, s->n, sz);
-    st = transfer_prior(s->raw, su, sz, s->n, np, d, t->raw, tu, t->n,
-                        KERNEL_RBF, 0, out->mu, ex, &out->n_exact);
+    st = transfer_prior(s->raw, su, sz, s->n, np, d, t->space.kinds, t->raw, tu,
+                        t->n, KERNEL_RBF, 0, out->mu, ex, &out->n_exact);
     if (st == HPOD_OK) {
         double *a = xmalloc(t->n * sizeof *a), *b = xmalloc(t->n * sizeof *b);
         size_t k = 0;

@@ -52,7 +52,7 @@ test_valid_and_normalized(void **state)
     assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
     json_decref(body);
     assert_int_equal(d.space.n_params, 4);
-    assert_int_equal(d.space.dim, 5);
+    assert_int_equal(d.space.dim, 4); /* one feature per parameter */
     assert_int_equal(d.algo.seed, 5);
     assert_int_equal(d.lease_seconds, 3600);
     assert_int_equal(d.budget, -1);
@@ -409,6 +409,26 @@ test_graph_size(void **state)
 }
 
 /*
+ * A categorical's repeated choice is reported at its index within the
+ * definition (study/choices.h, called by study/params.c; its other checks:
+ * test_choices.c).
+ */
+static void
+test_choice_errors(void **state)
+{
+    (void)state;
+    char field[160];
+    assert_int_equal(
+        try_def("{\"name\":\"s\",\"space\":[{\"name\":\"c\",\"type\":"
+                "\"categorical\",\"choices\":[\"a\",\"b\",\"ab\",\"b\","
+                "\"a\"]}],\"objectives\":[{\"name\":\"y\",\"goal\":"
+                "\"maximize\"}]}",
+                field),
+        HPOD_EUNPROC);
+    assert_string_equal(field, "space[0].choices[3]");
+}
+
+/*
  * The removed options (docs/auto.md): 422 on the field, the message naming
  * what replaced them; what stays parses, and ehvi's "log_objectives":
  * false (in definitions stored before the removal) is accepted and no
@@ -475,6 +495,7 @@ main(void)
         cmocka_unit_test(test_metric_set),
         cmocka_unit_test(test_warm_start),
         cmocka_unit_test(test_graph_size),
+        cmocka_unit_test(test_choice_errors),
         cmocka_unit_test(test_removed_options),
     };
     return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);
