@@ -37,10 +37,10 @@ static enum hpod_status
 reply_study(struct req *rq, long long id, int status)
 {
     struct study s = {0};
-    enum hpod_status st = study_get(rq->db, id, &s, &rq->err);
+    enum hpod_status st = studies_get(rq->db, id, &s, &rq->err);
     if (st == HPOD_OK)
         st = reply_json(rq, status, study_to_json(&s));
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
@@ -146,17 +146,17 @@ handle_study_create(struct req *rq)
                        "unknown benchmark \"%.100s\"", json_string_value(bn));
         goto out;
     }
-    if ((st = bench_expand_study(rq->ctx->bench, rq->db, body, &expanded,
-                                 &rq->err)) != HPOD_OK ||
-        (st = study_def_from_json(expanded ? expanded : body, &d, &rq->err)) !=
+    if ((st = expand_study(rq->ctx->bench, rq->db, body, &expanded,
+                           &rq->err)) != HPOD_OK ||
+        (st = def_from_json(expanded ? expanded : body, &d, &rq->err)) !=
             HPOD_OK)
         goto out;
     in.seed_given = seed_given(expanded ? expanded : body);
-    if ((st = study_warm_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
-                               &in.n_warm_prior, &rq->err)) != HPOD_OK)
+    if ((st = warmstart_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
+                              &in.n_warm_prior, &rq->err)) != HPOD_OK)
         goto out;
     in.warm_prior = prior;
-    if ((st = study_create(rq->db, &d, &in, &id, &existed, &rq->err)) !=
+    if ((st = studies_create(rq->db, &d, &in, &id, &existed, &rq->err)) !=
         HPOD_OK)
         goto out;
     st = reply_study(rq, id, existed ? 200 : 201);
@@ -165,7 +165,7 @@ out:
     json_decref(expanded);
     free(meta);
     free(prior);
-    study_def_cleanup(&d);
+    def_clear(&d);
     return st;
 }
 
@@ -200,7 +200,7 @@ handle_study_list(struct req *rq)
     char *nfc = NULL;
     if (f.name && hpod_text_name(f.name, "name", &nfc, &ignored) == HPOD_OK)
         f.name = nfc;
-    st = study_list(rq->db, &f, limit, offset, &rows, &n, &total, &rq->err);
+    st = studies_list(rq->db, &f, limit, offset, &rows, &n, &total, &rq->err);
     free(nfc);
     if (st != HPOD_OK)
         return st;
@@ -208,7 +208,7 @@ handle_study_list(struct req *rq)
     for (size_t i = 0; i < n; i++) {
         if (st == HPOD_OK)
             st = hj_append_row(arr, study_to_json(&rows[i]), &rq->err);
-        study_cleanup(&rows[i]);
+        study_clear(&rows[i]);
     }
     free(rows);
     if (st != HPOD_OK) {
@@ -252,7 +252,7 @@ handle_study_patch(struct req *rq)
             return hpod_fail(&rq->err, HPOD_EINVAL, "state",
                              "state must be a string");
         state = json_string_value(v);
-        if (!study_state_ok(state))
+        if (!studies_state_ok(state))
             return hpod_fail(&rq->err, HPOD_EUNPROC, "state",
                              "state must be active, paused or finished");
     }
@@ -260,8 +260,8 @@ handle_study_patch(struct req *rq)
         (st = hj_object_text(v, "metadata", METADATA_MAX, &meta, &rq->err)) !=
             HPOD_OK)
         goto out;
-    if ((st = study_update(rq->db, rq->id, state, meta, &rq->who, &rq->err)) !=
-        HPOD_OK)
+    if ((st = studies_update(rq->db, rq->id, state, meta, &rq->who,
+                             &rq->err)) != HPOD_OK)
         goto out;
     st = reply_study(rq, rq->id, 200);
 out:
@@ -273,7 +273,7 @@ out:
 enum hpod_status
 handle_study_delete(struct req *rq)
 {
-    enum hpod_status st = study_delete(rq->db, rq->id, &rq->who, &rq->err);
+    enum hpod_status st = studies_delete(rq->db, rq->id, &rq->who, &rq->err);
     if (st != HPOD_OK)
         return st;
     rq->status = 204;
@@ -282,13 +282,13 @@ handle_study_delete(struct req *rq)
 
 /*
  * handle_study_best - GET /v1/studies/{id}/best: {"trial": t,
- * "p_feasible": p}, or {"trial": null}; the rules are study_best's.
+ * "p_feasible": p}, or {"trial": null}; the rules are studies_best's.
  */
 enum hpod_status
 handle_study_best(struct req *rq)
 {
-    struct study_best b = {0};
-    enum hpod_status st = study_best(rq->db, rq->id, &b, &rq->err);
+    struct studies_best b = {0};
+    enum hpod_status st = studies_best(rq->db, rq->id, &b, &rq->err);
     json_t *reply;
 
     if (st != HPOD_OK)
@@ -300,6 +300,6 @@ handle_study_best(struct req *rq)
                           "p_feasible", b.p_feasible);
     st = reply_json(rq, 200, reply);
 out:
-    study_best_cleanup(&b);
+    studies_best_clear(&b);
     return st;
 }

@@ -42,7 +42,7 @@ choose_mobo(const struct study_def *d, const struct history *h,
     free(yc);
     /* Positive metrics under a "max" bound get a log GP (Beck et al.
      * 2016: multiplicative noise); study/constraints.h. */
-    constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
+    constraints_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
     struct mobo_input mi = {
         .space = &d->space,
         .surrogate = d->algo.name == ALGO_EHVI     ? d->algo.surrogate
@@ -148,8 +148,8 @@ choose_one(const struct study_def *d, const struct history *h,
         st = sampler_next(&in, raw, cand);
     }
     if (ex && history_uses_mobo(d) && st == HPOD_OK)
-        study_explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
-                           *cand);
+        explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
+                     *cand);
     /* A model's choice (not a random or greedy one): /metrics. */
     if (st == HPOD_OK &&
         (by_mobo || (ex && ex->chooser == SAMPLER_CHOSE_MODEL)))

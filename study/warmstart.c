@@ -79,14 +79,14 @@ rows_from_benchmark(struct warm_rows *w, struct db *db,
     enum hpod_status st;
 
     if (!access_sees_table(who, d->warm_benchmark) ||
-        (st = bench_catalog_resolve(bench, db, d->warm_benchmark, &ref, err)) ==
+        (st = catalog_resolve(bench, db, d->warm_benchmark, &ref, err)) ==
             HPOD_ENOTFOUND)
         return hpod_fail(err, HPOD_EUNPROC, "warm_start.benchmark",
                          "unknown benchmark \"%.100s\"", d->warm_benchmark);
     if (st != HPOD_OK)
         return st;
     const struct bench_table *t = ref.table;
-    const double *y = t ? bench_table_metric(t, d->obj_names[0]) : NULL;
+    const double *y = t ? tables_table_metric(t, d->obj_names[0]) : NULL;
     if (!y) {
         st = hpod_fail(err, HPOD_EUNPROC, "warm_start.benchmark",
                        "the benchmark has no metric \"%.100s\" (the objective)",
@@ -95,12 +95,12 @@ rows_from_benchmark(struct warm_rows *w, struct db *db,
     }
     rows_share(w, (const char *const *)t->param_names, t->n_params);
     for (size_t i = 0; w->k > 0 && i < t->n; i++) {
-        json_t *p = bench_ref_row_params(&ref, i);
+        json_t *p = catalog_ref_row_params(&ref, i);
         rows_add(w, p, d->obj_sense[0] * y[i]);
         json_decref(p);
     }
 out:
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }
 
@@ -118,8 +118,8 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
 
     if ((st = access_check_owner(db, who, ACCESS_STUDY, d->warm_study, err)) !=
             HPOD_OK ||
-        (st = study_get(db, d->warm_study, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &sd, err)) != HPOD_OK)
+        (st = studies_get(db, d->warm_study, &s, err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &sd, err)) != HPOD_OK)
         goto out;
     for (o = 0; o < sd.n_objectives; o++)
         if (strcmp(sd.obj_names[o], d->obj_names[0]) == 0)
@@ -132,8 +132,8 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
     }
     rows_share(w, sd.names, sd.space.n_params);
     if (w->k > 0 &&
-        (st = study_trial_list(db, d->warm_study, TRIAL_COMPLETED, 1000000, 0,
-                               &rows, &n, &total, err)) != HPOD_OK)
+        (st = trials_list(db, d->warm_study, TRIAL_COMPLETED, 1000000, 0, &rows,
+                          &n, &total, err)) != HPOD_OK)
         goto out;
     trials_drop_excluded(rows, &n); /* out of the source's model too */
     for (size_t i = 0; i < n; i++) {
@@ -145,8 +145,8 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
     }
 out:
     trials_free(rows, n);
-    study_def_cleanup(&sd);
-    study_cleanup(&s);
+    def_clear(&sd);
+    study_clear(&s);
     return st;
 }
 
@@ -219,9 +219,9 @@ check_target(const struct study_def *d, struct hpod_err *err)
 }
 
 enum hpod_status
-study_warm_prior(struct db *db, const struct bench_db *bench,
-                 const struct principal *who, const struct study_def *d,
-                 double **prior, size_t *n, struct hpod_err *err)
+warmstart_prior(struct db *db, const struct bench_db *bench,
+                const struct principal *who, const struct study_def *d,
+                double **prior, size_t *n, struct hpod_err *err)
 {
     struct warm_rows w;
     enum hpod_status st;
