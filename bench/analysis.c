@@ -14,8 +14,8 @@
 #include "core/rankcorr.h"
 
 enum hpod_status
-bench_metric_name(const struct bench_ref *ref, const char *metric,
-                  const char *field, const char **out, struct hpod_err *err)
+analysis_metric_name(const struct bench_ref *ref, const char *metric,
+                     const char *field, const char **out, struct hpod_err *err)
 {
     const struct bench_table *t = ref->table;
     *out = NULL;
@@ -33,21 +33,23 @@ bench_metric_name(const struct bench_ref *ref, const char *metric,
 }
 
 enum hpod_status
-bench_importance(const struct bench_ref *ref, const char *metric,
-                 struct ebm **out, struct hpod_err *err)
+analysis_importance(const struct bench_ref *ref, const char *metric,
+                    struct ebm **out, struct hpod_err *err)
 {
     const char *name;
     enum hpod_status st;
 
     *out = NULL;
-    if ((st = bench_metric_name(ref, metric, "metric", &name, err)) != HPOD_OK)
+    if ((st = analysis_metric_name(ref, metric, "metric", &name, err)) !=
+        HPOD_OK)
         return st;
     const struct bench_table *t = ref->table;
     unsigned char *cat = xcalloc(t->n_params ? t->n_params : 1, 1);
     for (size_t k = 0; k < t->n_params; k++)
-        cat[k] = bench_ref_choices(ref, k) != NULL;
-    if (t->n == 0 || ebm_fit(t->raw, t->n, t->n_params, cat,
-                             bench_table_metric(t, name), NULL, out) != HPOD_OK)
+        cat[k] = catalog_ref_choices(ref, k) != NULL;
+    if (t->n == 0 ||
+        ebm_fit(t->raw, t->n, t->n_params, cat, tables_table_metric(t, name),
+                NULL, out) != HPOD_OK)
         st = hpod_fail(err, HPOD_EUNPROC, "metric",
                        "table %s has no rows to fit on", t->name);
     free(cat);
@@ -76,7 +78,7 @@ row_keys(const struct bench_ref *ref)
     size_t n = ref->table->n;
     struct keyed_row *k = xmalloc((n ? n : 1) * sizeof *k);
     for (size_t i = 0; i < n; i++) {
-        json_t *o = bench_ref_row_params(ref, i);
+        json_t *o = catalog_ref_row_params(ref, i);
         k[i].key = hj_dump(o, JSON_SORT_KEYS);
         k[i].row = i;
         json_decref(o);
@@ -139,16 +141,17 @@ shared_values(const struct keyed_row *ka, size_t na, const double *ma,
 }
 
 enum hpod_status
-bench_compare(const struct bench_ref *a, const struct bench_ref *b,
-              const char *metric, int maximize, struct bench_compare *out,
-              struct hpod_err *err)
+analysis_compare(const struct bench_ref *a, const struct bench_ref *b,
+                 const char *metric, int maximize, struct analysis_compare *out,
+                 struct hpod_err *err)
 {
     const char *name_a, *name_b;
     enum hpod_status st;
 
     memset(out, 0, sizeof *out);
     out->spearman = NAN;
-    if ((st = bench_metric_name(a, metric, "metric", &name_a, err)) != HPOD_OK)
+    if ((st = analysis_metric_name(a, metric, "metric", &name_a, err)) !=
+        HPOD_OK)
         return st;
     if (!b->table)
         return hpod_fail(err, HPOD_EUNPROC, "with",
@@ -158,15 +161,16 @@ bench_compare(const struct bench_ref *a, const struct bench_ref *b,
         return hpod_fail(err, HPOD_EUNPROC, "with",
                          "tables %s and %s have different parameters",
                          a->table->name, b->table->name);
-    if ((st = bench_metric_name(b, name_a, "metric", &name_b, err)) != HPOD_OK)
+    if ((st = analysis_metric_name(b, name_a, "metric", &name_b, err)) !=
+        HPOD_OK)
         return st;
     size_t na = a->table->n, nb = b->table->n;
     struct keyed_row *ka = row_keys(a), *kb = row_keys(b);
     double *va = xmalloc((na ? na : 1) * sizeof *va);
     double *vb = xmalloc((na ? na : 1) * sizeof *vb);
     out->n_shared =
-        shared_values(ka, na, bench_table_metric(a->table, name_a), kb, nb,
-                      bench_table_metric(b->table, name_b), va, vb);
+        shared_values(ka, na, tables_table_metric(a->table, name_a), kb, nb,
+                      tables_table_metric(b->table, name_b), va, vb);
     out->spearman = rank_spearman(va, vb, out->n_shared);
     out->top_k = rank_top_k(out->n_shared, BENCH_TOP_FRACTION);
     out->top_overlap =

@@ -17,24 +17,24 @@
 #define BENCH_TOP_FRACTION 0.2
 
 /*
- * bench_metric_name - metric of table ref (NULL: its first), checked:
+ * analysis_metric_name - metric of table ref (NULL: its first), checked:
  * *out borrows the table's name for it. HPOD_EUNPROC (field `field`) when
  * ref is a curve set or has no such metric.
  */
-enum hpod_status bench_metric_name(const struct bench_ref *ref,
-                                   const char *metric, const char *field,
-                                   const char **out, struct hpod_err *err);
+enum hpod_status analysis_metric_name(const struct bench_ref *ref,
+                                      const char *metric, const char *field,
+                                      const char **out, struct hpod_err *err);
 
 /*
- * bench_importance - core/ebm on every row of table ref (the parameter
+ * analysis_importance - core/ebm on every row of table ref (the parameter
  * columns, categoricals by choice index) against metric (checked by
- * bench_metric_name). *out: a new model (ebm_free).
+ * analysis_metric_name). *out: a new model (ebm_free).
  */
-enum hpod_status bench_importance(const struct bench_ref *ref,
-                                  const char *metric, struct ebm **out,
-                                  struct hpod_err *err);
+enum hpod_status analysis_importance(const struct bench_ref *ref,
+                                     const char *metric, struct ebm **out,
+                                     struct hpod_err *err);
 
-struct bench_compare {
+struct analysis_compare {
     size_t n_shared;    /* configurations in both tables */
     double spearman;    /* of the metric over them; NaN when undefined */
     size_t top_k;       /* ceil(BENCH_TOP_FRACTION · n_shared) */
@@ -45,7 +45,7 @@ struct bench_compare {
 };
 
 /*
- * bench_compare - tables a and b on metric (both must have it) over the
+ * analysis_compare - tables a and b on metric (both must have it) over the
  * configurations they share: a row of a and a row of b are the same
  * configuration when every parameter has the same value (categoricals by
  * choice name), the parameters matched by name; a configuration listed
@@ -54,9 +54,9 @@ struct bench_compare {
  * when b is a curve set or the two tables' parameters differ; (field
  * "metric") when either lacks the metric.
  */
-enum hpod_status bench_compare(const struct bench_ref *a,
-                               const struct bench_ref *b, const char *metric,
-                               int maximize, struct bench_compare *out,
-                               struct hpod_err *err);
+enum hpod_status analysis_compare(const struct bench_ref *a,
+                                  const struct bench_ref *b, const char *metric,
+                                  int maximize, struct analysis_compare *out,
+                                  struct hpod_err *err);
 
 #endif

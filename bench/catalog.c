@@ -45,13 +45,13 @@ static size_t imp_next;
 
 /* See bench/catalog.h. */
 void
-bench_catalog_clear(void)
+catalog_clear(void)
 {
     pthread_mutex_lock(&imp_mu);
     for (size_t i = 0; i < IMPORTED_CACHE; i++) {
         if (!imp_cache[i])
             continue;
-        bench_table_free(&imp_cache[i]->table);
+        tables_table_free(&imp_cache[i]->table);
         json_decref(imp_cache[i]->choices);
         json_decref(imp_cache[i]->types);
         free(imp_cache[i]);
@@ -62,7 +62,7 @@ bench_catalog_clear(void)
 
 /* See bench/catalog.h. */
 int
-bench_cmp_double(const void *a, const void *b)
+catalog_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -72,8 +72,8 @@ bench_cmp_double(const void *a, const void *b)
 static void
 table_pareto(struct bench_table *t)
 {
-    const double *b = bench_table_metric(t, "bleu");
-    const double *g = bench_table_metric(t, "gpu_time");
+    const double *b = tables_table_metric(t, "bleu");
+    const double *g = tables_table_metric(t, "gpu_time");
     t->pareto = xcalloc(t->n ? t->n : 1, 1);
     if (!b || !g)
         return;
@@ -123,7 +123,7 @@ build_imported(const char *name, json_t *def, json_t *rows)
         json_array_append_new(im->types, json_string(ty));
         json_array_append(im->choices, ch ? ch : json_null());
         for (size_t i = 0; i < n; i++)
-            t->raw[i * np + k] = bench_raw_value(
+            t->raw[i * np + k] = import_raw_value(
                 json_object_get(json_array_get(rows, i), pn), ch);
         if (ch) {
             space_add_categorical(&t->space, json_array_size(ch));
@@ -133,7 +133,7 @@ build_imported(const char *name, json_t *def, json_t *rows)
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             v[m++] = t->raw[i * np + k];
-        qsort(v, m, sizeof *v, bench_cmp_double);
+        qsort(v, m, sizeof *v, catalog_cmp_double);
         size_t u = 0;
         for (size_t i = 0; i < m; i++)
             if (u == 0 || v[i] != v[u - 1])
@@ -155,17 +155,16 @@ build_imported(const char *name, json_t *def, json_t *rows)
 
 /* See bench/catalog.h. */
 enum hpod_status
-bench_catalog_resolve(const struct bench_db *db, struct db *pg,
-                      const char *name, struct bench_ref *ref,
-                      struct hpod_err *err)
+catalog_resolve(const struct bench_db *db, struct db *pg, const char *name,
+                struct bench_ref *ref, struct hpod_err *err)
 {
     char *def_text = NULL, *rows_text = NULL;
     enum hpod_status st;
 
     memset(ref, 0, sizeof *ref);
-    if ((ref->table = bench_db_table(db, name)) != NULL)
+    if ((ref->table = tables_db_table(db, name)) != NULL)
         return HPOD_OK;
-    if ((ref->curves = bench_lc_find(db->lc, db->n_lc, name)) != NULL)
+    if ((ref->curves = tables_lc_find(db->lc, db->n_lc, name)) != NULL)
         return HPOD_OK;
     pthread_mutex_lock(&imp_mu);
     for (size_t i = 0; i < IMPORTED_CACHE; i++)
@@ -194,7 +193,7 @@ bench_catalog_resolve(const struct bench_db *db, struct db *pg,
     json_decref(rows);
     /* Entries are never evicted while a request may use them: the cache
      * only grows to IMPORTED_CACHE, then further tables are parsed per
-     * request and owned by it (see bench_ref_cleanup). */
+     * request and owned by it (see catalog_ref_clear). */
     pthread_mutex_lock(&imp_mu);
     if (imp_next < IMPORTED_CACHE) {
         imp_cache[imp_next++] = im;
@@ -210,15 +209,15 @@ bench_catalog_resolve(const struct bench_db *db, struct db *pg,
         free(im);
         return HPOD_OK;
     }
-    return bench_catalog_resolve(db, pg, name, ref, err);
+    return catalog_resolve(db, pg, name, ref, err);
 }
 
 /* See bench/catalog.h. */
 void
-bench_ref_cleanup(struct bench_ref *ref)
+catalog_ref_clear(struct bench_ref *ref)
 {
     if (ref->imported == 2) {
-        bench_table_free((struct bench_table *)ref->table);
+        tables_table_free((struct bench_table *)ref->table);
         free((struct bench_table *)ref->table);
         json_decref(ref->choices);
         json_decref(ref->types);
@@ -243,7 +242,7 @@ param_is_int(const struct bench_ref *ref, size_t k)
 
 /* See bench/catalog.h. */
 json_t *
-bench_ref_choices(const struct bench_ref *ref, size_t k)
+catalog_ref_choices(const struct bench_ref *ref, size_t k)
 {
     json_t *c = ref->choices ? json_array_get(ref->choices, k) : NULL;
     return json_is_array(c) ? c : NULL;
@@ -252,7 +251,7 @@ bench_ref_choices(const struct bench_ref *ref, size_t k)
 static json_t *
 value_json(const struct bench_ref *ref, size_t k, double v)
 {
-    json_t *ch = bench_ref_choices(ref, k);
+    json_t *ch = catalog_ref_choices(ref, k);
     if (ch)
         return json_incref(json_array_get(ch, (size_t)v));
     if (param_is_int(ref, k))
@@ -262,11 +261,11 @@ value_json(const struct bench_ref *ref, size_t k, double v)
 
 /* See bench/catalog.h. */
 json_t *
-bench_ref_param_json(const struct bench_ref *ref, size_t k)
+catalog_ref_param_json(const struct bench_ref *ref, size_t k)
 {
     const struct param *p = &ref->table->space.params[k];
     const char *name = ref->table->param_names[k];
-    json_t *ch = bench_ref_choices(ref, k);
+    json_t *ch = catalog_ref_choices(ref, k);
     if (ch)
         return json_pack("{s:s, s:s, s:O}", "name", name, "type", "categorical",
                          "choices", ch);
@@ -280,7 +279,7 @@ bench_ref_param_json(const struct bench_ref *ref, size_t k)
 
 /* See bench/catalog.h. */
 json_t *
-bench_ref_row_params(const struct bench_ref *ref, size_t i)
+catalog_ref_row_params(const struct bench_ref *ref, size_t i)
 {
     const struct bench_table *t = ref->table;
     json_t *o = json_object();
@@ -292,15 +291,15 @@ bench_ref_row_params(const struct bench_ref *ref, size_t i)
 
 /* See bench/catalog.h. */
 int
-bench_same_row(const double *x, const double *y, size_t w)
+catalog_same_row(const double *x, const double *y, size_t w)
 {
     return memcmp(x, y, w * sizeof *x) == 0;
 }
 
 enum hpod_status
-bench_catalog_import(struct db *pg, const char *name, const char *definition,
-                     const char *rows, size_t n_rows, long long by_token,
-                     struct hpod_err *err)
+catalog_import(struct db *pg, const char *name, const char *definition,
+               const char *rows, size_t n_rows, long long by_token,
+               struct hpod_err *err)
 {
     /* A table's name is [A-Za-z0-9_.-] segments (common/name.h): it needs
      * no escaping in JSON text. */

@@ -25,43 +25,43 @@ struct bench_ref {
 };
 
 /*
- * bench_catalog_resolve - name as a built-in table, a curve set of db or
+ * catalog_resolve - name as a built-in table, a curve set of db or
  * a table imported into pg. Return: HPOD_OK (release ref with
- * bench_ref_cleanup), HPOD_ENOTFOUND if none, or a store error (err).
+ * catalog_ref_clear), HPOD_ENOTFOUND if none, or a store error (err).
  */
-enum hpod_status bench_catalog_resolve(const struct bench_db *db, struct db *pg,
-                                       const char *name, struct bench_ref *ref,
-                                       struct hpod_err *err);
-void bench_ref_cleanup(struct bench_ref *ref);
+enum hpod_status catalog_resolve(const struct bench_db *db, struct db *pg,
+                                 const char *name, struct bench_ref *ref,
+                                 struct hpod_err *err);
+void catalog_ref_clear(struct bench_ref *ref);
 
 /*
- * bench_catalog_import - stores a validated import (bench/import.h: name,
+ * catalog_import - stores a validated import (bench/import.h: name,
  * definition and rows as JSON text, n_rows rows) in one transaction that
  * records it in the audit log as token by_token's benchmark.import (lab:
  * the name's namespace). HPOD_ECONFLICT when the name is taken.
  */
-enum hpod_status bench_catalog_import(struct db *pg, const char *name,
-                                      const char *definition, const char *rows,
-                                      size_t n_rows, long long by_token,
-                                      struct hpod_err *err);
+enum hpod_status catalog_import(struct db *pg, const char *name,
+                                const char *definition, const char *rows,
+                                size_t n_rows, long long by_token,
+                                struct hpod_err *err);
 
 /* Frees the per-process cache of imported tables (at shutdown). */
-void bench_catalog_clear(void);
+void catalog_clear(void);
 
 /* The choices of column k of a table (borrowed), NULL if not categorical. */
-json_t *bench_ref_choices(const struct bench_ref *ref, size_t k);
+json_t *catalog_ref_choices(const struct bench_ref *ref, size_t k);
 
 /* The study parameter of column k: a value list or a categorical (new
  * reference). */
-json_t *bench_ref_param_json(const struct bench_ref *ref, size_t k);
+json_t *catalog_ref_param_json(const struct bench_ref *ref, size_t k);
 
 /* Row i's parameters as an object {name: value} (new reference). */
-json_t *bench_ref_row_params(const struct bench_ref *ref, size_t i);
+json_t *catalog_ref_row_params(const struct bench_ref *ref, size_t i);
 
 /* qsort comparison of doubles, ascending. */
-int bench_cmp_double(const void *a, const void *b);
+int catalog_cmp_double(const void *a, const void *b);
 
 /* Are the w doubles at x and y bitwise equal? */
-int bench_same_row(const double *x, const double *y, size_t w);
+int catalog_same_row(const double *x, const double *y, size_t w);
 
 #endif

@@ -14,8 +14,8 @@
 
 /* See bench/evaluate.h. */
 enum hpod_status
-bench_match_row(const struct bench_ref *ref, json_t *params, size_t *row,
-                struct hpod_err *err)
+evaluate_match_row(const struct bench_ref *ref, json_t *params, size_t *row,
+                   struct hpod_err *err)
 {
     const struct bench_table *t = ref->table;
     size_t np = t->n_params;
@@ -40,16 +40,16 @@ bench_match_row(const struct bench_ref *ref, json_t *params, size_t *row,
     for (size_t k = 0; k < np; k++) {
         snprintf(f, sizeof f, "params.%s", t->param_names[k]);
         v = json_object_get(params, t->param_names[k]);
-        json_t *ch = bench_ref_choices(ref, k);
+        json_t *ch = catalog_ref_choices(ref, k);
         if (!v || (ch ? !json_is_string(v) : !json_is_number(v))) {
             st = hpod_fail(err, HPOD_EUNPROC, f,
                            "%s is missing or has the wrong type", f);
             goto out;
         }
-        raw[k] = bench_raw_value(v, ch);
+        raw[k] = import_raw_value(v, ch);
     }
     for (size_t i = 0; i < t->n; i++)
-        if (bench_same_row(t->raw + i * np, raw, np)) {
+        if (catalog_same_row(t->raw + i * np, raw, np)) {
             *row = i;
             goto out;
         }
@@ -62,8 +62,8 @@ out:
 
 /* See bench/evaluate.h. */
 enum hpod_status
-bench_match_curve(const struct bench_lc_set *c, json_t *params, size_t *row,
-                  struct hpod_err *err)
+evaluate_match_curve(const struct bench_lc_set *c, json_t *params, size_t *row,
+                     struct hpod_err *err)
 {
     double *h = xmalloc((c->n_hyper ? c->n_hyper : 1) * sizeof *h);
     enum hpod_status st = HPOD_OK;
@@ -86,7 +86,7 @@ bench_match_curve(const struct bench_lc_set *c, json_t *params, size_t *row,
         goto out;
     }
     for (size_t i = 0; i < c->n; i++)
-        if (bench_same_row(c->curves[i].hyper, h, c->n_hyper)) {
+        if (catalog_same_row(c->curves[i].hyper, h, c->n_hyper)) {
             *row = i;
             goto out;
         }

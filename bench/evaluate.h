@@ -13,19 +13,20 @@
 #include "common/status.h"
 
 /*
- * bench_match_row - *row: the row of ref's table whose parameters are
+ * evaluate_match_row - *row: the row of ref's table whose parameters are
  * params (an object, borrowed; categorical values by choice). HPOD_EUNPROC
  * (err names the field) for an unknown, missing or mistyped parameter, or
  * when no row matches.
  */
-enum hpod_status bench_match_row(const struct bench_ref *ref, json_t *params,
-                                 size_t *row, struct hpod_err *err);
+enum hpod_status evaluate_match_row(const struct bench_ref *ref, json_t *params,
+                                    size_t *row, struct hpod_err *err);
 
 /*
- * bench_match_curve - *row: the first curve of c whose hyperparameters are
+ * evaluate_match_curve - *row: the first curve of c whose hyperparameters are
  * exactly params (every one, nothing else). HPOD_EUNPROC otherwise.
  */
-enum hpod_status bench_match_curve(const struct bench_lc_set *c, json_t *params,
-                                   size_t *row, struct hpod_err *err);
+enum hpod_status evaluate_match_curve(const struct bench_lc_set *c,
+                                      json_t *params, size_t *row,
+                                      struct hpod_err *err);
 
 #endif

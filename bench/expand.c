@@ -32,7 +32,7 @@ expand_curve_study(const struct bench_lc_set *c, json_t *copy,
             v[i] = c->curves[i].hyper[k];
             is_int &= v[i] == floor(v[i]) && fabs(v[i]) < 9e15;
         }
-        qsort(v, c->n, sizeof *v, bench_cmp_double);
+        qsort(v, c->n, sizeof *v, catalog_cmp_double);
         json_t *vals = json_array();
         for (size_t i = 0; i < c->n; i++)
             if (i == 0 || v[i] != v[i - 1])
@@ -46,8 +46,8 @@ expand_curve_study(const struct bench_lc_set *c, json_t *copy,
     free(v);
     for (size_t i = 0; i < c->n; i++) {
         size_t j;
-        for (j = 0; j < i && !bench_same_row(c->curves[j].hyper,
-                                             c->curves[i].hyper, c->n_hyper);
+        for (j = 0; j < i && !catalog_same_row(c->curves[j].hyper,
+                                               c->curves[i].hyper, c->n_hyper);
              j++)
             ;
         if (j < i)
@@ -87,8 +87,8 @@ expand_curve_study(const struct bench_lc_set *c, json_t *copy,
 
 /* See bench/expand.h. */
 enum hpod_status
-bench_expand_study(const struct bench_db *db, struct db *pg, json_t *body,
-                   json_t **out, struct hpod_err *err)
+expand_study(const struct bench_db *db, struct db *pg, json_t *body,
+             json_t **out, struct hpod_err *err)
 {
     json_t *b = json_object_get(body, "benchmark"), *copy = NULL;
     struct bench_ref ref;
@@ -108,7 +108,7 @@ bench_expand_study(const struct bench_db *db, struct db *pg, json_t *body,
         return hpod_fail(err, HPOD_EUNPROC, "candidates",
                          "a benchmark-backed study takes its candidates from "
                          "the table");
-    st = bench_catalog_resolve(db, pg, json_string_value(b), &ref, err);
+    st = catalog_resolve(db, pg, json_string_value(b), &ref, err);
     if (st == HPOD_ENOTFOUND)
         return hpod_fail(err, HPOD_EUNPROC, "benchmark",
                          "unknown benchmark \"%.100s\"", json_string_value(b));
@@ -126,16 +126,16 @@ bench_expand_study(const struct bench_db *db, struct db *pg, json_t *body,
     const struct bench_table *t = ref.table;
     json_t *space = json_array(), *cands = json_array();
     for (size_t k = 0; k < t->n_params; k++)
-        json_array_append_new(space, bench_ref_param_json(&ref, k));
+        json_array_append_new(space, catalog_ref_param_json(&ref, k));
     for (size_t i = 0; i < t->n; i++)
-        json_array_append_new(cands, bench_ref_row_params(&ref, i));
+        json_array_append_new(cands, catalog_ref_row_params(&ref, i));
     json_object_set_new(copy, "space", space);
     json_object_set_new(copy, "candidates", cands);
     json_t *objs = json_object_get(copy, "objectives");
     if (!objs) {
         /* Only the NMT tables have an obvious objective (BLEU); a user's
          * own table must say what to optimize. */
-        if (ref.imported || !bench_table_metric(t, "bleu")) {
+        if (ref.imported || !tables_table_metric(t, "bleu")) {
             st = hpod_fail(err, HPOD_EINVAL, "objectives",
                            "objectives is required for %s", t->name);
             goto out;
@@ -147,7 +147,7 @@ bench_expand_study(const struct bench_db *db, struct db *pg, json_t *body,
         for (size_t i = 0; i < json_array_size(objs); i++) {
             json_t *nm = json_object_get(json_array_get(objs, i), "name");
             if (json_is_string(nm) &&
-                !bench_table_metric(t, json_string_value(nm))) {
+                !tables_table_metric(t, json_string_value(nm))) {
                 char f[64];
                 snprintf(f, sizeof f, "objectives[%zu].name", i);
                 st = hpod_fail(err, HPOD_EUNPROC, f,
@@ -161,6 +161,6 @@ bench_expand_study(const struct bench_db *db, struct db *pg, json_t *body,
     copy = NULL;
 out:
     json_decref(copy);
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }

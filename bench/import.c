@@ -20,7 +20,7 @@
 
 /* See bench/import.h. */
 double
-bench_raw_value(json_t *v, json_t *choices)
+import_raw_value(json_t *v, json_t *choices)
 {
     if (json_is_string(v)) {
         for (size_t c = 0; c < json_array_size(choices); c++)
@@ -311,7 +311,7 @@ import_dups(const struct import_cols *ic, json_t *rows, json_t *nparams,
 
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < np; k++)
-            raw[i * np + k] = bench_raw_value(
+            raw[i * np + k] = import_raw_value(
                 json_object_get(json_array_get(rows, i), ic->cols[k]),
                 json_object_get(json_array_get(nparams, k), "choices"));
     if (space_find_duplicate(raw, n, np, &first, &later)) {
@@ -326,8 +326,8 @@ import_dups(const struct import_cols *ic, json_t *rows, json_t *nparams,
 
 /* See bench/import.h. */
 enum hpod_status
-bench_import_validate(json_t *body, const char **name_out, json_t **def_out,
-                      struct hpod_err *err)
+import_validate(json_t *body, const char **name_out, json_t **def_out,
+                struct hpod_err *err)
 {
     json_t *params = NULL, *metrics = NULL, *rows = NULL, *nparams = NULL;
     json_t *def = NULL;

@@ -11,19 +11,19 @@
 #include "common/status.h"
 
 /*
- * bench_import_validate - checks an import body (borrowed): name, params,
+ * import_validate - checks an import body (borrowed): name, params,
  * metrics and rows. On HPOD_OK *name is borrowed from body and *def a new
  * reference to the normalized definition {"params": [... with sorted
  * choices...], "metrics": [...]}; otherwise *def is NULL and err names the
  * field (HPOD_EINVAL for a shape error, HPOD_EUNPROC for a rule).
  */
-enum hpod_status bench_import_validate(json_t *body, const char **name,
-                                       json_t **def, struct hpod_err *err);
+enum hpod_status import_validate(json_t *body, const char **name, json_t **def,
+                                 struct hpod_err *err);
 
 /*
- * bench_raw_value - a row's parameter value as the table holds it: the
+ * import_raw_value - a row's parameter value as the table holds it: the
  * number, or for a string the index of its choice in choices (-1 if none).
  */
-double bench_raw_value(json_t *v, json_t *choices);
+double import_raw_value(json_t *v, json_t *choices);
 
 #endif

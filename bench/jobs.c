@@ -217,7 +217,7 @@ assemble(struct bench_jobs *j, const struct sim_claim *c,
     enum hpod_status st;
 
     if (last->first == 0) /* a job of one slice */
-        return bench_sim_plan_result(plan, last, res, err);
+        return bench_simulate_plan_result(plan, last, res, err);
     if ((st = db_pool_acquire(j->o.pool, &db, err)) != HPOD_OK)
         return st;
     st = sim_store_slices(db, c->id, &sl, &n, err);
@@ -238,7 +238,7 @@ assemble(struct bench_jobs *j, const struct sim_claim *c,
                        c->id);
     } else {
         simrun_runs_append(&all, last);
-        st = bench_sim_plan_result(plan, &all, res, err);
+        st = bench_simulate_plan_result(plan, &all, res, err);
     }
     simrun_runs_clear(&all);
     return st;
@@ -290,11 +290,11 @@ compute(struct bench_jobs *j, struct slot *s, const struct sim_claim *c,
 
     slot_begin(j, s, c);
     if (rq->curves)
-        e->st = bench_simulate_curves(request, c->benchmark, ref->curves, res,
-                                      &e->why);
+        e->st = simcurves_simulate(request, c->benchmark, ref->curves, res,
+                                   &e->why);
     else
-        e->st =
-            bench_sim_plan_run(rq->plan, first, count, &hooks, runs, &e->why);
+        e->st = bench_simulate_plan_run(rq->plan, first, count, &hooks, runs,
+                                        &e->why);
     int cancelled = slot_end(j, s);
     e->first = (long long)first;
     e->runs = runs;
@@ -334,8 +334,7 @@ run_slice(struct bench_jobs *j, struct slot *s, const struct sim_claim *c)
         e.st = hpod_fail(&e.why, HPOD_EUNPROC, "",
                          "the stored request cannot be read");
     else if ((e.st = db_pool_acquire(j->o.pool, &db, &e.why)) == HPOD_OK) {
-        e.st =
-            bench_catalog_resolve(j->o.bench, db, c->benchmark, &ref, &e.why);
+        e.st = catalog_resolve(j->o.bench, db, c->benchmark, &ref, &e.why);
         db_pool_release(j->o.pool, db);
     }
     if (e.st == HPOD_OK)
@@ -344,10 +343,10 @@ run_slice(struct bench_jobs *j, struct slot *s, const struct sim_claim *c)
     if (e.st == HPOD_OK)
         compute(j, s, c, request, &ref, &rq, &runs, &res, &e);
     settle(j, c, &e);
-    bench_sim_result_free(&res);
+    bench_simulate_result_free(&res);
     simrun_runs_clear(&runs);
     simreq_clear(&rq);
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     json_decref(request);
 }
 
@@ -491,7 +490,7 @@ worker_loop(void *arg)
                      "simulation %lld: attempt %lld, runs from %lld of %lld",
                      c.id, c.attempt, c.runs_stored, c.runs_total);
             run_slice(j, s, &c);
-            sim_claim_cleanup(&c);
+            sim_claim_clear(&c);
             continue;
         }
         pthread_mutex_lock(&j->mu);
@@ -549,7 +548,7 @@ keeper_main(void *arg)
 }
 
 struct bench_jobs *
-bench_jobs_start(const struct bench_jobs_opts *opts)
+jobs_start(const struct bench_jobs_opts *opts)
 {
     struct bench_jobs *j = xcalloc(1, sizeof *j);
     j->o = *opts;
@@ -574,7 +573,7 @@ bench_jobs_start(const struct bench_jobs_opts *opts)
 }
 
 void
-bench_jobs_notify(struct bench_jobs *j)
+jobs_notify(struct bench_jobs *j)
 {
     if (!j)
         return;
@@ -584,7 +583,7 @@ bench_jobs_notify(struct bench_jobs *j)
 }
 
 void
-bench_jobs_stop(struct bench_jobs *j)
+jobs_stop(struct bench_jobs *j)
 {
     if (!j)
         return;
@@ -605,7 +604,7 @@ bench_jobs_stop(struct bench_jobs *j)
 }
 
 void
-bench_jobs_free(struct bench_jobs *j)
+jobs_free(struct bench_jobs *j)
 {
     if (!j)
         return;
@@ -616,8 +615,8 @@ bench_jobs_free(struct bench_jobs *j)
 }
 
 enum hpod_status
-bench_jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
-                char *state, struct hpod_err *err)
+jobs_wait(struct bench_jobs *j, long long id, long timeout_ms, char *state,
+          struct hpod_err *err)
 {
     struct timespec end = hpod_deadline_in(timeout_ms);
     enum hpod_status st = HPOD_OK;
@@ -679,9 +678,9 @@ job_audit(struct db *db, long long by_token, const char *lab,
 }
 
 enum hpod_status
-bench_jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
-                   const char *lab, const char *request, long long runs,
-                   long long by_token, long long *id, struct hpod_err *err)
+jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
+             const char *lab, const char *request, long long runs,
+             long long by_token, long long *id, struct hpod_err *err)
 {
     enum hpod_status st;
 
@@ -720,8 +719,8 @@ bench_jobs_enqueue(struct bench_jobs *j, struct db *db, const char *benchmark,
 }
 
 enum hpod_status
-bench_jobs_cancel(struct bench_jobs *j, struct db *db, long long id,
-                  long long by_token, int *changed, struct hpod_err *err)
+jobs_cancel(struct bench_jobs *j, struct db *db, long long id,
+            long long by_token, int *changed, struct hpod_err *err)
 {
     char lab[80] = "";
     int found = 0;
@@ -758,7 +757,7 @@ bench_jobs_cancel(struct bench_jobs *j, struct db *db, long long id,
 }
 
 long
-bench_jobs_sync_wait_ms(const struct bench_jobs *j)
+jobs_sync_wait_ms(const struct bench_jobs *j)
 {
     return j->o.sync_wait_ms;
 }

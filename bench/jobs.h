@@ -4,7 +4,7 @@
  * PostgreSQL (migrations 0007 and 0014), outside the HTTP threads, in
  * slices, fairly across labs.
  *
- * Every simulation is a job, queued by bench_jobs_enqueue (at most
+ * Every simulation is a job, queued by jobs_enqueue (at most
  * queue_per_lab queued or running per lab: past it 429). A worker claims a
  * slice of a job with FOR UPDATE SKIP LOCKED: the job of the lab whose
  * last slice started longest ago, then that lab's oldest; a job whose
@@ -59,53 +59,52 @@ struct bench_jobs_opts {
 struct bench_jobs;
 
 /* Starts the workers and the keeper (a new pool; opts copied). */
-struct bench_jobs *bench_jobs_start(const struct bench_jobs_opts *opts);
+struct bench_jobs *jobs_start(const struct bench_jobs_opts *opts);
 /* Cancels the jobs in flight (back to queued), wakes every waiter and
  * joins the threads. Accepts NULL. */
-void bench_jobs_stop(struct bench_jobs *j);
+void jobs_stop(struct bench_jobs *j);
 /* Frees a stopped pool; no waiter may be left. Accepts NULL. */
-void bench_jobs_free(struct bench_jobs *j);
+void jobs_free(struct bench_jobs *j);
 /* A job was queued: wakes an idle worker. Accepts NULL. */
-void bench_jobs_notify(struct bench_jobs *j);
+void jobs_notify(struct bench_jobs *j);
 
 /*
- * bench_jobs_enqueue - queues a checked request (JSON text, runs repeats)
+ * jobs_enqueue - queues a checked request (JSON text, runs repeats)
  * on benchmark for lab (NULL: a principal of every lab), in a transaction
  * of its own on db (borrowed, none open), which records it in the audit
  * log as token by_token's simulation.create (0: no token). *id: the job.
  * HPOD_ELIMIT (429, Retry-After) with nothing written when the lab already
  * has queue_per_lab jobs queued or running.
  */
-enum hpod_status bench_jobs_enqueue(struct bench_jobs *j, struct db *db,
-                                    const char *benchmark, const char *lab,
-                                    const char *request, long long runs,
-                                    long long by_token, long long *id,
-                                    struct hpod_err *err);
+enum hpod_status jobs_enqueue(struct bench_jobs *j, struct db *db,
+                              const char *benchmark, const char *lab,
+                              const char *request, long long runs,
+                              long long by_token, long long *id,
+                              struct hpod_err *err);
 
 /*
- * bench_jobs_cancel - job id cancelled if it is queued or running (*changed
+ * jobs_cancel - job id cancelled if it is queued or running (*changed
  * 1): its slot in its lab's cap is free at once, and a slice of it in
  * flight, in this process or another, stops within a keeper tick (the
  * runs under way end first). *changed 0: it was not (absent, or ended).
  * A cancel is recorded in the audit log, in its transaction, as token
  * by_token's simulation.cancel.
  */
-enum hpod_status bench_jobs_cancel(struct bench_jobs *j, struct db *db,
-                                   long long id, long long by_token,
-                                   int *changed, struct hpod_err *err);
+enum hpod_status jobs_cancel(struct bench_jobs *j, struct db *db, long long id,
+                             long long by_token, int *changed,
+                             struct hpod_err *err);
 
 /* How long a synchronous simulate waits for its job (opts.sync_wait_ms). */
-long bench_jobs_sync_wait_ms(const struct bench_jobs *j);
+long jobs_sync_wait_ms(const struct bench_jobs *j);
 
 /*
- * bench_jobs_wait - waits without holding a connection (one is borrowed
+ * jobs_wait - waits without holding a connection (one is borrowed
  * from the pool for each look at the row) until job id is done, failed or
  * cancelled (state receives it, 12 bytes) or timeout_ms passed (state
  * "queued" or "running"), or the pool stops (HPOD_EDB). HPOD_EDB also when
  * the database cannot be reached.
  */
-enum hpod_status bench_jobs_wait(struct bench_jobs *j, long long id,
-                                 long timeout_ms, char *state,
-                                 struct hpod_err *err);
+enum hpod_status jobs_wait(struct bench_jobs *j, long long id, long timeout_ms,
+                           char *state, struct hpod_err *err);
 
 #endif

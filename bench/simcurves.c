@@ -295,9 +295,8 @@ lc_objectives(json_t *objs, struct hpod_err *err)
  */
 /* See bench/simulate.h. */
 enum hpod_status
-bench_sim_curves_parse(json_t *body, const char *name,
-                       const struct bench_lc_set *set,
-                       struct sim_curves_req *out, struct hpod_err *err)
+simcurves_parse(json_t *body, const char *name, const struct bench_lc_set *set,
+                struct sim_curves_req *out, struct hpod_err *err)
 {
     static const char *const keys[] = {"algorithm", "configs", "repeats",
                                        "seed",      "workers", "objectives",
@@ -346,9 +345,9 @@ out:
 
 /* See bench/simulate.h. */
 enum hpod_status
-bench_simulate_curves(json_t *body, const char *name,
-                      const struct bench_lc_set *set,
-                      struct bench_sim_result *res, struct hpod_err *err)
+simcurves_simulate(json_t *body, const char *name,
+                   const struct bench_lc_set *set, struct bench_sim_result *res,
+                   struct hpod_err *err)
 {
     struct sim_curves_req cr;
     json_t *norm = NULL, *metrics = NULL, *runs = NULL, *summary = NULL;
@@ -356,7 +355,7 @@ bench_simulate_curves(json_t *body, const char *name,
     size_t *draws = NULL, *lens = NULL;
     enum hpod_status st;
 
-    if ((st = bench_sim_curves_parse(body, name, set, &cr, err)) != HPOD_OK)
+    if ((st = simcurves_parse(body, name, set, &cr, err)) != HPOD_OK)
         return st;
     struct lc_algo la = cr.la;
     norm = cr.norm;
@@ -389,8 +388,8 @@ bench_simulate_curves(json_t *body, const char *name,
     metrics = runs = NULL;
     if (la.is_asha)
         json_object_set_new(summary, "workers", json_integer(workers));
-    bench_sim_result_set(res, &summary, &draws, &lens, (size_t)configs,
-                         (size_t)repeats, (size_t)configs, seconds);
+    bench_simulate_result_set(res, &summary, &draws, &lens, (size_t)configs,
+                              (size_t)repeats, (size_t)configs, seconds);
 out:
     json_decref(norm);
     json_decref(metrics);

@@ -33,23 +33,23 @@ struct sim_curves_req {
 };
 
 /*
- * bench_sim_curves_parse - validates a simulate body for the curve set
+ * simcurves_parse - validates a simulate body for the curve set
  * set (named name; only set->n and set->name are read). On failure
  * out->norm is NULL.
  */
-enum hpod_status bench_sim_curves_parse(json_t *body, const char *name,
-                                        const struct bench_lc_set *set,
-                                        struct sim_curves_req *out,
-                                        struct hpod_err *err);
+enum hpod_status simcurves_parse(json_t *body, const char *name,
+                                 const struct bench_lc_set *set,
+                                 struct sim_curves_req *out,
+                                 struct hpod_err *err);
 
 /*
- * bench_simulate_curves - successive halving or ASHA on the set's curves
+ * simcurves_simulate - successive halving or ASHA on the set's curves
  * as body asks. Its sequences are the curves (0-based rows of the set,
  * file order) each run drew, in draw order.
  */
-enum hpod_status bench_simulate_curves(json_t *body, const char *name,
-                                       const struct bench_lc_set *set,
-                                       struct bench_sim_result *res,
-                                       struct hpod_err *err);
+enum hpod_status simcurves_simulate(json_t *body, const char *name,
+                                    const struct bench_lc_set *set,
+                                    struct bench_sim_result *res,
+                                    struct hpod_err *err);
 
 #endif

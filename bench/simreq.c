@@ -100,7 +100,7 @@ simreq_table_parse(json_t *body, const struct bench_table *table,
     }
     ms = json_object_get(body, "metrics");
     if (ms && !json_is_null(ms) &&
-        (st = bench_sim_metrics_parse(err, ms, &out->metrics)) != HPOD_OK)
+        (st = bench_simulate_metrics_parse(err, ms, &out->metrics)) != HPOD_OK)
         goto out;
     /* Runs are seeded seed, seed+1, ...: the algorithm's own seed plays no
      * part, so the stored algorithm says so rather than show a fresh one. */
@@ -129,7 +129,7 @@ categorical_columns(const struct bench_ref *ref)
 {
     size_t n = 0;
     for (size_t k = 0; ref->table && k < ref->table->n_params; k++)
-        n += bench_ref_choices(ref, k) != NULL;
+        n += catalog_ref_choices(ref, k) != NULL;
     return n;
 }
 
@@ -143,14 +143,14 @@ simreq_parse(json_t *body, const char *name, const struct bench_ref *ref,
     memset(out, 0, sizeof *out);
     if (ref->curves) {
         out->curves = 1;
-        st = bench_sim_curves_parse(body, name, ref->curves, &out->lc, err);
+        st = simcurves_parse(body, name, ref->curves, &out->lc, err);
         out->repeats = out->lc.repeats;
     } else if ((st = simreq_table_parse(body, ref->table,
                                         categorical_columns(ref), algo,
                                         &out->table, err)) == HPOD_OK) {
         out->repeats = out->table.repeats;
-        st = bench_sim_plan_create(body, name, ref->table, &out->table,
-                                   &out->plan, err);
+        st = bench_simulate_plan_create(body, name, ref->table, &out->table,
+                                        &out->plan, err);
     }
     if (st != HPOD_OK)
         simreq_clear(out);
@@ -163,7 +163,7 @@ simreq_clear(struct simreq *r)
 {
     if (!r)
         return;
-    bench_sim_plan_free(r->plan);
+    bench_simulate_plan_free(r->plan);
     json_decref(r->table.norm_algo);
     json_decref(r->lc.norm);
     memset(r, 0, sizeof *r);

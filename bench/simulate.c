@@ -125,9 +125,9 @@ sim_tolerance(json_t *body, struct hpod_err *err, const struct bench_table *t,
 
 /* See bench/simulate.h. */
 void
-bench_sim_result_set(struct bench_sim_result *res, json_t **summary,
-                     size_t **seqs, size_t **lens, size_t stride, size_t runs,
-                     size_t cap, double seconds)
+bench_simulate_result_set(struct bench_sim_result *res, json_t **summary,
+                          size_t **seqs, size_t **lens, size_t stride,
+                          size_t runs, size_t cap, double seconds)
 {
     res->summary = *summary;
     res->seqs = *seqs;
@@ -142,7 +142,7 @@ bench_sim_result_set(struct bench_sim_result *res, json_t **summary,
 
 /* See bench/simulate.h. */
 void
-bench_sim_result_free(struct bench_sim_result *res)
+bench_simulate_result_free(struct bench_sim_result *res)
 {
     json_decref(res->summary);
     free(res->seqs);
@@ -216,7 +216,7 @@ mo_objectives(json_t *body, const struct bench_table *t, struct mo_req *q,
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "goal must be maximize or minimize");
         }
-        if (!(q->col[j] = bench_table_metric(t, json_string_value(nm)))) {
+        if (!(q->col[j] = tables_table_metric(t, json_string_value(nm)))) {
             snprintf(f + fl, sizeof f - fl, ".name");
             return hpod_fail(err, HPOD_EUNPROC, f, "%s has no metric %s",
                              t->name, json_string_value(nm));
@@ -251,7 +251,7 @@ mo_constraints(json_t *body, const struct bench_table *t, struct mo_req *q,
             return hpod_fail(err, HPOD_EINVAL, f,
                              "%s must be {\"metric\": m, \"max\"|\"min\": x}",
                              f);
-        if (!(q->ccol[k] = bench_table_metric(t, json_string_value(mt))))
+        if (!(q->ccol[k] = tables_table_metric(t, json_string_value(mt))))
             return hpod_fail(err, HPOD_EUNPROC, f, "%s has no metric %s",
                              t->name, json_string_value(mt));
         q->cmax[k] = mx != NULL;
@@ -269,10 +269,11 @@ mo_constraints(json_t *body, const struct bench_table *t, struct mo_req *q,
 
 /* See bench/simulate.h. */
 void
-bench_mo_setup_init(struct bench_mo_setup *s, const struct bench_table *t,
-                    size_t m, const double *const *col, const int *sense,
-                    size_t nc, const double *const *ccol, const int *cmax,
-                    const double *bound)
+bench_simulate_mo_setup_init(struct bench_mo_setup *s,
+                             const struct bench_table *t, size_t m,
+                             const double *const *col, const int *sense,
+                             size_t nc, const double *const *ccol,
+                             const int *cmax, const double *bound)
 {
     size_t n = t->n;
     int ones[BENCH_SIM_MAX_OBJECTIVES];
@@ -323,7 +324,7 @@ bench_mo_setup_init(struct bench_mo_setup *s, const struct bench_table *t,
 
 /* See bench/simulate.h. */
 void
-bench_mo_setup_free(struct bench_mo_setup *s)
+bench_simulate_mo_setup_free(struct bench_mo_setup *s)
 {
     free(s->y);
     free(s->y0);
@@ -343,9 +344,9 @@ mo_feasible(const struct bench_mo_setup *s, size_t row)
 
 /* See bench/simulate.h. */
 int
-bench_mo_gap(const struct bench_mo_setup *s, const size_t *seqs, size_t stride,
-             const size_t *lens, size_t runs, size_t budget,
-             struct simulate_stat *g)
+bench_simulate_mo_gap(const struct bench_mo_setup *s, const size_t *seqs,
+                      size_t stride, const size_t *lens, size_t runs,
+                      size_t budget, struct simulate_stat *g)
 {
     double best = -INFINITY, *gaps;
     size_t k = 0, none = 0;
@@ -488,8 +489,8 @@ plan_mo(struct bench_sim_plan *p, struct hpod_err *err)
         (st = hj_get_int(p->body, "", "pareto_budget", 1, 1000000, &p->pbudget,
                          NULL, err)) != HPOD_OK)
         return st;
-    bench_mo_setup_init(&p->s, t, q->m, q->col, q->sense, q->nc, q->ccol,
-                        q->cmax, q->bound);
+    bench_simulate_mo_setup_init(&p->s, t, q->m, q->col, q->sense, q->nc,
+                                 q->ccol, q->cmax, q->bound);
     if (q->m == 1 && !mo_any_feasible(&p->s))
         return hpod_fail(err, HPOD_EUNPROC, "constraints",
                          "no row of %s meets the constraints", t->name);
@@ -518,8 +519,8 @@ result_mo(const struct bench_sim_plan *p, const struct simrun_runs *all,
         metrics_json(&p->spec, &sum, &metrics, &names);
     } else {
         struct simulate_stat g;
-        if (!bench_mo_gap(&p->s, all->seqs, all->stride, all->lens, all->runs,
-                          (size_t)p->budget, &g))
+        if (!bench_simulate_mo_gap(&p->s, all->seqs, all->stride, all->lens,
+                                   all->runs, (size_t)p->budget, &g))
             return hpod_fail(err, HPOD_EUNPROC, "constraints",
                              "no row of %s meets the constraints", p->t->name);
         metrics = json_pack("{s:o}", "gap", stat_json(&g));
@@ -536,7 +537,7 @@ result_mo(const struct bench_sim_plan *p, const struct simrun_runs *all,
  * fta, fbp and gap, each at most once. *out gets their bits.
  */
 enum hpod_status
-bench_sim_metrics_parse(struct hpod_err *err, json_t *ms, unsigned *out)
+bench_simulate_metrics_parse(struct hpod_err *err, json_t *ms, unsigned *out)
 {
     char f[32];
     *out = 0;
@@ -606,7 +607,7 @@ single_objective(json_t *body, const struct bench_table *t,
                              "goal must be maximize or minimize");
         }
     }
-    if (!(*col = bench_table_metric(t, *obj_name))) {
+    if (!(*col = tables_table_metric(t, *obj_name))) {
         snprintf(f, sizeof f, "%s.name", of);
         return hpod_fail(err, HPOD_EUNPROC, f, "%s has no metric \"%.64s\"",
                          t->name, *obj_name);
@@ -636,7 +637,7 @@ plan_single(struct bench_sim_plan *p, struct hpod_err *err)
      * otherwise; fto, fta and fbp (the table's BLEU / GPU-time front) only
      * when asked, since they need every Pareto row in each sequence. */
     int has_pareto =
-        bench_table_metric(t, "bleu") && bench_table_metric(t, "gpu_time");
+        tables_table_metric(t, "bleu") && tables_table_metric(t, "gpu_time");
     unsigned asked = p->tr.metrics ? p->tr.metrics : METRIC_SINGLE;
     if ((st = metrics_check(
              p->body, err, asked,
@@ -681,10 +682,10 @@ result_single(const struct bench_sim_plan *p, const struct simrun_runs *all)
 
 /* See bench/simulate.h. */
 enum hpod_status
-bench_sim_plan_create(json_t *body, const char *name,
-                      const struct bench_table *t,
-                      const struct bench_sim_table *tr,
-                      struct bench_sim_plan **out, struct hpod_err *err)
+bench_simulate_plan_create(json_t *body, const char *name,
+                           const struct bench_table *t,
+                           const struct bench_sim_table *tr,
+                           struct bench_sim_plan **out, struct hpod_err *err)
 {
     struct bench_sim_plan *p = xcalloc(1, sizeof *p);
     json_t *objs = json_object_get(body, "objectives");
@@ -703,7 +704,7 @@ bench_sim_plan_create(json_t *body, const char *name,
     p->mo = tr->force_mo || json_object_get(body, "constraints") || !single;
     st = p->mo ? plan_mo(p, err) : plan_single(p, err);
     if (st != HPOD_OK) {
-        bench_sim_plan_free(p);
+        bench_simulate_plan_free(p);
         return st;
     }
     *out = p;
@@ -712,12 +713,12 @@ bench_sim_plan_create(json_t *body, const char *name,
 
 /* See bench/simulate.h. */
 void
-bench_sim_plan_free(struct bench_sim_plan *p)
+bench_simulate_plan_free(struct bench_sim_plan *p)
 {
     if (!p)
         return;
     json_decref(p->q.objs);
-    bench_mo_setup_free(&p->s);
+    bench_simulate_mo_setup_free(&p->s);
     free(p->y);
     json_decref(p->tr.norm_algo);
     json_decref(p->body);
@@ -726,16 +727,16 @@ bench_sim_plan_free(struct bench_sim_plan *p)
 
 /* See bench/simulate.h. */
 size_t
-bench_sim_plan_stride(const struct bench_sim_plan *p)
+bench_simulate_plan_stride(const struct bench_sim_plan *p)
 {
     return p->t->n;
 }
 
 /* See bench/simulate.h. */
 enum hpod_status
-bench_sim_plan_run(const struct bench_sim_plan *p, size_t first, size_t count,
-                   const struct bench_sim_hooks *hooks, struct simrun_runs *out,
-                   struct hpod_err *err)
+bench_simulate_plan_run(const struct bench_sim_plan *p, size_t first,
+                        size_t count, const struct bench_sim_hooks *hooks,
+                        struct simrun_runs *out, struct hpod_err *err)
 {
     size_t n = p->t->n;
     enum hpod_status *status = xcalloc(count ? count : 1, sizeof *status);
@@ -786,8 +787,9 @@ bench_sim_plan_run(const struct bench_sim_plan *p, size_t first, size_t count,
 
 /* See bench/simulate.h. */
 enum hpod_status
-bench_sim_plan_result(const struct bench_sim_plan *p, struct simrun_runs *all,
-                      struct bench_sim_result *res, struct hpod_err *err)
+bench_simulate_plan_result(const struct bench_sim_plan *p,
+                           struct simrun_runs *all,
+                           struct bench_sim_result *res, struct hpod_err *err)
 {
     json_t *summary = NULL;
     enum hpod_status st = HPOD_OK;
@@ -801,8 +803,8 @@ bench_sim_plan_result(const struct bench_sim_plan *p, struct simrun_runs *all,
         return st;
     /* A constrained single-objective run holds `budget` rows at most. */
     size_t cap = p->mo && p->q.m == 1 ? (size_t)p->budget : all->stride;
-    bench_sim_result_set(res, &summary, &all->seqs, &all->lens, all->stride,
-                         all->runs, cap, all->seconds);
+    bench_simulate_result_set(res, &summary, &all->seqs, &all->lens,
+                              all->stride, all->runs, cap, all->seconds);
     simrun_runs_clear(all);
     return HPOD_OK;
 }
@@ -819,11 +821,12 @@ bench_simulate_table(json_t *body, const char *name,
     enum hpod_status st;
 
     memset(res, 0, sizeof *res);
-    if ((st = bench_sim_plan_create(body, name, t, tr, &p, err)) == HPOD_OK &&
-        (st = bench_sim_plan_run(p, 0, (size_t)tr->repeats, NULL, &all, err)) ==
-            HPOD_OK)
-        st = bench_sim_plan_result(p, &all, res, err);
+    if ((st = bench_simulate_plan_create(body, name, t, tr, &p, err)) ==
+            HPOD_OK &&
+        (st = bench_simulate_plan_run(p, 0, (size_t)tr->repeats, NULL, &all,
+                                      err)) == HPOD_OK)
+        st = bench_simulate_plan_result(p, &all, res, err);
     simrun_runs_clear(&all);
-    bench_sim_plan_free(p);
+    bench_simulate_plan_free(p);
     return st;
 }

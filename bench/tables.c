@@ -245,8 +245,8 @@ tsv_row(struct bench_table *t, char **fields, size_t n_cols, const int *role,
 }
 
 enum hpod_status
-bench_table_load(const char *path, const char *name, struct bench_table *t,
-                 struct hpod_err *err)
+tables_table_load(const char *path, const char *name, struct bench_table *t,
+                  struct hpod_err *err)
 {
     enum hpod_status st = HPOD_OK;
     FILE *f = NULL;
@@ -340,12 +340,12 @@ out:
     if (f)
         fclose(f);
     if (st != HPOD_OK)
-        bench_table_free(t);
+        tables_table_free(t);
     return st;
 }
 
 void
-bench_table_free(struct bench_table *t)
+tables_table_free(struct bench_table *t)
 {
     if (!t)
         return;
@@ -365,7 +365,7 @@ bench_table_free(struct bench_table *t)
 }
 
 const double *
-bench_table_metric(const struct bench_table *t, const char *name)
+tables_table_metric(const struct bench_table *t, const char *name)
 {
     for (size_t m = 0; m < t->n_metrics; m++)
         if (strcmp(t->metric_names[m], name) == 0)
@@ -374,9 +374,8 @@ bench_table_metric(const struct bench_table *t, const char *name)
 }
 
 enum hpod_status
-bench_tables_load_dir(const char *dir, const char *const *names, size_t n_names,
-                      struct bench_table **out, size_t *n_out,
-                      struct hpod_err *err)
+tables_load_dir(const char *dir, const char *const *names, size_t n_names,
+                struct bench_table **out, size_t *n_out, struct hpod_err *err)
 {
     if (!names) {
         names = bench_datasets;
@@ -388,7 +387,7 @@ bench_tables_load_dir(const char *dir, const char *const *names, size_t n_names,
     for (size_t k = 0; k < n_names; k++) {
         if (strchr(names[k], '/') || names[k][0] == '\0' ||
             strlen(names[k]) > 32) {
-            bench_tables_free(ts, k);
+            tables_free(ts, k);
             return hpod_fail(err, HPOD_EINVAL, "", "bad table name \"%.40s\"",
                              names[k]);
         }
@@ -397,10 +396,10 @@ bench_tables_load_dir(const char *dir, const char *const *names, size_t n_names,
         char name[64];
         snprintf(path, len, "%s/nmthpo/%s.tsv", dir, names[k]);
         snprintf(name, sizeof name, "nmthpo/%s", names[k]);
-        enum hpod_status st = bench_table_load(path, name, &ts[k], err);
+        enum hpod_status st = tables_table_load(path, name, &ts[k], err);
         free(path);
         if (st != HPOD_OK) {
-            bench_tables_free(ts, k);
+            tables_free(ts, k);
             return st;
         }
     }
@@ -410,12 +409,12 @@ bench_tables_load_dir(const char *dir, const char *const *names, size_t n_names,
 }
 
 void
-bench_tables_free(struct bench_table *tables, size_t n)
+tables_free(struct bench_table *tables, size_t n)
 {
     if (!tables)
         return;
     for (size_t k = 0; k < n; k++)
-        bench_table_free(&tables[k]);
+        tables_table_free(&tables[k]);
     free(tables);
 }
 
@@ -538,8 +537,8 @@ lc_add(json_t *o, const char *path, size_t lineno, struct bench_lc_set **sets,
 }
 
 enum hpod_status
-bench_lc_load(const char *path, struct bench_lc_set **out, size_t *n_out,
-              struct hpod_err *err)
+tables_lc_load(const char *path, struct bench_lc_set **out, size_t *n_out,
+               struct hpod_err *err)
 {
     enum hpod_status st = HPOD_OK;
     struct bench_lc_set *sets = NULL;
@@ -584,7 +583,7 @@ out:
     free(line);
     fclose(f);
     if (st != HPOD_OK) {
-        bench_lc_free(sets, n_sets);
+        tables_lc_free(sets, n_sets);
         return st;
     }
     *out = sets;
@@ -593,7 +592,7 @@ out:
 }
 
 void
-bench_lc_free(struct bench_lc_set *sets, size_t n)
+tables_lc_free(struct bench_lc_set *sets, size_t n)
 {
     if (!sets)
         return;
@@ -603,7 +602,7 @@ bench_lc_free(struct bench_lc_set *sets, size_t n)
 }
 
 const struct bench_lc_set *
-bench_lc_find(const struct bench_lc_set *sets, size_t n, const char *name)
+tables_lc_find(const struct bench_lc_set *sets, size_t n, const char *name)
 {
     for (size_t k = 0; k < n; k++)
         if (strcmp(sets[k].name, name) == 0)
@@ -612,7 +611,7 @@ bench_lc_find(const struct bench_lc_set *sets, size_t n, const char *name)
 }
 
 enum hpod_status
-bench_curve_ppl(const struct bench_curve *c, size_t step, double *out)
+tables_curve_ppl(const struct bench_curve *c, size_t step, double *out)
 {
     if (step == 0 || step > c->len)
         return HPOD_EUNPROC;
@@ -621,35 +620,35 @@ bench_curve_ppl(const struct bench_curve *c, size_t step, double *out)
 }
 
 enum hpod_status
-bench_db_load(const char *dir, struct bench_db *db, struct hpod_err *err)
+tables_db_load(const char *dir, struct bench_db *db, struct hpod_err *err)
 {
     memset(db, 0, sizeof *db);
     enum hpod_status st =
-        bench_tables_load_dir(dir, NULL, 0, &db->tables, &db->n_tables, err);
+        tables_load_dir(dir, NULL, 0, &db->tables, &db->n_tables, err);
     if (st != HPOD_OK)
         return st;
     size_t len = strlen(dir) + 32;
     char *path = xmalloc(len);
     snprintf(path, len, "%s/nmtlc/scratch.jsonl", dir);
-    st = bench_lc_load(path, &db->lc, &db->n_lc, err);
+    st = tables_lc_load(path, &db->lc, &db->n_lc, err);
     free(path);
     if (st != HPOD_OK)
-        bench_db_free(db);
+        tables_db_free(db);
     return st;
 }
 
 void
-bench_db_free(struct bench_db *db)
+tables_db_free(struct bench_db *db)
 {
     if (!db)
         return;
-    bench_tables_free(db->tables, db->n_tables);
-    bench_lc_free(db->lc, db->n_lc);
+    tables_free(db->tables, db->n_tables);
+    tables_lc_free(db->lc, db->n_lc);
     memset(db, 0, sizeof *db);
 }
 
 const struct bench_table *
-bench_db_table(const struct bench_db *db, const char *name)
+tables_db_table(const struct bench_db *db, const char *name)
 {
     for (size_t k = 0; k < db->n_tables; k++)
         if (strcmp(db->tables[k].name, name) == 0)

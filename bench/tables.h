@@ -59,41 +59,41 @@ struct bench_table {
 };
 
 /*
- * bench_table_load - reads a table file: a header line of tab-separated
+ * tables_table_load - reads a table file: a header line of tab-separated
  * column names, then one line per row. Required columns: id (must equal
  * the 0-based row number), the six parameters of bench_param_names, pareto
  * (0 or 1) and at least one metric; any other column is a metric. Every
  * field must be a finite number; blank lines are skipped; "\r\n" endings
  * are accepted. name (e.g. "nmthpo/zh-en") is copied.
- * Output: *t filled (bench_table_free releases it); zeroed on failure.
+ * Output: *t filled (tables_table_free releases it); zeroed on failure.
  * Return: HPOD_OK; HPOD_ENOTFOUND if the file cannot be opened;
  * HPOD_EUNPROC for any content error, with err->msg
  * "path:line: what is wrong" (err may be NULL).
  */
-enum hpod_status bench_table_load(const char *path, const char *name,
-                                  struct bench_table *t, struct hpod_err *err);
+enum hpod_status tables_table_load(const char *path, const char *name,
+                                   struct bench_table *t, struct hpod_err *err);
 
-/* Frees what bench_table_load allocated and zeroes t (zero-safe). */
-void bench_table_free(struct bench_table *t);
+/* Frees what tables_table_load allocated and zeroes t (zero-safe). */
+void tables_table_free(struct bench_table *t);
 
 /*
- * bench_table_metric - the n values of metric `name` (borrowed, column of
+ * tables_table_metric - the n values of metric `name` (borrowed, column of
  * t->metrics), or NULL if the table has no such column.
  */
-const double *bench_table_metric(const struct bench_table *t, const char *name);
+const double *tables_table_metric(const struct bench_table *t,
+                                  const char *name);
 
 /*
- * bench_tables_load_dir - loads dir/nmthpo/<ds>.tsv for the datasets
+ * tables_load_dir - loads dir/nmthpo/<ds>.tsv for the datasets
  * listed in names (n_names entries such as "zh-en"; NULL means all of
  * bench_datasets, in that order), naming them "nmthpo/<ds>".
- * *out receives a new array of *n_out tables (bench_tables_free).
- * Return: as bench_table_load; nothing is returned on failure.
+ * *out receives a new array of *n_out tables (tables_free).
+ * Return: as tables_table_load; nothing is returned on failure.
  */
-enum hpod_status bench_tables_load_dir(const char *dir,
-                                       const char *const *names, size_t n_names,
-                                       struct bench_table **out, size_t *n_out,
-                                       struct hpod_err *err);
-void bench_tables_free(struct bench_table *tables, size_t n);
+enum hpod_status tables_load_dir(const char *dir, const char *const *names,
+                                 size_t n_names, struct bench_table **out,
+                                 size_t *n_out, struct hpod_err *err);
+void tables_free(struct bench_table *tables, size_t n);
 
 /* One learning curve: a model of nmtlc/scratch.jsonl. */
 struct bench_curve {
@@ -113,32 +113,32 @@ struct bench_lc_set {
 };
 
 /*
- * bench_lc_load - reads a JSON-lines file of learning curves: one object
+ * tables_lc_load - reads a JSON-lines file of learning curves: one object
  * per line with "dataset_name" (string), "hyperparams" (object of numbers;
  * every model of a dataset must have the same keys), "perplexity_curve"
  * (non-empty array of finite numbers) and "perplexity_optimal" (number);
  * other fields are ignored. Models are grouped by dataset_name, sets in
  * order of first appearance, models in file order.
- * Output: *out a new array of *n_out sets (bench_lc_free).
+ * Output: *out a new array of *n_out sets (tables_lc_free).
  * Return: HPOD_OK; HPOD_ENOTFOUND if the file cannot be opened;
  * HPOD_EUNPROC with err->msg "path:line: what is wrong".
  */
-enum hpod_status bench_lc_load(const char *path, struct bench_lc_set **out,
-                               size_t *n_out, struct hpod_err *err);
-void bench_lc_free(struct bench_lc_set *sets, size_t n);
+enum hpod_status tables_lc_load(const char *path, struct bench_lc_set **out,
+                                size_t *n_out, struct hpod_err *err);
+void tables_lc_free(struct bench_lc_set *sets, size_t n);
 
 /* The set named name ("nmtlc/material-sw-en"), or NULL. Borrowed. */
-const struct bench_lc_set *bench_lc_find(const struct bench_lc_set *sets,
-                                         size_t n, const char *name);
+const struct bench_lc_set *tables_lc_find(const struct bench_lc_set *sets,
+                                          size_t n, const char *name);
 
 /*
- * bench_curve_ppl - the perplexity of a curve at checkpoint `step`,
+ * tables_curve_ppl - the perplexity of a curve at checkpoint `step`,
  * 1-based (step 1 = the first evaluation). Return: HPOD_OK with *out set;
  * HPOD_EUNPROC if step is 0 or beyond the curve (the model stopped
  * training before it).
  */
-enum hpod_status bench_curve_ppl(const struct bench_curve *c, size_t step,
-                                 double *out);
+enum hpod_status tables_curve_ppl(const struct bench_curve *c, size_t step,
+                                  double *out);
 
 /* Everything of a benchmarks directory. */
 struct bench_db {
@@ -149,15 +149,15 @@ struct bench_db {
 };
 
 /*
- * bench_db_load - the six nmthpo tables (bench_tables_load_dir) and
- * dir/nmtlc/scratch.jsonl (bench_lc_load). *db is zeroed on failure.
+ * tables_db_load - the six nmthpo tables (tables_load_dir) and
+ * dir/nmtlc/scratch.jsonl (tables_lc_load). *db is zeroed on failure.
  */
-enum hpod_status bench_db_load(const char *dir, struct bench_db *db,
-                               struct hpod_err *err);
-void bench_db_free(struct bench_db *db);
+enum hpod_status tables_db_load(const char *dir, struct bench_db *db,
+                                struct hpod_err *err);
+void tables_db_free(struct bench_db *db);
 
 /* The table named name ("nmthpo/zh-en"), or NULL. Borrowed. */
-const struct bench_table *bench_db_table(const struct bench_db *db,
-                                         const char *name);
+const struct bench_table *tables_db_table(const struct bench_db *db,
+                                          const char *name);
 
 #endif

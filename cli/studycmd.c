@@ -145,7 +145,7 @@ create_refused(const char *path, const struct yamljson_doc *doc,
 }
 
 static int
-study_create(const struct remote *r, const char *path, int as_json)
+studies_create(const struct remote *r, const char *path, int as_json)
 {
     struct yamljson_doc doc;
     struct remote_answer a;
@@ -212,8 +212,8 @@ trial_total(const json_t *s)
 }
 
 static int
-study_list(const struct remote *r, const char *lab, const char *name,
-           int as_json)
+studies_list(const struct remote *r, const char *lab, const char *name,
+             int as_json)
 {
     char q[1024], l[200] = "", n[600] = "";
     json_t *all;
@@ -534,9 +534,9 @@ study_verb(const struct remote *r, const struct args *a)
 {
     const char *v = a->verb ? a->verb : "";
     if (strcmp(v, "create") == 0 && a->file && !a->id)
-        return study_create(r, a->file, a->json);
+        return studies_create(r, a->file, a->json);
     if (strcmp(v, "list") == 0 && !a->id)
-        return study_list(r, a->lab, a->name, a->json);
+        return studies_list(r, a->lab, a->name, a->json);
     if (strcmp(v, "show") == 0 && a->id)
         return study_show(r, a->id, a->json);
     if ((strcmp(v, "pause") == 0 || strcmp(v, "resume") == 0 ||

@@ -46,7 +46,7 @@ worker_run(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     struct bench_jobs_opts o = serve_jobs_opts(cfg, &ctx);
-    ctx.jobs = bench_jobs_start(&o);
+    ctx.jobs = jobs_start(&o);
     struct reaper *reaper = reaper_start(
         ctx.pool, cfg->reaper_ms, cfg->audit_days, &ctx.leases_expired_total);
     hpod_log(HPOD_LOG_INFO,
@@ -56,11 +56,11 @@ worker_run(const struct config *cfg)
 
     sigwait(&set, &sig);
     hpod_log(HPOD_LOG_INFO, "received signal %d, shutting down", sig);
-    bench_jobs_stop(ctx.jobs); /* jobs in flight go back to the queue */
-    bench_jobs_free(ctx.jobs);
+    jobs_stop(ctx.jobs); /* jobs in flight go back to the queue */
+    jobs_free(ctx.jobs);
     reaper_stop(reaper);
     db_pool_destroy(ctx.pool);
-    bench_db_free(&bench);
+    tables_db_free(&bench);
     hpod_log(HPOD_LOG_INFO, "stopped");
     return 0;
 }

@@ -10,6 +10,11 @@
 
 #include "common/mem.h"
 #include "core/acquisition.h"
+#include "core/compute_budget.h"
+#include "core/gp.h"
+
+_Static_assert(ACQOPT_CHUNK % GP_PREDICT_BLOCK == 0,
+               "a chunk is whole GP prediction blocks");
 
 #define ACQOPT_CAP                                                             \
     (ACQOPT_N_RANDOM +                                                         \
@@ -92,11 +97,38 @@ acqopt_draw(struct acqopt_ws *ws, const struct space *sp, struct rng *r)
     return HPOD_OK;
 }
 
+/*
+ * Scores the drawn points in chunks of ACQOPT_CHUNK while the budget
+ * lasts (at least one chunk); *total gets how many were scored. The
+ * chunks are whole multiples of GP_PREDICT_BLOCK, so a GP scores each
+ * point with the same arithmetic as in one batch.
+ */
+static enum hpod_status
+score_drawn(struct acqopt_ws *ws, acqopt_score_fn fn, void *ctx,
+            struct compute_budget *b, size_t *total)
+{
+    enum hpod_status st;
+    size_t k = 0;
+
+    while (k < ACQOPT_N_RANDOM) {
+        size_t c = ACQOPT_N_RANDOM - k < ACQOPT_CHUNK ? ACQOPT_N_RANDOM - k
+                                                      : ACQOPT_CHUNK;
+        if ((st = fn(ctx, ws->u + k * ws->dim, k, c, ws->score + k)) != HPOD_OK)
+            return st;
+        k += c;
+        if (k < ACQOPT_N_RANDOM && compute_budget_spent(b))
+            break;
+    }
+    *total = k;
+    return HPOD_OK;
+}
+
 enum hpod_status
 acqopt_run(struct acqopt_ws *ws, const struct space *sp, struct rng *r,
-           acqopt_score_fn fn, void *ctx, size_t *best)
+           acqopt_score_fn fn, void *ctx, struct compute_budget *b,
+           size_t *best)
 {
-    size_t dim, total = ACQOPT_N_RANDOM, top[ACQOPT_REFINE_TOP];
+    size_t dim, total = 0, top[ACQOPT_REFINE_TOP];
     double step = ACQOPT_STEP0;
     enum hpod_status st;
 
@@ -104,9 +136,12 @@ acqopt_run(struct acqopt_ws *ws, const struct space *sp, struct rng *r,
         return HPOD_EINVAL;
     dim = ws->dim;
     ws->n = 0; /* a failed run leaves nothing to reuse */
-    if ((st = fn(ctx, ws->u, 0, total, ws->score)) != HPOD_OK)
+    if ((st = score_drawn(ws, fn, ctx, b, &total)) != HPOD_OK)
         return st;
     for (int round = 0; round < ACQOPT_REFINE_STEPS; round++, step /= 2) {
+        /* Refinement while the budget lasts; what was scored stands. */
+        if (total < ACQOPT_N_RANDOM || compute_budget_spent(b))
+            break;
         size_t k = total;
         pick_centres(ws, total, top);
         for (size_t t = 0; t < ACQOPT_REFINE_TOP; t++) {

@@ -32,8 +32,11 @@
 #include "core/rng.h"
 #include "core/space.h"
 
-/* Random points scored before any refinement. */
+/* Random points scored before any refinement, and the chunks they are
+ * scored in (the budget is checked between chunks; a multiple of
+ * GP_PREDICT_BLOCK, core/gp.h). */
 #define ACQOPT_N_RANDOM 2000
+#define ACQOPT_CHUNK 256
 /* Rounds of local refinement, points refined around, steps per point. */
 #define ACQOPT_REFINE_STEPS 3
 #define ACQOPT_REFINE_TOP 5
@@ -93,14 +96,20 @@ enum hpod_status acqopt_draw(struct acqopt_ws *ws, const struct space *sp,
 
 /*
  * acqopt_run - the rest of the method, after acqopt_draw: scores the drawn
- * points, refines (steps from r); ws->u and ws->score then hold the ws->n
- * points scored and *best is the index of the largest score (ties to the
- * lowest index; ws->n if every score is NaN). Returns HPOD_OK, HPOD_EINVAL
- * on a NULL argument, a space of another dimension or a workspace not
- * freshly drawn, or the callback's first failure.
+ * points in chunks of ACQOPT_CHUNK, then refines (steps from r); ws->u and
+ * ws->score then hold the ws->n points scored and *best is the index of
+ * the largest score (ties to the lowest index; ws->n if every score is
+ * NaN). With a budget b (core/compute_budget.h; NULL: unbounded) checked
+ * after each chunk and before each round of refinement, a spent budget
+ * ends the run there (at least one chunk is scored; no refinement unless
+ * every drawn point was): the answer is the best point scored so far.
+ * Returns HPOD_OK, HPOD_EINVAL on a NULL argument, a space of another
+ * dimension or a workspace not freshly drawn, or the callback's first
+ * failure.
  */
+struct compute_budget;
 enum hpod_status acqopt_run(struct acqopt_ws *ws, const struct space *sp,
                             struct rng *r, acqopt_score_fn fn, void *ctx,
-                            size_t *best);
+                            struct compute_budget *b, size_t *best);
 
 #endif

@@ -14,12 +14,14 @@
 
 #include <nlopt.h>
 
+#include "core/compute_budget.h"
 #include "core/linalg.h"
 #include "common/mem.h"
 
 struct gp {
     size_t max_n, dim;
     enum kernel_kind kind;
+    unsigned char *kinds; /* dim feature kinds (core/space.h), or NULL */
     struct gp_fit_options opt;
 
     /* Hyperparameters, standardized units. */
@@ -95,6 +97,7 @@ gp_fit_options_default(struct gp_fit_options *o)
     o->max_eval = 0;
     o->ls_prior_median = 0.0;
     o->ls_prior_sd = 0.0;
+    o->budget = NULL;
 }
 
 struct gp *
@@ -140,7 +143,29 @@ gp_free(struct gp *gp)
     free(gp->beta);
     free(gp->xq);
     free(gp->vq);
+    free(gp->kinds);
     free(gp);
+}
+
+enum hpod_status
+gp_set_kinds(struct gp *gp, const unsigned char *kinds)
+{
+    if (!gp)
+        return HPOD_EINVAL;
+    if (kinds ? gp->kinds && memcmp(kinds, gp->kinds, gp->dim) == 0
+              : !gp->kinds)
+        return HPOD_OK;
+    free(gp->kinds);
+    gp->kinds = NULL;
+    if (kinds) {
+        gp->kinds = xmalloc(gp->dim);
+        memcpy(gp->kinds, kinds, gp->dim);
+    }
+    /* Another kernel: the conditioning and the queries' V are gone. */
+    gp->n = 0;
+    gp->vq_rows = 0;
+    gp->lml = NAN;
+    return HPOD_OK;
 }
 
 enum hpod_status
@@ -172,8 +197,8 @@ gp_lml_work_size(size_t n, size_t dim)
 
 enum hpod_status
 gp_lml(const double *x, const double *ystd, size_t n, size_t dim,
-       enum kernel_kind kind, const double *log_params, double *lml,
-       double *grad, double *work)
+       const unsigned char *kinds, enum kernel_kind kind,
+       const double *log_params, double *lml, double *grad, double *work)
 {
     enum hpod_status st;
     double *l, *s, *kf, *alpha, *ls;
@@ -198,7 +223,7 @@ gp_lml(const double *x, const double *ystd, size_t n, size_t dim,
     sn2 = exp(log_params[dim + 1]);
 
     /* K_y = K + σ_n² I, then L Lᵀ = K_y (R&W algorithm 2.1, line 2). */
-    kernel_matrix(kind, x, n, dim, ls, sf2, l);
+    kernel_matrix(kind, x, n, dim, kinds, ls, sf2, l);
     /* The gradient reuses K's entries (no second pass of exps). */
     if (grad)
         memcpy(kf, l, n * n * sizeof(double));
@@ -233,7 +258,7 @@ gp_lml(const double *x, const double *ystd, size_t n, size_t dim,
             s[i * n + j] = alpha[i] * alpha[j] - s[i * n + j];
         trw += s[i * n + i];
     }
-    kernel_grad_contract(kind, x, n, dim, ls, sf2, kf, s, grad);
+    kernel_grad_contract(kind, x, n, dim, kinds, ls, sf2, kf, s, grad);
     for (size_t j = 0; j <= dim; j++)
         grad[j] *= 0.5;
     grad[dim + 1] = 0.5 * sn2 * trw;
@@ -392,8 +417,8 @@ objective(unsigned p, const double *theta, double *grad, void *data)
     double lml;
 
     gp->stats.n_grad_evals++;
-    if (gp_lml(gp->x, gp->y, c->n, gp->dim, gp->kind, theta, &lml, grad,
-               gp->work) != HPOD_OK) {
+    if (gp_lml(gp->x, gp->y, c->n, gp->dim, gp->kinds, gp->kind, theta, &lml,
+               grad, gp->work) != HPOD_OK) {
         /* Not factorizable here: end this run, keep the best so far. */
         if (grad)
             memset(grad, 0, p * sizeof(double));
@@ -405,7 +430,43 @@ objective(unsigned p, const double *theta, double *grad, void *data)
         c->best_lml = lml;
         memcpy(c->best_theta, theta, p * sizeof(double));
     }
+    /* The budget spent: end the run; the best point evaluated stands. */
+    if (compute_budget_spent(gp->opt.budget)) {
+        gp->stats.budget_cut = 1;
+        nlopt_force_stop(c->opt);
+    }
     return lml;
+}
+
+/*
+ * Scores the ns starts by the LML alone into vals (-HUGE_VAL where not
+ * factorizable), recording the best in c. With a budget that is spent
+ * after a start, the rest are not scored: returns how many were (>= 1).
+ */
+static size_t
+score_starts(struct gp *gp, struct fit_ctx *c, const double *starts, size_t ns,
+             double *vals)
+{
+    size_t p = c->p;
+    for (size_t k = 0; k < ns; k++) {
+        double v;
+        gp->stats.n_value_evals++;
+        if (gp_lml(gp->x, gp->y, c->n, gp->dim, gp->kinds, gp->kind,
+                   starts + k * p, &v, NULL, gp->work) != HPOD_OK)
+            v = -HUGE_VAL;
+        else
+            add_ls_prior(gp, starts + k * p, &v, NULL);
+        vals[k] = v;
+        if (v > c->best_lml) {
+            c->best_lml = v;
+            memcpy(c->best_theta, starts + k * p, p * sizeof(double));
+        }
+        if (k + 1 < ns && compute_budget_spent(gp->opt.budget)) {
+            gp->stats.budget_cut = 1;
+            return k + 1;
+        }
+    }
+    return ns;
 }
 
 static void
@@ -496,7 +557,7 @@ condition_std(struct gp *gp)
     size_t n = gp->n;
     double *l = gp->work, jit = 0.0;
 
-    kernel_matrix(gp->kind, gp->x, n, gp->dim, gp->ls, gp->sf2, l);
+    kernel_matrix(gp->kind, gp->x, n, gp->dim, gp->kinds, gp->ls, gp->sf2, l);
     for (size_t i = 0; i < n; i++)
         l[i * n + i] += gp->sn2;
     if ((st = linalg_cholesky(l, n, gp->work + n * n, &jit)) != HPOD_OK) {
@@ -535,7 +596,7 @@ extend_factor(struct gp *gp, size_t p, size_t old_n, size_t n)
     gp->n = n;
     if (k > 0) {
         kernel_cross(gp->kind, gp->x + p * gp->dim, k, gp->x, n, gp->dim,
-                     gp->ls, gp->sf2, l + p * n);
+                     gp->kinds, gp->ls, gp->sf2, l + p * n);
         for (size_t i = p; i < n; i++)
             l[i * n + i] += gp->sn2;
         if ((st = linalg_chol_append(l, p, k, n)) != HPOD_OK)
@@ -657,22 +718,10 @@ gp_fit(struct gp *gp, const double *x, const double *y, size_t n,
         c.p = p;
         c.best_lml = -HUGE_VAL;
         c.best_theta = best;
-        for (size_t k = 0; k < ns; k++) {
-            double v;
-            gp->stats.n_value_evals++;
-            if (gp_lml(gp->x, gp->y, n, gp->dim, gp->kind, starts + k * p, &v,
-                       NULL, gp->work) != HPOD_OK)
-                v = -HUGE_VAL;
-            else
-                add_ls_prior(gp, starts + k * p, &v, NULL);
-            vals[k] = v;
-            if (v > c.best_lml) {
-                c.best_lml = v;
-                memcpy(best, starts + k * p, p * sizeof(double));
-            }
-        }
-        /* L-BFGS from the best nlocal starts (ties: lowest index). */
-        for (size_t r = 0; r < nlocal; r++) {
+        ns = score_starts(gp, &c, starts, ns, vals);
+        /* L-BFGS from the best nlocal starts (ties: lowest index), while
+         * the budget lasts. */
+        for (size_t r = 0; r < nlocal && !gp->stats.budget_cut; r++) {
             size_t pick = ns;
             for (size_t k = 0; k < ns; k++)
                 if (!used[k] && vals[k] > -HUGE_VAL &&
@@ -805,7 +854,7 @@ gp_predict_queries(struct gp *gp, double *mean, double *var)
         /* K*'s new rows, then V's: one dgemm and one dtrsm for the block
          * of all m queries (R&W algorithm 2.1, line 5, by rows). */
         kernel_cross(gp->kind, gp->x + p * gp->dim, n - p, gp->xq, m, gp->dim,
-                     gp->ls, gp->sf2, v + p * m);
+                     gp->kinds, gp->ls, gp->sf2, v + p * m);
         linalg_trsm_lower_tail(gp->l, n, p, v, m);
         gp->vq_rows = n;
     }
@@ -855,8 +904,8 @@ gp_predict(struct gp *gp, const double *xq, size_t m, double *mean, double *var)
         size_t mb = m - b < GP_PREDICT_BLOCK ? m - b : GP_PREDICT_BLOCK;
         double *kq = gp->kq; /* n × mb: column j is k* of query b + j */
 
-        kernel_cross(gp->kind, gp->x, n, xq + b * dim, mb, dim, gp->ls, gp->sf2,
-                     kq);
+        kernel_cross(gp->kind, gp->x, n, xq + b * dim, mb, dim, gp->kinds,
+                     gp->ls, gp->sf2, kq);
         /* Mean k*ᵀα (R&W algorithm 2.1, line 4), for the whole block. */
         linalg_gemv(1, n, mb, 1.0, kq, gp->alpha, 0.0, mean + b);
         for (size_t j = 0; j < mb; j++)

@@ -2,9 +2,10 @@
  * core/gp.h - Gaussian-process regression for the Bayesian sampler.
  *
  * Pure numeric module: no I/O, no JSON, no SQL, no globals. Inputs are
- * row-major double arrays (x: n×dim, already encoded to [0,1]^dim by
- * core/space) and raw objective values; the GP only regresses, so the
- * caller negates y when it minimizes. Follows Rasmussen & Williams (2006),
+ * row-major double arrays (x: n×dim, already encoded by core/space, whose
+ * categorical features the kernels compare by overlap: gp_set_kinds) and
+ * raw objective values; the GP only regresses, so the caller negates y
+ * when it minimizes. Follows Rasmussen & Williams (2006),
  * algorithm 2.1 (prediction) and §5.4.1 (log marginal likelihood and its
  * gradient). Kernels live in core/kernels.h, the acquisition functions in
  * core/acquisition.h.
@@ -40,6 +41,7 @@
 #define GP_PREDICT_BLOCK 256
 
 struct gp; /* opaque */
+struct compute_budget;
 
 /*
  * Hyperparameters in standardized y units. lengthscale points to dim
@@ -76,6 +78,13 @@ struct gp_fit_options {
      * (without the constant) added to the LML the fit maximizes, at the
      * starts and in L-BFGS. ls_prior_sd = 0 (the default): no prior. */
     double ls_prior_median, ls_prior_sd;
+    /* The caller's work budget (core/compute_budget.h; NULL: unbounded,
+     * the default). Once spent, gp_fit scores no more random starts and
+     * ends its L-BFGS run, keeping the best hyperparameters evaluated:
+     * the default start is always scored, so a fit is never skipped.
+     * Borrowed: only gp_fit reads it, so it must live through the fits
+     * made with these options (the samplers set it before each fit). */
+    struct compute_budget *budget;
 };
 
 /* What the last gp_fit did (for benchmarks and logs). */
@@ -86,6 +95,7 @@ struct gp_fit_stats {
     int used_fallback;    /* 1 if the default hyperparameters were used
                              because the optimum could not be factorized */
     double lml;           /* final LML, standardized units */
+    int budget_cut;       /* 1 if the budget ended the fit early */
 };
 
 /* Fills o with the defaults documented at struct gp_fit_options. */
@@ -103,6 +113,15 @@ struct gp *gp_create(size_t max_n, size_t dim, enum kernel_kind kind);
 
 /* Frees gp; accepts NULL. */
 void gp_free(struct gp *gp);
+
+/*
+ * gp_set_kinds - the inputs' feature kinds (dim entries, copied;
+ * core/space.h: space.kinds, whose categorical features the kernels
+ * compare by overlap); NULL: every feature real (gp_create's). A change
+ * leaves the GP unconditioned. Returns HPOD_OK, or HPOD_EINVAL for a NULL
+ * gp.
+ */
+enum hpod_status gp_set_kinds(struct gp *gp, const unsigned char *kinds);
 
 /*
  * gp_set_fit_options - replaces the fitting options (copied).
@@ -283,7 +302,8 @@ size_t gp_lml_work_size(size_t n, size_t dim);
 /*
  * gp_lml - log marginal likelihood and its gradient for given
  * hyperparameters, without a struct gp (used by gp_fit; exposed for tests).
- * x: n×dim; ystd: n values, used as given (standardize them first);
+ * x: n×dim, its feature kinds kinds (core/space.h; NULL: every feature
+ * real); ystd: n values, used as given (standardize them first);
  * log_params: GP_NPARAMS(dim) entries θ = (log ℓ_1..log ℓ_dim, log σ_f²,
  * log σ_n²); *lml receives
  *   -½ yᵀK_y⁻¹y - ½ log|K_y| - (n/2) log 2π,  K_y = K + σ_n² I;
@@ -299,8 +319,8 @@ size_t gp_lml_work_size(size_t n, size_t dim);
  * positive definite even with jitter or the result is not finite.
  */
 enum hpod_status gp_lml(const double *x, const double *ystd, size_t n,
-                        size_t dim, enum kernel_kind kind,
-                        const double *log_params, double *lml, double *grad,
-                        double *work);
+                        size_t dim, const unsigned char *kinds,
+                        enum kernel_kind kind, const double *log_params,
+                        double *lml, double *grad, double *work);
 
 #endif

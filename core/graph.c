@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/linalg.h"
+#include "core/space.h"
 #include "common/mem.h"
 
 #define SYM_TILE 32
@@ -64,6 +65,7 @@ void
 graph_options_default(struct graph_options *o)
 {
     o->kernel = KERNEL_RBF;
+    o->kinds = NULL;
     o->k = 0;
     o->avg_degree_frac = 1.0 / 7.0;
     o->lengthscale = 0.0;
@@ -269,16 +271,11 @@ graph_alloc(const double *x, size_t n, size_t dim,
     for (int v = 0; v < 5; v++)
         g->v[v] = xcalloc(n, sizeof(double));
 
-    /* Squared Euclidean distances, kept in w until the weights replace them. */
+    /* Squared distances, kept in w until the weights replace them. */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            double s = 0.0;
-            for (size_t d = 0; d < dim; d++) {
-                double t = x[i * dim + d] - x[j * dim + d];
-                s += t * t;
-            }
-            g->w[i * n + j] = g->w[j * n + i] = s;
-        }
+        for (size_t j = i + 1; j < n; j++)
+            g->w[i * n + j] = g->w[j * n + i] =
+                space_d2(o->kinds, x + i * dim, x + j * dim, dim);
     return g;
 }
 

@@ -52,8 +52,12 @@ enum graph_eif_mode {
 };
 
 struct graph_options {
-    /* Edge weight w_ij = kernel_corr(kernel, d_ij² / ℓ²), d = Euclidean. */
+    /* Edge weight w_ij = kernel_corr(kernel, d_ij² / ℓ²), d² = space_d2
+     * (core/space.h) with the feature kinds below. */
     enum kernel_kind kernel;
+    /* The points' feature kinds (dim entries, borrowed for graph_create;
+     * categoricals differ by overlap); NULL: Euclidean (the default). */
+    const unsigned char *kinds;
     /*
      * Neighbours per node before symmetrization: i ~ j if j is among the k
      * nearest of i or i among the k nearest of j (ties in distance broken

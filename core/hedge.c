@@ -114,9 +114,13 @@ hedge_used_is_obs(const struct sampler_input *in)
 }
 
 /* Brings the state's nominee history up to the n observations of in:
- * keeps the cached prefix that still matches, replays the rest. */
+ * keeps the cached prefix that still matches, replays the rest (exactly:
+ * in runs unbudgeted). The budget b is checked between replayed steps;
+ * once spent the steps replayed so far are kept (the next call goes on
+ * from there) and HPOD_EBUSY says the history is short. */
 static enum hpod_status
-hedge_history(const struct sampler_input *in, size_t init)
+hedge_history(const struct sampler_input *in, size_t init,
+              struct compute_budget *b)
 {
     struct hedge_cache *s = in->state->hedge;
     size_t n = in->n_obs, t0;
@@ -139,7 +143,12 @@ hedge_history(const struct sampler_input *in, size_t init)
     t0 = s->valid ? s->np + 1 : 0;
     for (size_t i = 0; i < n; i++)
         used[in->obs_cand[i]] = i < t0;
-    for (size_t t = t0; t <= n && st == HPOD_OK; t++) {
+    size_t t = t0;
+    for (; t <= n && st == HPOD_OK; t++) {
+        if (t > t0 && t >= init && compute_budget_spent(b)) {
+            st = HPOD_EBUSY;
+            break;
+        }
         if (t >= init)
             st = hedge_nominate(in, t, used, 0, s->nom + 2 * t);
         else
@@ -147,10 +156,11 @@ hedge_history(const struct sampler_input *in, size_t init)
         if (t < n)
             used[in->obs_cand[t]] = 1;
     }
-    if (st == HPOD_OK) {
-        memcpy(s->obs, in->obs_cand, n * sizeof *s->obs);
-        memcpy(s->y, in->obs_y, n * sizeof *s->y);
-        s->np = n;
+    if (st == HPOD_OK || (st == HPOD_EBUSY && t > 0)) {
+        /* Nominees for the prefixes 0..np: np = n, or the last replayed. */
+        s->np = st == HPOD_OK ? n : t - 1;
+        memcpy(s->obs, in->obs_cand, s->np * sizeof *s->obs);
+        memcpy(s->y, in->obs_y, s->np * sizeof *s->y);
         s->seed = in->seed;
         s->valid = 1;
     } else {
@@ -183,7 +193,6 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
     double *u = NULL, *mu = NULL;
     enum hpod_status st;
 
-    (void)r;
     for (size_t i = 0; i < n + in->n_pend; i++)
         if ((i < n ? in->obs_cand[i] : in->pend_cand[i - n]) >= in->n_cand)
             return HPOD_EINVAL;
@@ -191,7 +200,18 @@ hedge_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
         a.state = &own;
     if (!a.state->hedge)
         a.state->hedge = xcalloc(1, sizeof *a.state->hedge);
-    if ((st = hedge_history(&a, init)) != HPOD_OK)
+    /* The arms run unbudgeted: their replay is cached, and the chosen arm
+     * must choose alike when run again (hedge_explain). */
+    a.budget = NULL;
+    if ((st = hedge_history(&a, init, in->budget)) == HPOD_EBUSY) {
+        /* The budget ended the replay: the GP arm alone chooses. */
+        struct sampler_input f = *in;
+        f.variant &= ~SAMPLER_V_HEDGE;
+        f.state = a.state;
+        st = sampler_gp_finite(&f, r, cand);
+        goto out;
+    }
+    if (st != HPOD_OK)
         goto out;
     memcpy(nom, a.state->hedge->nom + 2 * n, sizeof nom);
     /* The replayed nominees at n saw only the observations as used; with

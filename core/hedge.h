@@ -20,7 +20,10 @@
  * candidate; graph EI labels only the observations, so that its factor is
  * the replay's). The nominees are cached in the sampler state (checked
  * against the observations, so never changing an answer); a cold process
- * replays them: n GP and n graph choices.
+ * replays them: n GP and n graph choices. A work budget
+ * (sampler_input.budget) is checked between replayed steps: once it is
+ * spent the replay stops, keeps what it replayed for the next choice,
+ * and the GP arm alone chooses this time (explain->budget_cut says so).
  */
 #ifndef HPOD_HEDGE_H
 #define HPOD_HEDGE_H

@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "core/space.h"
+
 /*
  * Up to this many dimensions the inverse lengthscales are kept in a stack
  * array, which turns a division per coordinate into a multiplication
@@ -15,11 +17,12 @@
 #define KERNEL_FAST_DIM 64
 
 static double
-r2_inv(const double *x, const double *y, const double *inv, size_t dim)
+r2_inv(const double *x, const double *y, const double *inv, size_t dim,
+       const unsigned char *kinds)
 {
     double s = 0.0;
     for (size_t d = 0; d < dim; d++) {
-        double t = (x[d] - y[d]) * inv[d];
+        double t = space_diff(kinds, d, x[d], y[d]) * inv[d];
         s += t * t;
     }
     return s;
@@ -41,11 +44,12 @@ kernel_corr(enum kernel_kind kind, double r2)
 }
 
 double
-kernel_r2(const double *x, const double *y, const double *ls, size_t dim)
+kernel_r2(const double *x, const double *y, const double *ls, size_t dim,
+          const unsigned char *kinds)
 {
     double s = 0.0;
     for (size_t d = 0; d < dim; d++) {
-        double t = (x[d] - y[d]) / ls[d];
+        double t = space_diff(kinds, d, x[d], y[d]) / ls[d];
         s += t * t;
     }
     return s;
@@ -70,7 +74,8 @@ kernel_dcorr_dr2(enum kernel_kind kind, double r2)
 
 void
 kernel_matrix(enum kernel_kind kind, const double *x, size_t n, size_t dim,
-              const double *ls, double sf2, double *out)
+              const unsigned char *kinds, const double *ls, double sf2,
+              double *out)
 {
     double inv[KERNEL_FAST_DIM];
     int fast = dim <= KERNEL_FAST_DIM;
@@ -83,8 +88,8 @@ kernel_matrix(enum kernel_kind kind, const double *x, size_t n, size_t dim,
         out[i * n + i] = sf2;
         for (size_t j = 0; j < i; j++) {
             const double *xj = x + j * dim;
-            double r2 =
-                fast ? r2_inv(xi, xj, inv, dim) : kernel_r2(xi, xj, ls, dim);
+            double r2 = fast ? r2_inv(xi, xj, inv, dim, kinds)
+                             : kernel_r2(xi, xj, ls, dim, kinds);
             double k = sf2 * kernel_corr(kind, r2);
             out[i * n + j] = k;
             out[j * n + i] = k;
@@ -94,7 +99,8 @@ kernel_matrix(enum kernel_kind kind, const double *x, size_t n, size_t dim,
 
 void
 kernel_cross(enum kernel_kind kind, const double *xq, size_t m, const double *x,
-             size_t n, size_t dim, const double *ls, double sf2, double *out)
+             size_t n, size_t dim, const unsigned char *kinds, const double *ls,
+             double sf2, double *out)
 {
     double inv[KERNEL_FAST_DIM];
     int fast = dim <= KERNEL_FAST_DIM;
@@ -106,8 +112,8 @@ kernel_cross(enum kernel_kind kind, const double *xq, size_t m, const double *x,
         const double *xi = xq + i * dim;
         for (size_t j = 0; j < n; j++) {
             const double *xj = x + j * dim;
-            double r2 =
-                fast ? r2_inv(xi, xj, inv, dim) : kernel_r2(xi, xj, ls, dim);
+            double r2 = fast ? r2_inv(xi, xj, inv, dim, kinds)
+                             : kernel_r2(xi, xj, ls, dim, kinds);
             out[i * n + j] = sf2 * kernel_corr(kind, r2);
         }
     }
@@ -115,17 +121,18 @@ kernel_cross(enum kernel_kind kind, const double *xq, size_t m, const double *x,
 
 void
 kernel_matrix_dlogls(enum kernel_kind kind, const double *x, size_t n,
-                     size_t dim, const double *ls, double sf2, size_t d,
-                     double *out)
+                     size_t dim, const unsigned char *kinds, const double *ls,
+                     double sf2, size_t d, double *out)
 {
     for (size_t i = 0; i < n; i++) {
         out[i * n + i] = 0.0;
         for (size_t j = 0; j < i; j++) {
             const double *xi = x + i * dim, *xj = x + j * dim;
-            double t = (xi[d] - xj[d]) / ls[d];
-            double v = -2.0 * sf2 *
-                       kernel_dcorr_dr2(kind, kernel_r2(xi, xj, ls, dim)) * t *
-                       t;
+            double t = space_diff(kinds, d, xi[d], xj[d]) / ls[d];
+            double v =
+                -2.0 * sf2 *
+                kernel_dcorr_dr2(kind, kernel_r2(xi, xj, ls, dim, kinds)) * t *
+                t;
             out[i * n + j] = v;
             out[j * n + i] = v;
         }
@@ -164,8 +171,8 @@ corr_and_q(enum kernel_kind kind, double r2, const double *kij, double sf2,
 /* kernel_grad_contract for dim > KERNEL_FAST_DIM: no stack arrays. */
 static void
 slow_contract(enum kernel_kind kind, const double *x, size_t n, size_t dim,
-              const double *ls, double sf2, const double *k, const double *w,
-              double *g)
+              const unsigned char *kinds, const double *ls, double sf2,
+              const double *k, const double *w, double *g)
 {
     double gsf = 0.0;
 
@@ -178,11 +185,11 @@ slow_contract(enum kernel_kind kind, const double *x, size_t n, size_t dim,
             const double *xj = x + j * dim;
             double wij = 2.0 * w[i * n + j];
             double c, q;
-            corr_and_q(kind, kernel_r2(xi, xj, ls, dim),
+            corr_and_q(kind, kernel_r2(xi, xj, ls, dim, kinds),
                        k ? k + i * n + j : NULL, sf2, &c, &q);
             gsf += wij * sf2 * c;
             for (size_t d = 0; d < dim; d++) {
-                double t = (xi[d] - xj[d]) / ls[d];
+                double t = space_diff(kinds, d, xi[d], xj[d]) / ls[d];
                 g[d] += wij * sf2 * q * t * t;
             }
         }
@@ -192,14 +199,14 @@ slow_contract(enum kernel_kind kind, const double *x, size_t n, size_t dim,
 
 void
 kernel_grad_contract(enum kernel_kind kind, const double *x, size_t n,
-                     size_t dim, const double *ls, double sf2, const double *k,
-                     const double *w, double *g)
+                     size_t dim, const unsigned char *kinds, const double *ls,
+                     double sf2, const double *k, const double *w, double *g)
 {
     double inv[KERNEL_FAST_DIM], t[KERNEL_FAST_DIM];
     double gsf = 0.0;
 
     if (dim > KERNEL_FAST_DIM) {
-        slow_contract(kind, x, n, dim, ls, sf2, k, w, g);
+        slow_contract(kind, x, n, dim, kinds, ls, sf2, k, w, g);
         return;
     }
     for (size_t d = 0; d < dim; d++) {
@@ -214,7 +221,7 @@ kernel_grad_contract(enum kernel_kind kind, const double *x, size_t n,
             const double *xj = x + j * dim;
             double r2 = 0.0;
             for (size_t d = 0; d < dim; d++) {
-                t[d] = (xi[d] - xj[d]) * inv[d];
+                t[d] = space_diff(kinds, d, xi[d], xj[d]) * inv[d];
                 t[d] *= t[d];
                 r2 += t[d];
             }

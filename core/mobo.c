@@ -121,8 +121,8 @@ mobo_front(const struct mobo_input *in, size_t *idx, size_t *n_front)
     return mobo_ctx_front(in, idx, n_front);
 }
 
-enum hpod_status
-mobo_next(const struct mobo_input *in, double *raw, size_t *cand)
+static enum hpod_status
+next_choice(const struct mobo_input *in, double *raw, size_t *cand)
 {
     struct mobo_ctx x;
     struct rng r;
@@ -179,5 +179,14 @@ out:
     if (st != HPOD_OK && in->n_cand > 0)
         *cand = (size_t)-1;
     mobo_ctx_clear(&x);
+    return st;
+}
+
+enum hpod_status
+mobo_next(const struct mobo_input *in, double *raw, size_t *cand)
+{
+    enum hpod_status st = next_choice(in, raw, cand);
+    if (in && in->explain && compute_budget_was_cut(in->budget))
+        in->explain->budget_cut = 1;
     return st;
 }

@@ -18,54 +18,57 @@
 /* log(MOBO_MIN_PFEAS). */
 #define LOG_MIN_PFEAS (-6.907755278982137)
 
-/*
- * score[i] for k points from their objective means and standard
- * deviations (k × m) and log feasibility lpf (k); points with skip[i]
- * (skip may be NULL) get NaN. Larger is better.
- */
+/* The acquisition at one point (mi, si: its m means and sds; lpf: its
+ * log feasibility). Larger is better. */
+static double
+score_one(const struct mobo_ctx *x, const double *mi, const double *si,
+          double lpf)
+{
+    size_t m = x->m;
+    double e;
+
+    /* Where the model is confident that a constraint fails, the product
+     * EI·P can still win in the far tails (log EI of -1e4 against log P
+     * of -2e3 once the incumbent is found), which would spend evaluations
+     * on certain violations: such points are out. */
+    if (lpf < LOG_MIN_PFEAS)
+        return -INFINITY;
+    if (m == 1) /* EI·Π P_c (Gardner et al. 2014), in logs; before any
+                 * feasible incumbent, Π P_c alone (Gelbart et al. 2014). */
+        return lpf + (x->has_best ? acq_log_ei(mi[0], si[0], x->best, 0) : 0);
+    if (m == 2) {
+        e = ehvi_2d(x->front, x->n_front, x->sense, x->ref, mi, si);
+    } else if (m <= MOBO_EHVI_EXACT_MAX) {
+        /* The same draws for every candidate (common random numbers): the
+         * Monte Carlo error then mostly cancels in comparisons. */
+        struct rng r = x->mc;
+        e = ehvi_mc(x->front, x->n_front, m, x->sense, x->ref, mi, si,
+                    MOBO_MC_SAMPLES, &r, NULL);
+    } else {
+        struct rng r = x->mc;
+        e = ehvi_hvs_mc(m, x->sense, x->ref, mi, si, x->lambda, x->hvs_best,
+                        MOBO_MC_SAMPLES, &r);
+    }
+    return (e > 0 ? log(e) : -INFINITY) + lpf;
+}
+
 void
 mobo_acq_score(const struct mobo_ctx *x, const double *mu, const double *sd,
                const double *lpf, size_t k, const unsigned char *skip,
-               double *score)
+               struct compute_budget *b, double *score)
 {
-    size_t m = x->m;
+    size_t m = x->m, nch = (k + MOBO_ACQ_CHUNK - 1) / MOBO_ACQ_CHUNK;
 
-    for (size_t i = 0; i < k; i++) {
-        const double *mi = mu + i * m, *si = sd + i * m;
-        double e;
-        if (skip && skip[i]) {
-            score[i] = NAN;
-            continue;
-        }
-        /* Where the model is confident that a constraint fails, the
-         * product EI·P can still win in the far tails (log EI of -1e4
-         * against log P of -2e3 once the incumbent is found), which would
-         * spend evaluations on certain violations: such points are out. */
-        if (lpf[i] < LOG_MIN_PFEAS) {
-            score[i] = -INFINITY;
-            continue;
-        }
-        if (m == 1) {
-            /* EI·Π P_c (Gardner et al. 2014), in logs; before any
-             * feasible incumbent, Π P_c alone (Gelbart et al. 2014). */
-            score[i] = lpf[i] +
-                       (x->has_best ? acq_log_ei(mi[0], si[0], x->best, 0) : 0);
-            continue;
-        }
-        if (m == 2) {
-            e = ehvi_2d(x->front, x->n_front, x->sense, x->ref, mi, si);
-        } else if (m <= MOBO_EHVI_EXACT_MAX) {
-            /* The same draws for every candidate (common random numbers):
-             * the Monte Carlo error then mostly cancels in comparisons. */
-            struct rng r = x->mc;
-            e = ehvi_mc(x->front, x->n_front, m, x->sense, x->ref, mi, si,
-                        MOBO_MC_SAMPLES, &r, NULL);
-        } else {
-            struct rng r = x->mc;
-            e = ehvi_hvs_mc(m, x->sense, x->ref, mi, si, x->lambda, x->hvs_best,
-                            MOBO_MC_SAMPLES, &r);
-        }
-        score[i] = (e > 0 ? log(e) : -INFINITY) + lpf[i];
+    for (size_t i = 0; i < k; i++)
+        score[i] = NAN;
+    /* Chunk c holds the points c, c + nch, c + 2·nch, ...: each chunk
+     * spans the whole list, so a cut leaves no region unscored. */
+    for (size_t c = 0; c < nch; c++) {
+        if (c > 0 && compute_budget_spent(b))
+            break;
+        for (size_t i = c; i < k; i += nch)
+            if (!(skip && skip[i]))
+                score[i] = score_one(x, mu + i * m, sd + i * m, lpf[i]);
     }
 }
 
@@ -155,7 +158,8 @@ mobo_acq_pick_trust(const struct mobo_ctx *x, const double *u,
     if (in->trust_shape == MOBO_TRUST_STEPS)
         trust_region_steps(in->space, in->cand_raw, k, skip, centre, nc, mask);
     else
-        trust_region_nearest(u, k, x->dim, skip, centre, nc, in->trust_k, mask);
+        trust_region_nearest(u, k, x->dim, in->space->kinds, skip, centre, nc,
+                             in->trust_k, mask);
     for (size_t i = 0; i < k; i++)
         sk2[i] = skip[i] || !mask[i];
     p = acq_argmax(score, k, sk2);

@@ -13,15 +13,23 @@
 #include "common/status.h"
 #include "core/mobo_ctx.h"
 
+/* Points mobo_acq_score scores between two checks of the budget. */
+#define MOBO_ACQ_CHUNK 256
+
 /*
  * mobo_acq_score - score[i] for k points from their objective means and
  * standard deviations (k × m) and log feasibility lpf (k); points with
  * skip[i] (skip may be NULL) get NaN. Larger is better. The incumbent
- * (mobo_ctx_incumbent) must be built.
+ * (mobo_ctx_incumbent) must be built. The points are scored in chunks of
+ * about MOBO_ACQ_CHUNK, each spread over the whole list (chunk c: points
+ * c, c + nch, ...); with a budget b (NULL: unbounded) spent after a chunk
+ * the rest stay NaN (ineligible). A point's score never depends on the
+ * chunking.
  */
 void mobo_acq_score(const struct mobo_ctx *x, const double *mu,
                     const double *sd, const double *lpf, size_t k,
-                    const unsigned char *skip, double *score);
+                    const unsigned char *skip, struct compute_budget *b,
+                    double *score);
 
 /*
  * mobo_acq_pick - the argmax of score over the eligible points; when every

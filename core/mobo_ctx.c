@@ -110,16 +110,21 @@ fit_con_gp(const struct mobo_input *in, size_t c, struct gp **out)
      * default budget): docs/tuning.md, "Constraint GPs".
      */
     for (int a = 0; a < 2; a++) {
+        /* The second fit only while the budget lasts. */
+        if (a == 1 && gp && compute_budget_spent(in->budget))
+            break;
         struct gp *g = gp_create(n, dim, (enum kernel_kind)in->kernel);
+        struct gp_fit_options o;
         enum hpod_status sa;
+        gp_fit_options_default(&o);
         if (n <= CON_FIT_MAX_N) {
-            struct gp_fit_options o;
-            gp_fit_options_default(&o);
             o.n_starts = 16;
             o.n_local = 2;
             o.max_eval = 50;
-            gp_set_fit_options(g, &o);
         }
+        o.budget = in->budget;
+        gp_set_fit_options(g, &o);
+        (void)gp_set_kinds(g, in->space->kinds);
         child_rng(in, MOBO_TAG_CON + 2 * c + (uint64_t)a, &r);
         sa = gp_fit(g, x, y, n, &r);
         if (sa == HPOD_OK && (!gp || gp_log_marginal_likelihood(g) >

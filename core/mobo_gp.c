@@ -128,8 +128,12 @@ obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
     int kern = x->in->kernel;
 
     *owned = !s;
-    if (!s)
-        return gp_create(need, x->dim, (enum kernel_kind)kern);
+    if (!s) {
+        struct gp *g = gp_create(need, x->dim, (enum kernel_kind)kern);
+        if (g)
+            (void)gp_set_kinds(g, x->in->space->kinds);
+        return g;
+    }
     if (s->m != x->m) {
         for (size_t i = 0; i < s->m; i++)
             gp_free(s->obj[i].gp);
@@ -158,6 +162,8 @@ obj_gp(const struct mobo_ctx *x, size_t j, size_t need, int *owned)
         o->dim = x->dim;
         o->kernel = kern;
     }
+    if (o->gp)
+        (void)gp_set_kinds(o->gp, x->in->space->kinds); /* no-op when equal */
     return o->gp;
 }
 
@@ -174,6 +180,8 @@ obj_hyper(const struct mobo_ctx *x, size_t j, struct gp *gp, const double *u,
     size_t s = mobo_gp_fit_point(n);
     uint64_t key = fit_key(in, j, u, y, s, x->dim);
     struct mobo_obj_model *o = in->state ? &in->state->obj[j] : NULL;
+    struct gp_fit_options fo;
+    struct gp_fit_stats fs;
     struct rng r;
     enum hpod_status st;
 
@@ -182,11 +190,16 @@ obj_hyper(const struct mobo_ctx *x, size_t j, struct gp *gp, const double *u,
     if (o)
         o->valid = 0;
     gp_reset_hyper(gp);
+    gp_fit_options_default(&fo);
+    fo.budget = in->budget;
+    (void)gp_set_fit_options(gp, &fo); /* valid by construction */
     rng_seed2(&r, in->seed ^ ((MOBO_TAG_OBJ + j) * 0x9E3779B97F4A7C15ULL),
               (uint64_t)s);
     if ((st = gp_fit(gp, u, y, s, &r)) != HPOD_OK)
         return st;
-    if (o) {
+    /* A fit the budget cut serves this choice only: not kept. */
+    gp_get_fit_stats(gp, &fs);
+    if (o && !fs.budget_cut) {
         o->valid = 1;
         o->s_fit = s;
         o->key = key;
@@ -284,7 +297,7 @@ gp_score(const struct mobo_ctx *x, const double *u, size_t k,
 
     if ((st = gp_objectives(x, u, k, mu, sd)) == HPOD_OK &&
         (st = mobo_ctx_con_logpf(x, u, k, lpf)) == HPOD_OK)
-        mobo_acq_score(x, mu, sd, lpf, k, skip, score);
+        mobo_acq_score(x, mu, sd, lpf, k, skip, NULL, score);
     free(mu);
     free(sd);
     return st;
@@ -318,7 +331,7 @@ mobo_gp_finite(struct mobo_ctx *x, size_t *cand)
         }
     }
     if (st == HPOD_OK && (st = mobo_ctx_con_logpf(x, u, n, lpf)) == HPOD_OK) {
-        mobo_acq_score(x, mu, sd, lpf, n, in->cand_used, score);
+        mobo_acq_score(x, mu, sd, lpf, n, in->cand_used, in->budget, score);
         st = mobo_acq_pick_trust(x, u, score, lpf, n, in->cand_used, cand);
     }
     if (st == HPOD_OK)
@@ -363,7 +376,8 @@ mobo_gp_continuous(struct mobo_ctx *x, struct rng *r, double *raw)
 
     acqopt_ws_init(&ws, sp);
     if ((st = acqopt_draw(&ws, sp, r)) == HPOD_OK &&
-        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) == HPOD_OK &&
+        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, x->in->budget, &pick)) ==
+            HPOD_OK &&
         (st = mobo_acq_pick(x, ws.score, o.lpf, ws.n, NULL, &pick)) ==
             HPOD_OK) {
         space_decode(sp, ws.u + pick * x->dim, raw);

@@ -255,6 +255,7 @@ mobo_graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
     }
     graph_options_default(&o);
     o.kernel = (enum kernel_kind)in->kernel;
+    o.kinds = in->space->kinds;
     if ((st = finite && in->state
                   ? graph_cache_get(&in->state->graph, u, nn, dim, in->kernel,
                                     0, build_cached, &o, &g)
@@ -264,7 +265,7 @@ mobo_graph_choose(struct mobo_ctx *x, struct rng *r, double *raw, size_t *cand)
         (st = mobo_ctx_incumbent(x)) != HPOD_OK ||
         (st = mobo_ctx_con_logpf(x, u, nn, lpf)) != HPOD_OK)
         goto out;
-    mobo_acq_score(x, mu, sd, lpf, nn, skip, score);
+    mobo_acq_score(x, mu, sd, lpf, nn, skip, in->budget, score);
     if ((st = finite
                   ? mobo_acq_pick_trust(x, u, score, lpf, nn, skip, &pick)
                   : mobo_acq_pick(x, score, lpf, nn, skip, &pick)) != HPOD_OK)

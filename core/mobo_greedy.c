@@ -27,9 +27,7 @@ greedy_scores(const struct mobo_input *in, const double *uf, size_t nf,
         space_encode(in->space, in->cand_raw + i * np, u);
         double best = INFINITY;
         for (size_t f = 0; f < nf; f++) {
-            double d = 0;
-            for (size_t k = 0; k < dim; k++)
-                d += (u[k] - uf[f * dim + k]) * (u[k] - uf[f * dim + k]);
+            double d = space_d2(in->space->kinds, u, uf + f * dim, dim);
             if (d < best)
                 best = d;
         }

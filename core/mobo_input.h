@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "core/compute_budget.h"
 #include "core/space.h"
 
 struct sampler_explain; /* core/sampler_explain.h */
@@ -165,6 +166,11 @@ struct mobo_input {
     int gp_blend;
     /* Optional cache (NULL: none); see struct mobo_state. */
     struct mobo_state *state;
+    /* The choice's work budget (core/compute_budget.h; NULL: unbounded):
+     * the GP fits, the acquisition optimizer and the scoring of the
+     * candidates (in chunks spread over the list) yield when it is spent,
+     * answering the best scored. */
+    struct compute_budget *budget;
     /* Optional output (NULL: nothing recorded): mobo_next clears it and,
      * on success, fills the pick's acquisition (the log of EHVI, or EI
      * for one objective, plus the log probability of feasibility: the

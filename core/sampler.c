@@ -72,9 +72,7 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
         if (in->cand_used[i])
             continue;
         space_encode(sp, in->cand_raw + i * np, u);
-        double d = 0;
-        for (size_t k = 0; k < dim; k++)
-            d += (u[k] - ub[k]) * (u[k] - ub[k]);
+        double d = space_d2(sp->kinds, u, ub, dim);
         if (d < bd) {
             bd = d;
             pick = i;
@@ -88,8 +86,8 @@ greedy_candidate(const struct sampler_input *in, size_t *cand)
     return HPOD_OK;
 }
 
-enum hpod_status
-sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
+static enum hpod_status
+next_choice(const struct sampler_input *in, double *raw, size_t *cand)
 {
     struct rng r;
     enum hpod_status st;
@@ -163,5 +161,14 @@ sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
         in->explain->pick.cand = *cand; /* random or greedy */
     if (st == HPOD_OK)
         memcpy(raw, in->cand_raw + *cand * np, np * sizeof *raw);
+    return st;
+}
+
+enum hpod_status
+sampler_next(const struct sampler_input *in, double *raw, size_t *cand)
+{
+    enum hpod_status st = next_choice(in, raw, cand);
+    if (in->explain && compute_budget_was_cut(in->budget))
+        in->explain->budget_cut = 1;
     return st;
 }

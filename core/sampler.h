@@ -38,7 +38,8 @@ void sampler_state_free(struct sampler_state *s); /* accepts NULL */
  * choice rather than failing the request. Before in->init observations
  * (and for random studies) the choice is random from rng_seed2(seed, seq);
  * a transfer prior replaces that initial design by the free candidate of
- * largest prior.
+ * largest prior. With a work budget (in->budget) that ran out, the choice
+ * is the best found by then, and in->explain->budget_cut says so.
  */
 enum hpod_status sampler_next(const struct sampler_input *in, double *raw,
                               size_t *cand);

@@ -24,6 +24,7 @@ sampler_explain_reset(struct sampler_explain *e, int chooser)
     e->runner_raw = NULL;
     e->chooser = chooser;
     e->arm = 0;
+    e->budget_cut = 0;
     e->incumbent = NAN;
     e->n_runners = 0;
     explain_point_reset(&e->pick);

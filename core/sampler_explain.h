@@ -45,6 +45,9 @@ struct sampler_explain {
     /* SAMPLER_V_HEDGE: 1 when the hedge's graph-EI arm chose (pick and
      * runners-up are graph EI's), 0 otherwise. */
     int arm;
+    /* 1 when the choice's work budget ended its search early (the pick is
+     * the best found by then; core/compute_budget.h). */
+    int budget_cut;
 };
 
 /* Frees e's array and zeroes it (chooser random); accepts NULL. */

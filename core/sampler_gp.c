@@ -61,8 +61,12 @@ model_gp_state(const struct sampler_input *in, size_t need, int *owned)
     size_t dim = in->space->dim;
 
     *owned = !in->state || !in->gp_model;
-    if (*owned)
-        return gp_create(need, dim, (enum kernel_kind)in->kernel);
+    if (*owned) {
+        struct gp *gp = gp_create(need, dim, (enum kernel_kind)in->kernel);
+        if (gp)
+            (void)gp_set_kinds(gp, in->space->kinds);
+        return gp;
+    }
     if (!in->state->gp)
         in->state->gp = xcalloc(1, sizeof *in->state->gp);
     c = in->state->gp;
@@ -73,6 +77,8 @@ model_gp_state(const struct sampler_input *in, size_t need, int *owned)
         c->kernel = in->kernel;
         c->gp = gp_create(c->cap, dim, (enum kernel_kind)in->kernel);
     }
+    if (c->gp)
+        (void)gp_set_kinds(c->gp, in->space->kinds); /* no-op when equal */
     return c->gp;
 }
 
@@ -94,6 +100,7 @@ model_gp(const struct sampler_input *in, size_t need, int *owned)
         o.ls_prior_median = in->ls_prior;
         o.ls_prior_sd = SAMPLER_LSP_SD;
     }
+    o.budget = in->budget;
     if (gp)
         (void)gp_set_fit_options(gp, &o); /* valid by construction */
     return gp;
@@ -179,7 +186,11 @@ fit_or_condition(const struct sampler_input *in, struct rng *r, struct gp *gp,
     gp_reset_hyper(gp);
     if ((st = gp_fit(gp, x, y, n, r)) != HPOD_OK)
         return st;
-    if (in->gp_model)
+    /* A fit the budget cut is used for this choice only: the study keeps
+     * its model, and the next choice fits again. */
+    struct gp_fit_stats fs;
+    gp_get_fit_stats(gp, &fs);
+    if (in->gp_model && !fs.budget_cut)
         model_record(in, gp, n);
     return HPOD_OK;
 }
@@ -326,7 +337,8 @@ prior_weight(const struct sampler_input *in)
         size_t dim = in->space->dim;
         double *u = xmalloc(n * dim * sizeof *u);
         space_encode_rows(in->space, in->obs_raw, n, u);
-        w = transfer_weight_rankloss(z + n, z, u, n, dim, in->seed);
+        w = transfer_weight_rankloss(z + n, z, u, n, dim, in->space->kinds,
+                                     in->seed);
         free(u);
     } else {
         w = transfer_weight(in->prior_rule, z + n, z, n);
@@ -375,9 +387,10 @@ sampler_gp_finite(const struct sampler_input *in, struct rng *r, size_t *cand)
         if (w != 0.0)
             prior_rescore(in, w, best, n, buf);
         if (in->trust_div > 0)
-            trust_region_best(u, n, in->space->dim, in->cand_used, in->obs_cand,
-                              in->obs_y, in->n_obs, (size_t)in->trust_div,
-                              SAMPLER_TR_TAU, buf + 2 * n);
+            trust_region_best(u, n, in->space->dim, in->space->kinds,
+                              in->cand_used, in->obs_cand, in->obs_y, in->n_obs,
+                              (size_t)in->trust_div, SAMPLER_TR_TAU,
+                              buf + 2 * n);
     }
     if (st == HPOD_OK) {
         *cand = acq_argmax(buf + 2 * n, n, in->cand_used);
@@ -481,7 +494,8 @@ sampler_gp_continuous(const struct sampler_input *in, struct rng *r,
         (st = sampler_gp_fit(in, r, &o.gp, &owned, &o.best, 0.0,
                              in->acquisition == 3 ? &o.noise : NULL)) !=
             HPOD_OK ||
-        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, &pick)) != HPOD_OK)
+        (st = acqopt_run(&ws, sp, r, gp_opt_score, &o, in->budget, &pick)) !=
+            HPOD_OK)
         goto out;
     space_decode(sp, ws.u + pick * sp->dim, raw);
     if (in->explain)

@@ -45,8 +45,8 @@
  * (O(n²·dim), once per candidate set and process).
  */
 static enum hpod_status
-graph_build(const double *x, size_t n, size_t dim, int kernel, int acq,
-            struct graph **out)
+graph_build(const double *x, size_t n, size_t dim, const unsigned char *kinds,
+            int kernel, int acq, struct graph **out)
 {
     struct graph_options o;
     struct graph *g = NULL;
@@ -56,6 +56,7 @@ graph_build(const double *x, size_t n, size_t dim, int kernel, int acq,
     *out = NULL;
     graph_options_default(&o);
     o.kernel = (enum kernel_kind)kernel;
+    o.kinds = kinds;
     if ((st = graph_create(x, n, dim, &o, &g)) != HPOD_OK)
         return st;
     if (acq == 1) {
@@ -77,23 +78,31 @@ graph_build(const double *x, size_t n, size_t dim, int kernel, int acq,
     return graph_create(x, n, dim, &o, out);
 }
 
-/* graph_cache's builder: graph_build with the acquisition at ctx. */
+/* What graph_build needs besides the points (graph_cache's ctx). */
+struct build_args {
+    const unsigned char *kinds;
+    int kernel, acq;
+};
+
+/* graph_cache's builder: graph_build with the arguments at ctx. */
 static enum hpod_status
 build_cached(const double *x, size_t n, size_t dim, void *ctx,
              struct graph **out)
 {
-    const int *ka = ctx; /* kernel, acquisition */
-    return graph_build(x, n, dim, ka[0], ka[1], out);
+    const struct build_args *a = ctx;
+    return graph_build(x, n, dim, a->kinds, a->kernel, a->acq, out);
 }
 
-/* The cache's graph over x (n×dim), rebuilt if x, the kernel or the
- * acquisition changed (graph EI and EIF use different lengthscales). */
+/* The cache's graph over the candidates x (n×dim) of in's space, rebuilt
+ * if x, the kernel or the acquisition changed (graph EI and EIF use
+ * different lengthscales). */
 static enum hpod_status
-cached_graph(struct graph_cache *c, const double *x, size_t n, size_t dim,
-             int kernel, int acq, struct graph **out)
+cached_graph(struct graph_cache *c, const struct sampler_input *in,
+             const double *x, size_t n, int acq, struct graph **out)
 {
-    int ka[2] = {kernel, acq};
-    return graph_cache_get(c, x, n, dim, kernel, acq, build_cached, ka, out);
+    struct build_args a = {in->space->kinds, in->kernel, acq};
+    return graph_cache_get(c, x, n, in->space->dim, in->kernel, acq,
+                           build_cached, &a, out);
 }
 
 /*
@@ -316,15 +325,14 @@ sampler_graph_finite(const struct sampler_input *in, size_t *cand)
             st = HPOD_EINVAL;
             goto out;
         }
-    if ((st = cached_graph(c, u, n, dim, in->kernel, in->acquisition, &g)) !=
-            HPOD_OK ||
+    if ((st = cached_graph(c, in, u, n, in->acquisition, &g)) != HPOD_OK ||
         (st = graph_scores(g, n, in, in->obs_cand, in->pend_cand, score, mv)) !=
             HPOD_OK)
         goto out;
     if (in->trust_div > 0)
-        trust_region_best(u, n, dim, in->cand_used, in->obs_cand, in->obs_y,
-                          in->n_obs, (size_t)in->trust_div, SAMPLER_TR_TAU,
-                          score);
+        trust_region_best(u, n, dim, in->space->kinds, in->cand_used,
+                          in->obs_cand, in->obs_y, in->n_obs,
+                          (size_t)in->trust_div, SAMPLER_TR_TAU, score);
     for (size_t i = 0; i < n; i++)
         skip[i] = in->cand_used[i];
     *cand = acq_argmax(score, n, skip);
@@ -386,8 +394,8 @@ sampler_graph_continuous(const struct sampler_input *in, struct rng *r,
     for (size_t i = 0; i < no + npd; i++)
         skip[i] = 1;
     acqopt_sample(sp, r, nr, u + (no + npd) * dim, rawbuf);
-    if ((st = graph_build(u, n, dim, in->kernel, in->acquisition, &g)) !=
-            HPOD_OK ||
+    if ((st = graph_build(u, n, dim, sp->kinds, in->kernel, in->acquisition,
+                          &g)) != HPOD_OK ||
         (st = graph_scores(g, n, in, lo, lp, score, mv)) != HPOD_OK)
         goto out;
     size_t pick = acq_argmax(score, n, skip);

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "core/compute_budget.h"
 #include "core/graph_cache.h"
 #include "core/sampler_explain.h"
 #include "core/sampler_gp_model.h"
@@ -120,6 +121,10 @@ struct sampler_input {
     /* Optional output (NULL: nothing recorded, no cost); the caller
      * clears it (sampler_explain_clear) after use. */
     struct sampler_explain *explain;
+    /* The choice's work budget (core/compute_budget.h; NULL: unbounded):
+     * the GP fit, the acquisition optimizer and the hedge's replay yield
+     * when it is spent, answering the best found. */
+    struct compute_budget *budget;
 };
 
 #endif

@@ -25,16 +25,37 @@ space_clear(struct space *sp)
         free(sp->params[i].cond);
     }
     free(sp->params);
+    free(sp->kinds);
     memset(sp, 0, sizeof *sp);
 }
 
+/* A new parameter (zeroed) and its feature, of the given kind. */
 static struct param *
-push(struct space *sp)
+push(struct space *sp, enum space_feature kind)
 {
     sp->params = xrealloc(sp->params, (sp->n_params + 1) * sizeof *sp->params);
     struct param *p = &sp->params[sp->n_params++];
     memset(p, 0, sizeof *p);
+    if (kind != SPACE_FEATURE_REAL && !sp->kinds)
+        sp->kinds = xcalloc(sp->dim + 1, 1);
+    else if (sp->kinds)
+        sp->kinds = xrealloc(sp->kinds, sp->dim + 1);
+    if (sp->kinds)
+        sp->kinds[sp->dim] = (unsigned char)kind;
+    sp->dim += 1;
     return p;
+}
+
+double
+space_d2(const unsigned char *kinds, const double *x, const double *y,
+         size_t dim)
+{
+    double s = 0.0;
+    for (size_t d = 0; d < dim; d++) {
+        double t = space_diff(kinds, d, x[d], y[d]);
+        s += t * t;
+    }
+    return s;
 }
 
 enum hpod_status
@@ -49,12 +70,11 @@ space_add_range(struct space *sp, enum param_type type, double low, double high,
         return HPOD_EUNPROC;
     if (type == PARAM_CATEGORICAL)
         return HPOD_EINVAL;
-    struct param *p = push(sp);
+    struct param *p = push(sp, SPACE_FEATURE_REAL);
     p->type = type;
     p->low = low;
     p->high = high;
     p->log = log != 0;
-    sp->dim += 1;
     return HPOD_OK;
 }
 
@@ -83,14 +103,13 @@ space_add_values(struct space *sp, enum param_type type, const double *values,
             return HPOD_EUNPROC;
         }
     }
-    struct param *p = push(sp);
+    struct param *p = push(sp, SPACE_FEATURE_REAL);
     p->type = type;
     p->values = v;
     p->n_values = n;
     p->log = log != 0;
     p->low = v[0];
     p->high = v[n - 1];
-    sp->dim += 1;
     return HPOD_OK;
 }
 
@@ -99,10 +118,9 @@ space_add_categorical(struct space *sp, size_t n_choices)
 {
     if (n_choices == 0)
         return HPOD_EUNPROC;
-    struct param *p = push(sp);
+    struct param *p = push(sp, SPACE_FEATURE_CATEGORY);
     p->type = PARAM_CATEGORICAL;
     p->n_choices = n_choices;
-    sp->dim += n_choices;
     return HPOD_OK;
 }
 
@@ -163,16 +181,12 @@ clamp01(double u)
 void
 space_encode(const struct space *sp, const double *raw, double *out)
 {
-    size_t d = 0;
     for (size_t i = 0; i < sp->n_params; i++) {
         const struct param *p = &sp->params[i];
-        if (p->type == PARAM_CATEGORICAL) {
-            for (size_t c = 0; c < p->n_choices; c++)
-                out[d + c] = (double)c == raw[i] ? 1.0 : 0.0;
-            d += p->n_choices;
-        } else {
-            out[d++] = clamp01(scale01(p, raw[i]));
-        }
+        if (p->type == PARAM_CATEGORICAL)
+            out[i] = isnan(raw[i]) ? -1.0 : raw[i]; /* inactive: no choice */
+        else
+            out[i] = clamp01(scale01(p, raw[i])); /* inactive: 0 */
     }
 }
 
@@ -188,8 +202,20 @@ void
 space_perturb(const struct space *sp, const double *center, double step,
               struct rng *r, double *out, double *rawbuf)
 {
-    for (size_t d = 0; d < sp->dim; d++)
-        out[d] = center[d] + step * rng_normal(r);
+    for (size_t d = 0; d < sp->dim; d++) {
+        const struct param *p = &sp->params[d];
+        if (p->type != PARAM_CATEGORICAL) {
+            out[d] = center[d] + step * rng_normal(r);
+            continue;
+        }
+        /* A categorical moves by switching choice: with probability step
+         * (a move of distance 1, space_diff), to any other choice. */
+        out[d] = center[d];
+        if (rng_uniform(r) < step && p->n_choices > 1) {
+            uint64_t c = rng_below(r, p->n_choices - 1);
+            out[d] = (double)c >= center[d] ? (double)(c + 1) : (double)c;
+        }
+    }
     space_decode(sp, out, rawbuf);
     space_encode(sp, rawbuf, out);
 }
@@ -197,19 +223,14 @@ space_perturb(const struct space *sp, const double *center, double step,
 void
 space_decode(const struct space *sp, const double *u, double *raw)
 {
-    size_t d = 0;
     for (size_t i = 0; i < sp->n_params; i++) {
         const struct param *p = &sp->params[i];
         if (p->type == PARAM_CATEGORICAL) {
-            size_t best = 0;
-            for (size_t c = 1; c < p->n_choices; c++)
-                if (u[d + c] > u[d + best])
-                    best = c;
-            raw[i] = (double)best;
-            d += p->n_choices;
+            double c = round(u[i]), top = (double)(p->n_choices - 1);
+            raw[i] = !(c > 0.0) ? 0.0 : c < top ? c : top; /* NaN -> 0 */
             continue;
         }
-        double t = clamp01(u[d++]);
+        double t = clamp01(u[i]);
         if (p->n_values) {
             size_t best = 0;
             double bd = INFINITY;
@@ -341,6 +362,30 @@ space_find_duplicate(const double *raw, size_t n, size_t width, size_t *first,
     free(idx);
     free(tmp);
     return found;
+}
+
+void
+space_init_subset(struct space *sub, const struct space *sp, const size_t *idx,
+                  size_t k)
+{
+    space_init(sub);
+    for (size_t j = 0; j < k; j++) {
+        const struct param *q = &sp->params[idx[j]];
+        struct param *p =
+            push(sub, q->type == PARAM_CATEGORICAL ? SPACE_FEATURE_CATEGORY
+                                                   : SPACE_FEATURE_REAL);
+        *p = *q;
+        if (q->n_values) {
+            p->values = xmalloc(q->n_values * sizeof *p->values);
+            memcpy(p->values, q->values, q->n_values * sizeof *p->values);
+        }
+        /* Conditions name parents by their index in sp: a subset's
+         * parameters are all unconditional. */
+        p->conditional = 0;
+        p->parent = 0;
+        p->cond = NULL;
+        p->n_cond = 0;
+    }
 }
 
 enum hpod_status

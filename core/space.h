@@ -4,19 +4,41 @@
  *
  * A configuration is a vector of n_params doubles ("raw" values): a float
  * or int parameter holds its value, a categorical one the index of its
- * choice. Encoding maps raw values to dim features in [0,1], the unit cube
- * every surrogate sees: ranges linearly or in log space, value lists by value
- * between their smallest and largest (in log space when log is set),
- * categoricals one-hot. Pure: no I/O, no JSON; names are borrowed for the
- * caller's use.
+ * choice. Encoding maps raw values to one feature per parameter (dim ==
+ * n_params), what every surrogate sees: ranges linearly or in log space
+ * into [0,1], value lists by value between their smallest and largest (in
+ * log space when log is set), a categorical as its choice index.
+ *
+ * Distances. A categorical's feature is compared by overlap (Hamming):
+ * two configurations differ there by 0 if they hold the same choice, else
+ * by 1, whatever the number of choices, so a model's cost and its
+ * hyperparameters (one lengthscale per feature) grow with the number of
+ * parameters, not of choices (64 categoricals of 1,000 choices are 64
+ * features, not 64,000 one-hot ones). Every distance between encoded
+ * configurations is built from space_diff, feature by feature: the GP's
+ * kernels (core/kernels.h), the graph's kNN distances (core/graph.h), the
+ * trust regions (core/trust_region.h), the greedy controls; the local
+ * moves of the acquisition optimizer come from space_perturb. A space
+ * without categoricals has kinds NULL, and its distances are the
+ * Euclidean ones of the unit cube, as they always were.
+ *
+ * Inactive parameters (conditional ones whose condition does not hold;
+ * NaN in a raw configuration) encode as a value no configuration has on
+ * their feature's kind: a categorical as -1 (no choice), so it differs by
+ * 1 from every choice and by 0 from another inactive one, like a
+ * mismatch; a range or value list as 0, the low end of its feature, so
+ * two inactive values agree. Decoding gives a legal value the study layer
+ * deactivates again (space_deactivate).
+ *
+ * Pure: no I/O, no JSON; names are borrowed for the caller's use.
  */
 #ifndef HPOD_SPACE_H
 #define HPOD_SPACE_H
 
 #include <stddef.h>
 
-#include "core/rng.h"
 #include "common/status.h"
+#include "core/rng.h"
 
 enum param_type { PARAM_FLOAT = 0, PARAM_INT = 1, PARAM_CATEGORICAL = 2 };
 
@@ -36,11 +58,37 @@ struct param {
     size_t n_cond;
 };
 
+/* How two encoded values of a feature differ (space.kinds). */
+enum space_feature { SPACE_FEATURE_REAL = 0, SPACE_FEATURE_CATEGORY = 1 };
+
 struct space {
     struct param *params; /* n_params entries, owned */
     size_t n_params;
-    size_t dim; /* encoded width */
+    size_t dim; /* encoded width: n_params */
+    /* dim entries (enum space_feature), owned; NULL while no parameter is
+     * categorical (every feature real). */
+    unsigned char *kinds;
 };
+
+/*
+ * space_diff - the difference of two encoded values a, b of a feature of
+ * the given kind, the one definition every distance is built from: a - b
+ * for a real feature (squared and scaled by the caller as before); for a
+ * categorical one 0 if the choices are equal, else 1. kinds (may be NULL:
+ * all real) is space.kinds; d the feature.
+ */
+static inline double
+space_diff(const unsigned char *kinds, size_t d, double a, double b)
+{
+    if (kinds && kinds[d] == SPACE_FEATURE_CATEGORY)
+        return a != b ? 1.0 : 0.0;
+    return a - b;
+}
+
+/* space_d2 - the squared distance of two encoded points (dim features):
+ * Σ_d space_diff² (the Euclidean one for a space without categoricals). */
+double space_d2(const unsigned char *kinds, const double *x, const double *y,
+                size_t dim);
 
 /* Zeroes sp; space_clear frees what space_add_* allocated (zero-safe). */
 void space_init(struct space *sp);
@@ -68,11 +116,13 @@ void space_encode_rows(const struct space *sp, const double *raw, size_t n,
                        double *out);
 
 /*
- * space_perturb - a legal neighbour of the encoded point center: each
- * feature moved by step·N(0,1) (drawn from r in feature order), then
- * snapped to the nearest configuration by decode and encode. out gets dim
- * features; rawbuf is n_params doubles of scratch. Used by the local
- * refinement of the continuous samplers.
+ * space_perturb - a legal neighbour of the encoded point center: each real
+ * feature moved by step·N(0,1) (one normal drawn from r per real feature,
+ * in feature order), then snapped to the nearest configuration by decode
+ * and encode; each categorical switched, with probability step (at most
+ * 1; one uniform drawn), to another choice drawn uniformly (one more
+ * draw). out gets dim features; rawbuf is n_params doubles of scratch.
+ * Used by the local refinement of the continuous samplers.
  */
 void space_perturb(const struct space *sp, const double *center, double step,
                    struct rng *r, double *out, double *rawbuf);
@@ -80,7 +130,8 @@ void space_perturb(const struct space *sp, const double *center, double step,
 /*
  * Decodes features u (dim entries, any reals; clamped to [0,1]) to the
  * nearest legal configuration: ints rounded, value lists snapped to the
- * nearest value in encoded space, categoricals by the largest feature.
+ * nearest value in encoded space, a categorical's index rounded and
+ * clamped to its choices.
  */
 void space_decode(const struct space *sp, const double *u, double *raw);
 
@@ -99,6 +150,15 @@ int space_find_duplicate(const double *raw, size_t n, size_t width,
 
 /* 1 if the space has finitely many configurations (no float range). */
 int space_is_finite(const struct space *sp);
+
+/*
+ * space_init_subset - sub (initialized here) becomes the space of the k
+ * parameters idx[0..k) of sp, in that order (deep copies: space_clear
+ * frees sub). Encoding a configuration of those parameters in sub gives
+ * the features of sp's encoding at idx. sub's parameters are unconditional.
+ */
+void space_init_subset(struct space *sub, const struct space *sp,
+                       const size_t *idx, size_t k);
 
 /*
  * Conditional parameters. A configuration holds NaN for an inactive

@@ -10,6 +10,7 @@
 #include "core/gp.h"
 #include "core/rankcorr.h"
 #include "core/rng.h"
+#include "core/space.h"
 
 /* Index of the first source row equal to q (np raw values), or ns. */
 static size_t
@@ -67,8 +68,8 @@ sort_by(size_t *idx, size_t n, const double *z)
  * the queries that did not match (mu[i] where !hit[i]). */
 static enum hpod_status
 gp_fill(const double *src_u, const double *z, size_t ns, size_t d,
-        const double *q_u, size_t nq, int kernel, unsigned long long seed,
-        double *mu, const unsigned char *hit)
+        const unsigned char *kinds, const double *q_u, size_t nq, int kernel,
+        unsigned long long seed, double *mu, const unsigned char *hit)
 {
     size_t m = ns < TRANSFER_GP_MAX ? ns : TRANSFER_GP_MAX;
     size_t *idx = xmalloc(ns * sizeof *idx);
@@ -89,7 +90,8 @@ gp_fill(const double *src_u, const double *z, size_t ns, size_t d,
         y[k] = z[s];
     }
     rng_seed(&r, seed);
-    if (!gp || (st = gp_fit(gp, x, y, m, &r)) != HPOD_OK)
+    if (!gp || (st = gp_set_kinds(gp, kinds)) != HPOD_OK ||
+        (st = gp_fit(gp, x, y, m, &r)) != HPOD_OK)
         goto out;
     for (size_t i = 0; i < nq && st == HPOD_OK; i++)
         if (!hit[i]) {
@@ -108,8 +110,8 @@ out:
 
 enum hpod_status
 transfer_prior(const double *src_raw, const double *src_u, const double *z,
-               size_t ns, size_t np, size_t d, const double *q_raw,
-               const double *q_u, size_t nq, int kernel,
+               size_t ns, size_t np, size_t d, const unsigned char *kinds,
+               const double *q_raw, const double *q_u, size_t nq, int kernel,
                unsigned long long seed, double *mu, unsigned char *exact,
                size_t *n_exact)
 {
@@ -129,7 +131,7 @@ transfer_prior(const double *src_raw, const double *src_u, const double *z,
         }
     }
     if (matched < nq)
-        st = gp_fill(src_u, z, ns, d, q_u, nq, kernel, seed, mu, hit);
+        st = gp_fill(src_u, z, ns, d, kinds, q_u, nq, kernel, seed, mu, hit);
     for (size_t i = 0; exact && i < nq; i++)
         exact[i] = hit[i];
     if (n_exact)
@@ -201,7 +203,7 @@ transfer_rank_loss(const double *f, const double *y, const size_t *idx,
 
 void
 transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
-                double *t)
+                const unsigned char *kinds, double *t)
 {
     for (size_t i = 0; i < n; i++) {
         double best = INFINITY, sum = 0;
@@ -209,11 +211,7 @@ transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
         for (size_t j = 0; j < n; j++) {
             if (j == i)
                 continue;
-            double d = 0;
-            for (size_t k = 0; k < dim; k++) {
-                double e = u[i * dim + k] - u[j * dim + k];
-                d += e * e;
-            }
+            double d = space_d2(kinds, u + i * dim, u + j * dim, dim);
             if (d < best) {
                 best = d;
                 sum = y[j];
@@ -229,7 +227,8 @@ transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
 
 double
 transfer_weight_rankloss(const double *p, const double *y, const double *u,
-                         size_t n, size_t dim, unsigned long long seed)
+                         size_t n, size_t dim, const unsigned char *kinds,
+                         unsigned long long seed)
 {
     if (n < 3)
         return 1.0;
@@ -238,7 +237,7 @@ transfer_weight_rankloss(const double *p, const double *y, const double *u,
     struct rng r;
     double wins = 0;
 
-    transfer_loo_nn(u, y, n, dim, t);
+    transfer_loo_nn(u, y, n, dim, kinds, t);
     rng_seed2(&r, seed, (uint64_t)n);
     for (int b = 0; b < TRANSFER_BOOTSTRAP; b++) {
         for (size_t k = 0; k < n; k++)

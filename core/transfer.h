@@ -24,8 +24,9 @@
 /*
  * transfer_prior - the source's prior at nq query points. The source has
  * ns rows: src_raw (ns × np) the raw values of the shared parameters and
- * src_u (ns × d) their encoding; q_raw (nq × np) and q_u (nq × d) the
- * queries, in the same order and encoding; src_z (ns) the source's
+ * src_u (ns × d) their encoding (feature kinds kinds, core/space.h, or
+ * NULL); q_raw (nq × np) and q_u (nq × d) the queries, in the same order
+ * and encoding; src_z (ns) the source's
  * values as normal scores (normal_scores of the values, larger is
  * better). mu[i] (nq): for a query whose raw values equal a source row's
  * (within 1e-9 relative), the mean of src_z over the rows it equals;
@@ -38,10 +39,11 @@
  */
 enum hpod_status transfer_prior(const double *src_raw, const double *src_u,
                                 const double *src_z, size_t ns, size_t np,
-                                size_t d, const double *q_raw,
-                                const double *q_u, size_t nq, int kernel,
-                                unsigned long long seed, double *mu,
-                                unsigned char *exact, size_t *n_exact);
+                                size_t d, const unsigned char *kinds,
+                                const double *q_raw, const double *q_u,
+                                size_t nq, int kernel, unsigned long long seed,
+                                double *mu, unsigned char *exact,
+                                size_t *n_exact);
 
 /*
  * How the prior's weight follows the target's observations (p: the prior
@@ -96,11 +98,11 @@ double transfer_rank_loss(const double *f, const double *y, const size_t *idx,
 
 /*
  * transfer_loo_nn - the target's own leave-one-out model: t[i] = the mean
- * of y over the observations nearest (squared distance in u, n × dim) to
+ * of y over the observations nearest (space_d2 in u, n × dim, kinds) to
  * observation i among the others. n >= 2. O(n² dim).
  */
 void transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
-                     double *t);
+                     const unsigned char *kinds, double *t);
 
 /*
  * transfer_weight_rankloss - the RGPE weight (Feurer et al. 2018) of the
@@ -114,6 +116,7 @@ void transfer_loo_nn(const double *u, const double *y, size_t n, size_t dim,
  */
 double transfer_weight_rankloss(const double *p, const double *y,
                                 const double *u, size_t n, size_t dim,
+                                const unsigned char *kinds,
                                 unsigned long long seed);
 
 #endif

@@ -27,8 +27,9 @@ dist_idx_cmp(const void *pa, const void *pb)
 
 size_t
 trust_region_nearest(const double *u, size_t n, size_t dim,
-                     const unsigned char *skip, const size_t *centre, size_t nf,
-                     size_t k, unsigned char *mask)
+                     const unsigned char *kinds, const unsigned char *skip,
+                     const size_t *centre, size_t nf, size_t k,
+                     unsigned char *mask)
 {
     struct dist_idx *di = xmalloc((n ? n : 1) * sizeof *di);
     size_t marked = 0;
@@ -38,12 +39,9 @@ trust_region_nearest(const double *u, size_t n, size_t dim,
         const double *c = u + centre[f] * dim;
         size_t nfree = 0;
         for (size_t i = 0; i < n; i++) {
-            double d = 0;
             if (skip && skip[i])
                 continue;
-            for (size_t t = 0; t < dim; t++)
-                d += (u[i * dim + t] - c[t]) * (u[i * dim + t] - c[t]);
-            di[nfree].d = d;
+            di[nfree].d = space_d2(kinds, u + i * dim, c, dim);
             di[nfree++].i = i;
         }
         qsort(di, nfree, sizeof *di, dist_idx_cmp);
@@ -83,9 +81,9 @@ trust_region_steps(const struct space *sp, const double *raw, size_t n,
 
 void
 trust_region_best(const double *u, size_t n, size_t dim,
-                  const unsigned char *used, const size_t *obs_cand,
-                  const double *obs_y, size_t n_obs, size_t div, size_t tau,
-                  double *score)
+                  const unsigned char *kinds, const unsigned char *used,
+                  const size_t *obs_cand, const double *obs_y, size_t n_obs,
+                  size_t div, size_t tau, double *score)
 {
     size_t k = n / div, bo = acq_argmax(obs_y, n_obs, NULL), nfree = 0;
     size_t fails = n_obs - 1 - bo, b = obs_cand[bo];
@@ -94,7 +92,7 @@ trust_region_best(const double *u, size_t n, size_t dim,
         return;
     k <<= fails / tau;
     unsigned char *keep = xmalloc(n);
-    trust_region_nearest(u, n, dim, NULL, &b, 1, k, keep);
+    trust_region_nearest(u, n, dim, kinds, NULL, &b, 1, k, keep);
     for (size_t i = 0; i < n; i++)
         nfree += keep[i] && !used[i] && !isnan(score[i]);
     for (size_t i = 0; nfree > 0 && i < n; i++)

@@ -17,12 +17,13 @@
 
 /*
  * trust_region_nearest - sets mask[i] = 1 for the k nearest candidates i
- * with !skip[i] (skip NULL: every candidate counts; squared Euclidean
- * distance in the encoded space u, n × dim; ties to the lower index) of
- * each of the nf centres (rows of u, indices centre[0..nf)), 0 elsewhere.
- * Returns the number of candidates marked. O(nf · n log n).
+ * with !skip[i] (skip NULL: every candidate counts; space_d2 in the
+ * encoded space u, n × dim, feature kinds kinds or NULL; ties to the lower
+ * index) of each of the nf centres (rows of u, indices centre[0..nf)), 0
+ * elsewhere. Returns the number of candidates marked. O(nf · n log n).
  */
 size_t trust_region_nearest(const double *u, size_t n, size_t dim,
+                            const unsigned char *kinds,
                             const unsigned char *skip, const size_t *centre,
                             size_t nf, size_t k, unsigned char *mask);
 
@@ -52,8 +53,8 @@ size_t trust_region_steps(const struct space *sp, const double *raw, size_t n,
  * O(n·dim + n log n).
  */
 void trust_region_best(const double *u, size_t n, size_t dim,
-                       const unsigned char *used, const size_t *obs_cand,
-                       const double *obs_y, size_t n_obs, size_t div,
-                       size_t tau, double *score);
+                       const unsigned char *kinds, const unsigned char *used,
+                       const size_t *obs_cand, const double *obs_y,
+                       size_t n_obs, size_t div, size_t tau, double *score);
 
 #endif

@@ -110,16 +110,16 @@ handle_study_importance(struct req *rq)
     struct importance_where w = {.pool = rq->ctx->pool,
                                  .units = rq->ctx->suggest_conns,
                                  .lab = rq->who.lab};
-    struct study_importance a = {0};
+    struct importance_compute a = {0};
     const char *objective;
     json_t *o;
     enum hpod_status st;
 
     if ((st = query_name(rq, "objective", &objective)) != HPOD_OK)
         return st;
-    st = study_importance(&w, rq->id, objective,
-                          rq->header ? rq->header(rq, "If-None-Match") : NULL,
-                          &a, &rq->err);
+    st = importance_compute(&w, rq->id, objective,
+                            rq->header ? rq->header(rq, "If-None-Match") : NULL,
+                            &a, &rq->err);
     if (st != HPOD_OK)
         goto out;
     if (a.etag[0]) {
@@ -147,7 +147,7 @@ handle_study_importance(struct req *rq)
     }
     st = reply_json(rq, 200, o);
 out:
-    study_importance_cleanup(&a);
+    importance_clear(&a);
     return st;
 }
 
@@ -161,23 +161,23 @@ handle_benchmark_importance(struct req *rq)
 
     if ((st = query_name(rq, "metric", &metric)) != HPOD_OK)
         return st;
-    if ((st = bench_catalog_resolve(rq->ctx->bench, rq->db, rq->name, &ref,
-                                    &rq->err)) != HPOD_OK)
+    if ((st = catalog_resolve(rq->ctx->bench, rq->db, rq->name, &ref,
+                              &rq->err)) != HPOD_OK)
         return st;
-    if ((st = bench_importance(&ref, metric, &m, &rq->err)) == HPOD_OK &&
-        (st = bench_metric_name(&ref, metric, "metric", &name, &rq->err)) ==
+    if ((st = analysis_importance(&ref, metric, &m, &rq->err)) == HPOD_OK &&
+        (st = analysis_metric_name(&ref, metric, "metric", &name, &rq->err)) ==
             HPOD_OK) {
         const struct bench_table *t = ref.table;
         json_t *choices[64] = {0};
         for (size_t k = 0; k < t->n_params && k < 64; k++)
-            choices[k] = bench_ref_choices(&ref, k);
+            choices[k] = catalog_ref_choices(&ref, k);
         json_t *o = importance_json(
             m, name, (const char *const *)t->param_names, choices);
         json_object_set_new(o, "benchmark", json_string(rq->name));
         st = reply_json(rq, 200, o);
     }
     ebm_free(m);
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }
 
@@ -191,7 +191,7 @@ enum hpod_status
 handle_benchmark_compare(struct req *rq)
 {
     struct bench_ref a, b;
-    struct bench_compare c;
+    struct analysis_compare c;
     const char *with, *metric, *goal, *name;
     int maximize = 1;
     enum hpod_status st;
@@ -209,21 +209,21 @@ handle_benchmark_compare(struct req *rq)
                              "goal must be maximize or minimize");
         maximize = 0;
     }
-    if ((st = bench_catalog_resolve(rq->ctx->bench, rq->db, rq->name, &a,
-                                    &rq->err)) != HPOD_OK)
+    if ((st = catalog_resolve(rq->ctx->bench, rq->db, rq->name, &a,
+                              &rq->err)) != HPOD_OK)
         return st;
     if (!access_sees_table(&rq->who, with) ||
-        (st = bench_catalog_resolve(rq->ctx->bench, rq->db, with, &b,
-                                    &rq->err)) != HPOD_OK) {
-        bench_ref_cleanup(&a);
+        (st = catalog_resolve(rq->ctx->bench, rq->db, with, &b, &rq->err)) !=
+            HPOD_OK) {
+        catalog_ref_clear(&a);
         if (st != HPOD_OK && st != HPOD_ENOTFOUND)
             return st;
         return hpod_fail(&rq->err, HPOD_EUNPROC, "with",
                          "benchmark \"%s\" does not exist", with);
     }
-    if ((st = bench_compare(&a, &b, metric, maximize, &c, &rq->err)) ==
+    if ((st = analysis_compare(&a, &b, metric, maximize, &c, &rq->err)) ==
             HPOD_OK &&
-        (st = bench_metric_name(&a, metric, "metric", &name, &rq->err)) ==
+        (st = analysis_metric_name(&a, metric, "metric", &name, &rq->err)) ==
             HPOD_OK)
         st = reply_json(
             rq, 200,
@@ -237,7 +237,7 @@ handle_benchmark_compare(struct req *rq)
                       (json_int_t)c.top_a, "top_b", (json_int_t)c.top_b,
                       "top_both", (json_int_t)c.top_both, "top_overlap",
                       c.top_overlap));
-    bench_ref_cleanup(&a);
-    bench_ref_cleanup(&b);
+    catalog_ref_clear(&a);
+    catalog_ref_clear(&b);
     return st;
 }

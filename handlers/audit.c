@@ -60,8 +60,8 @@ handle_audit_list(struct req *rq)
                         &f.before_id, &rq->err)) != HPOD_OK ||
         (st = query_int(rq->query(rq, "limit"), "limit", 1, AUDIT_PAGE_MAX,
                         AUDIT_PAGE_DEFAULT, &f.limit, &rq->err)) != HPOD_OK ||
-        (st = study_audit_list(rq->db, rq->who.lab, &f, &rows, &n, &more,
-                               &rq->err)) != HPOD_OK)
+        (st = audit_list(rq->db, rq->who.lab, &f, &rows, &n, &more,
+                         &rq->err)) != HPOD_OK)
         return st;
     arr = json_array();
     for (size_t i = 0; i < n && st == HPOD_OK; i++)

@@ -34,7 +34,7 @@
 static enum hpod_status
 resolve(struct req *rq, const char *name, struct bench_ref *ref)
 {
-    return bench_catalog_resolve(rq->ctx->bench, rq->db, name, ref, &rq->err);
+    return catalog_resolve(rq->ctx->bench, rq->db, name, ref, &rq->err);
 }
 
 static json_t *
@@ -92,7 +92,7 @@ detail_json(const char *name, const struct bench_ref *ref)
         for (size_t k = 0; k < c->n_hyper; k++) {
             for (size_t i = 0; i < c->n; i++)
                 v[i] = c->curves[i].hyper[k];
-            qsort(v, c->n, sizeof *v, bench_cmp_double);
+            qsort(v, c->n, sizeof *v, catalog_cmp_double);
             json_t *vals = json_array();
             for (size_t i = 0; i < c->n; i++)
                 if (i == 0 || v[i] != v[i - 1])
@@ -114,7 +114,7 @@ detail_json(const char *name, const struct bench_ref *ref)
     } else {
         const struct bench_table *t = ref->table;
         for (size_t k = 0; k < t->n_params; k++) {
-            json_t *p = bench_ref_param_json(ref, k);
+            json_t *p = catalog_ref_param_json(ref, k);
             json_t *vals = json_object_get(p, "values");
             json_t *ch = json_object_get(p, "choices");
             json_array_append_new(params, json_pack("{s:s, s:O}", "name",
@@ -171,7 +171,7 @@ handle_benchmark_list(struct req *rq)
             continue; /* another lab's */
         if ((st = resolve(rq, names[i], &ref)) == HPOD_OK)
             items[k++] = summary_json(names[i], &ref);
-        bench_ref_cleanup(&ref);
+        catalog_ref_clear(&ref);
     }
     json_t *arr = json_array();
     qsort(items, k, sizeof *items, cmp_summary);
@@ -204,7 +204,7 @@ pareto_values_json(const struct bench_ref *ref)
                                 json_real(t->metrics[m * t->n + i]));
         json_array_append_new(
             arr, json_pack("{s:I, s:o, s:o}", "row", (json_int_t)i, "params",
-                           bench_ref_row_params(ref, i), "values", vals));
+                           catalog_ref_row_params(ref, i), "values", vals));
     }
     return arr;
 }
@@ -226,7 +226,7 @@ handle_benchmark_get(struct req *rq)
             json_object_set_new(o, "pareto_values", pareto_values_json(&ref));
         st = reply_json(rq, 200, o);
     }
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }
 
@@ -241,8 +241,7 @@ handle_benchmark_import(struct req *rq)
     struct bench_ref ref;
     enum hpod_status st;
 
-    if ((st = bench_import_validate(rq->body, &name, &def, &rq->err)) !=
-        HPOD_OK)
+    if ((st = import_validate(rq->body, &name, &def, &rq->err)) != HPOD_OK)
         return st;
     if (!access_sees_table(&rq->who, name)) {
         json_decref(def);
@@ -253,13 +252,12 @@ handle_benchmark_import(struct req *rq)
     }
     def_text = hj_dump(def, 0);
     rows_text = hj_dump(json_object_get(rq->body, "rows"), 0);
-    st =
-        bench_catalog_import(rq->db, name, def_text, rows_text,
-                             json_array_size(json_object_get(rq->body, "rows")),
-                             rq->who.token_id, &rq->err);
+    st = catalog_import(rq->db, name, def_text, rows_text,
+                        json_array_size(json_object_get(rq->body, "rows")),
+                        rq->who.token_id, &rq->err);
     if (st == HPOD_OK && (st = resolve(rq, name, &ref)) == HPOD_OK) {
         st = reply_json(rq, 201, detail_json(name, &ref));
-        bench_ref_cleanup(&ref);
+        catalog_ref_clear(&ref);
     }
     free(def_text);
     free(rows_text);
@@ -303,11 +301,11 @@ handle_benchmark_evaluate(struct req *rq)
                            "a learning-curve benchmark needs a step");
         } else if (json_integer_value(step) < 0) {
             st = hpod_fail(&rq->err, HPOD_EUNPROC, "step", "step must be >= 0");
-        } else if ((st = bench_match_curve(ref.curves, params, &row,
-                                           &rq->err)) == HPOD_OK) {
+        } else if ((st = evaluate_match_curve(ref.curves, params, &row,
+                                              &rq->err)) == HPOD_OK) {
             json_int_t s = json_integer_value(step);
-            if (bench_curve_ppl(&ref.curves->curves[row], (size_t)s + 1,
-                                &ppl) != HPOD_OK)
+            if (tables_curve_ppl(&ref.curves->curves[row], (size_t)s + 1,
+                                 &ppl) != HPOD_OK)
                 st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
                                "configuration %zu has %zu checkpoints "
                                "(steps 0 to %zu)",
@@ -322,7 +320,7 @@ handle_benchmark_evaluate(struct req *rq)
     } else if (step && !json_is_null(step)) {
         st = hpod_fail(&rq->err, HPOD_EUNPROC, "step",
                        "%s is a lookup table: it has no steps", rq->name);
-    } else if ((st = bench_match_row(&ref, params, &row, &rq->err)) ==
+    } else if ((st = evaluate_match_row(&ref, params, &row, &rq->err)) ==
                HPOD_OK) {
         const struct bench_table *t = ref.table;
         json_t *vals = json_object();
@@ -334,7 +332,7 @@ handle_benchmark_evaluate(struct req *rq)
             json_pack("{s:o, s:I}", "values", vals, "row", (json_int_t)row));
     }
 out:
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }
 
@@ -373,7 +371,7 @@ sim_accepted(struct req *rq, long long id)
         snprintf(rq->location, sizeof rq->location, "/v1/simulations/%lld", id);
         st = reply_json(rq, 202, sim_json(&row));
     }
-    sim_row_cleanup(&row);
+    sim_row_clear(&row);
     return st;
 }
 
@@ -393,9 +391,8 @@ sim_wait_reply(struct req *rq, long long id)
 
     db_pool_release(rq->ctx->pool, rq->db);
     rq->db = NULL;
-    st = bench_jobs_wait(rq->ctx->jobs, id,
-                         bench_jobs_sync_wait_ms(rq->ctx->jobs), state,
-                         &rq->err);
+    st = jobs_wait(rq->ctx->jobs, id, jobs_sync_wait_ms(rq->ctx->jobs), state,
+                   &rq->err);
     if (st != HPOD_OK ||
         (st = db_pool_acquire(rq->ctx->pool, &rq->db, &rq->err)) != HPOD_OK)
         return st;
@@ -413,7 +410,7 @@ sim_wait_reply(struct req *rq, long long id)
                        "simulation %lld was cancelled", id);
     else
         st = reply_json(rq, 201, sim_json(&row));
-    sim_row_cleanup(&row);
+    sim_row_clear(&row);
     return st;
 }
 
@@ -435,13 +432,13 @@ handle_benchmark_simulate(struct req *rq)
                            &rq->err)) != HPOD_OK)
         goto out;
     request = hj_dump(rq->body, 0);
-    if ((st = bench_jobs_enqueue(rq->ctx->jobs, rq->db, rq->name,
-                                 rq->who.lab[0] ? rq->who.lab : NULL, request,
-                                 sim.repeats, rq->who.token_id, &id,
-                                 &rq->err)) != HPOD_OK)
+    if ((st = jobs_enqueue(rq->ctx->jobs, rq->db, rq->name,
+                           rq->who.lab[0] ? rq->who.lab : NULL, request,
+                           sim.repeats, rq->who.token_id, &id, &rq->err)) !=
+        HPOD_OK)
         goto out;
     if (!prefers_async(rq)) {
-        bench_jobs_notify(rq->ctx->jobs);
+        jobs_notify(rq->ctx->jobs);
         st = sim_wait_reply(rq, id);
         goto out;
     }
@@ -449,11 +446,11 @@ handle_benchmark_simulate(struct req *rq)
      * fast statements a worker claimed it before this read (a 202 that
      * said running). A failed read leaves the job to the workers' poll. */
     st = sim_accepted(rq, id);
-    bench_jobs_notify(rq->ctx->jobs);
+    jobs_notify(rq->ctx->jobs);
 out:
     simreq_clear(&sim);
     free(request);
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }
 
@@ -466,8 +463,8 @@ handle_simulation_cancel(struct req *rq)
     int changed = 0;
     enum hpod_status st;
 
-    if ((st = bench_jobs_cancel(rq->ctx->jobs, rq->db, rq->id, rq->who.token_id,
-                                &changed, &rq->err)) != HPOD_OK ||
+    if ((st = jobs_cancel(rq->ctx->jobs, rq->db, rq->id, rq->who.token_id,
+                          &changed, &rq->err)) != HPOD_OK ||
         (st = sim_store_get(rq->db, rq->id, &row, &rq->err)) != HPOD_OK)
         return st;
     if (strcmp(row.state, "cancelled") == 0)
@@ -477,7 +474,7 @@ handle_simulation_cancel(struct req *rq)
                        "simulation %lld is %s: only a queued or running one "
                        "can be cancelled",
                        rq->id, row.state);
-    sim_row_cleanup(&row);
+    sim_row_clear(&row);
     return st;
 }
 
@@ -533,7 +530,7 @@ handle_simulation_list(struct req *rq)
         json_t *o = sim_json(&rows[i]);
         json_object_del(o, "runs");
         json_array_append_new(arr, o);
-        sim_row_cleanup(&rows[i]);
+        sim_row_clear(&rows[i]);
     }
     free(rows);
     return reply_json(rq, 200,
@@ -588,6 +585,6 @@ handle_simulation_get(struct req *rq)
     } else {
         st = reply_json(rq, 200, sim_json(&row));
     }
-    sim_row_cleanup(&row);
+    sim_row_clear(&row);
     return st;
 }

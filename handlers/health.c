@@ -148,7 +148,7 @@ model_metrics(struct strbuf *b)
                   "# TYPE hpod_importance_fits_total counter\n"
                   "hpod_importance_fits_total %llu\n",
                   mc.used, mc.budget, mc.evictions, mc.refused, ls.running,
-                  ls.waiting, ls.refused, study_importance_fits());
+                  ls.waiting, ls.refused, importance_fits());
 }
 
 enum hpod_status

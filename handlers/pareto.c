@@ -97,6 +97,6 @@ handle_study_pareto(struct req *rq)
 out:
     json_decref(front);
     json_decref(ref);
-    study_pareto_cleanup(&a);
+    study_pareto_clear(&a);
     return st;
 }

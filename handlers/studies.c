@@ -40,10 +40,10 @@ static enum hpod_status
 reply_study(struct req *rq, long long id, int status)
 {
     struct study s = {0};
-    enum hpod_status st = study_get(rq->db, id, &s, &rq->err);
+    enum hpod_status st = studies_get(rq->db, id, &s, &rq->err);
     if (st == HPOD_OK)
         st = reply_json(rq, status, study_to_json(&s));
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
@@ -149,19 +149,19 @@ handle_study_create(struct req *rq)
                        "unknown benchmark \"%.100s\"", json_string_value(bn));
         goto out;
     }
-    if ((st = bench_expand_study(rq->ctx->bench, rq->db, body, &expanded,
-                                 &rq->err)) != HPOD_OK ||
-        (st = study_def_from_json(expanded ? expanded : body, &d, &rq->err)) !=
+    if ((st = expand_study(rq->ctx->bench, rq->db, body, &expanded,
+                           &rq->err)) != HPOD_OK ||
+        (st = def_from_json(expanded ? expanded : body, &d, &rq->err)) !=
             HPOD_OK)
         goto out;
     in.seed_given = seed_given(expanded ? expanded : body);
-    if ((st = study_warm_auto(rq->db, &rq->who, in.lab, &d, &rq->err)) !=
+    if ((st = warmstart_auto(rq->db, &rq->who, in.lab, &d, &rq->err)) !=
             HPOD_OK ||
-        (st = study_warm_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
-                               &in.n_warm_prior, &rq->err)) != HPOD_OK)
+        (st = warmstart_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
+                              &in.n_warm_prior, &rq->err)) != HPOD_OK)
         goto out;
     in.warm_prior = prior;
-    if ((st = study_create(rq->db, &d, &in, &id, &existed, &rq->err)) !=
+    if ((st = studies_create(rq->db, &d, &in, &id, &existed, &rq->err)) !=
         HPOD_OK)
         goto out;
     st = reply_study(rq, id, existed ? 200 : 201);
@@ -170,7 +170,7 @@ out:
     json_decref(expanded);
     free(meta);
     free(prior);
-    study_def_cleanup(&d);
+    def_clear(&d);
     return st;
 }
 
@@ -205,7 +205,7 @@ handle_study_list(struct req *rq)
     char *nfc = NULL;
     if (f.name && hpod_text_name(f.name, "name", &nfc, &ignored) == HPOD_OK)
         f.name = nfc;
-    st = study_list(rq->db, &f, limit, offset, &rows, &n, &total, &rq->err);
+    st = studies_list(rq->db, &f, limit, offset, &rows, &n, &total, &rq->err);
     free(nfc);
     if (st != HPOD_OK)
         return st;
@@ -213,7 +213,7 @@ handle_study_list(struct req *rq)
     for (size_t i = 0; i < n; i++) {
         if (st == HPOD_OK)
             st = hj_append_row(arr, study_to_json(&rows[i]), &rq->err);
-        study_cleanup(&rows[i]);
+        study_clear(&rows[i]);
     }
     free(rows);
     if (st != HPOD_OK) {
@@ -258,7 +258,7 @@ handle_study_patch(struct req *rq)
             return hpod_fail(&rq->err, HPOD_EINVAL, "state",
                              "state must be a string");
         in.state = json_string_value(v);
-        if (!study_state_ok(in.state))
+        if (!studies_state_ok(in.state))
             return hpod_fail(&rq->err, HPOD_EUNPROC, "state",
                              "state must be active, paused or finished");
     }
@@ -268,7 +268,8 @@ handle_study_patch(struct req *rq)
         goto out;
     in.metadata = meta;
     in.space = json_object_get(rq->body, "space");
-    if ((st = study_update(rq->db, rq->id, &in, &rq->who, &rq->err)) != HPOD_OK)
+    if ((st = studies_update(rq->db, rq->id, &in, &rq->who, &rq->err)) !=
+        HPOD_OK)
         goto out;
     st = reply_study(rq, rq->id, 200);
 out:
@@ -296,7 +297,7 @@ handle_study_copy(struct req *rq)
         return st;
     if (lab && (st = lab_check(rq, lab, HPOD_EUNPROC, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = study_copy(rq->db, rq->ctx->bench, &rq->who, rq->id, name, lab,
+    if ((st = copy_study(rq->db, rq->ctx->bench, &rq->who, rq->id, name, lab,
                          &id, &rq->err)) != HPOD_OK)
         return st;
     return reply_study(rq, id, 201);
@@ -330,9 +331,9 @@ handle_study_related(struct req *rq)
     json_t *arr = NULL;
     enum hpod_status st;
 
-    if ((st = study_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
-        (st = study_related(rq->db, s.lab, &d, rq->id, &l, &rq->err)) !=
+    if ((st = studies_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
+        (st = study_related_list(rq->db, s.lab, &d, rq->id, &l, &rq->err)) !=
             HPOD_OK)
         goto out;
     arr = json_array();
@@ -342,9 +343,9 @@ handle_study_related(struct req *rq)
         rq, 200,
         json_pack("{s:I, s:o}", "study", (json_int_t)rq->id, "related", arr));
 out:
-    related_list_clear(&l);
-    study_def_cleanup(&d);
-    study_cleanup(&s);
+    study_related_list_clear(&l);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }
 
@@ -352,7 +353,7 @@ out:
 enum hpod_status
 handle_study_delete(struct req *rq)
 {
-    enum hpod_status st = study_delete(rq->db, rq->id, &rq->who, &rq->err);
+    enum hpod_status st = studies_delete(rq->db, rq->id, &rq->who, &rq->err);
     if (st != HPOD_OK)
         return st;
     rq->status = 204;
@@ -361,13 +362,13 @@ handle_study_delete(struct req *rq)
 
 /*
  * handle_study_best - GET /v1/studies/{id}/best: {"trial": t,
- * "p_feasible": p}, or {"trial": null}; the rules are study_best's.
+ * "p_feasible": p}, or {"trial": null}; the rules are studies_best's.
  */
 enum hpod_status
 handle_study_best(struct req *rq)
 {
-    struct study_best b = {0};
-    enum hpod_status st = study_best(rq->db, rq->id, &b, &rq->err);
+    struct studies_best b = {0};
+    enum hpod_status st = studies_best(rq->db, rq->id, &b, &rq->err);
     json_t *reply;
 
     if (st != HPOD_OK)
@@ -379,6 +380,6 @@ handle_study_best(struct req *rq)
                           "p_feasible", b.p_feasible);
     st = reply_json(rq, 200, reply);
 out:
-    study_best_cleanup(&b);
+    studies_best_clear(&b);
     return st;
 }

@@ -1,6 +1,6 @@
 /*
  * handlers/suggest.c - POST /v1/studies/{id}/suggest: the body
- * {"worker": string?, "count": integer?} -> study_suggest (study/suggest.c)
+ * {"worker": string?, "count": integer?} -> suggest_trials (study/suggest.c)
  * -> {"trials": [...], "done": bool, "retry_after"?: seconds}.
  */
 #include <string.h>
@@ -71,7 +71,7 @@ handle_suggest(struct req *rq)
     if ((st = parse_body(rq, &worker, &count)) != HPOD_OK)
         return st;
     double t0 = hpod_now_s();
-    st = study_suggest(&via, rq->id, worker, count, &ans, &rq->err);
+    st = suggest_trials(&via, rq->id, worker, count, &ans, &rq->err);
     if (st == HPOD_OK && ans.has_algorithm)
         algometrics_suggest(ans.algorithm, hpod_now_s() - t0);
     if (ans.n_expired)
@@ -100,6 +100,6 @@ handle_suggest(struct req *rq)
                             json_integer(RETRY_AFTER_SECONDS));
     st = reply_json(rq, 200, reply);
 out:
-    suggest_answer_cleanup(&ans);
+    suggest_answer_clear(&ans);
     return st;
 }

@@ -59,7 +59,7 @@ reply_trial(struct req *rq, const struct trial *t, const char *action)
  * handle_trial_report - POST /v1/trials/{id}/report
  * Body: {"values": {metric: number}, "step": k?}: a final report without
  * step, an intermediate one (answered with an action) with it; the rules
- * are study_report's.
+ * are report_submit's.
  */
 enum hpod_status
 handle_trial_report(struct req *rq)
@@ -70,10 +70,10 @@ handle_trial_report(struct req *rq)
 
     if ((st = report_from_json(rq->body, &in, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = study_report(rq->db, rq->id, &in, &a, &rq->err)) == HPOD_OK)
+    if ((st = report_submit(rq->db, rq->id, &in, &a, &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &a.trial, a.action);
-    study_report_answer_cleanup(&a);
-    report_input_cleanup(&in);
+    report_answer_clear(&a);
+    report_input_clear(&in);
     return st;
 }
 
@@ -85,9 +85,9 @@ handle_trial_heartbeat(struct req *rq)
     enum hpod_status st;
 
     if ((st = only_keys(rq, NULL, NULL)) == HPOD_OK &&
-        (st = study_trial_heartbeat(rq->db, rq->id, &t, &rq->err)) == HPOD_OK)
+        (st = trials_heartbeat(rq->db, rq->id, &t, &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }
 
@@ -136,7 +136,7 @@ reason_call(struct req *rq,
     if ((st = reason_only(rq, &reason)) == HPOD_OK &&
         (st = fn(rq->db, rq->id, reason, &rq->who, &t, &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }
 
@@ -144,14 +144,14 @@ reason_call(struct req *rq,
 enum hpod_status
 handle_trial_fail(struct req *rq)
 {
-    return reason_call(rq, study_trial_fail);
+    return reason_call(rq, trials_fail);
 }
 
 /* handle_trial_preempt - POST /v1/trials/{id}/preempt {"reason": "..."} */
 enum hpod_status
 handle_trial_preempt(struct req *rq)
 {
-    return reason_call(rq, study_trial_preempt);
+    return reason_call(rq, preempt_trial);
 }
 
 /*
@@ -171,10 +171,10 @@ handle_trial_exclude(struct req *rq)
         return hpod_fail(&rq->err, HPOD_EINVAL, "reason",
                          "reason is required: say why the trial leaves the "
                          "model");
-    if ((st = study_trial_exclude(rq->db, rq->id, reason, &rq->who, &t,
-                                  &rq->err)) == HPOD_OK)
+    if ((st = exclude_trial(rq->db, rq->id, reason, &rq->who, &t, &rq->err)) ==
+        HPOD_OK)
         st = reply_trial(rq, &t, NULL);
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }
 
@@ -187,10 +187,10 @@ handle_trial_restore(struct req *rq)
     enum hpod_status st;
 
     if ((st = reason_only(rq, &reason)) == HPOD_OK &&
-        (st = study_trial_restore(rq->db, rq->id, reason, &rq->who, &t,
-                                  &rq->err)) == HPOD_OK)
+        (st = exclude_restore(rq->db, rq->id, reason, &rq->who, &t,
+                              &rq->err)) == HPOD_OK)
         st = reply_trial(rq, &t, NULL);
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }
 
@@ -203,7 +203,7 @@ handle_trial_params(struct req *rq)
 {
     json_t *v = NULL;
     enum hpod_status st =
-        study_trial_param(rq->db, rq->id, rq->body, &v, &rq->err);
+        dbr_trial_param(rq->db, rq->id, rq->body, &v, &rq->err);
     if (st == HPOD_OK)
         st = reply_json(rq, 200, json_pack("{s:o}", "value", v));
     return st;
@@ -214,10 +214,10 @@ enum hpod_status
 handle_trial_get(struct req *rq)
 {
     struct trial t = {0};
-    enum hpod_status st = study_trial_get(rq->db, rq->id, &t, &rq->err);
+    enum hpod_status st = trials_get(rq->db, rq->id, &t, &rq->err);
     if (st == HPOD_OK)
         st = reply_json(rq, 200, trial_to_json(&t));
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }
 
@@ -226,7 +226,7 @@ enum hpod_status
 handle_trial_explain(struct req *rq)
 {
     json_t *body = NULL;
-    enum hpod_status st = study_trial_explain(rq->db, rq->id, &body, &rq->err);
+    enum hpod_status st = explain_trial(rq->db, rq->id, &body, &rq->err);
     if (st == HPOD_OK)
         st = reply_json(rq, 200, body);
     return st;
@@ -257,8 +257,8 @@ reply_csv(struct req *rq, const struct trial *rows, size_t n)
     struct study_def d = {0};
     enum hpod_status st;
 
-    if ((st = study_get(rq->db, rq->id, &s, &rq->err)) == HPOD_OK &&
-        (st = study_def_from_text(s.definition, &d, &rq->err)) == HPOD_OK) {
+    if ((st = studies_get(rq->db, rq->id, &s, &rq->err)) == HPOD_OK &&
+        (st = def_from_text(s.definition, &d, &rq->err)) == HPOD_OK) {
         rq->reply_text = trials_to_csv(&d, rows, n);
         if (!rq->reply_text)
             st = hpod_fail(&rq->err, HPOD_EINTERNAL, "",
@@ -266,8 +266,8 @@ reply_csv(struct req *rq, const struct trial *rows, size_t n)
         rq->content_type = "text/csv; charset=utf-8";
         rq->status = 200;
     }
-    study_def_cleanup(&d);
-    study_cleanup(&s);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }
 
@@ -296,8 +296,8 @@ handle_trial_list(struct req *rq)
         (st = query_int(rq->query(rq, "offset"), "offset", 0, 1LL << 40, 0,
                         &offset, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = study_trial_list(rq->db, rq->id, state, limit, offset, &rows, &n,
-                               &total, &rq->err)) != HPOD_OK)
+    if ((st = trials_list(rq->db, rq->id, state, limit, offset, &rows, &n,
+                          &total, &rq->err)) != HPOD_OK)
         goto out;
     if (csv) {
         st = reply_csv(rq, rows, n);
@@ -334,11 +334,11 @@ handle_trial_enqueue(struct req *rq)
 
     if ((st = enqueue_from_json(rq->body, &in, &rq->err)) != HPOD_OK)
         return st;
-    if ((st = study_trial_enqueue(rq->db, rq->id, &in, &rq->who, &t,
-                                  &rq->err)) == HPOD_OK)
+    if ((st = enqueue_add(rq->db, rq->id, &in, &rq->who, &t, &rq->err)) ==
+        HPOD_OK)
         st = reply_json(rq, 201, trial_to_json(&t));
-    trial_cleanup(&t);
-    enqueue_input_cleanup(&in);
+    trial_clear(&t);
+    enqueue_input_clear(&in);
     return st;
 }
 
@@ -356,9 +356,9 @@ handle_trial_patch(struct req *rq)
     if (!m)
         return hpod_fail(&rq->err, HPOD_EINVAL, "metadata",
                          "metadata is required");
-    if ((st = study_trial_set_metadata(rq->db, rq->id, m, &rq->who, &t,
-                                       &rq->err)) == HPOD_OK)
+    if ((st = enqueue_set_metadata(rq->db, rq->id, m, &rq->who, &t,
+                                   &rq->err)) == HPOD_OK)
         st = reply_json(rq, 200, trial_to_json(&t));
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }

@@ -111,6 +111,11 @@ static const struct config_var vars[] = {
      "1: keep each study's history in process, re-reading only what "
      "changed (checked against the database on every suggest); 0: read "
      "it all every time"},
+    {"HPOD_SUGGEST_BUDGET_MS", CV_INT, "2000", 0, 3600000,
+     INT(suggest_budget_ms),
+     "compute budget of each model choice of a suggest: once spent, the "
+     "search answers the best configuration found (the trial's explanation "
+     "says budget_cut); 0: unbounded"},
     {"HPOD_LAB_MODEL_SLOTS", CV_INT, "0", 0, 256, INT(lab_model_slots),
      "model computations (suggest transactions, importance fits) one lab "
      "may run at once in this process; 0: half the suggest connections, "

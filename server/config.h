@@ -43,6 +43,7 @@ struct config {
     long sim_sync_wait_ms;
     char sim_cgroup[1024];
     long history_cache;
+    long suggest_budget_ms;
     long lab_model_slots;
     long lab_queue;
     long model_cache_mb;

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "store/migrate.h"
 #include "store/standby.h"
+#include "study/deadline.h"
 #include "study/histcache.h"
 #include "study/importance.h"
 #include "study/labsched.h"
@@ -51,7 +52,7 @@ static void
 sim_jobs_start(const struct config *cfg, struct hpod_ctx *ctx)
 {
     struct bench_jobs_opts o = serve_jobs_opts(cfg, ctx);
-    ctx->jobs = bench_jobs_start(&o);
+    ctx->jobs = jobs_start(&o);
     hpod_log(HPOD_LOG_INFO, "%ld simulation workers, lease %ld ms%s%s",
              cfg->sim_workers, cfg->sim_lease_ms,
              cfg->sim_cgroup[0] ? ", cpu cgroup " : "", cfg->sim_cgroup);
@@ -63,7 +64,7 @@ serve_load_tables(const struct config *cfg, struct bench_db *bench)
     struct hpod_err err = {0};
     memset(bench, 0, sizeof *bench);
     if (cfg->benchmarks[0] &&
-        bench_db_load(cfg->benchmarks, bench, &err) != HPOD_OK) {
+        tables_db_load(cfg->benchmarks, bench, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_WARN, "benchmarks not loaded from %s: %s",
                  cfg->benchmarks, err.msg);
         memset(bench, 0, sizeof *bench);
@@ -129,7 +130,7 @@ serve_run(const struct config *cfg)
     if (serve_auth_check(cfg, ctx.pool) != 0) {
         standby_stop(standby);
         db_pool_destroy(ctx.pool);
-        bench_db_free(&bench);
+        tables_db_free(&bench);
         return 1;
     }
 
@@ -141,16 +142,17 @@ serve_run(const struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
 
     hcache_set_enabled(cfg->history_cache != 0);
+    deadline_set_suggest_ms(cfg->suggest_budget_ms);
     labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
     modelcache_configure((size_t)cfg->model_cache_mb << 20);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {
         hpod_log(HPOD_LOG_ERROR, "%s", err.msg);
-        bench_jobs_stop(ctx.jobs);
-        bench_jobs_free(ctx.jobs);
+        jobs_stop(ctx.jobs);
+        jobs_free(ctx.jobs);
         standby_stop(standby);
         db_pool_destroy(ctx.pool);
-        bench_db_free(&bench);
+        tables_db_free(&bench);
         return 1;
     }
     reaper = reaper_start(ctx.pool, cfg->reaper_ms, cfg->audit_days,
@@ -164,16 +166,16 @@ serve_run(const struct config *cfg)
 
     /* Jobs in flight go back to the queue and synchronous waiters answer
      * 503 before the HTTP server waits for its requests. */
-    bench_jobs_stop(ctx.jobs);
+    jobs_stop(ctx.jobs);
     http_stop(http);
-    study_importance_stop(); /* background fits borrow from the pool */
-    bench_jobs_free(ctx.jobs);
+    importance_stop(); /* background fits borrow from the pool */
+    jobs_free(ctx.jobs);
     reaper_stop(reaper);
     standby_stop(standby);
     db_pool_destroy(ctx.pool);
     suggest_cache_clear();
-    bench_catalog_clear();
-    bench_db_free(&bench);
+    catalog_clear();
+    tables_db_free(&bench);
     hpod_log(HPOD_LOG_INFO, "stopped");
     return 0;
 }

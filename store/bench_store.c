@@ -190,7 +190,7 @@ bench_store_names(struct db *db, char ***names, size_t *n, struct hpod_err *err)
 }
 
 void
-sim_row_cleanup(struct sim_row *r)
+sim_row_clear(struct sim_row *r)
 {
     if (!r)
         return;
@@ -251,7 +251,7 @@ sim_store_enqueue(struct db *db, const char *benchmark, const char *lab,
 }
 
 void
-sim_claim_cleanup(struct sim_claim *c)
+sim_claim_clear(struct sim_claim *c)
 {
     if (!c)
         return;

@@ -43,7 +43,7 @@ struct sim_row {
     long long runs_done, runs_total;
     char *error, *error_field; /* NULL unless failed */
 };
-void sim_row_cleanup(struct sim_row *r);
+void sim_row_clear(struct sim_row *r);
 
 /*
  * sim_store_lab_lock - serializes, until the transaction ends, the
@@ -72,7 +72,7 @@ struct sim_claim {
     long long runs_stored; /* runs already stored: the slice starts here */
     char *benchmark, *request;
 };
-void sim_claim_cleanup(struct sim_claim *c);
+void sim_claim_clear(struct sim_claim *c);
 /*
  * sim_store_claim - takes a queued job, or a running one whose lease
  * lapsed, in one statement (FOR UPDATE SKIP LOCKED): the job of the lab

@@ -46,7 +46,7 @@ trial_origin_parse(const char *s)
 }
 
 void
-study_cleanup(struct study *s)
+study_clear(struct study *s)
 {
     if (!s)
         return;
@@ -99,7 +99,7 @@ metric_set_get(const struct metric_set *s, const char *name)
 }
 
 void
-metric_set_cleanup(struct metric_set *s)
+metric_set_clear(struct metric_set *s)
 {
     if (!s)
         return;
@@ -108,16 +108,16 @@ metric_set_cleanup(struct metric_set *s)
 }
 
 void
-trial_cleanup(struct trial *t)
+trial_clear(struct trial *t)
 {
     if (!t)
         return;
     free(t->params);
     free(t->metadata);
     free(t->worker);
-    metric_set_cleanup(&t->values);
+    metric_set_clear(&t->values);
     for (size_t i = 0; i < t->n_steps; i++) {
-        metric_set_cleanup(&t->steps[i].values);
+        metric_set_clear(&t->steps[i].values);
         free(t->steps[i].checkpoint);
     }
     free(t->steps);
@@ -137,7 +137,7 @@ trials_drop_excluded(struct trial *t, size_t *n)
     size_t k = 0;
     for (size_t i = 0; i < *n; i++) {
         if (t[i].excluded) {
-            trial_cleanup(&t[i]);
+            trial_clear(&t[i]);
             continue;
         }
         if (k != i) {
@@ -164,7 +164,7 @@ trials_free(struct trial *t, size_t n)
     if (!t)
         return;
     for (size_t i = 0; i < n; i++)
-        trial_cleanup(&t[i]);
+        trial_clear(&t[i]);
     free(t);
 }
 

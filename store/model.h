@@ -5,7 +5,7 @@
  * JSON text: store/ must not know jansson, and handlers parse what they
  * need. Reported metric values are typed (struct metric_set): they are
  * stored as double precision and never pass through JSON in the store.
- * Every pointer is owned by the struct; *_cleanup frees them and is safe
+ * Every pointer is owned by the struct; *_clear frees them and is safe
  * on a zeroed struct.
  */
 #ifndef HPOD_MODEL_H
@@ -69,7 +69,7 @@ void metric_set_add(struct metric_set *s, const char *name, double value);
 const double *metric_set_find(const struct metric_set *s, const char *name);
 /* The value of name in s, or NaN when s does not hold it. */
 double metric_set_get(const struct metric_set *s, const char *name);
-void metric_set_cleanup(struct metric_set *s);
+void metric_set_clear(struct metric_set *s);
 
 /* One intermediate report of a trial: its step, its metrics and whether
  * it was answered "stop" (ASHA, multistage: the trial stopped, paused or
@@ -133,8 +133,8 @@ struct trial {
     char *created_at, *updated_at;
 };
 
-void study_cleanup(struct study *s);
-void trial_cleanup(struct trial *t);
+void study_clear(struct study *s);
+void trial_clear(struct trial *t);
 /*
  * trials_drop_excluded - removes the excluded trials of t[0..*n) (freed),
  * keeping the others in order; *n becomes their number.

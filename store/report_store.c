@@ -30,12 +30,12 @@ static const char *SQL_WRITE =
     "SELECT * FROM hpod_report_write($1, $2, $3, $4, $5, $6)";
 
 void
-report_row_cleanup(struct report_row *r)
+report_row_clear(struct report_row *r)
 {
     if (!r)
         return;
     free(r->definition);
-    trial_cleanup(&r->trial);
+    trial_clear(&r->trial);
     memset(r, 0, sizeof *r);
 }
 
@@ -83,7 +83,7 @@ report_store_read(struct db *db, long long trial_id, long long known_study,
 out:
     db_result_free(r);
     if (st != HPOD_OK)
-        report_row_cleanup(out);
+        report_row_clear(out);
     return st;
 }
 

@@ -36,7 +36,7 @@ struct report_row {
     struct trial trial; /* with its final values; steps not read */
 };
 
-void report_row_cleanup(struct report_row *r);
+void report_row_clear(struct report_row *r);
 
 /* Reads trial trial_id as above; HPOD_ENOTFOUND when there is none.
  * known: the definition version the reader holds of study known_study

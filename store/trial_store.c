@@ -676,7 +676,7 @@ step_rows_free(struct step_row *rows, size_t n)
     if (!rows)
         return;
     for (size_t i = 0; i < n; i++)
-        metric_set_cleanup(&rows[i].values);
+        metric_set_clear(&rows[i].values);
     free(rows);
 }
 

@@ -114,9 +114,8 @@ audit_since_ok(const char *s)
 }
 
 enum hpod_status
-study_audit_list(struct db *db, const char *who_lab, struct audit_filter *f,
-                 struct audit_row **rows, size_t *n, int *more,
-                 struct hpod_err *err)
+audit_list(struct db *db, const char *who_lab, struct audit_filter *f,
+           struct audit_row **rows, size_t *n, int *more, struct hpod_err *err)
 {
     enum hpod_status st;
 

@@ -47,16 +47,15 @@ enum hpod_status audit_record(struct db *db, long long by_token,
 int audit_since_ok(const char *s);
 
 /*
- * study_audit_list - the events of f for a caller of lab who_lab ("": an
+ * audit_list - the events of f for a caller of lab who_lab ("": an
  * admin of every lab, who sees every event; else the admin of that lab,
  * who sees its events only: a filter naming another lab is HPOD_EDENIED).
  * f->action must be audit_action_ok and f->since audit_since_ok
  * (HPOD_EINVAL naming the parameter otherwise). Reads f->limit + 1 rows:
  * *more is 1 when there is a next page (its cursor is the last row's id).
  */
-enum hpod_status study_audit_list(struct db *db, const char *who_lab,
-                                  struct audit_filter *f,
-                                  struct audit_row **rows, size_t *n, int *more,
-                                  struct hpod_err *err);
+enum hpod_status audit_list(struct db *db, const char *who_lab,
+                            struct audit_filter *f, struct audit_row **rows,
+                            size_t *n, int *more, struct hpod_err *err);
 
 #endif

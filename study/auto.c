@@ -14,7 +14,7 @@
 #include "core/mobo.h"
 
 int
-algo_is_auto(const json_t *a)
+auto_requested(const json_t *a)
 {
     if (!a || json_is_null(a))
         return 1;
@@ -200,8 +200,8 @@ auto_readback(json_t *a, struct algo_def *al, json_t **norm,
 }
 
 enum hpod_status
-algo_auto(json_t *a, const struct autoalgo_features *f, struct algo_def *al,
-          json_t **norm, struct hpod_err *err)
+auto_choose(json_t *a, const struct autoalgo_features *f, struct algo_def *al,
+            json_t **norm, struct hpod_err *err)
 {
     static const char *const keys[] = {"name", "seed", NULL};
     struct autoalgo_config cfg;

@@ -24,10 +24,10 @@
 
 /* 1 when the "algorithm" value a (borrowed, may be NULL) asks for auto:
  * absent, null, or an object whose "name" is "auto". */
-int algo_is_auto(const json_t *a);
+int auto_requested(const json_t *a);
 
 /*
- * algo_auto - resolves auto for a definition with features f. a (borrowed):
+ * auto_choose - resolves auto for a definition with features f. a (borrowed):
  * NULL or the {"name": "auto", ...} object. {"name": "auto"} with an
  * optional "seed": the rule chooses and the reason is written from f. An
  * object that carries "chosen" (with "case" and "reason": a definition as
@@ -37,9 +37,9 @@ int algo_is_auto(const json_t *a);
  * Fills al from the chosen algorithm and *norm (new reference) with the
  * normalized auto object.
  */
-enum hpod_status algo_auto(json_t *a, const struct autoalgo_features *f,
-                           struct algo_def *al, json_t **norm,
-                           struct hpod_err *err);
+enum hpod_status auto_choose(json_t *a, const struct autoalgo_features *f,
+                             struct algo_def *al, json_t **norm,
+                             struct hpod_err *err);
 
 /*
  * auto_reason - the two sentences a study records: the configuration

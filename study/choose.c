@@ -12,6 +12,7 @@
 #include "core/pareto.h"
 #include "study/algometrics.h"
 #include "study/constraints.h"
+#include "study/deadline.h"
 #include "study/explain.h"
 #include "study/pareto.h"
 #include "study/warmstart.h"
@@ -24,7 +25,7 @@
 static enum hpod_status
 choose_mobo(const struct study_def *d, const struct history *h,
             struct samplercache *entry, int seq, double *raw, size_t *cand,
-            struct sampler_explain *ex)
+            struct sampler_explain *ex, struct compute_budget *budget)
 {
     size_t m = d->n_objectives, nc = d->n_constraints;
     double ref[MODEL_MAX_OBJECTIVES], con_max[MODEL_MAX_CONSTRAINTS];
@@ -41,7 +42,7 @@ choose_mobo(const struct study_def *d, const struct history *h,
     free(yc);
     /* Positive metrics under a "max" bound get a log GP (Beck et al.
      * 2016: multiplicative noise); study/constraints.h. */
-    constraint_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
+    constraints_bounds(d, h->mo_c, h->n_mo, con_max, con_log);
     struct mobo_input mi = {
         .space = &d->space,
         .surrogate = d->algo.name == ALGO_EHVI     ? d->algo.surrogate
@@ -72,6 +73,7 @@ choose_mobo(const struct study_def *d, const struct history *h,
         .gp_blend = d->algo.name == ALGO_EHVI ? d->algo.ehvi_gp_blend : 0,
         .trust_shape = d->algo.name == ALGO_EHVI ? d->algo.ehvi_trust_shape : 0,
         .explain = ex,
+        .budget = budget,
     };
     if (entry && !entry->mstate)
         entry->mstate = mobo_state_create();
@@ -95,6 +97,9 @@ choose_one(const struct study_def *d, const struct history *h,
            double *raw, size_t *cand, struct sampler_explain *ex,
            const double *prior)
 {
+    struct deadline dl; /* the choice's compute budget (study/deadline.h) */
+    struct compute_budget budget;
+    deadline_start(&dl, &budget);
     struct sampler_input in = {
         .space = &d->space,
         .kind = choose_sampler(d),
@@ -123,6 +128,7 @@ choose_one(const struct study_def *d, const struct history *h,
         .explain = ex,
         .prior_cand = prior,
         .prior_rule = WARM_RULE,
+        .budget = &budget,
     };
     enum hpod_status st = HPOD_ENUMERIC;
     double t0 = hpod_now_s();
@@ -131,7 +137,7 @@ choose_one(const struct study_def *d, const struct history *h,
     if (d->space.n_params == 0)
         return HPOD_OK; /* define-by-run before any parameter: {} */
     if (history_uses_mobo(d))
-        st = choose_mobo(d, h, entry, seq, raw, cand, ex);
+        st = choose_mobo(d, h, entry, seq, raw, cand, ex, &budget);
     int by_mobo = st == HPOD_OK;
     if (st != HPOD_OK && st != HPOD_ENOTFOUND) {
         /* Single-objective samplers, or a model that cannot decide yet
@@ -142,8 +148,8 @@ choose_one(const struct study_def *d, const struct history *h,
         st = sampler_next(&in, raw, cand);
     }
     if (ex && history_uses_mobo(d) && st == HPOD_OK)
-        study_explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
-                           *cand);
+        explain_mobo(ex, d, h->n_mo, h->n_mo_complete, h->n_pend, by_mobo,
+                     *cand);
     /* A model's choice (not a random or greedy one): /metrics. */
     if (st == HPOD_OK &&
         (by_mobo || (ex && ex->chooser == SAMPLER_CHOSE_MODEL)))

@@ -12,8 +12,8 @@
 #include "core/mobo.h"
 
 double
-constraint_value(const struct study_def *d, size_t c,
-                 const struct metric_set *vals)
+constraints_value(const struct study_def *d, size_t c,
+                  const struct metric_set *vals)
 {
     const double *v = metric_set_find(vals, d->con_metric[c]);
     if (!v)
@@ -23,8 +23,8 @@ constraint_value(const struct study_def *d, size_t c,
 }
 
 void
-constraint_bounds(const struct study_def *d, const double *obs_c, size_t n_obs,
-                  double *con_max, unsigned char *con_log)
+constraints_bounds(const struct study_def *d, const double *obs_c, size_t n_obs,
+                   double *con_max, unsigned char *con_log)
 {
     size_t nc = d->n_constraints;
     for (size_t c = 0; c < nc; c++) {
@@ -39,9 +39,9 @@ constraint_bounds(const struct study_def *d, const double *obs_c, size_t n_obs,
 }
 
 enum hpod_status
-constraint_prob(const struct study_def *d, size_t c, const double *obs_raw,
-                const double *obs_c, size_t n_obs, const double *q_raw,
-                size_t k, int seq, double *p)
+constraints_prob(const struct study_def *d, size_t c, const double *obs_raw,
+                 const double *obs_c, size_t n_obs, const double *q_raw,
+                 size_t k, int seq, double *p)
 {
     size_t nc = d->n_constraints, np = d->space.n_params, dim = d->space.dim;
     size_t n = 0;
@@ -59,7 +59,7 @@ constraint_prob(const struct study_def *d, size_t c, const double *obs_raw,
         return HPOD_OK;
     }
     /* One GP for this metric alone: a one-column mobo_input. */
-    constraint_bounds(d, obs_c, n_obs, con_max, con_log);
+    constraints_bounds(d, obs_c, n_obs, con_max, con_log);
     col = xmalloc(n_obs * sizeof *col);
     for (size_t i = 0; i < n_obs; i++)
         col[i] = obs_c[i * nc + c];

@@ -22,40 +22,40 @@
 #define CONSTRAINT_MIN_REPORTS MOBO_MIN_CON_REPORTS
 
 /*
- * constraint_value - the value of d's constraint c reported in vals,
+ * constraints_value - the value of d's constraint c reported in vals,
  * oriented as core/mobo wants it: the value under a "max" bound, minus the
  * value under a "min" bound; NaN when vals does not carry the metric.
  */
-double constraint_value(const struct study_def *d, size_t c,
-                        const struct metric_set *vals);
+double constraints_value(const struct study_def *d, size_t c,
+                         const struct metric_set *vals);
 
 /*
- * constraint_bounds - fills con_max and con_log (d->n_constraints entries
+ * constraints_bounds - fills con_max and con_log (d->n_constraints entries
  * each) for a struct mobo_input whose obs_c (n_obs × d->n_constraints,
- * NaN = not reported) holds constraint_value()s: con_max[c] is the bound
+ * NaN = not reported) holds constraints_value()s: con_max[c] is the bound
  * (negated under "min"); con_log[c] is 1 when the GP should model
  * log(value), i.e. for a "max" bound > 0 on a metric whose every report
  * is > 0 (time, speed and memory have multiplicative noise: Beck et al.
  * 2016).
  */
-void constraint_bounds(const struct study_def *d, const double *obs_c,
-                       size_t n_obs, double *con_max, unsigned char *con_log);
+void constraints_bounds(const struct study_def *d, const double *obs_c,
+                        size_t n_obs, double *con_max, unsigned char *con_log);
 
 /*
- * constraint_prob - P(constraint c holds) at the k configurations q_raw
+ * constraints_prob - P(constraint c holds) at the k configurations q_raw
  * (k × n_params, raw values as from params_from_json), written to p (k
  * entries): core/mobo's GP of the metric (kernel d->algo.kernel, Matérn
  * 5/2 if the study's is not a GP kernel), fitted on the n_obs
  * observations obs_raw (n_obs × n_params) whose obs_c entry (n_obs ×
- * d->n_constraints, constraint_value()s, NaN = not reported) for c is a
+ * d->n_constraints, constraints_value()s, NaN = not reported) for c is a
  * number, seeded from (d->algo.seed, seq): the same inputs give the same
  * answer. Fewer than CONSTRAINT_MIN_REPORTS reports give p = 0: not
  * known to hold.
  * Returns HPOD_OK; HPOD_EINVAL or HPOD_ENUMERIC as mobo_feasibility.
  */
-enum hpod_status constraint_prob(const struct study_def *d, size_t c,
-                                 const double *obs_raw, const double *obs_c,
-                                 size_t n_obs, const double *q_raw, size_t k,
-                                 int seq, double *p);
+enum hpod_status constraints_prob(const struct study_def *d, size_t c,
+                                  const double *obs_raw, const double *obs_c,
+                                  size_t n_obs, const double *q_raw, size_t k,
+                                  int seq, double *p);
 
 #endif

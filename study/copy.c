@@ -48,7 +48,7 @@ copy_body(struct db *db, const struct study *s, const char *name, json_t **out,
 }
 
 enum hpod_status
-study_copy(struct db *db, const struct bench_db *bench,
+copy_study(struct db *db, const struct bench_db *bench,
            const struct principal *who, long long src, const char *name,
            const char *lab, long long *id, struct hpod_err *err)
 {
@@ -64,12 +64,12 @@ study_copy(struct db *db, const struct bench_db *bench,
     enum hpod_status st;
 
     *id = 0;
-    if ((st = study_get(db, src, &s, err)) != HPOD_OK)
+    if ((st = studies_get(db, src, &s, err)) != HPOD_OK)
         goto out;
     if (!lab)
         in.lab = s.lab;
     if ((st = copy_body(db, &s, name, &body, err)) != HPOD_OK ||
-        (st = study_def_from_json(body, &d, err)) != HPOD_OK)
+        (st = def_from_json(body, &d, err)) != HPOD_OK)
         goto out;
     if (d.algo.name == ALGO_MULTISTAGE) {
         st = hpod_fail(err, HPOD_EUNPROC, "",
@@ -77,8 +77,8 @@ study_copy(struct db *db, const struct bench_db *bench,
                        "stages: it cannot take added trials, nor be copied");
         goto out;
     }
-    if ((st = study_trial_list(db, src, TRIAL_COMPLETED, COPY_MAX_TRIALS + 1, 0,
-                               &rows, &n, &total, err)) != HPOD_OK)
+    if ((st = trials_list(db, src, TRIAL_COMPLETED, COPY_MAX_TRIALS + 1, 0,
+                          &rows, &n, &total, err)) != HPOD_OK)
         goto out;
     if (total > COPY_MAX_TRIALS) {
         st = hpod_fail(err, HPOD_EUNPROC, "",
@@ -88,18 +88,18 @@ study_copy(struct db *db, const struct bench_db *bench,
         goto out;
     }
     trials_drop_excluded(rows, &n); /* out of the source's model */
-    if ((st = study_warm_prior(db, bench, who, &d, &prior, &in.n_warm_prior,
-                               err)) != HPOD_OK)
+    if ((st = warmstart_prior(db, bench, who, &d, &prior, &in.n_warm_prior,
+                              err)) != HPOD_OK)
         goto out;
     in.warm_prior = prior;
     in.copy_rows = rows;
     in.n_copy_rows = n;
-    st = study_create(db, &d, &in, id, &existed, err);
+    st = studies_create(db, &d, &in, id, &existed, err);
 out:
     trials_free(rows, n);
     free(prior);
     json_decref(body);
-    study_def_cleanup(&d);
-    study_cleanup(&s);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }

@@ -15,7 +15,7 @@
 #define COPY_MAX_TRIALS 100000
 
 /*
- * study_copy - study src (the caller sees it: checked before) copied as
+ * copy_study - study src (the caller sees it: checked before) copied as
  * study name of lab (checked by the caller; NULL: src's lab), by who: the
  * definition as stored but its name (a warm start's prior computed again for
  * the copy), and every completed trial that is not excluded, in number order,
@@ -25,7 +25,7 @@
  * (its stages choose its configurations) or more than COPY_MAX_TRIALS trials,
  * 404 for no such study.
  */
-enum hpod_status study_copy(struct db *db, const struct bench_db *bench,
+enum hpod_status copy_study(struct db *db, const struct bench_db *bench,
                             const struct principal *who, long long src,
                             const char *name, const char *lab, long long *id,
                             struct hpod_err *err);

@@ -57,7 +57,7 @@ entry_check(json_t *entry, json_t **norm, struct hpod_err *err)
     json_t *body =
         json_pack("{s:s, s:[O], s:[{s:s, s:s}]}", "name", "entry", "space",
                   entry, "objectives", "name", "y", "goal", "minimize");
-    st = study_def_from_json(body, &d, err);
+    st = def_from_json(body, &d, err);
     json_decref(body);
     if (st == HPOD_OK) {
         *norm = json_incref(json_array_get(json_object_get(d.def, "space"), 0));
@@ -65,7 +65,7 @@ entry_check(json_t *entry, json_t **norm, struct hpod_err *err)
         unprefix(err->field);
         unprefix(err->msg);
     }
-    study_def_cleanup(&d);
+    def_clear(&d);
     return st;
 }
 
@@ -101,17 +101,17 @@ join(struct db *db, long long study_id, struct study_def *d, json_t *entry,
     json_object_set_new(e, "added_in", json_integer(version));
     json_array_append_new(json_object_get(nd, "space"), e);
     json_object_set_new(nd, "space_version", json_integer(version));
-    if ((st = study_def_from_json(nd, &grown, err)) != HPOD_OK)
+    if ((st = def_from_json(nd, &grown, err)) != HPOD_OK)
         goto out;
     text = hj_dump(grown.def, 0);
     if ((st = dbr_store_set_definition(db, study_id, text, err)) != HPOD_OK)
         goto out;
-    study_def_cleanup(d);
+    def_clear(d);
     *d = grown;
     memset(&grown, 0, sizeof grown);
 out:
     free(text);
-    study_def_cleanup(&grown);
+    def_clear(&grown);
     json_decref(nd);
     return st;
 }
@@ -166,7 +166,7 @@ ask(struct db *db, const struct study *s, const struct trial *t, json_t *entry,
     size_t i;
     enum hpod_status st;
 
-    if ((st = study_def_from_text(s->definition, &d, err)) != HPOD_OK)
+    if ((st = def_from_text(s->definition, &d, err)) != HPOD_OK)
         goto out;
     if (s->n_candidates >= 0 || d.benchmark) {
         st = hpod_fail(err, HPOD_ECONFLICT, "name",
@@ -211,13 +211,13 @@ out:
     }
     free(text);
     json_decref(params);
-    study_def_cleanup(&d);
+    def_clear(&d);
     return st;
 }
 
 enum hpod_status
-study_trial_param(struct db *db, long long id, json_t *entry, json_t **value,
-                  struct hpod_err *err)
+dbr_trial_param(struct db *db, long long id, json_t *entry, json_t **value,
+                struct hpod_err *err)
 {
     json_t *norm = NULL;
     struct study s = {0};
@@ -236,7 +236,7 @@ study_trial_param(struct db *db, long long id, json_t *entry, json_t **value,
         (st = trial_store_get(db, id, 1, &t, err)) != HPOD_OK)
         goto out;
     if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
-        st = study_trial_not_live(&t, "ask a parameter for", err);
+        st = trials_not_live(&t, "ask a parameter for", err);
         goto out;
     }
     if ((st = ask(db, &s, &t, norm, value, err)) != HPOD_OK ||
@@ -251,7 +251,7 @@ out:
     }
 done:
     json_decref(norm);
-    study_cleanup(&s);
-    trial_cleanup(&t);
+    study_clear(&s);
+    trial_clear(&t);
     return st;
 }

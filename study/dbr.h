@@ -24,14 +24,14 @@
 #include "store/db.h"
 
 /*
- * study_trial_param - entry (borrowed; a space entry) asked by trial id,
+ * dbr_trial_param - entry (borrowed; a space entry) asked by trial id,
  * which must be live (pending or running: 409 otherwise; its lease is
  * renewed), in one transaction under the study's row lock. *value: the
  * trial's value (new reference). 422 for an invalid entry (the field
  * named as in the entry: "low"), 409 for a name defined otherwise or a
  * study with candidates.
  */
-enum hpod_status study_trial_param(struct db *db, long long id, json_t *entry,
-                                   json_t **value, struct hpod_err *err);
+enum hpod_status dbr_trial_param(struct db *db, long long id, json_t *entry,
+                                 json_t **value, struct hpod_err *err);
 
 #endif

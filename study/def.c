@@ -287,7 +287,7 @@ parse_auto(json_t *body, struct study_def *d, json_t **norm,
         f.decoupled |=
             json_is_true(json_object_get(json_array_get(cons, i), "decoupled"));
     json_t *a = json_object_get(body, "algorithm");
-    return algo_auto(json_is_null(a) ? NULL : a, &f, &d->algo, norm, err);
+    return auto_choose(json_is_null(a) ? NULL : a, &f, &d->algo, norm, err);
 }
 
 /* ---- the whole definition ---- */
@@ -335,7 +335,7 @@ bind_def(struct study_def *d)
 
 /*
  * "warm_start": {"study": id} or {"benchmark": name}, exactly one, or
- * {"auto": true} (study/warmstart.h study_warm_auto), which a stored
+ * {"auto": true} (study/warmstart.h warmstart_auto), which a stored
  * definition holds with its resolution: "study" (when one was found) and
  * "reason" (400 otherwise); *norm gets the normalized object (new
  * reference). Whether the source exists and fits is checked by
@@ -444,14 +444,14 @@ parse_def(json_t *body, struct study_def *d, struct hpod_err *err)
         (st = parse_constraints(v, norm_cons, err)) != HPOD_OK)
         goto out;
     v = json_object_get(body, "algorithm");
-    if (!algo_is_auto(v) &&
+    if (!auto_requested(v) &&
         (st = algo_from_json(v, &d->algo, &norm_algo, err)) != HPOD_OK)
         goto out;
     if ((st = hj_get_int(body, "", "budget", 1, STUDY_MAX_BUDGET, &budget, &has,
                          err)) != HPOD_OK)
         goto out;
     d->budget = has ? budget : -1;
-    if (algo_is_auto(v) &&
+    if (auto_requested(v) &&
         (st = parse_auto(body, d, &norm_algo, err)) != HPOD_OK)
         goto out;
     if (d->algo.name == ALGO_MULTISTAGE &&
@@ -508,7 +508,7 @@ out:
     json_decref(norm_algo);
     json_decref(norm_warm);
     if (st != HPOD_OK)
-        study_def_cleanup(d);
+        def_clear(d);
     return st;
 }
 
@@ -538,7 +538,8 @@ check_graph_size(json_t *body, const struct study_def *d, struct hpod_err *err)
         return HPOD_OK;
     char field[64];
     snprintf(field, sizeof field, "algorithm.%s%s",
-             algo_is_auto(json_object_get(body, "algorithm")) ? "chosen." : "",
+             auto_requested(json_object_get(body, "algorithm")) ? "chosen."
+                                                                : "",
              key);
     return hpod_fail(err, HPOD_EUNPROC, field,
                      "a graph over the candidates holds n-by-n matrices: at "
@@ -548,7 +549,7 @@ check_graph_size(json_t *body, const struct study_def *d, struct hpod_err *err)
 }
 
 enum hpod_status
-study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
+def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
 {
     /* A new study's name in NFC, look-alikes refused (common/text.h). */
     enum hpod_status st = hpod_text_member(body, "name", "name", err);
@@ -558,12 +559,12 @@ study_def_from_json(json_t *body, struct study_def *d, struct hpod_err *err)
     }
     st = parse_def(body, d, err);
     if (st == HPOD_OK && (st = check_graph_size(body, d, err)) != HPOD_OK)
-        study_def_cleanup(d);
+        def_clear(d);
     return st;
 }
 
 enum hpod_status
-study_def_from_text(const char *text, struct study_def *d, struct hpod_err *err)
+def_from_text(const char *text, struct study_def *d, struct hpod_err *err)
 {
     json_t *body = hj_parse(text);
     enum hpod_status st;
@@ -579,7 +580,7 @@ study_def_from_text(const char *text, struct study_def *d, struct hpod_err *err)
 }
 
 void
-study_def_cleanup(struct study_def *d)
+def_clear(struct study_def *d)
 {
     if (!d)
         return;
@@ -594,7 +595,7 @@ study_def_cleanup(struct study_def *d)
 }
 
 int
-trial_feasible(const struct study_def *d, const struct metric_set *values)
+def_trial_feasible(const struct study_def *d, const struct metric_set *values)
 {
     for (size_t i = 0; i < d->n_constraints; i++) {
         const double *x = metric_set_find(values, d->con_metric[i]);

@@ -22,22 +22,23 @@
 #include "study/params.h"    /* params_from_json, params_to_json */
 
 /*
- * study_def_from_json - validates a study creation body (borrowed) and
+ * def_from_json - validates a study creation body (borrowed) and
  * fills d. HPOD_EINVAL (400) for shape and type errors, HPOD_EUNPROC (422)
  * for broken rules; err names the field.
  */
-enum hpod_status study_def_from_json(json_t *body, struct study_def *d,
-                                     struct hpod_err *err);
+enum hpod_status def_from_json(json_t *body, struct study_def *d,
+                               struct hpod_err *err);
 /* Rebuilds d from a stored definition (JSON text). */
-enum hpod_status study_def_from_text(const char *text, struct study_def *d,
-                                     struct hpod_err *err);
-void study_def_cleanup(struct study_def *d);
+enum hpod_status def_from_text(const char *text, struct study_def *d,
+                               struct hpod_err *err);
+void def_clear(struct study_def *d);
 
 /*
- * trial_feasible - 1 if the reported values meet every constraint of d; a
+ * def_trial_feasible - 1 if the reported values meet every constraint of d; a
  * constraint whose metric was not reported counts as not met (feasibility
  * is only what was observed).
  */
-int trial_feasible(const struct study_def *d, const struct metric_set *values);
+int def_trial_feasible(const struct study_def *d,
+                       const struct metric_set *values);
 
 #endif

@@ -66,7 +66,7 @@ struct study_def {
     long long warm_study;
     const char *warm_benchmark;
     /* {"auto": true}: the study is chosen among the related ones
-     * (study_warm_auto); warm_study is the one chosen, 0: none. */
+     * (warmstart_auto); warm_study is the one chosen, 0: none. */
     int warm_auto;
 };
 

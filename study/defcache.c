@@ -20,7 +20,7 @@ static void
 def_obj_free(void *p)
 {
     struct def_obj *o = p;
-    study_def_cleanup(&o->d);
+    def_clear(&o->d);
     free(o);
 }
 
@@ -67,7 +67,7 @@ defcache_resolve(long long study_id, const char *version, const char *text,
                          "study %lld was read without its definition",
                          study_id);
     o = xcalloc(1, sizeof *o);
-    if ((st = study_def_from_text(text, &o->d, err)) != HPOD_OK) {
+    if ((st = def_from_text(text, &o->d, err)) != HPOD_OK) {
         free(o);
         return st;
     }

@@ -18,13 +18,13 @@
 #include "study/trials.h"
 
 void
-enqueue_input_cleanup(struct enqueue_input *in)
+enqueue_input_clear(struct enqueue_input *in)
 {
     if (!in)
         return;
     json_decref(in->params);
     free(in->metadata);
-    report_input_cleanup(&in->value);
+    report_input_clear(&in->value);
     memset(in, 0, sizeof *in);
 }
 
@@ -65,7 +65,7 @@ enqueue_from_json(json_t *body, struct enqueue_input *out, struct hpod_err *err)
     }
 out:
     if (st != HPOD_OK)
-        enqueue_input_cleanup(out);
+        enqueue_input_clear(out);
     return st;
 }
 
@@ -174,15 +174,14 @@ enqueue_audit(struct db *db, const struct principal *by,
                                 json_real(in->value.values.v[i].value));
         json_object_set_new(detail, "values", v);
     }
-    return audit_record(
-        db, access_token_of(by), in->has_values ? "trial.add" : "trial.enqueue",
-        NULL, t->study_id, study_trial_target(t->id, target), detail, err);
+    return audit_record(db, access_token_of(by),
+                        in->has_values ? "trial.add" : "trial.enqueue", NULL,
+                        t->study_id, trials_target(t->id, target), detail, err);
 }
 
 enum hpod_status
-study_trial_enqueue(struct db *db, long long study_id,
-                    const struct enqueue_input *in, const struct principal *by,
-                    struct trial *out, struct hpod_err *err)
+enqueue_add(struct db *db, long long study_id, const struct enqueue_input *in,
+            const struct principal *by, struct trial *out, struct hpod_err *err)
 {
     struct study s = {0};
     struct study_def d = {0};
@@ -196,7 +195,7 @@ study_trial_enqueue(struct db *db, long long study_id,
     if ((st = db_begin(db, err)) != HPOD_OK ||
         (st = study_store_lock(db, study_id, err)) != HPOD_OK ||
         (st = study_store_get(db, study_id, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK)
+        (st = def_from_text(s.definition, &d, err)) != HPOD_OK)
         goto out;
     raw = xmalloc((d.space.n_params ? d.space.n_params : 1) * sizeof *raw);
     if ((st = enqueue_check(db, &s, &d, in, raw, &cand, err)) != HPOD_OK ||
@@ -215,19 +214,19 @@ study_trial_enqueue(struct db *db, long long study_id,
 out:
     if (st != HPOD_OK) {
         db_rollback(db);
-        trial_cleanup(out);
+        trial_clear(out);
     }
     free(ptext);
     free(raw);
-    study_def_cleanup(&d);
-    study_cleanup(&s);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }
 
 enum hpod_status
-study_trial_set_metadata(struct db *db, long long id, const json_t *metadata,
-                         const struct principal *by, struct trial *out,
-                         struct hpod_err *err)
+enqueue_set_metadata(struct db *db, long long id, const json_t *metadata,
+                     const struct principal *by, struct trial *out,
+                     struct hpod_err *err)
 {
     struct trial t = {0};
     char *text = NULL, target[48];
@@ -241,7 +240,7 @@ study_trial_set_metadata(struct db *db, long long id, const json_t *metadata,
     if ((st = trial_store_get(db, id, 1, &t, err)) != HPOD_OK ||
         (st = trial_store_set_metadata(db, id, text, err)) != HPOD_OK ||
         (st = audit_record(db, access_token_of(by), "trial.patch", NULL,
-                           t.study_id, study_trial_target(id, target),
+                           t.study_id, trials_target(id, target),
                            json_pack("{s:i, s:o}", "number", t.seq, "metadata",
                                      hj_parse(text)),
                            err)) != HPOD_OK ||
@@ -251,7 +250,7 @@ study_trial_set_metadata(struct db *db, long long id, const json_t *metadata,
     }
     st = trial_store_get(db, id, 0, out, err);
 out:
-    trial_cleanup(&t);
+    trial_clear(&t);
     free(text);
     return st;
 }

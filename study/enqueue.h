@@ -29,15 +29,15 @@ struct enqueue_input {
  * enqueue_from_json - {"params": {...}, "values"?: {metric: number},
  * "metadata"?: {...}} (borrowed); no other field. values follow a report's
  * rules (report_from_json), metadata hj_object_text's. HPOD_EINVAL
- * for shape, HPOD_EUNPROC for rules. Cleanup with enqueue_input_cleanup,
+ * for shape, HPOD_EUNPROC for rules. Cleanup with enqueue_input_clear,
  * also on error.
  */
 enum hpod_status enqueue_from_json(json_t *body, struct enqueue_input *out,
                                    struct hpod_err *err);
-void enqueue_input_cleanup(struct enqueue_input *in);
+void enqueue_input_clear(struct enqueue_input *in);
 
 /*
- * study_trial_enqueue - inserts in's trial into study study_id and fills
+ * enqueue_add - inserts in's trial into study study_id and fills
  * out with it as committed. The params must be a full point of the
  * study's space (422 naming params.<name>); a finite study's must equal
  * one of its candidates (422) that no trial holds yet (409). Values, when
@@ -48,21 +48,20 @@ void enqueue_input_cleanup(struct enqueue_input *in);
  * trial counts in it; an added one does not). 404 for no such study.
  * Recorded in the audit log as by's trial.enqueue or trial.add.
  */
-enum hpod_status study_trial_enqueue(struct db *db, long long study_id,
-                                     const struct enqueue_input *in,
-                                     const struct principal *by,
-                                     struct trial *out, struct hpod_err *err);
+enum hpod_status enqueue_add(struct db *db, long long study_id,
+                             const struct enqueue_input *in,
+                             const struct principal *by, struct trial *out,
+                             struct hpod_err *err);
 
 /*
- * study_trial_set_metadata - replaces trial id's metadata with metadata
+ * enqueue_set_metadata - replaces trial id's metadata with metadata
  * (an object, hj_object_text's rules, METADATA_MAX), in any state; *out is the
  * trial as committed, recorded in the audit log as by's trial.patch.
  * 404 for no such trial.
  */
-enum hpod_status study_trial_set_metadata(struct db *db, long long id,
-                                          const json_t *metadata,
-                                          const struct principal *by,
-                                          struct trial *out,
-                                          struct hpod_err *err);
+enum hpod_status enqueue_set_metadata(struct db *db, long long id,
+                                      const json_t *metadata,
+                                      const struct principal *by,
+                                      struct trial *out, struct hpod_err *err);
 
 #endif

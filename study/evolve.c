@@ -167,7 +167,7 @@ evolve_space(const struct study *s, const struct study_def *d, json_t *space,
     json_object_set(body, "space", merged);
     json_object_set_new(body, "space_version",
                         json_integer(d->space_version + 1));
-    if ((st = study_def_from_json(body, &nd, err)) != HPOD_OK)
+    if ((st = def_from_json(body, &nd, err)) != HPOD_OK)
         goto out;
     json_t *now = json_object_get(nd.def, "space");
     if (json_equal(now, json_object_get(d->def, "space")))
@@ -180,6 +180,6 @@ evolve_space(const struct study *s, const struct study_def *d, json_t *space,
 out:
     json_decref(merged);
     json_decref(body);
-    study_def_cleanup(&nd);
+    def_clear(&nd);
     return st;
 }

@@ -34,7 +34,7 @@ exclusion(struct db *db, long long id, int exclude, const char *reason,
     if (st == HPOD_OK)
         st = audit_record(
             db, token_id, exclude ? "trial.exclude" : "trial.restore", NULL,
-            study_id, study_trial_target(id, target),
+            study_id, trials_target(id, target),
             json_pack("{s:s?, s:b}", "reason", reason, "changed", changed),
             err);
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
@@ -46,17 +46,17 @@ out:
 }
 
 enum hpod_status
-study_trial_exclude(struct db *db, long long id, const char *reason,
-                    const struct principal *by, struct trial *out,
-                    struct hpod_err *err)
+exclude_trial(struct db *db, long long id, const char *reason,
+              const struct principal *by, struct trial *out,
+              struct hpod_err *err)
 {
     return exclusion(db, id, 1, reason ? reason : "", by, out, err);
 }
 
 enum hpod_status
-study_trial_restore(struct db *db, long long id, const char *reason,
-                    const struct principal *by, struct trial *out,
-                    struct hpod_err *err)
+exclude_restore(struct db *db, long long id, const char *reason,
+                const struct principal *by, struct trial *out,
+                struct hpod_err *err)
 {
     return exclusion(db, id, 0, reason, by, out, err);
 }

@@ -21,22 +21,20 @@
 #include "study/access.h"
 
 /*
- * study_trial_exclude - excludes trial id (any state) with reason, by
+ * exclude_trial - excludes trial id (any state) with reason, by
  * by's token (NULL or no token: an open server), under its study's row
  * lock; excluding an excluded trial keeps the first exclusion (200).
  * *out is the trial as then stored. Recorded in the audit log as
  * trial.exclude (study/audit.h), in the same transaction.
  */
-enum hpod_status study_trial_exclude(struct db *db, long long id,
-                                     const char *reason,
-                                     const struct principal *by,
-                                     struct trial *out, struct hpod_err *err);
+enum hpod_status exclude_trial(struct db *db, long long id, const char *reason,
+                               const struct principal *by, struct trial *out,
+                               struct hpod_err *err);
 
-/* study_trial_restore - undoes it (reason: optional, for the audit log's
+/* exclude_restore - undoes it (reason: optional, for the audit log's
  * trial.restore); a trial not excluded is left as it is. */
-enum hpod_status study_trial_restore(struct db *db, long long id,
-                                     const char *reason,
-                                     const struct principal *by,
-                                     struct trial *out, struct hpod_err *err);
+enum hpod_status exclude_restore(struct db *db, long long id,
+                                 const char *reason, const struct principal *by,
+                                 struct trial *out, struct hpod_err *err);
 
 #endif

@@ -15,7 +15,7 @@
 #include "study/studies.h"
 
 int
-study_explain_records(const struct study_def *d)
+explain_records(const struct study_def *d)
 {
     if (d->algo.name == ALGO_ASHA || d->algo.name == ALGO_MULTISTAGE)
         return d->algo.base != ALGO_RANDOM;
@@ -65,9 +65,8 @@ sampler_names(const struct study_def *d, const char **sampler, const char **acq)
 }
 
 void
-study_explain_mobo(struct sampler_explain *ex, const struct study_def *d,
-                   size_t n_mo, size_t n_mo_complete, size_t n_pend,
-                   int by_mobo, size_t cand)
+explain_mobo(struct sampler_explain *ex, const struct study_def *d, size_t n_mo,
+             size_t n_mo_complete, size_t n_pend, int by_mobo, size_t cand)
 {
     size_t need = (size_t)(d->algo.init > 1 ? d->algo.init : 2);
 
@@ -110,7 +109,7 @@ suggest_json(const struct study_def *d, const struct sampler_explain *e)
 {
     const char *sampler, *acq, *units = NULL;
     int model = e->chooser == SAMPLER_CHOSE_MODEL;
-    json_t *runners = json_array();
+    json_t *runners = json_array(), *o;
     size_t np = d->space.n_params;
 
     sampler_names(d, &sampler, &acq);
@@ -125,19 +124,23 @@ suggest_json(const struct study_def *d, const struct sampler_explain *e)
         json_array_append_new(
             runners, point_json(d, &e->runner[k],
                                 e->runner_raw ? e->runner_raw + k * np : NULL));
-    return json_pack(
-        "{s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "chooser",
-        chooser_name(e->chooser), "sampler", sampler, "acquisition",
-        model && acq ? json_string(acq) : json_null(), "units",
-        units ? json_string(units) : json_null(), "n_observations",
-        (json_int_t)e->n_obs, "n_pending", (json_int_t)e->n_pend, "incumbent",
-        num_or_null(model ? e->incumbent : NAN), "chosen",
-        point_json(d, &e->pick, NULL), "runners_up", runners);
+    o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "chooser",
+                  chooser_name(e->chooser), "sampler", sampler, "acquisition",
+                  model && acq ? json_string(acq) : json_null(), "units",
+                  units ? json_string(units) : json_null(), "n_observations",
+                  (json_int_t)e->n_obs, "n_pending", (json_int_t)e->n_pend,
+                  "incumbent", num_or_null(model ? e->incumbent : NAN),
+                  "chosen", point_json(d, &e->pick, NULL), "runners_up",
+                  runners);
+    /* The compute budget (HPOD_SUGGEST_BUDGET_MS) ended the search. */
+    if (o && e->budget_cut)
+        json_object_set_new(o, "budget_cut", json_true());
+    return o;
 }
 
 enum hpod_status
-study_explain_decision(struct db *db, long long trial_id, const char *kind,
-                       json_t *detail, struct hpod_err *err)
+explain_decision(struct db *db, long long trial_id, const char *kind,
+                 json_t *detail, struct hpod_err *err)
 {
     char *text = detail ? hj_dump(detail, 0) : NULL;
     enum hpod_status st;
@@ -151,8 +154,7 @@ study_explain_decision(struct db *db, long long trial_id, const char *kind,
 }
 
 char *
-study_explain_suggest_text(const struct study_def *d,
-                           const struct sampler_explain *e)
+explain_suggest_text(const struct study_def *d, const struct sampler_explain *e)
 {
     json_t *o = suggest_json(d, e);
     char *text = o ? hj_dump(o, 0) : NULL;
@@ -168,7 +170,7 @@ derived_suggest(const struct study_def *d, const struct trial *t, json_t *algo)
 {
     const char *who = t->origin == ORIGIN_ENQUEUED ? "user"
                       : t->origin == ORIGIN_ADDED  ? "added"
-                      : study_explain_records(d)   ? "unrecorded"
+                      : explain_records(d)         ? "unrecorded"
                                                    : "random";
     json_t *o = json_pack("{s:n, s:s, s:s, s:b, s:s}", "seq", "at",
                           t->created_at ? t->created_at : "", "kind", "suggest",
@@ -219,8 +221,8 @@ out:
 }
 
 enum hpod_status
-study_trial_explain(struct db *db, long long trial_id, json_t **out,
-                    struct hpod_err *err)
+explain_trial(struct db *db, long long trial_id, json_t **out,
+              struct hpod_err *err)
 {
     struct trial t = {0};
     struct study s = {0};
@@ -230,8 +232,8 @@ study_trial_explain(struct db *db, long long trial_id, json_t **out,
 
     *out = NULL;
     if ((st = trial_store_get(db, trial_id, 0, &t, err)) != HPOD_OK ||
-        (st = study_get(db, t.study_id, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK)
+        (st = studies_get(db, t.study_id, &s, err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &d, err)) != HPOD_OK)
         goto out;
     def = hj_parse(s.definition);
     algo = json_object_get(def, "algorithm");
@@ -248,8 +250,8 @@ study_trial_explain(struct db *db, long long trial_id, json_t **out,
 out:
     json_decref(arr);
     json_decref(def);
-    study_def_cleanup(&d);
-    study_cleanup(&s);
-    trial_cleanup(&t);
+    def_clear(&d);
+    study_clear(&s);
+    trial_clear(&t);
     return st;
 }

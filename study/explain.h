@@ -18,13 +18,13 @@
 #include "study/def.h"
 
 /*
- * study_explain_records - 1 when suggest records its choices for study d
+ * explain_records - 1 when suggest records its choices for study d
  * (every algorithm whose new configurations come from a model sampler).
  */
-int study_explain_records(const struct study_def *d);
+int explain_records(const struct study_def *d);
 
 /*
- * study_explain_mobo - completes ex for a study whose choices go through
+ * explain_mobo - completes ex for a study whose choices go through
  * core/mobo (history_uses_mobo): by_mobo when core/mobo chose cand, else
  * sampler_next's random choice filled ex; n_mo observations (n_mo_complete
  * with every objective) and n_pend pending ones.
@@ -33,30 +33,30 @@ int study_explain_records(const struct study_def *d);
  * what the model was given; a random one says whether it was the initial
  * design or a fallback.
  */
-void study_explain_mobo(struct sampler_explain *ex, const struct study_def *d,
-                        size_t n_mo, size_t n_mo_complete, size_t n_pend,
-                        int by_mobo, size_t cand);
+void explain_mobo(struct sampler_explain *ex, const struct study_def *d,
+                  size_t n_mo, size_t n_mo_complete, size_t n_pend, int by_mobo,
+                  size_t cand);
 
 /*
- * study_explain_suggest_text - the "suggest" decision's detail for e (the
+ * explain_suggest_text - the "suggest" decision's detail for e (the
  * sampler's explanation of a trial's configuration; borrowed), as JSON
  * text the caller frees, or NULL when out of memory; the suggest path
  * records it with the trial (trial_store_insert_decided).
  */
-char *study_explain_suggest_text(const struct study_def *d,
-                                 const struct sampler_explain *e);
+char *explain_suggest_text(const struct study_def *d,
+                           const struct sampler_explain *e);
 
 /*
- * study_explain_decision - records a multi-fidelity decision (kind
+ * explain_decision - records a multi-fidelity decision (kind
  * "promote", "stop" or "stage") with detail (an object, stolen).
  */
-enum hpod_status study_explain_decision(struct db *db, long long trial_id,
-                                        const char *kind, json_t *detail,
-                                        struct hpod_err *err);
+enum hpod_status explain_decision(struct db *db, long long trial_id,
+                                  const char *kind, json_t *detail,
+                                  struct hpod_err *err);
 
-/* study_trial_explain - the answer of GET /v1/trials/{id}/explain (*out a
+/* explain_trial - the answer of GET /v1/trials/{id}/explain (*out a
  * new reference); HPOD_ENOTFOUND for an unknown trial. */
-enum hpod_status study_trial_explain(struct db *db, long long trial_id,
-                                     json_t **out, struct hpod_err *err);
+enum hpod_status explain_trial(struct db *db, long long trial_id, json_t **out,
+                               struct hpod_err *err);
 
 #endif

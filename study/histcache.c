@@ -107,7 +107,7 @@ row_put(struct hcache *c, size_t i, struct trial *t, const struct study_def *d)
     if (i == c->n)
         c->n++;
     else
-        trial_cleanup(&c->rows[i]);
+        trial_clear(&c->rows[i]);
     c->rows[i] = *t;
     c->ok[i] = d && t->candidate < 0 &&
                history_parse_params(d, t->params, c->raw + i * c->np);
@@ -150,7 +150,7 @@ merge_in_place(struct hcache *c, struct trial *delta, size_t nd,
         if (t->id > last) {
             last = t->id;
             if (t->lease_expired)
-                trial_cleanup(t); /* never cached: nothing to drop */
+                trial_clear(t); /* never cached: nothing to drop */
             else
                 row_put(c, c->n, t, d);
         } else {
@@ -180,10 +180,10 @@ merge_copy(struct hcache *c, struct trial *delta, size_t nd,
             continue;
         }
         if (i < c->n && c->rows[i].id == delta[j].id)
-            trial_cleanup(&c->rows[i++]); /* replaced by delta[j] */
+            trial_clear(&c->rows[i++]); /* replaced by delta[j] */
         struct trial *t = &delta[j++];
         if (t->lease_expired) {
-            trial_cleanup(t); /* no longer part of the history */
+            trial_clear(t); /* no longer part of the history */
             continue;
         }
         rows[k] = *t;

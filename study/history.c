@@ -38,7 +38,7 @@ history_impute(const struct space *sp, double *raw)
 }
 
 void
-history_cleanup(struct history *h)
+history_clear(struct history *h)
 {
     free(h->cand_used);
     free(h->obs_raw);
@@ -82,7 +82,7 @@ add_mo_observation(struct history *h, const struct study_def *d,
         complete &= v != NULL;
     }
     for (size_t c = 0; c < nc; c++) {
-        double x = constraint_value(d, c, vals);
+        double x = constraints_value(d, c, vals);
         h->mo_c[k * (nc ? nc : 1) + c] = x;
         any |= !isnan(x);
     }
@@ -204,7 +204,7 @@ history_build_parsed(const struct study_def *d, const struct trial *rows,
         double y_stage = NAN;
         if (w->multistage) {
             int pend = 0;
-            if (mf_observation(w, t, &y_stage, &pend))
+            if (multifidelity_observation(w, t, &y_stage, &pend))
                 live = 0;
             else if (pend)
                 live = 1;

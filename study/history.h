@@ -62,12 +62,12 @@ enum hpod_status history_candidates(struct db *db, long long study_id,
                                     size_t *n, struct hpod_err *err);
 
 /*
- * history_build - fills h (history_cleanup) from the study's trials rows
+ * history_build - fills h (history_clear) from the study's trials rows
  * (as trial_store_history gives them). cand_raw (borrowed, n_cand rows)
  * is given for a finite study (finite = 1), NULL otherwise. For a
  * multistage study (w->multistage) the evidence is each trial's value at
  * w->obs_at and the members still training to the current stage are
- * pending (mf_observation). An excluded trial is no evidence (its
+ * pending (multifidelity_observation). An excluded trial is no evidence (its
  * candidate stays taken). A trial whose params are not a point of the
  * space is not evidence.
  */
@@ -114,6 +114,6 @@ enum hpod_status history_load(struct db *db, long long study_id,
 void history_add_pending(struct history *h, size_t np, const double *raw,
                          size_t cand);
 
-void history_cleanup(struct history *h);
+void history_clear(struct history *h);
 
 #endif

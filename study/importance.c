@@ -41,9 +41,9 @@ struct importance_entry {
 };
 
 void
-study_importance_data(const struct study_def *d, const struct trial *rows,
-                      size_t n_rows, const char *metric, double **x, double **y,
-                      size_t *n)
+importance_data(const struct study_def *d, const struct trial *rows,
+                size_t n_rows, const char *metric, double **x, double **y,
+                size_t *n)
 {
     size_t np = d->space.n_params;
     *x = xmalloc((n_rows ? n_rows : 1) * (np ? np : 1) * sizeof **x);
@@ -112,7 +112,7 @@ struct imp_read {
 };
 
 static void
-imp_read_cleanup(struct imp_read *r)
+imp_read_clear(struct imp_read *r)
 {
     defcache_release(&r->def);
 }
@@ -161,7 +161,7 @@ imp_read(struct db *db, long long id, const char *metric, struct imp_read *r,
         goto out;
     make_etag(version, digest, r->metric, r->etag);
 out:
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
@@ -181,7 +181,7 @@ static pthread_mutex_t fits_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long n_fits;
 
 unsigned long long
-study_importance_fits(void)
+importance_fits(void)
 {
     pthread_mutex_lock(&fits_mu);
     unsigned long long n = n_fits;
@@ -217,7 +217,7 @@ imp_fit(struct db *db, struct db_pool *pool, size_t units, const char *lab,
     if (st != HPOD_OK)
         goto out;
     trials_drop_excluded(rows, &n_rows); /* out of every model */
-    study_importance_data(d, rows, n_rows, r->metric, &x, &y, &n);
+    importance_data(d, rows, n_rows, r->metric, &x, &y, &n);
     if (n < STUDY_IMPORTANCE_MIN_TRIALS) {
         st = too_few(r->metric, n, err);
         goto out;
@@ -295,7 +295,7 @@ job_main(void *arg)
     }
     if (e)
         modelcache_put(e->mc, 1);
-    imp_read_cleanup(&r);
+    imp_read_clear(&r);
     pthread_mutex_lock(&jobs_mu);
     for (struct imp_job **pp = &jobs; *pp; pp = &(*pp)->next)
         if (*pp == j) {
@@ -357,7 +357,7 @@ job_start(const struct importance_where *w, const char *lab, long long id,
 }
 
 void
-study_importance_stop(void)
+importance_stop(void)
 {
     pthread_mutex_lock(&jobs_mu);
     stopping = 1;
@@ -369,7 +369,7 @@ study_importance_stop(void)
 /* ---- the answer ---- */
 
 static void
-answer_entry(struct study_importance *out, struct importance_entry *e,
+answer_entry(struct importance_compute *out, struct importance_entry *e,
              int stale)
 {
     out->status = 200;
@@ -391,7 +391,7 @@ answer_entry(struct study_importance *out, struct importance_entry *e,
  */
 static enum hpod_status
 imp_answer(const struct importance_where *w, const char *lab, struct db *db,
-           const struct imp_read *r, struct study_importance *out,
+           const struct imp_read *r, struct importance_compute *out,
            struct hpod_err *err)
 {
     void *obj;
@@ -427,9 +427,9 @@ imp_answer(const struct importance_where *w, const char *lab, struct db *db,
 }
 
 enum hpod_status
-study_importance(const struct importance_where *w, long long study_id,
-                 const char *metric, const char *if_none_match,
-                 struct study_importance *out, struct hpod_err *err)
+importance_compute(const struct importance_where *w, long long study_id,
+                   const char *metric, const char *if_none_match,
+                   struct importance_compute *out, struct hpod_err *err)
 {
     struct imp_read r = {0};
     char lab[ACCESS_LAB_MAX + 1];
@@ -458,16 +458,16 @@ study_importance(const struct importance_where *w, long long study_id,
         goto fail;
     }
     st = imp_answer(w, lab, db, &r, out, err);
-    imp_read_cleanup(&r);
+    imp_read_clear(&r);
     return st;
 fail:
     db_pool_release(w->pool, db);
-    imp_read_cleanup(&r);
+    imp_read_clear(&r);
     return st;
 }
 
 void
-study_importance_cleanup(struct study_importance *a)
+importance_clear(struct importance_compute *a)
 {
     if (!a)
         return;

@@ -55,14 +55,14 @@ struct importance_where {
 struct importance_entry; /* a kept fit */
 
 /* What GET /v1/studies/{id}/importance answers. */
-struct study_importance {
+struct importance_compute {
     int status; /* 200 (model below), 202 (a fit under way, nothing kept)
                    or 304 (If-None-Match named the current version) */
     char etag[IMPORTANCE_ETAG_MAX]; /* the answer's version, quoted, or "" */
     int stale;       /* 200 with the last version's fit, the current one
                         being fitted in the background */
     int retry_after; /* 202 and stale answers: seconds */
-    /* 200: borrowed until study_importance_cleanup. */
+    /* 200: borrowed until importance_clear. */
     const struct ebm *model;
     const char *metric;
     const char *const *names; /* the parameters, in the space's order */
@@ -72,19 +72,19 @@ struct study_importance {
 };
 
 /*
- * study_importance_data - the rows to fit on, without a database: of the
+ * importance_data - the rows to fit on, without a database: of the
  * completed trials rows (borrowed, n_rows), those carrying metric with a
  * parameter object of d's space; *x (n × n_params) and *y (n) are new
  * allocations (also when n is 0).
  */
-void study_importance_data(const struct study_def *d, const struct trial *rows,
-                           size_t n_rows, const char *metric, double **x,
-                           double **y, size_t *n);
+void importance_data(const struct study_def *d, const struct trial *rows,
+                     size_t n_rows, const char *metric, double **x, double **y,
+                     size_t *n);
 
 /*
- * study_importance - the model for study study_id on metric (NULL: its
+ * importance_compute - the model for study study_id on metric (NULL: its
  * first objective), or 304 when if_none_match (the request's header, or
- * NULL) lists the current version's ETag. out: study_importance_cleanup,
+ * NULL) lists the current version's ETag. out: importance_clear,
  * also on failure. HPOD_ENOTFOUND (no such study); HPOD_EUNPROC (field
  * "objective") when metric is neither an objective nor a constrained
  * metric of the study; HPOD_ECONFLICT when fewer than
@@ -92,18 +92,18 @@ void study_importance_data(const struct study_def *d, const struct trial *rows,
  * the lab's model-work queue is full; HPOD_EBUSY when every background
  * slot is taken.
  */
-enum hpod_status study_importance(const struct importance_where *w,
-                                  long long study_id, const char *metric,
-                                  const char *if_none_match,
-                                  struct study_importance *out,
-                                  struct hpod_err *err);
-void study_importance_cleanup(struct study_importance *a);
+enum hpod_status importance_compute(const struct importance_where *w,
+                                    long long study_id, const char *metric,
+                                    const char *if_none_match,
+                                    struct importance_compute *out,
+                                    struct hpod_err *err);
+void importance_clear(struct importance_compute *a);
 
 /* Fits computed since start (what the cache saved shows beside it). */
-unsigned long long study_importance_fits(void);
+unsigned long long importance_fits(void);
 
 /* Waits for the background fits in flight (at shutdown, before the pool
  * they borrow from goes away); none starts afterwards. */
-void study_importance_stop(void);
+void importance_stop(void);
 
 #endif

@@ -72,8 +72,8 @@ measure_choose(const struct study_def *d, const struct history *h, int seq,
         double p = 0;
         if (!d->con_decoupled[c])
             continue;
-        enum hpod_status st =
-            constraint_prob(d, c, h->mo_raw, h->mo_c, h->n_mo, raw, 1, seq, &p);
+        enum hpod_status st = constraints_prob(d, c, h->mo_raw, h->mo_c,
+                                               h->n_mo, raw, 1, seq, &p);
         if (st != HPOD_OK)
             return st;
         q *= p;

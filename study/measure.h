@@ -28,7 +28,7 @@ char *measure_all(const struct study_def *d);
  * values), chosen with the history h the sampler chose from: the
  * decoupled constraints' metrics alone when decoupled_probe_first(q, C),
  * q the product of their P(holds at raw) (study/constraints.h
- * constraint_prob, 0 while a metric has fewer than
+ * constraints_prob, 0 while a metric has fewer than
  * CONSTRAINT_MIN_REPORTS reports: nothing is known, so probing is
  * cheapest), C the sum of their costs; else measure_all. *out: the text
  * (caller frees). HPOD_ENUMERIC if a GP cannot be fitted.

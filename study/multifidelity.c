@@ -17,7 +17,7 @@
 #include "study/explain.h"
 
 int
-mf_enabled(const struct study_def *d)
+multifidelity_enabled(const struct study_def *d)
 {
     return d->algo.name == ALGO_ASHA || d->algo.name == ALGO_MULTISTAGE;
 }
@@ -39,8 +39,8 @@ objective_values(const struct study_def *d, const struct metric_set *vals,
 }
 
 enum hpod_status
-mf_rows_load(struct db *db, long long study_id, struct mf_rows *out,
-             struct hpod_err *err)
+multifidelity_rows_load(struct db *db, long long study_id, struct mf_rows *out,
+                        struct hpod_err *err)
 {
     enum hpod_status st;
 
@@ -49,12 +49,12 @@ mf_rows_load(struct db *db, long long study_id, struct mf_rows *out,
                                   err)) != HPOD_OK ||
         (st = trial_store_study_steps(db, study_id, &out->steps, &out->n_steps,
                                       err)) != HPOD_OK)
-        mf_rows_cleanup(out);
+        multifidelity_rows_clear(out);
     return st;
 }
 
 void
-mf_rows_cleanup(struct mf_rows *r)
+multifidelity_rows_clear(struct mf_rows *r)
 {
     if (!r)
         return;
@@ -185,8 +185,8 @@ asha_stop_detail(struct asha *a, long long config, int step)
                      "of", (json_int_t)best.k, "cut", (json_int_t)best.limit);
 }
 
-/* mf_decide_rows; *detail (may be NULL) receives what explain records of
- * a stop. */
+/* multifidelity_decide_rows; *detail (may be NULL) receives what explain
+ * records of a stop. */
 static enum hpod_status
 decide_rows(const struct study_def *d, const struct study *s,
             const struct mf_rows *rows, const struct trial *t, int step,
@@ -232,10 +232,11 @@ decide_rows(const struct study_def *d, const struct study *s,
 }
 
 enum hpod_status
-mf_decide_rows(const struct study_def *d, const struct study *s,
-               const struct mf_rows *rows, const struct trial *t, int step,
-               const struct metric_set *values, const char **action,
-               enum trial_state *stopped_state, struct hpod_err *err)
+multifidelity_decide_rows(const struct study_def *d, const struct study *s,
+                          const struct mf_rows *rows, const struct trial *t,
+                          int step, const struct metric_set *values,
+                          const char **action, enum trial_state *stopped_state,
+                          struct hpod_err *err)
 {
     return decide_rows(d, s, rows, t, step, values, action, stopped_state, NULL,
                        err);
@@ -246,15 +247,14 @@ static enum hpod_status
 record_stop(struct db *db, const struct trial *t, json_t *detail,
             struct hpod_err *err)
 {
-    return detail ? study_explain_decision(db, t->id, "stop", detail, err)
-                  : HPOD_OK;
+    return detail ? explain_decision(db, t->id, "stop", detail, err) : HPOD_OK;
 }
 
 enum hpod_status
-mf_decide(struct db *db, const struct study_def *d, const struct study *s,
-          const struct trial *t, int step, const struct metric_set *values,
-          const char **action, enum trial_state *stopped_state,
-          struct hpod_err *err)
+multifidelity_decide(struct db *db, const struct study_def *d,
+                     const struct study *s, const struct trial *t, int step,
+                     const struct metric_set *values, const char **action,
+                     enum trial_state *stopped_state, struct hpod_err *err)
 {
     struct mf_rows rows = {0};
     json_t *detail = NULL;
@@ -268,11 +268,11 @@ mf_decide(struct db *db, const struct study_def *d, const struct study *s,
     }
     *action = "continue";
     *stopped_state = TRIAL_PAUSED;
-    if ((st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK)
+    if ((st = multifidelity_rows_load(db, s->id, &rows, err)) != HPOD_OK)
         return st;
     st = decide_rows(d, s, &rows, t, step, values, action, stopped_state,
                      &detail, err);
-    mf_rows_cleanup(&rows);
+    multifidelity_rows_clear(&rows);
     if (st == HPOD_OK)
         return record_stop(db, t, detail, err);
     json_decref(detail);
@@ -280,9 +280,9 @@ mf_decide(struct db *db, const struct study_def *d, const struct study *s,
 }
 
 enum hpod_status
-mf_prepare_rows(const struct study_def *d, const struct study *s,
-                const struct mf_rows *rows, struct mf_work *w,
-                struct mstage_plan *plan, struct hpod_err *err)
+multifidelity_prepare_rows(const struct study_def *d, const struct study *s,
+                           const struct mf_rows *rows, struct mf_work *w,
+                           struct mstage_plan *plan, struct hpod_err *err)
 {
     enum hpod_status st;
 
@@ -320,8 +320,9 @@ mf_prepare_rows(const struct study_def *d, const struct study *s,
 }
 
 enum hpod_status
-mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
-           struct mf_work *w, struct hpod_err *err)
+multifidelity_prepare(struct db *db, const struct study_def *d,
+                      const struct study *s, struct mf_work *w,
+                      struct hpod_err *err)
 {
     struct mf_rows rows = {0};
     struct mstage_plan plan;
@@ -329,12 +330,12 @@ mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
 
     memset(&plan, 0, sizeof plan);
     if (d->algo.name == ALGO_MULTISTAGE &&
-        (st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK) {
+        (st = multifidelity_rows_load(db, s->id, &rows, err)) != HPOD_OK) {
         memset(w, 0, sizeof *w);
         return st;
     }
-    st = mf_prepare_rows(d, s, &rows, w, &plan, err);
-    mf_rows_cleanup(&rows);
+    st = multifidelity_prepare_rows(d, s, &rows, w, &plan, err);
+    multifidelity_rows_clear(&rows);
     if (st != HPOD_OK)
         return st;
     /* The advance: seeds train to their new stage (still paused), the
@@ -346,7 +347,7 @@ mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
         st = trial_store_set_train_to(db, plan.seeds[i],
                                       d->algo.ms_steps[plan.seed_to[i]], err);
         if (st == HPOD_OK)
-            st = study_explain_decision(
+            st = explain_decision(
                 db, plan.seeds[i], "stage",
                 json_pack("{s:I, s:I, s:I, s:I}", "stage",
                           (json_int_t)plan.seed_to[i], "steps",
@@ -359,20 +360,20 @@ mf_prepare(struct db *db, const struct study_def *d, const struct study *s,
         st = trial_store_stop(db, plan.prune[i], TRIAL_PRUNED,
                               "not in the top k of its stage", err);
         if (st == HPOD_OK)
-            st = study_explain_decision(
-                db, plan.prune[i], "stop",
-                json_pack("{s:I, s:I, s:I, s:s}", "step", (json_int_t)last,
-                          "stage", (json_int_t)stage_of(d, last), "k",
-                          (json_int_t)d->algo.ms_k, "reason",
-                          "not in the top k of its stage"),
-                err);
+            st = explain_decision(db, plan.prune[i], "stop",
+                                  json_pack("{s:I, s:I, s:I, s:s}", "step",
+                                            (json_int_t)last, "stage",
+                                            (json_int_t)stage_of(d, last), "k",
+                                            (json_int_t)d->algo.ms_k, "reason",
+                                            "not in the top k of its stage"),
+                                  err);
     }
     mstage_plan_clear(&plan);
     return st;
 }
 
 void
-mf_work_cleanup(struct mf_work *w)
+multifidelity_work_clear(struct mf_work *w)
 {
     if (!w)
         return;
@@ -382,8 +383,8 @@ mf_work_cleanup(struct mf_work *w)
     memset(w, 0, sizeof *w);
 }
 
-/* mf_asha_promotion_rows; *detail (may be NULL) receives what explain
- * records of the promotion. */
+/* multifidelity_asha_promotion_rows; *detail (may be NULL) receives what
+ * explain records of the promotion. */
 static enum hpod_status
 asha_promotion(const struct study_def *d, const struct study *s,
                const struct mf_rows *rows, int *found, long long *trial_id,
@@ -416,18 +417,20 @@ asha_promotion(const struct study_def *d, const struct study *s,
 }
 
 enum hpod_status
-mf_asha_promotion_rows(const struct study_def *d, const struct study *s,
-                       const struct mf_rows *rows, int *found,
-                       long long *trial_id, long long *resume_step,
-                       struct hpod_err *err)
+multifidelity_asha_promotion_rows(const struct study_def *d,
+                                  const struct study *s,
+                                  const struct mf_rows *rows, int *found,
+                                  long long *trial_id, long long *resume_step,
+                                  struct hpod_err *err)
 {
     return asha_promotion(d, s, rows, found, trial_id, resume_step, NULL, err);
 }
 
 enum hpod_status
-mf_promote(struct db *db, const struct study_def *d, const struct study *s,
-           struct mf_work *w, const char *worker, struct trial *out,
-           int *promoted, struct hpod_err *err)
+multifidelity_promote(struct db *db, const struct study_def *d,
+                      const struct study *s, struct mf_work *w,
+                      const char *worker, struct trial *out, int *promoted,
+                      struct hpod_err *err)
 {
     struct mf_rows rows = {0};
     json_t *detail = NULL;
@@ -444,7 +447,7 @@ mf_promote(struct db *db, const struct study_def *d, const struct study *s,
                                 w->resume_from[i], w->train_to, out, err);
         *promoted = st == HPOD_OK;
         if (st == HPOD_OK)
-            st = study_explain_decision(
+            st = explain_decision(
                 db, w->resume[i], "promote",
                 json_pack("{s:I, s:I, s:I, s:I, s:I}", "stage",
                           (json_int_t)w->stage, "step", (json_int_t)w->train_to,
@@ -456,16 +459,16 @@ mf_promote(struct db *db, const struct study_def *d, const struct study *s,
     }
     if (d->algo.name != ALGO_ASHA || d->algo.asha_mode != 0)
         return HPOD_OK; /* stopping mode never promotes */
-    if ((st = mf_rows_load(db, s->id, &rows, err)) != HPOD_OK)
+    if ((st = multifidelity_rows_load(db, s->id, &rows, err)) != HPOD_OK)
         return st;
     st = asha_promotion(d, s, &rows, &found, &id, &from, &detail, err);
-    mf_rows_cleanup(&rows);
+    multifidelity_rows_clear(&rows);
     if (st == HPOD_OK && found) {
         st = trial_store_resume(db, id, worker, s->lease_seconds, from, -1, out,
                                 err);
         *promoted = st == HPOD_OK;
         if (st == HPOD_OK && detail) {
-            st = study_explain_decision(db, id, "promote", detail, err);
+            st = explain_decision(db, id, "promote", detail, err);
             detail = NULL;
         }
     }
@@ -474,16 +477,16 @@ mf_promote(struct db *db, const struct study_def *d, const struct study *s,
 }
 
 int
-mf_prune_paused(const struct study_def *d, const struct study *s,
-                size_t n_answered)
+multifidelity_prune_paused(const struct study_def *d, const struct study *s,
+                           size_t n_answered)
 {
     return d->algo.name == ALGO_ASHA && n_answered == 0 && study_live(s) == 0 &&
            s->counts[TRIAL_PAUSED] > 0 && exhausted(s);
 }
 
 int
-mf_observation(const struct mf_work *w, const struct trial *t, double *y,
-               int *pending)
+multifidelity_observation(const struct mf_work *w, const struct trial *t,
+                          double *y, int *pending)
 {
     *pending = 0;
     if (!w->multistage || w->finished)

@@ -26,13 +26,14 @@
 struct mstage;
 
 /* 1 when the study's algorithm is asha or multistage. */
-int mf_enabled(const struct study_def *d);
+int multifidelity_enabled(const struct study_def *d);
 
 /*
  * What the multi-fidelity rules are rebuilt from: the study's trials (as
  * trial_store_history gives them) and its intermediate reports (as
  * trial_store_study_steps gives them). Owned by the struct when filled by
- * mf_rows_load (mf_rows_cleanup); tests may point it at their own arrays.
+ * multifidelity_rows_load (multifidelity_rows_clear); tests may point it at
+ * their own arrays.
  */
 struct mf_rows {
     struct trial *trials;
@@ -41,35 +42,37 @@ struct mf_rows {
     size_t n_steps;
 };
 
-enum hpod_status mf_rows_load(struct db *db, long long study_id,
-                              struct mf_rows *out, struct hpod_err *err);
-void mf_rows_cleanup(struct mf_rows *r);
+enum hpod_status multifidelity_rows_load(struct db *db, long long study_id,
+                                         struct mf_rows *out,
+                                         struct hpod_err *err);
+void multifidelity_rows_clear(struct mf_rows *r);
 
 /*
- * mf_decide_rows - the answer ("continue" or "stop", static strings) to an
- * intermediate report of trial t at step with values (borrowed), given the
- * rows stored before it (rows may be NULL for multistage, whose rule needs
+ * multifidelity_decide_rows - the answer ("continue" or "stop", static strings)
+ * to an intermediate report of trial t at step with values (borrowed), given
+ * the rows stored before it (rows may be NULL for multistage, whose rule needs
  * only the trial's own stage); *stopped_state is the state a "stop" leaves
  * the trial in (paused, or pruned in ASHA's stopping mode).
  */
 enum hpod_status
-mf_decide_rows(const struct study_def *d, const struct study *s,
-               const struct mf_rows *rows, const struct trial *t, int step,
-               const struct metric_set *values, const char **action,
-               enum trial_state *stopped_state, struct hpod_err *err);
+multifidelity_decide_rows(const struct study_def *d, const struct study *s,
+                          const struct mf_rows *rows, const struct trial *t,
+                          int step, const struct metric_set *values,
+                          const char **action, enum trial_state *stopped_state,
+                          struct hpod_err *err);
 
 /*
- * mf_decide - mf_decide_rows on the rows stored for study s. Call with the
- * study locked, before storing the report.
+ * multifidelity_decide - multifidelity_decide_rows on the rows stored for study
+ * s. Call with the study locked, before storing the report.
  */
-enum hpod_status mf_decide(struct db *db, const struct study_def *d,
-                           const struct study *s, const struct trial *t,
-                           int step, const struct metric_set *values,
-                           const char **action, enum trial_state *stopped_state,
-                           struct hpod_err *err);
+enum hpod_status
+multifidelity_decide(struct db *db, const struct study_def *d,
+                     const struct study *s, const struct trial *t, int step,
+                     const struct metric_set *values, const char **action,
+                     enum trial_state *stopped_state, struct hpod_err *err);
 
 /*
- * What a suggest may do in a multi-fidelity study (mf_prepare):
+ * What a suggest may do in a multi-fidelity study (multifidelity_prepare):
  * multistage's current stage, advanced first when the previous one is
  * complete (its seeds set to train to this stage, the others pruned).
  */
@@ -87,59 +90,57 @@ struct mf_work {
 };
 
 /*
- * mf_prepare_rows - fills *w (mf_work_cleanup) from rows for a multistage
- * study (for any other algorithm: no stage, no limit) and *plan (zeroed
- * when not multistage; mstage_plan_clear) with the advance to apply:
- * seeds to set to train to their new stage, trials to prune.
+ * multifidelity_prepare_rows - fills *w (multifidelity_work_clear) from rows
+ * for a multistage study (for any other algorithm: no stage, no limit) and
+ * *plan (zeroed when not multistage; mstage_plan_clear) with the advance to
+ * apply: seeds to set to train to their new stage, trials to prune.
  */
-enum hpod_status mf_prepare_rows(const struct study_def *d,
-                                 const struct study *s,
-                                 const struct mf_rows *rows, struct mf_work *w,
-                                 struct mstage_plan *plan,
-                                 struct hpod_err *err);
+enum hpod_status
+multifidelity_prepare_rows(const struct study_def *d, const struct study *s,
+                           const struct mf_rows *rows, struct mf_work *w,
+                           struct mstage_plan *plan, struct hpod_err *err);
 
-/* mf_prepare - fills *w (mf_work_cleanup); applies a multistage advance. */
-enum hpod_status mf_prepare(struct db *db, const struct study_def *d,
-                            const struct study *s, struct mf_work *w,
-                            struct hpod_err *err);
-void mf_work_cleanup(struct mf_work *w);
+/* multifidelity_prepare - fills *w (multifidelity_work_clear); applies a
+ * multistage advance. */
+enum hpod_status multifidelity_prepare(struct db *db, const struct study_def *d,
+                                       const struct study *s, struct mf_work *w,
+                                       struct hpod_err *err);
+void multifidelity_work_clear(struct mf_work *w);
 
 /*
- * mf_asha_promotion_rows - ASHA's promotion mode: *found = 1 with
+ * multifidelity_asha_promotion_rows - ASHA's promotion mode: *found = 1 with
  * *trial_id and *resume_step (its highest reported step) when a paused
  * trial is promotable at its rung given rows; *found = 0 when none is, or
  * the study is not in ASHA's promotion mode.
  */
-enum hpod_status mf_asha_promotion_rows(const struct study_def *d,
-                                        const struct study *s,
-                                        const struct mf_rows *rows, int *found,
-                                        long long *trial_id,
-                                        long long *resume_step,
-                                        struct hpod_err *err);
+enum hpod_status multifidelity_asha_promotion_rows(
+    const struct study_def *d, const struct study *s,
+    const struct mf_rows *rows, int *found, long long *trial_id,
+    long long *resume_step, struct hpod_err *err);
 
 /*
- * mf_promote - if a paused trial is to go on now (ASHA: promotable at its
- * rung; multistage: a seed of the current stage), resumes it for worker
+ * multifidelity_promote - if a paused trial is to go on now (ASHA: promotable
+ * at its rung; multistage: a seed of the current stage), resumes it for worker
  * (running, new lease, resume_from_step, train_to) and fills *out
  * (*promoted = 1).
  */
-enum hpod_status mf_promote(struct db *db, const struct study_def *d,
-                            const struct study *s, struct mf_work *w,
-                            const char *worker, struct trial *out,
-                            int *promoted, struct hpod_err *err);
+enum hpod_status multifidelity_promote(struct db *db, const struct study_def *d,
+                                       const struct study *s, struct mf_work *w,
+                                       const char *worker, struct trial *out,
+                                       int *promoted, struct hpod_err *err);
 
 /*
- * mf_prune_paused - ASHA with nothing answered by this suggest
+ * multifidelity_prune_paused - ASHA with nothing answered by this suggest
  * (n_answered == 0), nothing live and no new configuration to start
  * (budget or finite candidates spent): the paused trials will never
  * resume, so they are to be pruned and the study can finish. 1 when so.
  */
-int mf_prune_paused(const struct study_def *d, const struct study *s,
-                    size_t n_answered);
+int multifidelity_prune_paused(const struct study_def *d, const struct study *s,
+                               size_t n_answered);
 
 /*
- * mf_observation - multistage: the model's evidence in the current stage.
- * BO within a stage learns from the values trials reached at the stage's
+ * multifidelity_observation - multistage: the model's evidence in the current
+ * stage. BO within a stage learns from the values trials reached at the stage's
  * steps; when a stage starts none has reached them yet (its seeds are
  * waiting), so the model learns from the highest fidelity at or below the
  * stage's that at least `init` trials have reached (w->obs_at): a stage's
@@ -148,7 +149,7 @@ int mf_prune_paused(const struct study_def *d, const struct study *s,
  * has a value at w->obs_at; 0 otherwise, with *pending = 1 when it is
  * being trained in the current stage (a live or waiting member).
  */
-int mf_observation(const struct mf_work *w, const struct trial *t, double *y,
-                   int *pending);
+int multifidelity_observation(const struct mf_work *w, const struct trial *t,
+                              double *y, int *pending);
 
 #endif

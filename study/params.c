@@ -18,6 +18,7 @@
 #include "common/mem.h"
 #include "study/def_types.h"
 #include "store/model.h"
+#include "study/choices.h"
 
 #define MAX_PARAMS 64
 
@@ -34,63 +35,6 @@ struct param_in {
     double low, high;
     int has_low, has_high, log;
 };
-
-/* The JSON type of a choice (its kind): "string", "number", "boolean",
- * or NULL for any other value. */
-static const char *
-choice_kind(const json_t *v)
-{
-    return json_is_string(v)    ? "string"
-           : json_is_number(v)  ? "number"
-           : json_is_boolean(v) ? "boolean"
-                                : NULL;
-}
-
-/* 1 if a and b are the same choice: numbers by value (32 is 32.0). */
-static int
-same_choice(const json_t *a, const json_t *b)
-{
-    if (json_is_number(a) && json_is_number(b))
-        return json_number_value(a) == json_number_value(b);
-    return json_equal(a, b);
-}
-
-/* Choice c (cv, field fc) against the kind of choice 0 and those before. */
-static enum hpod_status
-check_choice(json_t *choices, size_t c, const char *fc, struct hpod_err *err)
-{
-    json_t *cv = json_array_get(choices, c);
-    const char *kind = choice_kind(cv), *first;
-    double x;
-
-    if (!kind)
-        return hpod_fail(err, HPOD_EINVAL, fc,
-                         "%s must be a string, a number or a boolean", fc);
-    first = choice_kind(json_array_get(choices, 0));
-    if (strcmp(kind, first) != 0)
-        return hpod_fail(err, HPOD_EUNPROC, fc,
-                         "%s is a %s, the parameter's first choice a %s: the "
-                         "choices of one parameter are all strings, all "
-                         "numbers or all booleans",
-                         fc, kind, first);
-    if (json_is_string(cv) &&
-        (json_string_length(cv) == 0 || json_string_length(cv) > 200))
-        return hpod_fail(err, HPOD_EUNPROC, fc,
-                         "%s must be 1 to 200 characters", fc);
-    if (json_is_number(cv) && !hj_exact_number(cv, &x))
-        return hpod_fail(err, HPOD_EUNPROC, fc,
-                         "%s is an integer beyond 2^53 in magnitude, which a "
-                         "double cannot hold exactly",
-                         fc);
-    for (size_t c2 = 0; c2 < c; c2++)
-        if (same_choice(cv, json_array_get(choices, c2))) {
-            char *text = hj_dump(cv, 0);
-            hpod_fail(err, HPOD_EUNPROC, fc, "duplicate choice %.200s", text);
-            free(text);
-            return HPOD_EUNPROC;
-        }
-    return HPOD_OK;
-}
 
 static enum hpod_status
 parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
@@ -116,12 +60,8 @@ parse_categorical(const struct param_in *in, struct study_def *d, json_t **out,
     if (n == 0 || n > 1000)
         return hpod_fail(err, HPOD_EUNPROC, f, "%s must hold 1 to 1000 choices",
                          f);
-    for (size_t c = 0; c < n; c++) {
-        char fc[160];
-        snprintf(fc, sizeof fc, "%s[%zu]", f, c);
-        if ((st = check_choice(in->choices, c, fc, err)) != HPOD_OK)
-            return st;
-    }
+    if ((st = choices_check(in->choices, f, err)) != HPOD_OK)
+        return st;
     space_add_categorical(&d->space, n);
     *out = json_pack("{s:s, s:s, s:O}", "name", in->name, "type", "categorical",
                      "choices", in->choices);
@@ -305,7 +245,7 @@ fixed_entry(struct param_in *in, json_t **one, struct hpod_err *err)
     if (!fx)
         return HPOD_OK;
     hj_path(f, sizeof f, in->path, "fixed");
-    if (cat ? !choice_kind(fx) : !json_is_number(fx))
+    if (cat ? !choices_kind(fx) : !json_is_number(fx))
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be %s", f,
                          cat ? "a string, a number or a boolean" : "a number");
     enum hpod_status st;
@@ -319,7 +259,7 @@ fixed_entry(struct param_in *in, json_t **one, struct hpod_err *err)
                          "a fixed parameter has one value: leave %s out", f);
     }
     if (given && !(json_is_array(given) && json_array_size(given) == 1 &&
-                   same_choice(json_array_get(given, 0), fx))) {
+                   choices_same(json_array_get(given, 0), fx))) {
         hj_path(f, sizeof f, in->path, cat ? "choices" : "values");
         return hpod_fail(err, HPOD_EUNPROC, f,
                          "a fixed parameter's only value is fixed: leave %s "
@@ -360,8 +300,8 @@ parse_default(json_t *p, const char *path, struct study_def *d, size_t i,
                          "%s: a conditional parameter takes no default", f);
     if (sp->type == PARAM_CATEGORICAL) {
         long c = params_choice_index(d, i, v);
-        const char *want = choice_kind(json_array_get(d->choices[i], 0));
-        if (c < 0 || !choice_kind(v) || strcmp(choice_kind(v), want) != 0)
+        const char *want = choices_kind(json_array_get(d->choices[i], 0));
+        if (c < 0 || !choices_kind(v) || strcmp(choices_kind(v), want) != 0)
             return hpod_fail(err, HPOD_EUNPROC, f,
                              "%s must be one of the choices of %s", f,
                              d->names[i]);
@@ -504,9 +444,9 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         if (!v)
             continue; /* missing, or inactive: said below */
         if (p->type == PARAM_CATEGORICAL) {
-            const char *kind = choice_kind(json_array_get(d->choices[i], 0));
+            const char *kind = choices_kind(json_array_get(d->choices[i], 0));
             long c = params_choice_index(d, i, v);
-            if (!choice_kind(v) || strcmp(choice_kind(v), kind) != 0)
+            if (!choices_kind(v) || strcmp(choices_kind(v), kind) != 0)
                 return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a %s", f,
                                  kind);
             if (c < 0) {
@@ -640,8 +580,8 @@ condition_value(const struct study_def *d, size_t i, size_t j, json_t *v,
     snprintf(f, sizeof f, "space[%zu].condition.in[%zu]", i, k);
     if (q->type == PARAM_CATEGORICAL) {
         long c = params_choice_index(d, j, v);
-        const char *want = choice_kind(json_array_get(d->choices[j], 0));
-        if (c < 0 || !choice_kind(v) || strcmp(choice_kind(v), want) != 0) {
+        const char *want = choices_kind(json_array_get(d->choices[j], 0));
+        if (c < 0 || !choices_kind(v) || strcmp(choices_kind(v), want) != 0) {
             char *text = hj_dump(v, 0);
             hpod_fail(err, HPOD_EUNPROC, f, "%s: %.60s is not a choice of %s",
                       f, text ? text : "?", d->names[j]);
@@ -765,7 +705,7 @@ params_choice_index(const struct study_def *d, size_t i, const json_t *v)
 {
     json_t *ch = d->choices[i];
     for (size_t c = 0; c < json_array_size(ch); c++)
-        if (same_choice(v, json_array_get(ch, c)))
+        if (choices_same(v, json_array_get(ch, c)))
             return (long)c;
     return -1;
 }

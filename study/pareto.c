@@ -94,7 +94,7 @@ scan_rows(const struct study_def *d, const struct trial *rows, size_t n,
         }
         if (j < m)
             continue;
-        sc->feasible[k] = trial_feasible(d, vals);
+        sc->feasible[k] = def_trial_feasible(d, vals);
         if (sc->feasible[k]) {
             memcpy(sc->yf + sc->kf * m, sc->y + k * m, m * sizeof *sc->y);
             sc->fidx[sc->kf++] = k;
@@ -104,7 +104,7 @@ scan_rows(const struct study_def *d, const struct trial *rows, size_t n,
 }
 
 static void
-scan_cleanup(struct scan *sc)
+scan_clear(struct scan *sc)
 {
     free(sc->y);
     free(sc->yf);
@@ -195,7 +195,7 @@ study_pareto_build(const struct study_def *d, const struct trial *rows,
         build_ranks(d, rows, &sc, out);
     if (want_history)
         build_history(d, rows, &sc, out->reference, out);
-    scan_cleanup(&sc);
+    scan_clear(&sc);
 }
 
 enum hpod_status
@@ -208,7 +208,7 @@ study_pareto(struct db *db, long long study_id, int want_ranks,
 
     memset(out, 0, sizeof *out);
     if ((st = study_store_get(db, study_id, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &out->def, err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &out->def, err)) != HPOD_OK ||
         (st = trial_store_list(db, study_id, TRIAL_COMPLETED, -1, 0, &out->rows,
                                &out->n_rows, NULL, err)) != HPOD_OK)
         goto out;
@@ -216,16 +216,16 @@ study_pareto(struct db *db, long long study_id, int want_ranks,
     study_pareto_build(&out->def, out->rows, out->n_rows, want_ranks,
                        want_history, out);
 out:
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
 void
-study_pareto_cleanup(struct study_pareto_answer *a)
+study_pareto_clear(struct study_pareto_answer *a)
 {
     if (!a)
         return;
-    study_def_cleanup(&a->def);
+    def_clear(&a->def);
     trials_free(a->rows, a->n_rows);
     free(a->front);
     free(a->ranks);

@@ -69,12 +69,12 @@ void study_pareto_build(const struct study_def *d, const struct trial *rows,
 
 /*
  * study_pareto - study_pareto_build on study study_id's stored definition
- * and completed trials (read only). out: study_pareto_cleanup, also on
+ * and completed trials (read only). out: study_pareto_clear, also on
  * failure. HPOD_ENOTFOUND when the study does not exist.
  */
 enum hpod_status study_pareto(struct db *db, long long study_id, int want_ranks,
                               int want_history, struct study_pareto_answer *out,
                               struct hpod_err *err);
-void study_pareto_cleanup(struct study_pareto_answer *a);
+void study_pareto_clear(struct study_pareto_answer *a);
 
 #endif

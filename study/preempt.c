@@ -9,9 +9,9 @@
 #include "study/trials.h"
 
 enum hpod_status
-study_trial_preempt(struct db *db, long long id, const char *reason,
-                    const struct principal *by, struct trial *out,
-                    struct hpod_err *err)
+preempt_trial(struct db *db, long long id, const char *reason,
+              const struct principal *by, struct trial *out,
+              struct hpod_err *err)
 {
     (void)by; /* not audited (preempt.h) */
     struct trial t = {0};
@@ -29,13 +29,13 @@ study_trial_preempt(struct db *db, long long id, const char *reason,
     if (t.state == TRIAL_PENDING || t.state == TRIAL_RUNNING)
         st = lease_store_preempt(db, id, reason, err);
     else if (t.state != TRIAL_WAITING)
-        st = study_trial_not_live(&t, "preempt", err);
+        st = trials_not_live(&t, "preempt", err);
     if (st != HPOD_OK || (st = db_commit(db, err)) != HPOD_OK)
         goto out;
     st = trial_store_get(db, id, 0, out, err);
 out:
     if (st != HPOD_OK)
         db_rollback(db);
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }

@@ -18,7 +18,7 @@
 #include "study/access.h"
 
 /*
- * study_trial_preempt - trial id goes back to the queue (reason may be
+ * preempt_trial - trial id goes back to the queue (reason may be
  * NULL), under its study's row lock then its own, so that a suggest of any
  * process either handed it out before or sees it waiting after. A waiting
  * trial (preempted already, or enqueued and never handed out) is left as
@@ -27,9 +27,8 @@
  * trainer's traffic, like a report (study/audit.h); it takes the caller
  * like fail so that the handler calls both the same way.
  */
-enum hpod_status study_trial_preempt(struct db *db, long long id,
-                                     const char *reason,
-                                     const struct principal *by,
-                                     struct trial *out, struct hpod_err *err);
+enum hpod_status preempt_trial(struct db *db, long long id, const char *reason,
+                               const struct principal *by, struct trial *out,
+                               struct hpod_err *err);
 
 #endif

@@ -36,8 +36,8 @@ rows_load(struct db *db, long long id, struct rows *r, struct hpod_err *err)
 {
     long long total = 0;
     enum hpod_status st =
-        study_trial_list(db, id, TRIAL_COMPLETED, RELATED_MAX_TRIALS, 0, &r->t,
-                         &r->n, &total, err);
+        trials_list(db, id, TRIAL_COMPLETED, RELATED_MAX_TRIALS, 0, &r->t,
+                    &r->n, &total, err);
     if (st != HPOD_OK)
         return st;
     trials_drop_excluded(r->t, &r->n);
@@ -104,7 +104,7 @@ compare(struct db *db, const struct study_def *d, const struct rows *mine,
     size_t cols[64], k = 0;
     const char *obj;
 
-    if (study_def_from_text(s->definition, &o, &scratch) != HPOD_OK)
+    if (def_from_text(s->definition, &o, &scratch) != HPOD_OK)
         return 0;
     for (size_t i = 0; i < d->space.n_params && k < 64; i++)
         for (size_t j = 0; j < o.space.n_params; j++)
@@ -113,7 +113,7 @@ compare(struct db *db, const struct study_def *d, const struct rows *mine,
                 break;
             }
     obj = shared_objective(d, &o);
-    study_def_cleanup(&o);
+    def_clear(&o);
     if (!obj || k == 0 || 2 * k < d->space.n_params)
         return 0;
     memset(out, 0, sizeof *out);
@@ -173,8 +173,9 @@ rank(struct related_list *out)
 }
 
 enum hpod_status
-study_related(struct db *db, const char *lab, const struct study_def *d,
-              long long self, struct related_list *out, struct hpod_err *err)
+study_related_list(struct db *db, const char *lab, const struct study_def *d,
+                   long long self, struct related_list *out,
+                   struct hpod_err *err)
 {
     struct study_filter f = {.lab = lab};
     struct rows mine = {0};
@@ -188,12 +189,12 @@ study_related(struct db *db, const char *lab, const struct study_def *d,
         return st;
     out->v = xmalloc(RELATED_MAX_STUDIES * sizeof *out->v);
     while (st == HPOD_OK && offset < RELATED_MAX_STUDIES) {
-        st = study_list(db, &f, 100, offset, &page, &n, &total, err);
+        st = studies_list(db, &f, 100, offset, &page, &n, &total, err);
         for (size_t i = 0; i < n; i++) {
             if (st == HPOD_OK && page[i].id != self &&
                 compare(db, d, &mine, &page[i], &out->v[out->n]))
                 out->n++;
-            study_cleanup(&page[i]);
+            study_clear(&page[i]);
         }
         free(page);
         page = NULL;
@@ -203,7 +204,7 @@ study_related(struct db *db, const char *lab, const struct study_def *d,
     }
     rows_clear(&mine);
     if (st != HPOD_OK) {
-        related_list_clear(out);
+        study_related_list_clear(out);
         return st;
     }
     rank(out);
@@ -211,7 +212,7 @@ study_related(struct db *db, const char *lab, const struct study_def *d,
 }
 
 void
-related_list_clear(struct related_list *l)
+study_related_list_clear(struct related_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         related_study_clear(&l->v[i]);

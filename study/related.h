@@ -42,15 +42,16 @@ struct related_list {
 };
 
 /*
- * study_related - the studies of lab related to a study of definition d
+ * study_related_list - the studies of lab related to a study of definition d
  * (self: its id, whose trials are compared and which is left out; 0: a
  * study not created yet, ranked by overlap alone), ranked, into out
- * (related_list_clear).
+ * (study_related_list_clear).
  */
-enum hpod_status study_related(struct db *db, const char *lab,
-                               const struct study_def *d, long long self,
-                               struct related_list *out, struct hpod_err *err);
+enum hpod_status study_related_list(struct db *db, const char *lab,
+                                    const struct study_def *d, long long self,
+                                    struct related_list *out,
+                                    struct hpod_err *err);
 
-void related_list_clear(struct related_list *l);
+void study_related_list_clear(struct related_list *l);
 
 #endif

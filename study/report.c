@@ -19,15 +19,15 @@
 #include "store/measure_store.h"
 #include "study/defcache.h"
 #include "study/measure.h"
-#include "study/multifidelity.h" /* mf_enabled, mf_decide */
+#include "study/multifidelity.h" /* multifidelity_enabled, multifidelity_decide */
 #include "study/trials.h"
 
 void
-report_input_cleanup(struct report_input *in)
+report_input_clear(struct report_input *in)
 {
     if (!in)
         return;
-    metric_set_cleanup(&in->values);
+    metric_set_clear(&in->values);
     json_decref(in->metadata);
     in->metadata = NULL;
     free(in->checkpoint);
@@ -138,7 +138,7 @@ report_from_json(json_t *body, struct report_input *out, struct hpod_err *err)
     st = checkpoint_from_json(json_object_get(body, "checkpoint"), out, err);
 out:
     if (st != HPOD_OK)
-        report_input_cleanup(out);
+        report_input_clear(out);
     return st;
 }
 
@@ -273,7 +273,7 @@ report_measure_after(struct db *db, const struct study_def *d,
     if (next)
         st = measure_store_put(db, t->id, next, err);
     free(next);
-    metric_set_cleanup(&all);
+    metric_set_clear(&all);
     return st;
 }
 
@@ -325,7 +325,7 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
 
     if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING &&
         t->state != TRIAL_COMPLETED)
-        return study_trial_not_live(t, "report on", err);
+        return trials_not_live(t, "report on", err);
     if ((st = report_measure_check(db, d, t, in, &measure, err)) != HPOD_OK ||
         (st = report_decide(d, t, in, &add, &complete, err)) != HPOD_OK)
         goto out;
@@ -343,7 +343,7 @@ report_final(struct db *db, const struct study_def *d, const struct study *s,
     }
 out:
     free(measure);
-    metric_set_cleanup(&add);
+    metric_set_clear(&add);
     return st;
 }
 
@@ -365,10 +365,11 @@ report_step(struct db *db, const struct study_def *d, const struct study *s,
         found)
         return st;
     if (t->state != TRIAL_PENDING && t->state != TRIAL_RUNNING)
-        return study_trial_not_live(t, "report on", err);
+        return trials_not_live(t, "report on", err);
     *action = "continue";
-    if (mf_enabled(d) && (st = mf_decide(db, d, s, t, step, &in->values, action,
-                                         &stopped, err)) != HPOD_OK)
+    if (multifidelity_enabled(d) &&
+        (st = multifidelity_decide(db, d, s, t, step, &in->values, action,
+                                   &stopped, err)) != HPOD_OK)
         return st;
     if ((st = trial_store_intermediate(db, t->id, step, &in->values, *action,
                                        in->checkpoint, s->lease_seconds, action,
@@ -429,9 +430,9 @@ struct report_read {
 };
 
 static void
-report_read_cleanup(struct report_read *rd)
+report_read_clear(struct report_read *rd)
 {
-    report_row_cleanup(&rd->r);
+    report_row_clear(&rd->r);
     defcache_release(&rd->def);
     rd->read = 0;
 }
@@ -451,7 +452,7 @@ report_read(struct db *db, long long trial_id, struct report_read *rd,
 {
     enum hpod_status st;
 
-    report_row_cleanup(&rd->r);
+    report_row_clear(&rd->r);
     rd->read = 0;
     if (!rd->def.d && last_study)
         defcache_find(last_study, &rd->def);
@@ -493,7 +494,7 @@ report_unlocked(struct db *db, long long trial_id,
 
     *done = 0;
     for (int i = 0; i < REPORT_TRIES && !*done; i++) {
-        metric_set_cleanup(&add);
+        metric_set_clear(&add);
         if ((st = report_read(db, trial_id, rd, err)) != HPOD_OK ||
             (st = report_check_metrics(d = rd->def.d, in, err)) != HPOD_OK)
             goto out;
@@ -502,7 +503,7 @@ report_unlocked(struct db *db, long long trial_id,
         if (r->trial.state != TRIAL_PENDING &&
             r->trial.state != TRIAL_RUNNING &&
             r->trial.state != TRIAL_COMPLETED) {
-            st = study_trial_not_live(&r->trial, "report on", err);
+            st = trials_not_live(&r->trial, "report on", err);
             goto out;
         }
         if ((st = report_decide(d, &r->trial, in, &add, &complete, err)) !=
@@ -526,8 +527,8 @@ report_unlocked(struct db *db, long long trial_id,
         }
     }
 out:
-    metric_set_cleanup(&add);
-    trial_cleanup(&after);
+    metric_set_clear(&add);
+    trial_clear(&after);
     return st;
 }
 
@@ -581,21 +582,21 @@ report_lock(struct db *db, long long trial_id, const struct report_input *in,
      * too). Only the multi-fidelity rules read the trial counts, a scan
      * of the study's trials (it was most of a report's time,
      * docs/report-p99.md). */
-    if (mf_enabled(rd->def.d)) {
+    if (multifidelity_enabled(rd->def.d)) {
         long long id = s->id;
         if (in->step >= 0 && (st = study_store_lock(db, id, err)) != HPOD_OK)
             return st;
-        study_cleanup(s);
+        study_clear(s);
         if ((st = study_store_get(db, id, s, err)) != HPOD_OK)
             return st;
     }
     return trial_store_get(db, trial_id, 1, t, err);
 }
 
-/* study_report: contract in report.h. */
+/* report_submit: contract in report.h. */
 enum hpod_status
-study_report(struct db *db, long long trial_id, const struct report_input *in,
-             struct study_report_answer *out, struct hpod_err *err)
+report_submit(struct db *db, long long trial_id, const struct report_input *in,
+              struct study_report_answer *out, struct hpod_err *err)
 {
     struct trial t = {0}, after = {0};
     struct study s = {0};
@@ -636,18 +637,18 @@ rollback:
     if (st != HPOD_OK)
         db_rollback(db);
 out:
-    report_read_cleanup(&rd);
-    study_cleanup(&s);
-    trial_cleanup(&t);
-    trial_cleanup(&after);
+    report_read_clear(&rd);
+    study_clear(&s);
+    trial_clear(&t);
+    trial_clear(&after);
     return st;
 }
 
 void
-study_report_answer_cleanup(struct study_report_answer *a)
+report_answer_clear(struct study_report_answer *a)
 {
     if (!a)
         return;
-    trial_cleanup(&a->trial);
+    trial_clear(&a->trial);
     memset(a, 0, sizeof *a);
 }

@@ -2,7 +2,7 @@
  * study/report.h - what a trial's report may say and what it changes:
  * the report body validated on its own, its metrics checked against the
  * study, a final report merged into what the trial holds, and the whole
- * report applied to the database in one transaction (study_report).
+ * report applied to the database in one transaction (report_submit).
  */
 #ifndef HPOD_STUDY_REPORT_H
 #define HPOD_STUDY_REPORT_H
@@ -32,12 +32,12 @@ struct report_input {
  * METADATA_MAX; checkpoint: 1 to CHECKPOINT_MAX bytes, with step only). A
  * metric value is a finite number; an integer beyond ±2^53 is refused (422), as
  * a double could not hold it exactly and the value read back would not be
- * the one sent. Fills out (cleanup with report_input_cleanup, also on
+ * the one sent. Fills out (cleanup with report_input_clear, also on
  * error). HPOD_EINVAL for shape and type errors, HPOD_EUNPROC for rules.
  */
 enum hpod_status report_from_json(json_t *body, struct report_input *out,
                                   struct hpod_err *err);
-void report_input_cleanup(struct report_input *in);
+void report_input_clear(struct report_input *in);
 
 /*
  * report_check_metrics - every metric of the report must be one of d's
@@ -64,13 +64,13 @@ void report_merge(const struct study_def *d, const struct trial *t,
 
 /* What a report changed: the trial as stored after the commit. */
 struct study_report_answer {
-    struct trial trial; /* trial_cleanup (study_report_answer_cleanup) */
+    struct trial trial; /* trial_clear (report_answer_clear) */
     const char *action; /* intermediate reports: "continue" or "stop"
                            (static); NULL for a final report */
 };
 
 /*
- * study_report - applies report in (validated by report_from_json) to
+ * report_submit - applies report in (validated by report_from_json) to
  * trial trial_id in one transaction, and fills out from the committed
  * state. Every metric must belong to the trial's study (422). A final
  * report (step < 0) merges by report_merge: the trial completes when every
@@ -82,10 +82,10 @@ struct study_report_answer {
  * stopping mode). Reporting on a trial that is not live is 409. Nothing
  * is written on failure.
  */
-enum hpod_status study_report(struct db *db, long long trial_id,
-                              const struct report_input *in,
-                              struct study_report_answer *out,
-                              struct hpod_err *err);
-void study_report_answer_cleanup(struct study_report_answer *a);
+enum hpod_status report_submit(struct db *db, long long trial_id,
+                               const struct report_input *in,
+                               struct study_report_answer *out,
+                               struct hpod_err *err);
+void report_answer_clear(struct study_report_answer *a);
 
 #endif

@@ -58,8 +58,8 @@ simalgo_parse(json_t *a, const struct autoalgo_features *f,
     *norm = NULL;
     /* Omitted, null or {"name": "auto"}: what a study without an
      * algorithm runs, chosen on the table's features (study/auto.h). */
-    if (algo_is_auto(a))
-        st = algo_auto(a, f, &algo, norm, err);
+    if (auto_requested(a))
+        st = auto_choose(a, f, &algo, norm, err);
     else
         st = algo_from_json(a, &algo, norm, err);
     if (st != HPOD_OK)

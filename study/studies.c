@@ -23,7 +23,7 @@
 #include "study/evolve.h"
 
 enum hpod_status
-study_check_rules(const struct study_def *d, struct hpod_err *err)
+studies_check_rules(const struct study_def *d, struct hpod_err *err)
 {
     if (d->algo.name == ALGO_GREEDY && !d->candidates)
         return hpod_fail(err, HPOD_EUNPROC, "algorithm.name",
@@ -72,7 +72,7 @@ def_diff(const json_t *old, const json_t *def, int seed_given, char *what,
     /* auto (study/auto.h): the user sent the name and maybe the seed; what
      * hpod chose, under the rule of the day the study was created, is not
      * part of what they sent. */
-    if (algo_is_auto(oa) && algo_is_auto(na) && json_is_object(oa) &&
+    if (auto_requested(oa) && auto_requested(na) && json_is_object(oa) &&
         json_is_object(na)) {
         static const char *const keys[] = {"chosen", "case", "reason"};
         for (size_t i = 0; i < 3; i++)
@@ -167,7 +167,7 @@ create_existing(struct db *db, const struct study_def *d,
                        id, in->lab, what);
 out:
     json_decref(old);
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
@@ -182,7 +182,7 @@ create_copied_trials(struct db *db, const struct study_create_in *in,
         struct trial out = {0};
         st = trial_store_insert_user(db, id, (int)i, t->params, t->candidate,
                                      t->metadata, &t->values, &out, err);
-        trial_cleanup(&out);
+        trial_clear(&out);
     }
     return st;
 }
@@ -209,9 +209,9 @@ create_audit(struct db *db, const struct study_def *d,
 }
 
 enum hpod_status
-study_create(struct db *db, const struct study_def *d,
-             const struct study_create_in *in, long long *id, int *existed,
-             struct hpod_err *err)
+studies_create(struct db *db, const struct study_def *d,
+               const struct study_create_in *in, long long *id, int *existed,
+               struct hpod_err *err)
 {
     char *def_text = NULL, *cand_text = NULL;
     struct study_row_in row = {0};
@@ -219,7 +219,7 @@ study_create(struct db *db, const struct study_def *d,
 
     *id = 0;
     *existed = 0;
-    if ((st = study_check_rules(d, err)) != HPOD_OK)
+    if ((st = studies_check_rules(d, err)) != HPOD_OK)
         return st;
     def_text = hj_dump(d->def, 0);
     if (d->candidates)
@@ -281,7 +281,7 @@ out:
 }
 
 int
-study_state_ok(const char *s)
+studies_state_ok(const char *s)
 {
     return s && (strcmp(s, "active") == 0 || strcmp(s, "paused") == 0 ||
                  strcmp(s, "finished") == 0);
@@ -305,7 +305,7 @@ update_space(struct db *db, long long id, json_t *space, json_t *detail,
     enum hpod_status st;
 
     if ((st = study_store_get(db, id, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &d, err)) != HPOD_OK ||
         (st = evolve_space(&s, &d, space, &text, &norm, err)) != HPOD_OK ||
         !text)
         goto out;
@@ -318,20 +318,20 @@ update_space(struct db *db, long long id, json_t *space, json_t *detail,
 out:
     json_decref(norm);
     free(text);
-    study_def_cleanup(&d);
-    study_cleanup(&s);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }
 
 enum hpod_status
-study_update(struct db *db, long long id, const struct study_update_in *in,
-             const struct principal *by, struct hpod_err *err)
+studies_update(struct db *db, long long id, const struct study_update_in *in,
+               const struct principal *by, struct hpod_err *err)
 {
     char target[48];
     json_t *detail;
     enum hpod_status st;
 
-    if (in->state && !study_state_ok(in->state))
+    if (in->state && !studies_state_ok(in->state))
         return hpod_fail(err, HPOD_EUNPROC, "state",
                          "state must be active, paused or finished");
     detail = json_object();
@@ -366,22 +366,23 @@ out:
 }
 
 enum hpod_status
-study_get(struct db *db, long long id, struct study *out, struct hpod_err *err)
+studies_get(struct db *db, long long id, struct study *out,
+            struct hpod_err *err)
 {
     return study_store_get(db, id, out, err);
 }
 
 enum hpod_status
-study_list(struct db *db, const struct study_filter *f, long long limit,
-           long long offset, struct study **rows, size_t *n, long long *total,
-           struct hpod_err *err)
+studies_list(struct db *db, const struct study_filter *f, long long limit,
+             long long offset, struct study **rows, size_t *n, long long *total,
+             struct hpod_err *err)
 {
     return study_store_list(db, f, limit, offset, rows, n, total, err);
 }
 
 enum hpod_status
-study_delete(struct db *db, long long id, const struct principal *by,
-             struct hpod_err *err)
+studies_delete(struct db *db, long long id, const struct principal *by,
+               struct hpod_err *err)
 {
     struct study s = {0};
     char target[48];
@@ -399,7 +400,7 @@ study_delete(struct db *db, long long id, const struct principal *by,
         (st = study_store_delete(db, id, err)) != HPOD_OK ||
         (st = db_commit(db, err)) != HPOD_OK)
         db_rollback(db);
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
@@ -423,7 +424,7 @@ best_needs_model(const struct study_def *d, const struct metric_set *vals)
 {
     int missing = 0;
     for (size_t c = 0; c < d->n_constraints; c++) {
-        double v = constraint_value(d, c, vals);
+        double v = constraints_value(d, c, vals);
         double b = d->con_is_max[c] ? d->con_bound[c] : -d->con_bound[c];
         if (isnan(v))
             missing = 1;
@@ -466,7 +467,7 @@ best_model_verdict(struct db *db, long long study_id, const struct study_def *d,
     for (size_t i = 0; i < n_all; i++) {
         int any = 0;
         for (size_t c = 0; c < nc; c++) {
-            obs_c[n_obs * nc + c] = constraint_value(d, c, &all[i].values);
+            obs_c[n_obs * nc + c] = constraints_value(d, c, &all[i].values);
             any |= !isnan(obs_c[n_obs * nc + c]);
         }
         if (!any)
@@ -486,7 +487,7 @@ best_model_verdict(struct db *db, long long study_id, const struct study_def *d,
         const struct trial *t = &rows[sc->cand[j]];
         json_t *pj = hj_parse(t->params);
         for (size_t c = 0; c < nc; c++)
-            missing[j * nc + c] = isnan(constraint_value(d, c, &t->values));
+            missing[j * nc + c] = isnan(constraints_value(d, c, &t->values));
         parsed[j] =
             params_from_json(d, pj, q_raw + j * np, "params", &perr) == HPOD_OK;
         if (!parsed[j])
@@ -502,7 +503,7 @@ best_model_verdict(struct db *db, long long study_id, const struct study_def *d,
         if (!used)
             continue;
         /* seq 0: the answer is a function of (seed, history) only. */
-        st = constraint_prob(d, c, obs_raw, obs_c, n_obs, q_raw, k, 0, pc);
+        st = constraints_prob(d, c, obs_raw, obs_c, n_obs, q_raw, k, 0, pc);
         if (st == HPOD_ENUMERIC) {
             /* No GP could be fitted: the model vouches for nothing. */
             for (size_t j = 0; j < k; j++)
@@ -559,7 +560,7 @@ best_observed(const struct study_def *d, const struct trial *rows, size_t n,
         if (!v)
             continue;
         sc->y[i] = *v * d->obj_sense[0];
-        if (trial_feasible(d, vals)) {
+        if (def_trial_feasible(d, vals)) {
             if (*best == (size_t)-1 || sc->y[i] > *best_v) {
                 *best = i;
                 *best_v = sc->y[i];
@@ -571,7 +572,7 @@ best_observed(const struct study_def *d, const struct trial *rows, size_t n,
 }
 
 static void
-best_scan_cleanup(struct best_scan *sc)
+best_scan_clear(struct best_scan *sc)
 {
     free(sc->y);
     free(sc->may);
@@ -580,10 +581,10 @@ best_scan_cleanup(struct best_scan *sc)
     free(sc->ok);
 }
 
-/* study_best: contract in studies.h. */
+/* studies_best: contract in studies.h. */
 enum hpod_status
-study_best(struct db *db, long long id, struct study_best *out,
-           struct hpod_err *err)
+studies_best(struct db *db, long long id, struct studies_best *out,
+             struct hpod_err *err)
 {
     struct study s = {0};
     struct study_def d = {0};
@@ -595,7 +596,7 @@ study_best(struct db *db, long long id, struct study_best *out,
 
     memset(out, 0, sizeof *out);
     if ((st = study_store_get(db, id, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &d, err)) != HPOD_OK)
+        (st = def_from_text(s.definition, &d, err)) != HPOD_OK)
         goto out;
     if (d.n_objectives != 1) {
         st = hpod_fail(err, HPOD_EUNPROC, "",
@@ -636,18 +637,18 @@ study_best(struct db *db, long long id, struct study_best *out,
         out->p_feasible = best_p;
     }
 out:
-    best_scan_cleanup(&sc);
+    best_scan_clear(&sc);
     trials_free(rows, n);
-    study_def_cleanup(&d);
-    study_cleanup(&s);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }
 
 void
-study_best_cleanup(struct study_best *b)
+studies_best_clear(struct studies_best *b)
 {
     if (!b)
         return;
-    trial_cleanup(&b->trial);
+    trial_clear(&b->trial);
     memset(b, 0, sizeof *b);
 }

@@ -38,7 +38,7 @@ suggest_cache_clear(void)
     modelcache_clear();
 }
 
-/* One study_suggest call: its inputs, what it read, and its answer. */
+/* One suggest_trials call: its inputs, what it read, and its answer. */
 struct suggest_call {
     struct db *db;
     long long id;
@@ -138,7 +138,7 @@ suggest_expire(struct suggest_call *c, long long *expired, long long *requeued)
     int with_values = hcache_with_values(c->d, &c->work);
     enum hpod_status st;
 
-    if (mf_enabled(c->d) || !hcache_enabled() ||
+    if (multifidelity_enabled(c->d) || !hcache_enabled() ||
         (c->s.n_candidates < 0 && c->d->algo.name == ALGO_RANDOM))
         return lease_store_expire(c->db, c->id, expired, requeued, c->err);
     c->hc = hcache_take(c->id);
@@ -173,11 +173,11 @@ suggest_expire(struct suggest_call *c, long long *expired, long long *requeued)
 static enum hpod_status
 suggest_read_study(struct suggest_call *c)
 {
-    int full = !c->def.d || mf_enabled(c->def.d);
+    int full = !c->def.d || multifidelity_enabled(c->def.d);
     enum hpod_status st;
 
     for (;;) {
-        study_cleanup(&c->s);
+        study_clear(&c->s);
         if ((st = study_store_get_issue(c->db, c->id, c->def.version, full,
                                         &c->s, &c->issue_seq, c->version,
                                         c->err)) != HPOD_OK ||
@@ -187,7 +187,7 @@ suggest_read_study(struct suggest_call *c)
         c->d = c->def.d;
         /* A definition that became multi-fidelity (not one that was
          * cached): its rules read the counts, read again. */
-        if (full || !mf_enabled(c->d))
+        if (full || !multifidelity_enabled(c->d))
             return HPOD_OK;
         full = 1;
     }
@@ -210,7 +210,7 @@ suggest_begin(struct suggest_call *c)
     /* Multi-fidelity rules read the counts by state, which the expiry
      * changed (pending or running to failed, or to waiting): read them
      * again, then. */
-    if (expired + requeued > 0 && mf_enabled(c->d))
+    if (expired + requeued > 0 && multifidelity_enabled(c->d))
         return suggest_read_study(c);
     /* Else it changes none of what was read but n_expired, and pending to
      * waiting for a lapsed trial with a checkpoint, back in the queue
@@ -273,18 +273,19 @@ suggest_resume(struct suggest_call *c)
 
     if (!suggest_open(c))
         return HPOD_OK;
-    if ((st = mf_prepare(c->db, c->d, &c->s, &c->work, c->err)) != HPOD_OK)
+    if ((st = multifidelity_prepare(c->db, c->d, &c->s, &c->work, c->err)) !=
+        HPOD_OK)
         return st;
-    while (mf_enabled(c->d) && (long long)c->out->n < c->count) {
+    while (multifidelity_enabled(c->d) && (long long)c->out->n < c->count) {
         struct trial pt = {0};
         int promoted = 0;
-        if ((st = mf_promote(c->db, c->d, &c->s, &c->work, c->worker, &pt,
-                             &promoted, c->err)) != HPOD_OK)
+        if ((st = multifidelity_promote(c->db, c->d, &c->s, &c->work, c->worker,
+                                        &pt, &promoted, c->err)) != HPOD_OK)
             return st;
         if (!promoted)
             break;
         st = answer_add(c, &pt, NULL);
-        trial_cleanup(&pt);
+        trial_clear(&pt);
         if (st != HPOD_OK)
             return st;
     }
@@ -448,7 +449,7 @@ batch_flush(struct suggest_call *c)
 }
 
 static void
-batch_cleanup(struct suggest_call *c)
+batch_clear(struct suggest_call *c)
 {
     for (size_t i = 0; i < c->n_ins; i++) {
         free(c->slot[i].ptext);
@@ -471,7 +472,7 @@ static int
 suggest_batching(const struct suggest_call *c, const char *const *workers,
                  size_t k)
 {
-    if (mf_enabled(c->d) || study_explain_records(c->d) ||
+    if (multifidelity_enabled(c->d) || explain_records(c->d) ||
         measure_decoupled(c->d) || c->d->define_by_run)
         return 0;
     for (size_t i = 0; i < k; i++)
@@ -527,7 +528,7 @@ suggest_new(struct suggest_call *c, long long need)
         size_t cand;
         struct trial t = {0};
         st = choose_one(d, h, c->entry, &c->gpm, seq, raw, &cand,
-                        study_explain_records(d) ? &ex : NULL, c->prior);
+                        explain_records(d) ? &ex : NULL, c->prior);
         if (st == HPOD_ENOTFOUND) {
             st = HPOD_OK; /* finite study used up */
             break;
@@ -561,10 +562,8 @@ suggest_new(struct suggest_call *c, long long need)
             goto chosen;
         }
         /* The trial and its recorded explanation: one statement. */
-        char *dtext = study_explain_records(d)
-                          ? study_explain_suggest_text(d, &ex)
-                          : NULL;
-        if (study_explain_records(d) && !dtext)
+        char *dtext = explain_records(d) ? explain_suggest_text(d, &ex) : NULL;
+        if (explain_records(d) && !dtext)
             st = hpod_fail(c->err, HPOD_ENOMEM, "",
                            "could not build a decision");
         else
@@ -583,7 +582,7 @@ suggest_new(struct suggest_call *c, long long need)
             st = answer_add(c, &t, pj);
         else
             json_decref(pj);
-        trial_cleanup(&t);
+        trial_clear(&t);
         if (st != HPOD_OK)
             goto out;
     chosen:
@@ -622,7 +621,7 @@ suggest_done(struct suggest_call *c)
     }
     if (!study_exhausted(&c->s) && !c->work.finished)
         return HPOD_OK;
-    study_cleanup(&c->s);
+    study_clear(&c->s);
     if ((st = study_store_get(c->db, c->id, &c->s, c->err)) != HPOD_OK)
         return st;
     c->out->done =
@@ -651,7 +650,7 @@ suggest_member(struct suggest_call *c, int first)
     if (need > 0 && (st = suggest_new(c, need)) != HPOD_OK)
         return st;
     /* ASHA with nothing left to resume or start: prune the paused. */
-    if (suggest_open(c) && mf_prune_paused(c->d, &c->s, c->out->n) &&
+    if (suggest_open(c) && multifidelity_prune_paused(c->d, &c->s, c->out->n) &&
         (st = trial_store_prune_paused(c->db, c->id, c->err)) != HPOD_OK)
         return st;
     return HPOD_OK;
@@ -662,7 +661,7 @@ static void
 answer_reset(struct suggest_answer *out, long long count)
 {
     size_t n = count > 0 ? (size_t)count : 1;
-    suggest_answer_cleanup(out);
+    suggest_answer_clear(out);
     out->trials = xcalloc(n, sizeof *out->trials);
     out->params = xcalloc(n, sizeof *out->params);
 }
@@ -692,7 +691,7 @@ suggest_run(struct db *db, long long id, struct member **m, size_t k)
     }
     /* Multi-fidelity decisions read state a call's predecessor changes
      * (the ASHA ladder, the stage): one call per transaction. */
-    if (mf_enabled(c.d) && k > 1) {
+    if (multifidelity_enabled(c.d) && k > 1) {
         st = HPOD_ECONFLICT;
         goto out;
     }
@@ -730,25 +729,25 @@ out:
             m[i]->out->n_new = 0;
         }
     }
-    batch_cleanup(&c);
-    history_cleanup(&c.h);
+    batch_clear(&c);
+    history_clear(&c.h);
     sampler_gp_model_clear(&c.gpm);
     free(c.prior);
     /* Not committed: what it read may hold this transaction's undone
      * writes (study/histcache.c, point 4). */
     hcache_put(c.hc, committed);
     samplercache_put(c.entry, c.d, 1);
-    mf_work_cleanup(&c.work);
+    multifidelity_work_clear(&c.work);
     defcache_release(&c.def);
-    study_cleanup(&c.s);
+    study_clear(&c.s);
     return committed;
 }
 
-/* study_suggest: contract in study/suggest.h. */
+/* suggest_trials: contract in study/suggest.h. */
 enum hpod_status
-study_suggest(const struct suggest_group_conn *via, long long study_id,
-              const char *worker, long long count, struct suggest_answer *out,
-              struct hpod_err *err)
+suggest_trials(const struct suggest_group_conn *via, long long study_id,
+               const char *worker, long long count, struct suggest_answer *out,
+               struct hpod_err *err)
 {
     struct member me = {.study_id = study_id,
                         .worker = worker,
@@ -773,7 +772,7 @@ study_suggest(const struct suggest_group_conn *via, long long study_id,
 }
 
 void
-suggest_answer_cleanup(struct suggest_answer *a)
+suggest_answer_clear(struct suggest_answer *a)
 {
     if (!a)
         return;

@@ -1,9 +1,9 @@
 /*
  * study/suggest.h - what a worker trains next: POST
  * /v1/studies/{id}/suggest's decision (handlers/suggest.c calls
- * study_suggest).
+ * suggest_trials).
  *
- * study_suggest runs the whole decision in one transaction holding the
+ * suggest_trials runs the whole decision in one transaction holding the
  * study row lock (SELECT ... FOR UPDATE), so any number of hpod processes
  * on one database issue trials as one would: lapsed leases are recovered,
  * the worker's live trials are handed back first, then paused trials that
@@ -56,8 +56,8 @@ struct suggest_answer {
 };
 
 /*
- * study_suggest - up to count (1..SUGGEST_MAX_COUNT) trials for worker
- * (1 to 128 characters) in study study_id, in out (suggest_answer_cleanup,
+ * suggest_trials - up to count (1..SUGGEST_MAX_COUNT) trials for worker
+ * (1 to 128 characters) in study study_id, in out (suggest_answer_clear,
  * also on failure). via says where the transaction runs (a connection,
  * or one borrowed from a pool only while the call leads its group), the
  * process's model units and the caller's lab ("" or NULL: every lab; the
@@ -67,11 +67,11 @@ struct suggest_answer {
  * (503) when the model-memory budget has no room for the study's model;
  * HPOD_EINTERNAL when a stored row cannot be read or the sampler fails.
  */
-enum hpod_status study_suggest(const struct suggest_group_conn *via,
-                               long long study_id, const char *worker,
-                               long long count, struct suggest_answer *out,
-                               struct hpod_err *err);
-void suggest_answer_cleanup(struct suggest_answer *a);
+enum hpod_status suggest_trials(const struct suggest_group_conn *via,
+                                long long study_id, const char *worker,
+                                long long count, struct suggest_answer *out,
+                                struct hpod_err *err);
+void suggest_answer_clear(struct suggest_answer *a);
 
 /* Frees every model cache of the process (at shutdown). */
 void suggest_cache_clear(void);

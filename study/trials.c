@@ -12,8 +12,7 @@
 #include "study/audit.h"
 
 enum hpod_status
-study_trial_not_live(const struct trial *t, const char *what,
-                     struct hpod_err *err)
+trials_not_live(const struct trial *t, const char *what, struct hpod_err *err)
 {
     return hpod_fail(err, HPOD_ECONFLICT, "",
                      "cannot %s trial %lld: it is %s%s%.200s%s", what, t->id,
@@ -22,16 +21,15 @@ study_trial_not_live(const struct trial *t, const char *what,
 }
 
 enum hpod_status
-study_trial_get(struct db *db, long long id, struct trial *out,
-                struct hpod_err *err)
+trials_get(struct db *db, long long id, struct trial *out, struct hpod_err *err)
 {
     return trial_store_get(db, id, 0, out, err);
 }
 
 enum hpod_status
-study_trial_list(struct db *db, long long study_id, int state, long long limit,
-                 long long offset, struct trial **rows, size_t *n,
-                 long long *total, struct hpod_err *err)
+trials_list(struct db *db, long long study_id, int state, long long limit,
+            long long offset, struct trial **rows, size_t *n, long long *total,
+            struct hpod_err *err)
 {
     struct study s = {0};
     enum hpod_status st;
@@ -41,13 +39,13 @@ study_trial_list(struct db *db, long long study_id, int state, long long limit,
     if ((st = study_store_get(db, study_id, &s, err)) == HPOD_OK)
         st = trial_store_list(db, study_id, state, limit, offset, rows, n,
                               total, err);
-    study_cleanup(&s);
+    study_clear(&s);
     return st;
 }
 
 enum hpod_status
-study_trial_heartbeat(struct db *db, long long id, struct trial *out,
-                      struct hpod_err *err)
+trials_heartbeat(struct db *db, long long id, struct trial *out,
+                 struct hpod_err *err)
 {
     struct trial t = {0};
     struct study s = {0};
@@ -57,7 +55,7 @@ study_trial_heartbeat(struct db *db, long long id, struct trial *out,
         (st = trial_store_get(db, id, 1, &t, err)) != HPOD_OK)
         goto out;
     if (t.state != TRIAL_PENDING && t.state != TRIAL_RUNNING) {
-        st = study_trial_not_live(&t, "renew the lease of", err);
+        st = trials_not_live(&t, "renew the lease of", err);
         goto out;
     }
     if ((st = study_store_get(db, t.study_id, &s, err)) != HPOD_OK ||
@@ -69,22 +67,21 @@ study_trial_heartbeat(struct db *db, long long id, struct trial *out,
 out:
     if (st != HPOD_OK)
         db_rollback(db);
-    study_cleanup(&s);
-    trial_cleanup(&t);
+    study_clear(&s);
+    trial_clear(&t);
     return st;
 }
 
 const char *
-study_trial_target(long long id, char buf[48])
+trials_target(long long id, char buf[48])
 {
     snprintf(buf, 48, "trial/%lld", id);
     return buf;
 }
 
 enum hpod_status
-study_trial_fail(struct db *db, long long id, const char *reason,
-                 const struct principal *by, struct trial *out,
-                 struct hpod_err *err)
+trials_fail(struct db *db, long long id, const char *reason,
+            const struct principal *by, struct trial *out, struct hpod_err *err)
 {
     struct trial t = {0};
     char target[48];
@@ -94,14 +91,14 @@ study_trial_fail(struct db *db, long long id, const char *reason,
         (st = trial_store_get(db, id, 1, &t, err)) != HPOD_OK)
         goto out;
     if (t.state == TRIAL_COMPLETED || t.state == TRIAL_PRUNED) {
-        st = study_trial_not_live(&t, "fail", err);
+        st = trials_not_live(&t, "fail", err);
         goto out;
     }
     if (t.state != TRIAL_FAILED &&
         ((st = trial_store_fail(db, t.id, reason ? reason : "failed", err)) !=
              HPOD_OK ||
          (st = audit_record(db, access_token_of(by), "trial.fail", NULL,
-                            t.study_id, study_trial_target(t.id, target),
+                            t.study_id, trials_target(t.id, target),
                             json_pack("{s:s, s:i}", "reason",
                                       reason ? reason : "failed", "number",
                                       t.seq),
@@ -113,6 +110,6 @@ study_trial_fail(struct db *db, long long id, const char *reason,
 out:
     if (st != HPOD_OK)
         db_rollback(db);
-    trial_cleanup(&t);
+    trial_clear(&t);
     return st;
 }

@@ -81,14 +81,14 @@ rows_from_benchmark(struct warm_rows *w, struct db *db,
     enum hpod_status st;
 
     if (!access_sees_table(who, d->warm_benchmark) ||
-        (st = bench_catalog_resolve(bench, db, d->warm_benchmark, &ref, err)) ==
+        (st = catalog_resolve(bench, db, d->warm_benchmark, &ref, err)) ==
             HPOD_ENOTFOUND)
         return hpod_fail(err, HPOD_EUNPROC, "warm_start.benchmark",
                          "unknown benchmark \"%.100s\"", d->warm_benchmark);
     if (st != HPOD_OK)
         return st;
     const struct bench_table *t = ref.table;
-    const double *y = t ? bench_table_metric(t, d->obj_names[0]) : NULL;
+    const double *y = t ? tables_table_metric(t, d->obj_names[0]) : NULL;
     if (!y) {
         st = hpod_fail(err, HPOD_EUNPROC, "warm_start.benchmark",
                        "the benchmark has no metric \"%.100s\" (the objective)",
@@ -97,12 +97,12 @@ rows_from_benchmark(struct warm_rows *w, struct db *db,
     }
     rows_share(w, (const char *const *)t->param_names, t->n_params);
     for (size_t i = 0; w->k > 0 && i < t->n; i++) {
-        json_t *p = bench_ref_row_params(&ref, i);
+        json_t *p = catalog_ref_row_params(&ref, i);
         rows_add(w, p, d->obj_sense[0] * y[i]);
         json_decref(p);
     }
 out:
-    bench_ref_cleanup(&ref);
+    catalog_ref_clear(&ref);
     return st;
 }
 
@@ -120,8 +120,8 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
 
     if ((st = access_check_owner(db, who, ACCESS_STUDY, d->warm_study, err)) !=
             HPOD_OK ||
-        (st = study_get(db, d->warm_study, &s, err)) != HPOD_OK ||
-        (st = study_def_from_text(s.definition, &sd, err)) != HPOD_OK)
+        (st = studies_get(db, d->warm_study, &s, err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &sd, err)) != HPOD_OK)
         goto out;
     for (o = 0; o < sd.n_objectives; o++)
         if (strcmp(sd.obj_names[o], d->obj_names[0]) == 0)
@@ -134,8 +134,8 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
     }
     rows_share(w, sd.names, sd.space.n_params);
     if (w->k > 0 &&
-        (st = study_trial_list(db, d->warm_study, TRIAL_COMPLETED, 1000000, 0,
-                               &rows, &n, &total, err)) != HPOD_OK)
+        (st = trials_list(db, d->warm_study, TRIAL_COMPLETED, 1000000, 0, &rows,
+                          &n, &total, err)) != HPOD_OK)
         goto out;
     trials_drop_excluded(rows, &n); /* out of the source's model too */
     for (size_t i = 0; i < n; i++) {
@@ -147,8 +147,8 @@ rows_from_study(struct warm_rows *w, struct db *db, const struct principal *who,
     }
 out:
     trials_free(rows, n);
-    study_def_cleanup(&sd);
-    study_cleanup(&s);
+    def_clear(&sd);
+    study_clear(&s);
     return st;
 }
 
@@ -159,21 +159,15 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
 {
     const struct study_def *d = w->d;
     size_t nc = json_array_size(d->candidates), np = d->space.n_params;
-    struct space sub = {xmalloc(w->k * sizeof *sub.params), w->k, 0};
+    struct space sub;
     double *full = xmalloc(np * sizeof *full);
     double *q = xmalloc(nc * w->k * sizeof *q);
     double *su = NULL, *qu = NULL, *mu = xmalloc(nc * sizeof *mu);
     double *z = xmalloc(w->n * sizeof *z);
     enum hpod_status st = HPOD_OK;
 
-    /* The study's space restricted to the shared parameters (borrowed
-     * parameter definitions: sub.params alone is freed). */
-    for (size_t j = 0; j < w->k; j++) {
-        sub.params[j] = d->space.params[w->shared[j]];
-        sub.dim += sub.params[j].type == PARAM_CATEGORICAL
-                       ? sub.params[j].n_choices
-                       : 1;
-    }
+    /* The study's space restricted to the shared parameters. */
+    space_init_subset(&sub, &d->space, w->shared, w->k);
     for (size_t c = 0; c < nc && st == HPOD_OK; c++) {
         st = params_from_json(d, json_array_get(d->candidates, c), full,
                               "candidates", err);
@@ -187,7 +181,7 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
     space_encode_rows(&sub, w->raw, w->n, su);
     space_encode_rows(&sub, q, nc, qu);
     normal_scores(w->y, w->n, z);
-    if (transfer_prior(w->raw, su, z, w->n, w->k, sub.dim, q, qu, nc,
+    if (transfer_prior(w->raw, su, z, w->n, w->k, sub.dim, sub.kinds, q, qu, nc,
                        d->algo.kernel, d->algo.seed, mu, NULL,
                        NULL) != HPOD_OK) {
         st = hpod_fail(err, HPOD_EUNPROC, "warm_start",
@@ -198,7 +192,7 @@ rows_prior(struct warm_rows *w, double **prior, size_t *n_out,
     *n_out = nc;
     mu = NULL;
 out:
-    free(sub.params);
+    space_clear(&sub);
     free(full);
     free(q);
     free(su);
@@ -227,9 +221,9 @@ check_target(const struct study_def *d, struct hpod_err *err)
 }
 
 enum hpod_status
-study_warm_prior(struct db *db, const struct bench_db *bench,
-                 const struct principal *who, const struct study_def *d,
-                 double **prior, size_t *n, struct hpod_err *err)
+warmstart_prior(struct db *db, const struct bench_db *bench,
+                const struct principal *who, const struct study_def *d,
+                double **prior, size_t *n, struct hpod_err *err)
 {
     struct warm_rows w;
     enum hpod_status st;
@@ -277,8 +271,8 @@ usable(struct db *db, const struct principal *who, struct study_def *d,
 }
 
 enum hpod_status
-study_warm_auto(struct db *db, const struct principal *who, const char *lab,
-                struct study_def *d, struct hpod_err *err)
+warmstart_auto(struct db *db, const struct principal *who, const char *lab,
+               struct study_def *d, struct hpod_err *err)
 {
     json_t *ws = json_object_get(d->def, "warm_start");
     struct related_list l = {0};
@@ -290,7 +284,7 @@ study_warm_auto(struct db *db, const struct principal *who, const char *lab,
         json_object_get(ws, "reason"))
         return HPOD_OK; /* resolved already (a definition read back) */
     if ((st = check_target(d, err)) != HPOD_OK ||
-        (st = study_related(db, lab, d, 0, &l, err)) != HPOD_OK)
+        (st = study_related_list(db, lab, d, 0, &l, err)) != HPOD_OK)
         return st;
     for (i = 0; i < l.n; i++)
         if (strcmp(l.v[i].objective, d->obj_names[0]) == 0 &&
@@ -312,6 +306,6 @@ study_warm_auto(struct db *db, const struct principal *who, const char *lab,
                  lab, d->obj_names[0]);
     }
     json_object_set_new(ws, "reason", json_string(reason));
-    related_list_clear(&l);
+    study_related_list_clear(&l);
     return HPOD_OK;
 }

@@ -167,7 +167,8 @@ dec_table(const struct hb_opts *o, const struct bench_table *tb,
     const double *cols[1] = {bleu}, *ccols[1] = {gpu};
     int sense[1] = {1}, cmax[1] = {1};
     struct bench_mo_setup su;
-    bench_mo_setup_init(&su, tb, 1, cols, sense, 1, ccols, cmax, &bound);
+    bench_simulate_mo_setup_init(&su, tb, 1, cols, sense, 1, ccols, cmax,
+                                 &bound);
     /* A variant: GPU time's GP on the values, not their logarithms. */
     if (getenv("HPOD_BENCH_CON_LINEAR"))
         su.con_log[0] = 0;
@@ -225,7 +226,7 @@ dec_table(const struct hb_opts *o, const struct bench_table *tb,
     free(c.kinds);
     free(c.lens);
     free(c.st);
-    bench_mo_setup_free(&su);
+    bench_simulate_mo_setup_free(&su);
     return j;
 }
 
@@ -242,8 +243,8 @@ hb_decoupled(const struct hb_opts *o)
     json_t *rep = hb_report_new(o, "decoupled"), *tabs = json_array();
     hb_set(rep, "budget", hb_real(DEC_BUDGET));
     for (size_t t = 0; t < n_tables; t++) {
-        const double *bleu = bench_table_metric(&ts[t], "bleu");
-        const double *gpu = bench_table_metric(&ts[t], "gpu_time");
+        const double *bleu = tables_table_metric(&ts[t], "bleu");
+        const double *gpu = tables_table_metric(&ts[t], "gpu_time");
         if (bleu && gpu)
             json_array_append_new(tabs, dec_table(o, &ts[t], bleu, gpu));
     }
@@ -251,6 +252,6 @@ hb_decoupled(const struct hb_opts *o)
     hb_set(rep, "seconds", hb_real(hb_now() - t_start));
     rc = hb_emit(o, rep) == 0 ? 0 : 1;
 out:
-    bench_tables_free(ts, n_tables);
+    tables_free(ts, n_tables);
     return rc;
 }

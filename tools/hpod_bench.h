@@ -96,7 +96,7 @@ int hb_emit(const struct hb_opts *o, json_t *report);
 
 struct bench_table;
 /* Loads o->tables (all when none named) from o->dir into *ts, *n (free
- * with bench_tables_free); 0 on success, else -1 with the error printed. */
+ * with tables_free); 0 on success, else -1 with the error printed. */
 int hb_load_tables(const struct hb_opts *o, struct bench_table **ts, size_t *n);
 
 /* The reports; each returns the process exit code (0 or 1). */

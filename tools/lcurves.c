@@ -258,7 +258,7 @@ out:
         lcrun_curves_free(&rows[r].c);
     free(rows);
     free(picked);
-    bench_lc_free(sets, n_sets);
+    tables_lc_free(sets, n_sets);
     return rc;
 }
 
@@ -363,6 +363,6 @@ hb_asha(const struct hb_opts *o)
 out:
     free(rows);
     free(picked);
-    bench_lc_free(sets, n_sets);
+    tables_lc_free(sets, n_sets);
     return rc;
 }

@@ -316,7 +316,7 @@ mo_table(const struct hb_opts *o, const int *use, const struct bench_table *tb,
     const double *cols[2] = {bleu, gpu};
     int sense[2] = {1, -1};
     struct bench_mo_setup su;
-    bench_mo_setup_init(&su, tb, 2, cols, sense, 0, NULL, NULL, NULL);
+    bench_simulate_mo_setup_init(&su, tb, 2, cols, sense, 0, NULL, NULL, NULL);
     struct metric_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.pareto = tb->pareto;
@@ -365,7 +365,7 @@ mo_table(const struct hb_opts *o, const int *use, const struct bench_table *tb,
     hb_set(j, "methods", ms);
     free(seqs);
     free(lens);
-    bench_mo_setup_free(&su);
+    bench_simulate_mo_setup_free(&su);
     return j;
 }
 
@@ -416,7 +416,8 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
     const double *cols[1] = {bleu}, *ccols[1] = {gpu};
     int sense[1] = {1}, cmax[1] = {1};
     struct bench_mo_setup su;
-    bench_mo_setup_init(&su, tb, 1, cols, sense, 1, ccols, cmax, &bound);
+    bench_simulate_mo_setup_init(&su, tb, 1, cols, sense, 1, ccols, cmax,
+                                 &bound);
     size_t *seqs = xmalloc(runs * tb->n * sizeof *seqs);
     size_t *lens = xcalloc(runs, sizeof *lens);
     json_t *j = json_object(), *ms = json_array();
@@ -442,7 +443,7 @@ con_table(const struct hb_opts *o, const struct bench_table *tb,
     hb_set(j, "methods", ms);
     free(seqs);
     free(lens);
-    bench_mo_setup_free(&su);
+    bench_simulate_mo_setup_free(&su);
     return j;
 }
 
@@ -462,16 +463,16 @@ hb_mo(const struct hb_opts *o)
     json_t *con = json_array();
     hb_set(rep, "constrained_budget", hb_int(MO_CON_BUDGET));
     for (size_t t = 0; t < n_tables; t++) {
-        const double *bleu = bench_table_metric(&ts[t], "bleu");
-        const double *gpu = bench_table_metric(&ts[t], "gpu_time");
+        const double *bleu = tables_table_metric(&ts[t], "bleu");
+        const double *gpu = tables_table_metric(&ts[t], "gpu_time");
         if (bleu && gpu)
             json_array_append_new(mo, mo_table(o, use, &ts[t], bleu, gpu));
     }
     /* Constrained single objective: max BLEU with GPU time <= the
      * table's median, MO_CON_BUDGET evaluations. */
     for (size_t t = 0; t < n_tables && do_con; t++) {
-        const double *bleu = bench_table_metric(&ts[t], "bleu");
-        const double *gpu = bench_table_metric(&ts[t], "gpu_time");
+        const double *bleu = tables_table_metric(&ts[t], "bleu");
+        const double *gpu = tables_table_metric(&ts[t], "gpu_time");
         if (bleu && gpu)
             json_array_append_new(con, con_table(o, &ts[t], bleu, gpu));
     }
@@ -480,6 +481,6 @@ hb_mo(const struct hb_opts *o)
     hb_set(rep, "seconds", hb_real(hb_now() - t_start));
     rc = hb_emit(o, rep) == 0 ? 0 : 1;
 out:
-    bench_tables_free(ts, n_tables);
+    tables_free(ts, n_tables);
     return rc;
 }

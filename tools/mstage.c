@@ -390,6 +390,6 @@ out:
     }
     free(sets);
     free(picked);
-    bench_lc_free(all, n_all);
+    tables_lc_free(all, n_all);
     return rc;
 }

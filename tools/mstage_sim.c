@@ -5,8 +5,8 @@
  * The replay keeps its own "database" (trials with stage, state and final
  * value; every report) and, at each request for work, rebuilds a struct
  * mstage from it and applies mstage_plan, as study/multifidelity.c's
- * mf_prepare does: by core/mstage.h the answers are a function of that
- * set, so this is what a server rebuilding its state would decide.
+ * multifidelity_prepare does: by core/mstage.h the answers are a function of
+ * that set, so this is what a server rebuilding its state would decide.
  *
  * Pure: no I/O, no globals; memory from xmalloc (common/mem.h).
  */
@@ -77,12 +77,12 @@ sim_rebuild(struct sim *s)
 
 /*
  * A new trial of `stage` chosen by the base sampler, as study/suggest.c
- * and mf_observation build its input for a multistage study: observations
- * are the values at the fidelity the model learns from (larger is better:
- * −ppl), pending the stage's live or paused members without one. That
+ * and multifidelity_observation build its input for a multistage study:
+ * observations are the values at the fidelity the model learns from (larger is
+ * better: −ppl), pending the stage's live or paused members without one. That
  * fidelity is the stage's, or, while fewer than `init` trials have reached
  * it, the highest earlier stage's that `init` trials have reached (stage
- * 0's at the lowest), as mf_prepare chooses it.
+ * 0's at the lowest), as multifidelity_prepare chooses it.
  */
 static enum hpod_status
 sim_new(struct sim *s, const struct mstage_sim_base *b, size_t stage,

@@ -221,8 +221,8 @@ int
 hb_load_tables(const struct hb_opts *o, struct bench_table **ts, size_t *n)
 {
     struct hpod_err err = {0};
-    if (bench_tables_load_dir(o->dir, (const char *const *)o->tables,
-                              o->n_tables, ts, n, &err) == HPOD_OK)
+    if (tables_load_dir(o->dir, (const char *const *)o->tables, o->n_tables, ts,
+                        n, &err) == HPOD_OK)
         return 0;
     fprintf(stderr, "hpod-bench: %s\n", err.msg);
     return -1;
@@ -287,14 +287,14 @@ hb_curve_sets(const struct hb_opts *o, struct bench_lc_set **sets,
     *picked = NULL;
     *n = 0;
     snprintf(path, plen, "%s/nmtlc/scratch.jsonl", o->dir);
-    if (bench_lc_load(path, sets, n_sets, &err) != HPOD_OK) {
+    if (tables_lc_load(path, sets, n_sets, &err) != HPOD_OK) {
         fprintf(stderr, "hpod-bench: %s\n", err.msg);
         goto out;
     }
     *picked = xcalloc(*n_sets ? *n_sets : 1, sizeof **picked);
     for (size_t k = 0; k < N_LC_ORDER; k++) {
         const struct bench_lc_set *st =
-            bench_lc_find(*sets, *n_sets, lc_order[k]);
+            tables_lc_find(*sets, *n_sets, lc_order[k]);
         if (st && lc_selected(o, st->name))
             (*picked)[(*n)++] = st;
     }

@@ -156,7 +156,7 @@ static json_t *
 table_run(const struct hb_opts *o, const struct bench_table *tb, FILE *seqs_out)
 {
     struct table_run tr;
-    const double *bleu = bench_table_metric(tb, "bleu");
+    const double *bleu = tables_table_metric(tb, "bleu");
     memset(&tr, 0, sizeof tr);
     tr.o = o;
     tr.ds = tb->name + 7;
@@ -215,7 +215,7 @@ hb_table3(const struct hb_opts *o)
     if (hb_load_tables(o, &ts, &n_tables) != 0)
         goto out;
     for (size_t t = 0; t < n_tables; t++)
-        if (!bench_table_metric(&ts[t], "bleu")) {
+        if (!tables_table_metric(&ts[t], "bleu")) {
             fprintf(stderr, "hpod-bench: %s has no bleu column\n", ts[t].name);
             goto out;
         }
@@ -243,6 +243,6 @@ out:
         rc = 1;
     }
     json_decref(rep);
-    bench_tables_free(ts, n_tables);
+    tables_free(ts, n_tables);
     return rc;
 }

@@ -36,8 +36,8 @@ tl_prior(const struct bench_table *s, const struct bench_table *t,
     double *su = xmalloc(s->n * d * sizeof *su);
     unsigned char *ex = xmalloc(t->n);
     double *tu = xmalloc(t->n * d * sizeof *tu);
-    const double *sy = bench_table_metric(s, "bleu");
-    const double *ty = bench_table_metric(t, "bleu");
+    const double *sy = tables_table_metric(s, "bleu");
+    const double *ty = tables_table_metric(t, "bleu");
     enum hpod_status st;
 
     /* Same parameter columns in the same order (bench_param_names). */
@@ -46,8 +46,8 @@ tl_prior(const struct bench_table *s, const struct bench_table *t,
     out->mu = xmalloc(t->n * sizeof *out->mu);
     double *sz = xmalloc(s->n * sizeof *sz);
     normal_scores(sy, s->n, sz);
-    st = transfer_prior(s->raw, su, sz, s->n, np, d, t->raw, tu, t->n,
-                        KERNEL_RBF, 0, out->mu, ex, &out->n_exact);
+    st = transfer_prior(s->raw, su, sz, s->n, np, d, t->space.kinds, t->raw, tu,
+                        t->n, KERNEL_RBF, 0, out->mu, ex, &out->n_exact);
     if (st == HPOD_OK) {
         double *a = xmalloc(t->n * sizeof *a), *b = xmalloc(t->n * sizeof *b);
         size_t k = 0;
@@ -146,7 +146,7 @@ tl_table(const struct hb_opts *o, const struct bench_table *ts, size_t nt,
     fprintf(stderr, "bench: %s: source %s (spearman %.3f over %zu shared)\n",
             ds, src < nt ? ts[src].name + 7 : "none", best.rho, best.n_exact);
 
-    const double *bleu = bench_table_metric(tb, "bleu");
+    const double *bleu = tables_table_metric(tb, "bleu");
     struct simulate_problem p = {&tb->space, tb->raw, bleu, tb->n};
     struct metric_spec spec;
     simrun_spec_init(&spec, bleu, NULL, tb->n, o->init,
@@ -185,7 +185,7 @@ hb_transfer(const struct hb_opts *o)
     size_t nt = 0;
     int rc = 1;
 
-    if (bench_tables_load_dir(o->dir, NULL, 0, &ts, &nt, &err) != HPOD_OK) {
+    if (tables_load_dir(o->dir, NULL, 0, &ts, &nt, &err) != HPOD_OK) {
         fprintf(stderr, "hpod-bench: %s\n", err.msg);
         return 1;
     }
@@ -199,6 +199,6 @@ hb_transfer(const struct hb_opts *o)
     }
     hb_set(rep, "tables", tables);
     rc = hb_emit(o, rep) == 0 ? 0 : 1;
-    bench_tables_free(ts, nt);
+    tables_free(ts, nt);
     return rc;
 }

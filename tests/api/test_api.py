@@ -43,6 +43,7 @@ MODULES = [
     "test_evolve",             # space changes, copy, related studies, warm_start auto
     "test_bad_requests",       # the cases of bad_requests.py
     "test_suggest",            # finite studies, budgets, seeds, model samplers
+    "test_budget",             # a suggest's compute budget, 64 x 1000 categoricals
     "test_auto",               # algorithm auto: the choice, its reason, the rule's cases
     "test_pareto",             # pareto, best, constraints
     "test_importance",         # importance (EBM), table comparison

@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_import.c - POST /v1/benchmarks without the database: the
  * body decoded as server/http.c decodes it, then the import validator
- * (bench_import_validate).
+ * (import_validate).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
  * body; an acceptance names the table and gives a definition and rows that
@@ -25,7 +25,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (!(body = fuzz_body(data, size)))
         return 0;
-    st = bench_import_validate(body, &name, &def, &err);
+    st = import_validate(body, &name, &def, &err);
     if (st != HPOD_OK) {
         FUZZ_CHECK(def == NULL, "definition returned on failure");
         fuzz_check_failure(st, &err);

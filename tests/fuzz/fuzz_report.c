@@ -37,7 +37,7 @@ study(void)
     static int ready;
     if (!ready) {
         struct hpod_err err = {0};
-        FUZZ_CHECK(study_def_from_text(study_text, &d, &err) == HPOD_OK,
+        FUZZ_CHECK(def_from_text(study_text, &d, &err) == HPOD_OK,
                    "the fixed study is rejected: %s", err.msg);
         ready = 1;
     }
@@ -91,9 +91,9 @@ check_merge(const struct study_def *d, const struct report_input *in)
         FUZZ_CHECK(again.n == 0, "a retry adds %zu metrics", again.n);
         FUZZ_CHECK(complete == want, "retry: complete %d, expected %d",
                    complete, want);
-        metric_set_cleanup(&again);
+        metric_set_clear(&again);
     }
-    metric_set_cleanup(&add);
+    metric_set_clear(&add);
 }
 
 int
@@ -115,7 +115,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check_failure(st, &err);
     else
         check_merge(study(), &in);
-    report_input_cleanup(&in);
+    report_input_clear(&in);
     json_decref(body);
     return 0;
 }

@@ -3,7 +3,7 @@
  * as it goes without a table's rows: the body decoded as server/http.c
  * decodes it, then both validators, the lookup-table one
  * (simreq_table_parse with the study layer's algorithm parser) and the
- * learning-curve one (bench_sim_curves_parse, for a set of 148 curves like
+ * learning-curve one (simcurves_parse, for a set of 148 curves like
  * nmtlc/ted-zh-en).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
@@ -65,7 +65,7 @@ fuzz_curves(json_t *body)
     snprintf(rq.name, sizeof rq.name, "nmtlc/ted-zh-en");
     snprintf(set.name, sizeof set.name, "nmtlc/ted-zh-en");
     set.n = 148;
-    st = bench_sim_curves_parse(rq.body, rq.name, &set, &cr, &rq.err);
+    st = simcurves_parse(rq.body, rq.name, &set, &cr, &rq.err);
     if (st != HPOD_OK) {
         FUZZ_CHECK(cr.norm == NULL, "algorithm returned on failure");
         fuzz_check_failure(st, &rq.err);

@@ -1,11 +1,11 @@
 /*
  * tests/fuzz/fuzz_study.c - POST /v1/studies without the database: the
  * body decoded as server/http.c decodes it (http_parse_body), then the
- * study-definition parser (study_def_from_json).
+ * study-definition parser (def_from_json).
  *
  * Properties: a rejection is a 4xx with a message and an encodable error
  * body; an acceptance yields a definition that encodes (hj_dump, as
- * study_create stores it) and that, parsed again from that text with
+ * studies_create stores it) and that, parsed again from that text with
  * its normalized candidates, is accepted and normalizes to itself (the
  * stored definition goes back through the same parser on every later
  * request, so it must stay valid and unchanged).
@@ -32,7 +32,7 @@ check_round_trip(const struct study_def *d)
     FUZZ_CHECK(body != NULL, "encoded definition is not JSON: %s", text);
     if (d->candidates)
         json_object_set(body, "candidates", d->candidates);
-    st = study_def_from_json(body, &d2, &err);
+    st = def_from_json(body, &d2, &err);
     FUZZ_CHECK(st == HPOD_OK, "normalized definition rejected (%s: %s): %s",
                err.field, err.msg, text);
     FUZZ_CHECK(json_equal(d2.def, d->def),
@@ -46,7 +46,7 @@ check_round_trip(const struct study_def *d)
                    d2.budget == d->budget && d2.algo.name == d->algo.name &&
                    d2.algo.seed == d->algo.seed,
                "normalizing twice changed the parsed study: %s", text);
-    study_def_cleanup(&d2);
+    def_clear(&d2);
     json_decref(body);
     free(text);
 }
@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (!(body = fuzz_body(data, size)))
         return 0;
-    st = study_def_from_json(body, &d, &err);
+    st = def_from_json(body, &d, &err);
     if (st != HPOD_OK) {
         fuzz_check_failure(st, &err);
     } else {
@@ -70,7 +70,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    "accepted an incomplete study");
         check_round_trip(&d);
     }
-    study_def_cleanup(&d);
+    def_clear(&d);
     json_decref(body);
     return 0;
 }

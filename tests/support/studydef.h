@@ -1,6 +1,6 @@
 /*
  * tests/support/studydef.h - study definitions for the unit tests:
- * def_parse (a definition's JSON text, parsed by study_def_from_json,
+ * def_parse (a definition's JSON text, parsed by def_from_json,
  * which must accept it) and def_with_constraints (a one-parameter gp study,
  * max bleu, with the given "constraints", for the constraint rules'
  * tests: test_constraints.c, test_measure.c).
@@ -14,18 +14,18 @@
 #include "study/def.h"
 #include "tests/support/check.h"
 
-/* Fills d from the definition text (study_def_cleanup frees it). */
+/* Fills d from the definition text (def_clear frees it). */
 static inline void
 def_parse(const char *text, struct study_def *d)
 {
     struct hpod_err err = {0};
     json_t *body = json_loads(text, 0, NULL);
     assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(body, d, &err), HPOD_OK);
     json_decref(body);
 }
 
-/* Fills d (study_def_cleanup frees it); constraints: a JSON array text. */
+/* Fills d (def_clear frees it); constraints: a JSON array text. */
 static inline void
 def_with_constraints(const char *constraints, struct study_def *d)
 {

@@ -6,6 +6,7 @@
  * (snapped) points on an integer parameter.
  */
 #include "tests/support/check.h"
+#include "tests/support/budget.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 struct quad {
     const double *c;
     size_t dim;
-    size_t calls, first_expected, batch[8];
+    size_t calls, first_expected, batch[16];
 };
 
 static enum hpod_status
@@ -26,7 +27,7 @@ quad_score(void *ctx, const double *u, size_t first, size_t k, double *score)
 {
     struct quad *q = ctx;
     assert_int_equal(first, q->first_expected);
-    if (q->calls < 8)
+    if (q->calls < 16)
         q->batch[q->calls] = k;
     q->calls++;
     q->first_expected = first + k;
@@ -66,11 +67,18 @@ test_quadratic_argmax(void **state)
     assert_int_equal(ws.cap, acqopt_capacity());
     rng_seed(&r, 12);
     assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
-    assert_int_equal(acqopt_run(&ws, &sp, &r, quad_score, &q, &best), HPOD_OK);
-    /* One batch of random points, then one per round of TOP × PER. */
-    assert_int_equal(q.calls, 1 + ACQOPT_REFINE_STEPS);
-    assert_int_equal(q.batch[0], ACQOPT_N_RANDOM);
-    for (size_t i = 1; i <= ACQOPT_REFINE_STEPS; i++)
+    assert_int_equal(acqopt_run(&ws, &sp, &r, quad_score, &q, NULL, &best),
+                     HPOD_OK);
+    /* The random points in chunks of ACQOPT_CHUNK, then one batch per
+     * round of TOP × PER. */
+    size_t nch = (ACQOPT_N_RANDOM + ACQOPT_CHUNK - 1) / ACQOPT_CHUNK;
+    assert_int_equal(q.calls, nch + ACQOPT_REFINE_STEPS);
+    for (size_t i = 0; i < nch; i++)
+        assert_int_equal(q.batch[i],
+                         i + 1 < nch
+                             ? ACQOPT_CHUNK
+                             : ACQOPT_N_RANDOM - (nch - 1) * ACQOPT_CHUNK);
+    for (size_t i = nch; i < nch + ACQOPT_REFINE_STEPS; i++)
         assert_int_equal(q.batch[i], ACQOPT_REFINE_TOP * ACQOPT_REFINE_PER);
     assert_int_equal(ws.n, acqopt_capacity());
     /* Brute force: the argmax over every point scored, and the best of the
@@ -98,7 +106,8 @@ run_seeded(struct acqopt_ws *ws, const struct space *sp, uint64_t seed,
     struct rng r;
     rng_seed(&r, seed);
     assert_int_equal(acqopt_draw(ws, sp, &r), HPOD_OK);
-    assert_int_equal(acqopt_run(ws, sp, &r, quad_score, &q, best), HPOD_OK);
+    assert_int_equal(acqopt_run(ws, sp, &r, quad_score, &q, NULL, best),
+                     HPOD_OK);
 }
 
 static void
@@ -161,10 +170,12 @@ test_no_direction(void **state)
     acqopt_ws_init(&ws, &sp);
     rng_seed(&r, 3);
     assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
-    assert_int_equal(acqopt_run(&ws, &sp, &r, hopeless_score, &calls, &best),
-                     HPOD_OK);
-    /* Nothing to refine around: the draw alone, argmax the first -Inf. */
-    assert_int_equal(calls, 1);
+    assert_int_equal(
+        acqopt_run(&ws, &sp, &r, hopeless_score, &calls, NULL, &best), HPOD_OK);
+    /* Nothing to refine around: the draw alone (in its chunks), argmax
+     * the first -Inf. */
+    assert_int_equal(calls,
+                     (ACQOPT_N_RANDOM + ACQOPT_CHUNK - 1) / ACQOPT_CHUNK);
     assert_int_equal(ws.n, ACQOPT_N_RANDOM);
     assert_int_equal(best, 0);
     acqopt_ws_clear(&ws);
@@ -196,17 +207,18 @@ test_failures(void **state)
     acqopt_ws_init(&ws, &sp);
     rng_seed(&r, 1);
     /* Not drawn yet; a space of another dimension; NULL arguments. */
-    assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, &best),
+    assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, NULL, &best),
                      HPOD_EINVAL);
     assert_int_equal(acqopt_draw(&ws, &other, &r), HPOD_EINVAL);
     assert_int_equal(acqopt_draw(NULL, &sp, &r), HPOD_EINVAL);
     assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
-    assert_int_equal(acqopt_run(&ws, &sp, &r, NULL, NULL, &best), HPOD_EINVAL);
-    /* The callback's failure in the first refinement round is returned,
-     * and the workspace must be drawn again. */
-    assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, &best),
+    assert_int_equal(acqopt_run(&ws, &sp, &r, NULL, NULL, NULL, &best),
+                     HPOD_EINVAL);
+    /* The callback's failure after its first chunk is returned, and the
+     * workspace must be drawn again. */
+    assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, NULL, &best),
                      HPOD_ENUMERIC);
-    assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, &best),
+    assert_int_equal(acqopt_run(&ws, &sp, &r, failing_score, NULL, NULL, &best),
                      HPOD_EINVAL);
     acqopt_ws_clear(&ws);
     space_clear(&sp);
@@ -243,7 +255,8 @@ test_integer_snapped(void **state)
     acqopt_ws_init(&ws, &sp);
     rng_seed(&r, 99);
     assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
-    assert_int_equal(acqopt_run(&ws, &sp, &r, int_score, &sp, &best), HPOD_OK);
+    assert_int_equal(acqopt_run(&ws, &sp, &r, int_score, &sp, NULL, &best),
+                     HPOD_OK);
     for (size_t i = 0; i < ws.n; i++) {
         space_decode(&sp, ws.u + i * sp.dim, raw);
         assert_true(space_contains(&sp, 0, raw[0]));
@@ -256,6 +269,70 @@ test_integer_snapped(void **state)
     space_clear(&sp);
 }
 
+/*
+ * A budget that runs out after k checks: the run scores the first k + 1
+ * chunks of the draw (no refinement) and answers their argmax, which is
+ * brute force over those points; once the draw is scored, each further
+ * check allows one round of refinement. A budget that never runs out
+ * gives the unbudgeted run's points and answer.
+ */
+static void
+test_budget(void **state)
+{
+    (void)state;
+    const double c[2] = {0.8, 0.1};
+    struct space sp;
+    struct acqopt_ws ws, full;
+    struct rng r;
+    size_t best, fbest,
+        nch = (ACQOPT_N_RANDOM + ACQOPT_CHUNK - 1) / ACQOPT_CHUNK;
+
+    unit_square(&sp);
+    acqopt_ws_init(&ws, &sp);
+    acqopt_ws_init(&full, &sp);
+    run_seeded(&full, &sp, 5, &fbest);
+    for (int k = 0; k <= (int)nch + 1; k++) {
+        int left = k;
+        struct compute_budget b = {budget_spent_after, &left, 0};
+        struct quad q = {c, 2, 0, 0, {0}};
+        rng_seed(&r, 5);
+        assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
+        assert_int_equal(acqopt_run(&ws, &sp, &r, quad_score, &q, &b, &best),
+                         HPOD_OK);
+        size_t chunks = (size_t)k + 1 < nch ? (size_t)k + 1 : nch;
+        size_t rounds = (size_t)k + 1 > nch ? (size_t)k + 1 - nch : 0;
+        size_t want_n = chunks * ACQOPT_CHUNK < ACQOPT_N_RANDOM
+                            ? chunks * ACQOPT_CHUNK
+                            : ACQOPT_N_RANDOM + rounds * ACQOPT_REFINE_TOP *
+                                                    ACQOPT_REFINE_PER;
+        assert_int_equal(ws.n, want_n);
+        assert_int_equal(b.cuts, 1);
+        /* The same points as the unbudgeted run, as far as they go. */
+        assert_memory_equal(ws.u, full.u, ws.n * 2 * sizeof *ws.u);
+        assert_memory_equal(ws.score, full.score, ws.n * sizeof *ws.score);
+        size_t brute = 0;
+        for (size_t i = 1; i < ws.n; i++)
+            if (ws.score[i] > ws.score[brute])
+                brute = i;
+        assert_int_equal(best, brute);
+    }
+    /* Never spent: the unbudgeted answer, bit for bit. */
+    int left = 1000;
+    struct compute_budget never = {budget_spent_after, &left, 0};
+    struct quad q = {c, 2, 0, 0, {0}};
+    rng_seed(&r, 5);
+    assert_int_equal(acqopt_draw(&ws, &sp, &r), HPOD_OK);
+    assert_int_equal(acqopt_run(&ws, &sp, &r, quad_score, &q, &never, &best),
+                     HPOD_OK);
+    assert_int_equal(best, fbest);
+    assert_int_equal(ws.n, full.n);
+    assert_memory_equal(ws.u, full.u, ws.n * 2 * sizeof *ws.u);
+    assert_int_equal(never.cuts, 0);
+    acqopt_ws_clear(&ws);
+    acqopt_ws_clear(&full);
+    space_clear(&sp);
+}
+
 int
 main(void)
 {
@@ -264,6 +341,7 @@ main(void)
         cmocka_unit_test(test_deterministic_and_reusable),
         cmocka_unit_test(test_no_direction),
         cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_budget),
         cmocka_unit_test(test_integer_snapped),
     };
     return cmocka_run_group_tests_name("acqopt", tests, NULL, NULL);

@@ -52,7 +52,7 @@ test_omitted_is_auto(void **state)
     struct study_def d;
     struct hpod_err err = {0};
     json_t *b = body(118, 1, "");
-    assert_int_equal(study_def_from_json(b, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(b, &d, &err), HPOD_OK);
     json_t *a = json_object_get(d.def, "algorithm");
     assert_string_equal(json_string_value(json_object_get(a, "name")), "auto");
     assert_string_equal(chosen_name(&d), "gp");
@@ -84,7 +84,7 @@ test_omitted_is_auto(void **state)
     /* Stored and read back: the same definition and algorithm. */
     char *text = json_dumps(d.def, JSON_COMPACT);
     struct study_def d2;
-    assert_int_equal(study_def_from_text(text, &d2, &err), HPOD_OK);
+    assert_int_equal(def_from_text(text, &d2, &err), HPOD_OK);
     assert_true(json_equal(d.def, d2.def));
     assert_int_equal(d2.algo.name, ALGO_GP);
     assert_true(d2.algo.ls_min == 0.01);
@@ -92,8 +92,8 @@ test_omitted_is_auto(void **state)
     assert_true(d2.algo.ls_prior == 1.0);
     assert_int_equal(d2.algo.seed, d.algo.seed);
     free(text);
-    study_def_cleanup(&d2);
-    study_def_cleanup(&d);
+    def_clear(&d2);
+    def_clear(&d);
     json_decref(b);
 }
 
@@ -126,13 +126,13 @@ test_cases_from_definitions(void **state)
         struct study_def d;
         struct hpod_err err = {0};
         json_t *b = body(cases[i].n, cases[i].n_obj, cases[i].extra);
-        assert_int_equal(study_def_from_json(b, &d, &err), HPOD_OK);
+        assert_int_equal(def_from_json(b, &d, &err), HPOD_OK);
         json_t *a = json_object_get(d.def, "algorithm");
         assert_string_equal(chosen_name(&d), cases[i].name);
         assert_string_equal(json_string_value(json_object_get(a, "case")),
                             cases[i].code);
         assert_int_equal(d.algo.name, cases[i].algo);
-        study_def_cleanup(&d);
+        def_clear(&d);
         json_decref(b);
     }
 }
@@ -144,7 +144,7 @@ test_seed_and_closed_keys(void **state)
     struct study_def d;
     struct hpod_err err = {0};
     json_t *b = body(118, 2, ",\"algorithm\":{\"name\":\"auto\",\"seed\":7}");
-    assert_int_equal(study_def_from_json(b, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(b, &d, &err), HPOD_OK);
     json_t *a = json_object_get(d.def, "algorithm");
     assert_int_equal(json_integer_value(json_object_get(a, "seed")), 7);
     assert_int_equal(d.algo.seed, 7);
@@ -153,7 +153,7 @@ test_seed_and_closed_keys(void **state)
     assert_string_equal(json_string_value(json_object_get(chosen, "surrogate")),
                         "graph");
     assert_int_equal(json_integer_value(json_object_get(chosen, "seed")), 7);
-    study_def_cleanup(&d);
+    def_clear(&d);
     json_decref(b);
     /* Settings of the chosen method are hpod's: 400; chosen comes only
      * with case and reason (a definition as hpod wrote it). */
@@ -182,12 +182,12 @@ test_seed_and_closed_keys(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *bb = body(118, 1, bad[i].extra);
-        assert_int_equal(study_def_from_json(bb, &d, &err), bad[i].st);
+        assert_int_equal(def_from_json(bb, &d, &err), bad[i].st);
         assert_string_equal(err.field, bad[i].field);
         json_decref(bb);
     }
     json_t *bs = body(118, 1, ",\"algorithm\":{\"name\":\"auto\",\"seed\":-1}");
-    assert_int_equal(study_def_from_json(bs, &d, &err), HPOD_EUNPROC);
+    assert_int_equal(def_from_json(bs, &d, &err), HPOD_EUNPROC);
     assert_string_equal(err.field, "algorithm.seed");
     json_decref(bs);
 }
@@ -208,24 +208,24 @@ test_stored_choice_stands(void **state)
                   "kernel", "rbf", "acquisition", "ucb", "init", 5, "case",
                   "so_small", "reason", "an older rule"));
     char *text = json_dumps(b, JSON_COMPACT);
-    assert_int_equal(study_def_from_text(text, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_text(text, &d, &err), HPOD_OK);
     assert_int_equal(d.algo.name, ALGO_GP);
     assert_int_equal(d.algo.acquisition, 2);
     assert_int_equal(d.algo.init, 5);
     json_t *a = json_object_get(d.def, "algorithm");
     assert_string_equal(json_string_value(json_object_get(a, "reason")),
                         "an older rule");
-    study_def_cleanup(&d);
+    def_clear(&d);
     /* The same object sent again by a client (a read-back definition)
      * keeps it too, and a chosen without a seed takes auto's. */
-    assert_int_equal(study_def_from_json(b, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(b, &d, &err), HPOD_OK);
     assert_int_equal(d.algo.name, ALGO_GP);
-    study_def_cleanup(&d);
+    def_clear(&d);
     json_object_del(json_object_get(json_object_get(b, "algorithm"), "chosen"),
                     "seed");
-    assert_int_equal(study_def_from_json(b, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(b, &d, &err), HPOD_OK);
     assert_int_equal(d.algo.seed, 9);
-    study_def_cleanup(&d);
+    def_clear(&d);
     free(text);
     json_decref(b);
 }

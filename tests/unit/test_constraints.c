@@ -26,22 +26,22 @@ test_value_and_feasibility(void **state)
     assert_int_equal(d.n_constraints, 2);
     metric_set_add(&v, "time", 4);
     /* speed not reported: NaN, and not feasible (only what was seen). */
-    assert_close(constraint_value(&d, 0, &v), 4, 0, 0);
-    assert_true(isnan(constraint_value(&d, 1, &v)));
-    assert_false(trial_feasible(&d, &v));
+    assert_close(constraints_value(&d, 0, &v), 4, 0, 0);
+    assert_true(isnan(constraints_value(&d, 1, &v)));
+    assert_false(def_trial_feasible(&d, &v));
     metric_set_add(&v, "speed", 3);
-    assert_close(constraint_value(&d, 1, &v), -3, 0, 0); /* min: negated */
-    assert_true(trial_feasible(&d, &v));
-    metric_set_cleanup(&v);
+    assert_close(constraints_value(&d, 1, &v), -3, 0, 0); /* min: negated */
+    assert_true(def_trial_feasible(&d, &v));
+    metric_set_clear(&v);
     metric_set_add(&v, "time", 6);
     metric_set_add(&v, "speed", 3);
-    assert_false(trial_feasible(&d, &v));
-    metric_set_cleanup(&v);
+    assert_false(def_trial_feasible(&d, &v));
+    metric_set_clear(&v);
     metric_set_add(&v, "time", 5); /* on the bound: met */
     metric_set_add(&v, "speed", 2);
-    assert_true(trial_feasible(&d, &v));
-    metric_set_cleanup(&v);
-    study_def_cleanup(&d);
+    assert_true(def_trial_feasible(&d, &v));
+    metric_set_clear(&v);
+    def_clear(&d);
 }
 
 static void
@@ -56,14 +56,14 @@ test_bounds_and_log(void **state)
     double zero[] = {1, -3, 0, -2};
 
     def_with_constraints(TWO, &d);
-    constraint_bounds(&d, pos, 3, con_max, con_log);
+    constraints_bounds(&d, pos, 3, con_max, con_log);
     assert_close(con_max[0], 5, 0, 0);
     assert_close(con_max[1], -2, 0, 0);
     assert_int_equal(con_log[0], 1); /* max bound > 0, every report > 0 */
     assert_int_equal(con_log[1], 0); /* a "min" bound: never log */
-    constraint_bounds(&d, zero, 2, con_max, con_log);
+    constraints_bounds(&d, zero, 2, con_max, con_log);
     assert_int_equal(con_log[0], 0); /* a report of 0: no log */
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 static void
@@ -80,20 +80,20 @@ test_probability(void **state)
     }
     /* Too few reports: vouches for nothing. */
     assert_int_equal(
-        constraint_prob(&d, 0, raw, c, CONSTRAINT_MIN_REPORTS - 1, q, 2, 0, p),
+        constraints_prob(&d, 0, raw, c, CONSTRAINT_MIN_REPORTS - 1, q, 2, 0, p),
         HPOD_OK);
     assert_true(p[0] == 0 && p[1] == 0);
-    assert_int_equal(constraint_prob(&d, 0, raw, c, 12, q, 2, 0, p), HPOD_OK);
+    assert_int_equal(constraints_prob(&d, 0, raw, c, 12, q, 2, 0, p), HPOD_OK);
     assert_true(p[0] > 0.9);
     assert_true(p[1] < 0.1);
     /* The same inputs give the same answer. */
     double again[2];
-    assert_int_equal(constraint_prob(&d, 0, raw, c, 12, q, 2, 0, again),
+    assert_int_equal(constraints_prob(&d, 0, raw, c, 12, q, 2, 0, again),
                      HPOD_OK);
     assert_true(again[0] == p[0] && again[1] == p[1]);
-    assert_int_equal(constraint_prob(&d, 1, raw, c, 12, q, 2, 0, p),
+    assert_int_equal(constraints_prob(&d, 1, raw, c, 12, q, 2, 0, p),
                      HPOD_EINVAL);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 int

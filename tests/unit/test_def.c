@@ -27,10 +27,10 @@ try_def(const char *text, char *field)
     struct study_def d;
     struct hpod_err err = {0};
     assert_non_null(body);
-    enum hpod_status st = study_def_from_json(body, &d, &err);
+    enum hpod_status st = def_from_json(body, &d, &err);
     strcpy(field, err.field);
     if (st == HPOD_OK)
-        study_def_cleanup(&d);
+        def_clear(&d);
     json_decref(body);
     return st;
 }
@@ -49,10 +49,10 @@ test_valid_and_normalized(void **state)
     json_t *body = json_loads(text, 0, NULL);
     struct study_def d;
     struct hpod_err err = {0};
-    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(body, &d, &err), HPOD_OK);
     json_decref(body);
     assert_int_equal(d.space.n_params, 4);
-    assert_int_equal(d.space.dim, 5);
+    assert_int_equal(d.space.dim, 4); /* one feature per parameter */
     assert_int_equal(d.algo.seed, 5);
     assert_int_equal(d.lease_seconds, 3600);
     assert_int_equal(d.budget, -1);
@@ -66,7 +66,7 @@ test_valid_and_normalized(void **state)
     /* round trip of the stored definition through the same parser */
     char *stored = json_dumps(d.def, JSON_COMPACT);
     struct study_def d2;
-    assert_int_equal(study_def_from_text(stored, &d2, &err), HPOD_OK);
+    assert_int_equal(def_from_text(stored, &d2, &err), HPOD_OK);
     assert_true(json_equal(d.def, d2.def));
     /* params mapping */
     double raw[4] = {0.001, 3, 30000, 1};
@@ -82,8 +82,8 @@ test_valid_and_normalized(void **state)
     assert_string_equal(err.field, "params.layers");
     json_decref(p);
     free(stored);
-    study_def_cleanup(&d2);
-    study_def_cleanup(&d);
+    def_clear(&d2);
+    def_clear(&d);
 }
 
 static void
@@ -273,9 +273,9 @@ test_metric_set(void **state)
     assert_false(metric_name_ok(long_name));
     long_name[64] = '\0';
     assert_true(metric_name_ok(long_name));
-    metric_set_cleanup(&m);
+    metric_set_clear(&m);
     assert_null(m.v);
-    metric_set_cleanup(&m); /* safe twice */
+    metric_set_clear(&m); /* safe twice */
 }
 
 /* warm_start: the two forms normalized and bound, and the shape errors
@@ -324,26 +324,26 @@ test_warm_start(void **state)
     json_t *body = json_loads(text, 0, NULL);
     struct study_def d;
     struct hpod_err err = {0};
-    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(body, &d, &err), HPOD_OK);
     assert_int_equal(d.warm_study, 12);
     assert_null(d.warm_benchmark);
     /* The stored text goes back through the same parser. */
     char *dump = hj_dump(d.def, 0);
     struct study_def d2;
-    assert_int_equal(study_def_from_text(dump, &d2, &err), HPOD_OK);
+    assert_int_equal(def_from_text(dump, &d2, &err), HPOD_OK);
     assert_int_equal(d2.warm_study, 12);
     assert_true(json_equal(json_object_get(d2.def, "warm_start"),
                            json_object_get(d.def, "warm_start")));
     free(dump);
-    study_def_cleanup(&d2);
-    study_def_cleanup(&d);
+    def_clear(&d2);
+    def_clear(&d);
     json_decref(body);
     warm_body(text, sizeof text, "");
     body = json_loads(text, 0, NULL);
-    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(body, &d, &err), HPOD_OK);
     assert_null(json_object_get(d.def, "warm_start"));
     assert_int_equal(d.warm_study, 0);
-    study_def_cleanup(&d);
+    def_clear(&d);
     json_decref(body);
 }
 
@@ -391,7 +391,7 @@ test_graph_size(void **state)
             struct study_def d;
             struct hpod_err err = {0};
             int refused = cases[i].field && n > GRAPH_MAX_NODES;
-            enum hpod_status st = study_def_from_json(b, &d, &err);
+            enum hpod_status st = def_from_json(b, &d, &err);
             assert_int_equal(st, refused ? HPOD_EUNPROC : HPOD_OK);
             if (refused) {
                 char want[64];
@@ -402,10 +402,30 @@ test_graph_size(void **state)
                 assert_string_equal(err.field, cases[i].field);
                 assert_non_null(strstr(err.msg, want));
             }
-            study_def_cleanup(&d);
+            def_clear(&d);
             json_decref(b);
         }
     }
+}
+
+/*
+ * A categorical's repeated choice is reported at its index within the
+ * definition (study/choices.h, called by study/params.c; its other checks:
+ * test_choices.c).
+ */
+static void
+test_choice_errors(void **state)
+{
+    (void)state;
+    char field[160];
+    assert_int_equal(
+        try_def("{\"name\":\"s\",\"space\":[{\"name\":\"c\",\"type\":"
+                "\"categorical\",\"choices\":[\"a\",\"b\",\"ab\",\"b\","
+                "\"a\"]}],\"objectives\":[{\"name\":\"y\",\"goal\":"
+                "\"maximize\"}]}",
+                field),
+        HPOD_EUNPROC);
+    assert_string_equal(field, "space[0].choices[3]");
 }
 
 /*
@@ -444,7 +464,7 @@ test_removed_options(void **state)
         json_t *b = sized_body(8, cases[i].n_obj, cases[i].algo);
         struct study_def d;
         struct hpod_err err = {0};
-        enum hpod_status st = study_def_from_json(b, &d, &err);
+        enum hpod_status st = def_from_json(b, &d, &err);
         if (cases[i].names) {
             assert_int_equal(st, HPOD_EUNPROC);
             assert_string_equal(err.field, cases[i].field);
@@ -458,7 +478,7 @@ test_removed_options(void **state)
             if (cases[i].field)
                 assert_non_null(json_object_get(a, cases[i].field));
             assert_null(json_object_get(a, "log_objectives"));
-            study_def_cleanup(&d);
+            def_clear(&d);
         }
         json_decref(b);
     }
@@ -475,6 +495,7 @@ main(void)
         cmocka_unit_test(test_metric_set),
         cmocka_unit_test(test_warm_start),
         cmocka_unit_test(test_graph_size),
+        cmocka_unit_test(test_choice_errors),
         cmocka_unit_test(test_removed_options),
     };
     return cmocka_run_group_tests_name("study_def", tests, NULL, NULL);

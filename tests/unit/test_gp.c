@@ -6,6 +6,7 @@
  * data, the kriging-believer conditioning, error paths).
  */
 #include "tests/support/check.h"
+#include "tests/support/budget.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "core/gp.h"
 #include "core/kernels.h"
 #include "core/rng.h"
+#include "core/space.h"
 
 #define MAXN 40
 
@@ -68,8 +70,8 @@ brute_ky(enum kernel_kind kind, const double *x, size_t n, size_t dim,
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
             ky[i * n + j] =
-                sf2 * kernel_corr(
-                          kind, kernel_r2(x + i * dim, x + j * dim, ls, dim)) +
+                sf2 * kernel_corr(kind, kernel_r2(x + i * dim, x + j * dim, ls,
+                                                  dim, NULL)) +
                 (i == j ? sn2 : 0.0);
 }
 
@@ -133,9 +135,10 @@ test_predict_vs_dense(void **state)
         for (size_t q = 0; q < m; q++) {
             double ks[n], mu = 0, quad = 0;
             for (size_t i = 0; i < n; i++)
-                ks[i] = h.signal_var *
-                        kernel_corr(kinds[t], kernel_r2(xq + q * dim,
-                                                        x + i * dim, ls, dim));
+                ks[i] =
+                    h.signal_var *
+                    kernel_corr(kinds[t], kernel_r2(xq + q * dim, x + i * dim,
+                                                    ls, dim, NULL));
             for (size_t i = 0; i < n; i++)
                 for (size_t j = 0; j < n; j++) {
                     mu += ks[i] * inv[i * n + j] * ys[j];
@@ -164,8 +167,8 @@ test_predict_vs_dense(void **state)
         th[dim] = log(h.signal_var);
         th[dim + 1] = log(h.noise_var);
         work = malloc(gp_lml_work_size(n, dim) * sizeof(double));
-        assert_int_equal(gp_lml(x, ys, n, dim, kinds[t], th, &v, NULL, work),
-                         HPOD_OK);
+        assert_int_equal(
+            gp_lml(x, ys, n, dim, NULL, kinds[t], th, &v, NULL, work), HPOD_OK);
         assert_close(v, lml, 1e-11, 1e-11);
         free(work);
         gp_free(gp);
@@ -204,6 +207,29 @@ test_predict_blocks(void **state)
     gp_free(gp);
 }
 
+/* The LML gradient at th (dim + 2 <= 8 entries; feature kinds fk or
+ * NULL) against central differences. */
+static void
+check_lml_gradient(const double *x, const double *y, size_t n, size_t dim,
+                   const unsigned char *fk, enum kernel_kind kind,
+                   const double *th, double *work)
+{
+    double g[8], tp[8], tm[8], v, vp, vm, eps = 1e-5;
+    assert_true(dim + 2 <= 8);
+    assert_int_equal(gp_lml(x, y, n, dim, fk, kind, th, &v, g, work), HPOD_OK);
+    for (size_t j = 0; j < dim + 2; j++) {
+        memcpy(tp, th, (dim + 2) * sizeof *tp);
+        memcpy(tm, th, (dim + 2) * sizeof *tm);
+        tp[j] += eps;
+        tm[j] -= eps;
+        assert_int_equal(gp_lml(x, y, n, dim, fk, kind, tp, &vp, NULL, work),
+                         HPOD_OK);
+        assert_int_equal(gp_lml(x, y, n, dim, fk, kind, tm, &vm, NULL, work),
+                         HPOD_OK);
+        assert_close(g[j], (vp - vm) / (2 * eps), 1e-5, 1e-7);
+    }
+}
+
 static void
 test_lml_gradient_fd(void **state)
 {
@@ -219,33 +245,21 @@ test_lml_gradient_fd(void **state)
     mean_std(y, n, &ym, &sy);
     for (size_t i = 0; i < n; i++)
         y[i] = (y[i] - ym) / sy;
-    for (int t = 0; t < 2; t++) {
-        double g[dim + 2], v;
-        assert_int_equal(gp_lml(x, y, n, dim, kinds[t], th0, &v, g, work),
-                         HPOD_OK);
-        for (size_t j = 0; j < dim + 2; j++) {
-            double tp[dim + 2], tm[dim + 2], vp, vm, eps = 1e-5;
-            memcpy(tp, th0, sizeof tp);
-            memcpy(tm, th0, sizeof tm);
-            tp[j] += eps;
-            tm[j] -= eps;
-            assert_int_equal(
-                gp_lml(x, y, n, dim, kinds[t], tp, &vp, NULL, work), HPOD_OK);
-            assert_int_equal(
-                gp_lml(x, y, n, dim, kinds[t], tm, &vm, NULL, work), HPOD_OK);
-            assert_close(g[j], (vp - vm) / (2 * eps), 1e-5, 1e-7);
-        }
-    }
+    for (int t = 0; t < 2; t++)
+        check_lml_gradient(x, y, n, dim, NULL, kinds[t], th0, work);
     /* Bad arguments and a non-finite θ are reported, not crashed on. */
     double v, bad[dim + 2] = {NAN, 0, 0, 0, 0};
-    assert_int_equal(gp_lml(x, y, 0, dim, KERNEL_RBF, th0, &v, NULL, work),
-                     HPOD_EINVAL);
-    assert_int_equal(gp_lml(x, y, n, dim, KERNEL_RBF, bad, &v, NULL, work),
-                     HPOD_EINVAL);
+    assert_int_equal(
+        gp_lml(x, y, 0, dim, NULL, KERNEL_RBF, th0, &v, NULL, work),
+        HPOD_EINVAL);
+    assert_int_equal(
+        gp_lml(x, y, n, dim, NULL, KERNEL_RBF, bad, &v, NULL, work),
+        HPOD_EINVAL);
     bad[0] = 0.0;
     bad[dim] = 800.0; /* σ_f² = e^800 overflows */
-    assert_int_equal(gp_lml(x, y, n, dim, KERNEL_RBF, bad, &v, NULL, work),
-                     HPOD_EINVAL);
+    assert_int_equal(
+        gp_lml(x, y, n, dim, NULL, KERNEL_RBF, bad, &v, NULL, work),
+        HPOD_EINVAL);
     free(work);
 }
 
@@ -314,7 +328,8 @@ lml_at(const double *x, const double *y, size_t n, size_t dim,
     mean_std(y, n, &ym, &sy);
     for (size_t i = 0; i < n; i++)
         ys[i] = (y[i] - ym) / sy;
-    assert_int_equal(gp_lml(x, ys, n, dim, kind, th, &v, NULL, work), HPOD_OK);
+    assert_int_equal(gp_lml(x, ys, n, dim, NULL, kind, th, &v, NULL, work),
+                     HPOD_OK);
     free(work);
     return v;
 }
@@ -833,6 +848,181 @@ test_refit_schedule(void **state)
     assert_false(gp_refit_due(100, NAN, 101, -5.0));
 }
 
+/*
+ * A categorical feature (gp_set_kinds) of 1,000 choices: the LML gradient
+ * holds against central differences, a query's prediction depends on
+ * whether its choice equals a training point's, not on the index, and
+ * setting other kinds drops the conditioning.
+ */
+static void
+test_categorical_kinds(void **state)
+{
+    (void)state;
+    enum { n = 12, dim = 2 };
+    const unsigned char fk[dim] = {SPACE_FEATURE_REAL, SPACE_FEATURE_CATEGORY};
+    struct rng r;
+    double x[n * dim], y[n], ym, sy, mu[3], var[3];
+    double *work = malloc(gp_lml_work_size(n, dim) * sizeof(double));
+    const double th0[dim + 2] = {log(0.4), log(0.7), log(1.3), log(0.05)};
+    rng_seed(&r, 17);
+    for (size_t i = 0; i < n; i++) {
+        x[i * dim] = rng_uniform(&r);
+        x[i * dim + 1] = (double)rng_below(&r, 1000); /* choice index */
+        y[i] = sin(4 * x[i * dim]) + (fmod(x[i * dim + 1], 2) ? 0.5 : 0.0);
+    }
+    mean_std(y, n, &ym, &sy);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (y[i] - ym) / sy;
+    check_lml_gradient(x, y, n, dim, fk, KERNEL_MATERN52, th0, work);
+    /* Prediction: a query with the same choice as a training point is
+     * close to it; the index's size does not matter, equality does. */
+    struct gp *gp = gp_create(n, dim, KERNEL_MATERN52);
+    double ls[dim] = {0.4, 0.7};
+    struct gp_hyper h = {ls, 1.3, 0.05};
+    assert_int_equal(gp_set_kinds(gp, fk), HPOD_OK);
+    assert_int_equal(gp_set_hyper(gp, &h), HPOD_OK);
+    assert_int_equal(gp_condition(gp, x, y, n), HPOD_OK);
+    double q[3 * dim] = {x[0], x[1], x[0], x[1] + 1, x[0], x[1] + 500};
+    assert_int_equal(gp_predict(gp, q, 3, mu, var), HPOD_OK);
+    assert_true(var[1] > var[0]);
+    assert_close(mu[1], mu[2], 1e-12, 1e-12); /* both: another choice */
+    assert_close(var[1], var[2], 1e-12, 1e-12);
+    /* Setting the kinds again keeps the conditioning; other kinds drop
+     * it. */
+    assert_int_equal(gp_set_kinds(gp, fk), HPOD_OK);
+    assert_int_equal(gp_size(gp), n);
+    assert_int_equal(gp_set_kinds(gp, NULL), HPOD_OK);
+    assert_int_equal(gp_size(gp), 0);
+    gp_free(gp);
+    free(work);
+}
+
+/*
+ * Brute force for the overlap: a categorical of C choices as one feature
+ * gives the LML of its one-hot encoding scaled by 1/√2 (two differing
+ * coordinates of 1/√2 each: r² += 1/ℓ²) with the categorical's lengthscale
+ * shared by its C features; its gradient is the sum of theirs.
+ */
+static void
+test_categorical_one_hot(void **state)
+{
+    (void)state;
+    enum { n = 15, C = 4, dim = 2, doh = 1 + C };
+    const unsigned char fk[dim] = {SPACE_FEATURE_REAL, SPACE_FEATURE_CATEGORY};
+    struct rng r;
+    double x[n * dim], xo[n * doh], y[n], ym, sy;
+    double th[dim + 2] = {log(0.3), log(0.8), log(1.1), log(0.02)};
+    double tho[doh + 2], g[dim + 2], go[doh + 2], v, vo;
+    double *work = malloc(gp_lml_work_size(n, doh) * sizeof(double));
+    rng_seed(&r, 23);
+    for (size_t i = 0; i < n; i++) {
+        size_t c = (size_t)rng_below(&r, C);
+        x[i * dim] = xo[i * doh] = rng_uniform(&r);
+        x[i * dim + 1] = (double)c;
+        for (size_t k = 0; k < C; k++)
+            xo[i * doh + 1 + k] = k == c ? sqrt(0.5) : 0.0;
+        y[i] = cos(3 * x[i * dim]) + 0.3 * (double)c;
+    }
+    mean_std(y, n, &ym, &sy);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (y[i] - ym) / sy;
+    tho[0] = th[0];
+    for (size_t k = 0; k < C; k++)
+        tho[1 + k] = th[1];
+    tho[doh] = th[dim];
+    tho[doh + 1] = th[dim + 1];
+    for (int t = 0; t < 2; t++) {
+        enum kernel_kind kk = t ? KERNEL_RBF : KERNEL_MATERN52;
+        assert_int_equal(gp_lml(x, y, n, dim, fk, kk, th, &v, g, work),
+                         HPOD_OK);
+        assert_int_equal(gp_lml(xo, y, n, doh, NULL, kk, tho, &vo, go, work),
+                         HPOD_OK);
+        assert_close(v, vo, 1e-12, 1e-12);
+        double gsum = 0.0;
+        for (size_t k = 0; k < C; k++)
+            gsum += go[1 + k];
+        assert_close(g[0], go[0], 1e-10, 1e-10);
+        assert_close(g[1], gsum, 1e-10, 1e-10);
+        assert_close(g[dim], go[doh], 1e-10, 1e-10);
+        assert_close(g[dim + 1], go[doh + 1], 1e-10, 1e-10);
+    }
+    free(work);
+}
+
+/* gp fitted afresh (stream seed 9) under a budget spent after `left`
+ * checks; st gets the fit's statistics. */
+static void
+budgeted_fit(struct gp *gp, const double *x, const double *y, size_t n,
+             int left, struct gp_fit_stats *st)
+{
+    struct compute_budget b = {budget_spent_after, &left, 0};
+    struct gp_fit_options o;
+    struct rng r;
+    gp_reset_hyper(gp);
+    gp_fit_options_default(&o);
+    o.budget = &b;
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+    rng_seed(&r, 9);
+    assert_int_equal(gp_fit(gp, x, y, n, &r), HPOD_OK);
+    gp_get_fit_stats(gp, st);
+    o.budget = NULL; /* b ends here */
+    assert_int_equal(gp_set_fit_options(gp, &o), HPOD_OK);
+}
+
+/*
+ * A fit under a work budget: spent at once, only the default start is
+ * scored and the GP is the defaults' conditioning (closed: gp_reset_hyper
+ * then gp_condition); spent after k checks, k + 1 starts are scored, none
+ * refined; never spent, the unbudgeted fit bit for bit.
+ */
+static void
+test_fit_budget(void **state)
+{
+    (void)state;
+    enum { n = 20, dim = 2 };
+    struct rng r;
+    double x[n * dim], y[n], q[dim] = {0.3, 0.6};
+    double m0, v0, m1, v1;
+    struct gp_fit_stats st;
+    rng_seed(&r, 5);
+    random_problem(&r, x, y, n, dim);
+    struct gp *ref = gp_create(n, dim, KERNEL_MATERN52);
+    struct gp *gp = gp_create(n, dim, KERNEL_MATERN52);
+    /* Unbudgeted: the reference fit. */
+    rng_seed(&r, 9);
+    assert_int_equal(gp_fit(ref, x, y, n, &r), HPOD_OK);
+    gp_get_fit_stats(ref, &st);
+    assert_int_equal(st.budget_cut, 0);
+    size_t all_starts = st.n_value_evals;
+    assert_int_equal(gp_predict(ref, q, 1, &m0, &v0), HPOD_OK);
+    for (int k = 0; k < 4; k++) {
+        budgeted_fit(gp, x, y, n, k, &st);
+        assert_int_equal(st.budget_cut, 1);
+        assert_int_equal(st.n_value_evals, (size_t)k + 1);
+        assert_int_equal(st.n_grad_evals, 0);
+        assert_true(isfinite(gp_log_marginal_likelihood(gp)));
+        if (k > 0)
+            continue;
+        /* Spent at once: the defaults, conditioned. */
+        struct gp *def = gp_create(n, dim, KERNEL_MATERN52);
+        double m2, v2;
+        assert_int_equal(gp_condition(def, x, y, n), HPOD_OK);
+        assert_int_equal(gp_predict(def, q, 1, &m1, &v1), HPOD_OK);
+        assert_int_equal(gp_predict(gp, q, 1, &m2, &v2), HPOD_OK);
+        assert_close(m2, m1, 1e-12, 1e-12);
+        assert_close(v2, v1, 1e-12, 1e-12);
+        gp_free(def);
+    }
+    /* Never spent: the reference, bit for bit. */
+    budgeted_fit(gp, x, y, n, 1 << 20, &st);
+    assert_int_equal(st.budget_cut, 0);
+    assert_int_equal(st.n_value_evals, all_starts);
+    assert_int_equal(gp_predict(gp, q, 1, &m1, &v1), HPOD_OK);
+    assert_true(m1 == m0 && v1 == v0);
+    gp_free(gp);
+    gp_free(ref);
+}
+
 int
 main(void)
 {
@@ -853,6 +1043,9 @@ main(void)
         cmocka_unit_test(test_refit_schedule),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fit_options_bounds),
+        cmocka_unit_test(test_categorical_kinds),
+        cmocka_unit_test(test_categorical_one_hot),
+        cmocka_unit_test(test_fit_budget),
     };
     return cmocka_run_group_tests_name("gp", tests, NULL, NULL);
 }

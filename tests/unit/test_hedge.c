@@ -3,6 +3,7 @@
  * replays of its arms: the gains and the draw.
  */
 #include "tests/support/sampler_grid.h"
+#include "tests/support/budget.h"
 
 #include "core/acquisition.h"
 #include "core/gp.h"
@@ -16,11 +17,11 @@
  * lengthscale prior 1) with kind, variant, gp_model and state given, from
  * the first t observations (used: those marked). */
 static size_t
-hedge_arm_choice_ex(enum sampler_kind kind, unsigned variant, size_t t,
-                    const size_t *obs_cand, const double *obs_raw,
-                    const double *y, const unsigned char *used,
-                    struct sampler_gp_model *m, struct sampler_state *st,
-                    struct sampler_explain *ex)
+hedge_arm_choice_b(enum sampler_kind kind, unsigned variant, size_t t,
+                   const size_t *obs_cand, const double *obs_raw,
+                   const double *y, const unsigned char *used,
+                   struct sampler_gp_model *m, struct sampler_state *st,
+                   struct sampler_explain *ex, struct compute_budget *b)
 {
     struct sampler_input in = {.space = &sp,
                                .kind = kind,
@@ -41,11 +42,23 @@ hedge_arm_choice_ex(enum sampler_kind kind, unsigned variant, size_t t,
                                .n_obs = t,
                                .state = st,
                                .gp_model = m,
-                               .explain = ex};
+                               .explain = ex,
+                               .budget = b};
     double raw[2];
     size_t got;
     assert_int_equal(sampler_next(&in, raw, &got), HPOD_OK);
     return got;
+}
+
+static size_t
+hedge_arm_choice_ex(enum sampler_kind kind, unsigned variant, size_t t,
+                    const size_t *obs_cand, const double *obs_raw,
+                    const double *y, const unsigned char *used,
+                    struct sampler_gp_model *m, struct sampler_state *st,
+                    struct sampler_explain *ex)
+{
+    return hedge_arm_choice_b(kind, variant, t, obs_cand, obs_raw, y, used, m,
+                              st, ex, NULL);
 }
 
 static size_t
@@ -199,11 +212,60 @@ test_gp_hedge_reference(void **state)
     assert_true(picked[0] > 0 && picked[1] > 0);
 }
 
+/*
+ * The hedge under a work budget: spent during the replay of its arms'
+ * past nominees, it answers the GP arm alone (the same choice as the GP
+ * without hedge, from the study's kept model, under the spent budget) and
+ * says the search was cut; the steps it replayed stay in the state, and an
+ * unbudgeted choice from that state equals a cold one (the cache never changes
+ * an answer).
+ */
+static void
+test_hedge_budget(void **state)
+{
+    (void)state;
+    enum { NO = 12 };
+    size_t obs_cand[NO];
+    double obs_raw[2 * NO], y[NO];
+    unsigned char used[G * G] = {0};
+
+    history(NO, 0, obs_cand, obs_raw, y, used);
+    size_t cold = hedge_arm_choice(SAMPLER_GP, SAMPLER_V_HEDGE, NO, obs_cand,
+                                   obs_raw, y, used, NULL, NULL);
+    for (int k = 0; k < 3; k++) {
+        struct sampler_gp_model m1 = {0}, m2 = {0};
+        struct sampler_state *st = sampler_state_create();
+        struct sampler_explain ex = {0};
+        int left = k;
+        struct compute_budget b = {budget_spent_after, &left, 0};
+        size_t got =
+            hedge_arm_choice_b(SAMPLER_GP, SAMPLER_V_HEDGE, NO, obs_cand,
+                               obs_raw, y, used, &m1, st, &ex, &b);
+        int none = 0;
+        struct compute_budget spent = {budget_spent_after, &none, 0};
+        size_t gp = hedge_arm_choice_b(SAMPLER_GP, 0, NO, obs_cand, obs_raw, y,
+                                       used, &m2, NULL, NULL, &spent);
+        assert_int_equal(got, gp);
+        assert_int_equal(ex.budget_cut, 1);
+        assert_int_equal(ex.arm, 0);
+        assert_int_equal(ex.pick.cand, got);
+        /* The replay goes on from where it stopped: as a cold hedge. */
+        assert_int_equal(hedge_arm_choice(SAMPLER_GP, SAMPLER_V_HEDGE, NO,
+                                          obs_cand, obs_raw, y, used, NULL, st),
+                         cold);
+        sampler_explain_clear(&ex);
+        sampler_gp_model_clear(&m1);
+        sampler_gp_model_clear(&m2);
+        sampler_state_free(st);
+    }
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gp_hedge_reference),
+        cmocka_unit_test(test_hedge_budget),
     };
     return cmocka_run_group_tests_name("hedge", tests, setup, teardown);
 }

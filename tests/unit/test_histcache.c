@@ -162,16 +162,16 @@ test_merge_equals_full_read(void **unused)
             history_build_parsed(&d, c.rows, c.raw, c.ok, c.n, NULL, 0, 0, &w,
                                  &b);
             assert_same_history(&a, &b);
-            history_cleanup(&a);
-            history_cleanup(&b);
+            history_clear(&a);
+            history_clear(&b);
             for (size_t i = 0; i < nf; i++)
-                trial_cleanup(&full[i]);
+                trial_clear(&full[i]);
         }
         hcache_reset(&c);
         assert_int_equal(c.n, 0);
         assert_int_equal(c.study_id, 1);
     }
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 /* Without a definition (random search: only candidates), nothing parsed. */
@@ -198,7 +198,7 @@ test_merge_candidates_only(void **unused)
     assert_int_equal(h.cand_used[0], 1);
     assert_int_equal(h.cand_used[2], 0); /* its lease expired */
     assert_int_equal(h.cand_used[4], 1);
-    history_cleanup(&h);
+    history_clear(&h);
     hcache_reset(&c);
 }
 
@@ -278,7 +278,7 @@ test_merge_in_place(void **unused)
     }
     assert_true(next > 200);
     hcache_reset(&c);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 /* The process table: take, put back, take again gives the same entry;

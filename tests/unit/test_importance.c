@@ -57,7 +57,7 @@ test_data_and_fit(void **state)
     rows[N + 1].params = "{\"x\":7,\"opt\":\"adam\",\"k\":2}";
     metric_set_add(&rows[N + 1].values, "loss", 1);
 
-    study_importance_data(&d, rows, N + 2, "loss", &x, &y, &n);
+    importance_data(&d, rows, N + 2, "loss", &x, &y, &n);
     assert_int_equal(n, N);
     assert_close(x[1 * 3 + 1], 1, 0, 0); /* row 1: sgd = choice 1 */
     assert_close(x[2 * 3 + 1], 0, 0, 0);
@@ -74,8 +74,8 @@ test_data_and_fit(void **state)
     free(x);
     free(y);
     for (size_t i = 0; i < N + 2; i++)
-        metric_set_cleanup(&rows[i].values);
-    study_def_cleanup(&d);
+        metric_set_clear(&rows[i].values);
+    def_clear(&d);
 }
 
 int

@@ -51,14 +51,14 @@ test_lists_and_check(void **state)
     assert_int_equal(measure_check_report(probe, &held, &in, &err), HPOD_OK);
     assert_int_equal(measure_check_report("{", &held, &in, &err),
                      HPOD_EINTERNAL);
-    metric_set_cleanup(&held);
-    metric_set_cleanup(&in);
+    metric_set_clear(&held);
+    metric_set_clear(&in);
 
     struct study_def plain;
     def_with_constraints("[{\"metric\":\"gpu_time\",\"max\":200}]", &plain);
     assert_false(measure_decoupled(&plain));
-    study_def_cleanup(&plain);
-    study_def_cleanup(&d);
+    def_clear(&plain);
+    def_clear(&d);
 }
 
 static void
@@ -84,21 +84,21 @@ test_after_report(void **state)
     assert_non_null(next);
     assert_string_equal(next, "[\"bleu\",\"mem\"]");
     free(next);
-    metric_set_cleanup(&v);
+    metric_set_clear(&v);
     /* One violated (a "min" bound): the trial ends. */
     metric_set_add(&v, "gpu_time", 150);
     metric_set_add(&v, "speed", 1.5);
     measure_after_report(&d, probe, &v, &done, &next);
     assert_int_equal(done, 1);
     assert_null(next);
-    metric_set_cleanup(&v);
+    metric_set_clear(&v);
     /* A "max" bound violated alone decides too, at the boundary not. */
     metric_set_add(&v, "gpu_time", 200);
     metric_set_add(&v, "speed", 2);
     measure_after_report(&d, probe, &v, &done, &next);
     assert_int_equal(done, 0);
     free(next);
-    metric_set_cleanup(&v);
+    metric_set_clear(&v);
     metric_set_add(&v, "gpu_time", 200.5);
     metric_set_add(&v, "speed", 9);
     measure_after_report(&d, probe, &v, &done, &next);
@@ -111,8 +111,8 @@ test_after_report(void **state)
     measure_after_report(&d, NULL, &v, &done, &next);
     assert_int_equal(done, 0);
     assert_null(next);
-    metric_set_cleanup(&v);
-    study_def_cleanup(&d);
+    metric_set_clear(&v);
+    def_clear(&d);
 }
 
 /*
@@ -154,7 +154,7 @@ test_choose(void **state)
     assert_int_equal(measure_choose(&d, &h, 2, raw, &m), HPOD_OK);
     assert_string_equal(m, "[\"gpu_time\"]");
     free(m);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 int

@@ -5,7 +5,9 @@
  * force.
  */
 #include "tests/support/mobo_grid.h"
+#include "tests/support/budget.h"
 
+#include "core/mobo_acq.h"
 #include "core/trust_region.h"
 
 /*
@@ -177,11 +179,50 @@ test_step_region_pick(void **state)
     free(s);
 }
 
+/*
+ * mobo_acq_score under a budget spent after k checks scores the first
+ * k + 1 chunks, chunk c being the points c, c + nch, ... (brute force),
+ * each as without a budget; the others stay NaN; skipped points are NaN.
+ */
+static void
+test_score_chunks(void **state)
+{
+    (void)state;
+    enum { K = 700 };
+    size_t nch = (K + MOBO_ACQ_CHUNK - 1) / MOBO_ACQ_CHUNK;
+    struct mobo_ctx x;
+    double mu[K], sd[K], lpf[K], full[K], sc[K];
+    unsigned char skip[K];
+
+    memset(&x, 0, sizeof x);
+    x.m = 1; /* no incumbent yet: the score is log P(feasible) */
+    for (size_t i = 0; i < K; i++) {
+        mu[i] = 0.0;
+        sd[i] = 1.0;
+        lpf[i] = -1e-3 * (double)(i % 97);
+        skip[i] = i % 11 == 0;
+    }
+    mobo_acq_score(&x, mu, sd, lpf, K, skip, NULL, full);
+    for (size_t i = 0; i < K; i++)
+        assert_true(skip[i] ? isnan(full[i]) : full[i] == lpf[i]);
+    for (int k = 0; k <= (int)nch; k++) {
+        int left = k;
+        struct compute_budget b = {budget_spent_after, &left, 0};
+        mobo_acq_score(&x, mu, sd, lpf, K, skip, &b, sc);
+        for (size_t i = 0; i < K; i++) {
+            int scored = i % nch <= (size_t)k && !skip[i];
+            assert_true(scored ? sc[i] == full[i] : isnan(sc[i]));
+        }
+        assert_int_equal(b.cuts, (size_t)k + 1 < nch ? 1 : 0);
+    }
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ehvi_times_feasibility),
+        cmocka_unit_test(test_score_chunks),
         cmocka_unit_test(test_trust_region_pick),
         cmocka_unit_test(test_step_region_pick),
     };

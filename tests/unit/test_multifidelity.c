@@ -62,12 +62,12 @@ add_step(struct rows *x, long long id, int step, double bleu)
 }
 
 static void
-rows_cleanup(struct rows *x)
+rows_clear(struct rows *x)
 {
     for (size_t i = 0; i < x->r.n_steps; i++)
-        metric_set_cleanup(&x->s[i].values);
+        metric_set_clear(&x->s[i].values);
     for (size_t i = 0; i < x->r.n_trials; i++)
-        metric_set_cleanup(&x->t[i].values);
+        metric_set_clear(&x->t[i].values);
 }
 
 /* The answer to trial id's report of bleu at step, given x. */
@@ -83,10 +83,10 @@ decide(const struct study_def *d, const struct study *s, struct rows *x,
         if (x->t[i].id == id)
             t.train_to = x->t[i].train_to;
     metric_set_add(&v, "bleu", bleu);
-    assert_int_equal(
-        mf_decide_rows(d, s, &x->r, &t, step, &v, &action, stopped, &err),
-        HPOD_OK);
-    metric_set_cleanup(&v);
+    assert_int_equal(multifidelity_decide_rows(d, s, &x->r, &t, step, &v,
+                                               &action, stopped, &err),
+                     HPOD_OK);
+    metric_set_clear(&v);
     return action;
 }
 
@@ -104,7 +104,7 @@ test_asha_rung_boundaries(void **state)
     enum trial_state stopped;
 
     def_with(ASHA_PROMOTION, &d);
-    assert_true(mf_enabled(&d));
+    assert_true(multifidelity_enabled(&d));
     rows_init(&x);
     add_trial(&x, 1, TRIAL_RUNNING, -1);
     /* Between rungs: always continue. */
@@ -122,8 +122,8 @@ test_asha_rung_boundaries(void **state)
     assert_string_equal(decide(&d, &s, &x, 3, 2, 5, &stopped), "stop");
     /* At R nothing is decided. */
     assert_string_equal(decide(&d, &s, &x, 2, 6, 1, &stopped), "continue");
-    rows_cleanup(&x);
-    study_def_cleanup(&d);
+    rows_clear(&x);
+    def_clear(&d);
 }
 
 /* Stopping mode: the best so far goes on; a stop prunes. */
@@ -146,8 +146,8 @@ test_asha_stopping_mode(void **state)
     add_trial(&x, 2, TRIAL_RUNNING, -1);
     assert_string_equal(decide(&d, &s, &x, 2, 2, 5, &stopped), "stop");
     assert_int_equal(stopped, TRIAL_PRUNED);
-    rows_cleanup(&x);
-    study_def_cleanup(&d);
+    rows_clear(&x);
+    def_clear(&d);
 }
 
 /* A paused trial is promoted once it ranks in the top 1/p of its rung. */
@@ -169,21 +169,21 @@ test_asha_promotion(void **state)
     add_trial(&x, 2, TRIAL_RUNNING, -1);
     add_step(&x, 2, 2, 20);
     /* The paused one ranks second of two: not promotable. */
-    assert_int_equal(
-        mf_asha_promotion_rows(&d, &s, &x.r, &found, &id, &from, &err),
-        HPOD_OK);
+    assert_int_equal(multifidelity_asha_promotion_rows(&d, &s, &x.r, &found,
+                                                       &id, &from, &err),
+                     HPOD_OK);
     assert_int_equal(found, 0);
     /* A third arrival, paused and best: promoted from its step 3. */
     add_trial(&x, 3, TRIAL_PAUSED, -1);
     add_step(&x, 3, 3, 30);
-    assert_int_equal(
-        mf_asha_promotion_rows(&d, &s, &x.r, &found, &id, &from, &err),
-        HPOD_OK);
+    assert_int_equal(multifidelity_asha_promotion_rows(&d, &s, &x.r, &found,
+                                                       &id, &from, &err),
+                     HPOD_OK);
     assert_int_equal(found, 1);
     assert_int_equal(id, 3);
     assert_int_equal(from, 3);
-    rows_cleanup(&x);
-    study_def_cleanup(&d);
+    rows_clear(&x);
+    def_clear(&d);
 }
 
 /* Paused trials are pruned only when nothing can resume or start. */
@@ -198,20 +198,21 @@ test_asha_prune_paused(void **state)
     def_with("{\"name\":\"random\"}", &r);
     s.counts[TRIAL_PAUSED] = 2;
     s.counts[TRIAL_COMPLETED] = 1;
-    assert_true(mf_prune_paused(&d, &s, 0));
-    assert_false(mf_prune_paused(&d, &s, 1)); /* something was answered */
-    assert_false(mf_prune_paused(&r, &s, 0)); /* not asha */
+    assert_true(multifidelity_prune_paused(&d, &s, 0));
+    assert_false(
+        multifidelity_prune_paused(&d, &s, 1)); /* something was answered */
+    assert_false(multifidelity_prune_paused(&r, &s, 0)); /* not asha */
     s.counts[TRIAL_RUNNING] = 1; /* a live trial may still report */
     s.counts[TRIAL_COMPLETED] = 0;
-    assert_false(mf_prune_paused(&d, &s, 0));
+    assert_false(multifidelity_prune_paused(&d, &s, 0));
     s.counts[TRIAL_RUNNING] = 0;
     s.budget = 4; /* a new configuration can still start */
-    assert_false(mf_prune_paused(&d, &s, 0));
+    assert_false(multifidelity_prune_paused(&d, &s, 0));
     s.budget = -1;
     s.n_candidates = 2; /* finite candidates spent */
-    assert_true(mf_prune_paused(&d, &s, 0));
-    study_def_cleanup(&d);
-    study_def_cleanup(&r);
+    assert_true(multifidelity_prune_paused(&d, &s, 0));
+    def_clear(&d);
+    def_clear(&r);
 }
 
 static const char *MS = "{\"name\":\"multistage\",\"k\":2,\"stages\":["
@@ -229,7 +230,7 @@ test_multistage_stage_boundary(void **state)
     enum trial_state stopped;
 
     def_with(MS, &d);
-    assert_true(mf_enabled(&d));
+    assert_true(multifidelity_enabled(&d));
     rows_init(&x);
     add_trial(&x, 1, TRIAL_RUNNING, 2);
     add_trial(&x, 2, TRIAL_RUNNING, 5);
@@ -238,8 +239,8 @@ test_multistage_stage_boundary(void **state)
     assert_int_equal(stopped, TRIAL_PAUSED);
     assert_string_equal(decide(&d, &s, &x, 2, 2, 10, &stopped), "continue");
     assert_string_equal(decide(&d, &s, &x, 2, 5, 10, &stopped), "continue");
-    rows_cleanup(&x);
-    study_def_cleanup(&d);
+    rows_clear(&x);
+    def_clear(&d);
 }
 
 /* A complete stage advances: the best k seed the next, the rest pruned. */
@@ -261,21 +262,23 @@ test_multistage_advance(void **state)
     add_trial(&x, 1, TRIAL_RUNNING, 2);
     add_trial(&x, 2, TRIAL_PAUSED, 2);
     add_step(&x, 2, 2, bleu[1]);
-    assert_int_equal(mf_prepare_rows(&d, &s, &x.r, &w, &plan, &err), HPOD_OK);
+    assert_int_equal(multifidelity_prepare_rows(&d, &s, &x.r, &w, &plan, &err),
+                     HPOD_OK);
     assert_int_equal(w.stage, 0);
     assert_int_equal(w.train_to, 2);
     assert_int_equal(w.max_new, 2);
     assert_int_equal(plan.n_seeds + plan.n_prune + w.n_resume, 0);
     mstage_plan_clear(&plan);
-    mf_work_cleanup(&w);
+    multifidelity_work_clear(&w);
     /* All four paused at steps 2: trials 2 (30) and 3 (20) seed stage 1. */
-    rows_cleanup(&x);
+    rows_clear(&x);
     rows_init(&x);
     for (int i = 0; i < 4; i++) {
         add_trial(&x, i + 1, TRIAL_PAUSED, 2);
         add_step(&x, i + 1, 2, bleu[i]);
     }
-    assert_int_equal(mf_prepare_rows(&d, &s, &x.r, &w, &plan, &err), HPOD_OK);
+    assert_int_equal(multifidelity_prepare_rows(&d, &s, &x.r, &w, &plan, &err),
+                     HPOD_OK);
     assert_int_equal(w.stage, 1);
     assert_int_equal(w.train_to, 5);
     assert_int_equal(w.max_new, 0);
@@ -288,16 +291,17 @@ test_multistage_advance(void **state)
     assert_int_equal(w.resume_from[0], 2);
     /* Not multistage: no stage, no limit. */
     mstage_plan_clear(&plan);
-    mf_work_cleanup(&w);
-    rows_cleanup(&x);
-    study_def_cleanup(&d);
+    multifidelity_work_clear(&w);
+    rows_clear(&x);
+    def_clear(&d);
     def_with(ASHA_PROMOTION, &d);
-    assert_int_equal(mf_prepare_rows(&d, &s, &x.r, &w, &plan, &err), HPOD_OK);
+    assert_int_equal(multifidelity_prepare_rows(&d, &s, &x.r, &w, &plan, &err),
+                     HPOD_OK);
     assert_false(w.multistage);
     assert_int_equal(w.max_new, -1);
     assert_int_equal(w.train_to, -1);
-    mf_work_cleanup(&w);
-    study_def_cleanup(&d);
+    multifidelity_work_clear(&w);
+    def_clear(&d);
 }
 
 int

@@ -48,12 +48,12 @@ test_report_from_json(void **state)
     assert_true(in.values.v[2].value == 1e19);
     assert_true(in.values.v[3].value == 9007199254740992.0);
     assert_int_equal(in.step, 12);
-    report_input_cleanup(&in);
+    report_input_clear(&in);
     assert_int_equal(
         try_report("{\"values\":{\"m\":5e-324},\"step\":null}", &in, f),
         HPOD_OK);
     assert_true(in.values.v[0].value == 5e-324 && in.step == -1);
-    report_input_cleanup(&in);
+    report_input_clear(&in);
 
     /* Refused, each with its status and field; nothing is left to free. */
     static const struct {
@@ -100,7 +100,7 @@ two_objective_def(struct study_def *d)
         0, NULL);
     struct hpod_err err = {0};
     assert_non_null(body);
-    assert_int_equal(study_def_from_json(body, d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(body, d, &err), HPOD_OK);
     strcpy(field, err.field);
     json_decref(body);
 }
@@ -125,7 +125,7 @@ test_report_metrics_and_merge(void **state)
     metric_set_add(&in.values, "ppl", 7);
     assert_int_equal(report_check_metrics(&d, &in, &err), HPOD_EUNPROC);
     assert_string_equal(err.field, "values.ppl");
-    report_input_cleanup(&in);
+    report_input_clear(&in);
 
     /* A running trial holding bleu: the same bleu again adds nothing; a
      * different one conflicts; gpu_time completes it. */
@@ -139,13 +139,13 @@ test_report_metrics_and_merge(void **state)
     assert_true(bad == (size_t)-1 && add.n == 1 && complete);
     assert_string_equal(add.v[0].name, "gpu_time");
     assert_true(add.v[0].value == 1e19);
-    metric_set_cleanup(&add);
-    report_input_cleanup(&in);
+    metric_set_clear(&add);
+    report_input_clear(&in);
     metric_set_add(&in.values, "bleu", nextafter(20.5, 21));
     report_merge(&d, &t, &in.values, &add, &complete, &bad);
     assert_int_equal(bad, 0);
-    report_input_cleanup(&in);
-    metric_set_cleanup(&add);
+    report_input_clear(&in);
+    metric_set_clear(&add);
 
     /* Completed: only what it holds, exactly; any new metric conflicts. */
     t.state = TRIAL_COMPLETED;
@@ -156,10 +156,10 @@ test_report_metrics_and_merge(void **state)
     metric_set_add(&in.values, "speed", 3);
     report_merge(&d, &t, &in.values, &add, &complete, &bad);
     assert_int_equal(bad, 1); /* "speed" sorts after "gpu_time" */
-    report_input_cleanup(&in);
-    metric_set_cleanup(&add);
-    trial_cleanup(&t);
-    study_def_cleanup(&d);
+    report_input_clear(&in);
+    metric_set_clear(&add);
+    trial_clear(&t);
+    def_clear(&d);
 }
 
 /* Bounds of the body: metric count, step range, name length. */
@@ -185,24 +185,24 @@ test_report_bounds(void **state)
         } else {
             assert_string_equal(f, "values");
         }
-        report_input_cleanup(&in);
+        report_input_clear(&in);
     }
     assert_int_equal(try_report("{\"values\":{\"m\":1},\"step\":0}", &in, f),
                      HPOD_OK);
     assert_int_equal(in.step, 0);
-    report_input_cleanup(&in);
+    report_input_clear(&in);
     assert_int_equal(
         try_report("{\"values\":{\"m\":1},\"step\":1000000000}", &in, f),
         HPOD_OK);
     assert_int_equal(in.step, REPORT_MAX_STEP);
-    report_input_cleanup(&in);
+    report_input_clear(&in);
     /* Integers at ±2^53 are exact; a real beyond it is taken as sent. */
     assert_int_equal(try_report("{\"values\":{\"a\":-9007199254740992,"
                                 "\"b\":9007199254740993.0}}",
                                 &in, f),
                      HPOD_OK);
     assert_true(in.values.v[0].value == -9007199254740992.0);
-    report_input_cleanup(&in);
+    report_input_clear(&in);
     /* A metric name of 64 characters is the longest. */
     char name[70];
     memset(name, 'n', 65);
@@ -212,8 +212,8 @@ test_report_bounds(void **state)
     name[64] = '\0';
     snprintf(body, sizeof body, "{\"values\":{\"%s\":1}}", name);
     assert_int_equal(try_report(body, &in, f), HPOD_OK);
-    report_input_cleanup(&in);
-    report_input_cleanup(NULL); /* safe */
+    report_input_clear(&in);
+    report_input_clear(NULL); /* safe */
 }
 
 /* A pending trial holding nothing: the first final report takes all. */
@@ -234,23 +234,23 @@ test_report_merge_pending(void **state)
     metric_set_add(&in, "speed", 1); /* a constrained metric, violated */
     report_merge(&d, &t, &in, &add, &complete, &bad);
     assert_true(bad == (size_t)-1 && add.n == 1 && !complete);
-    metric_set_cleanup(&add);
+    metric_set_clear(&add);
     metric_set_add(&in, "bleu", 1);
     metric_set_add(&in, "gpu_time", 2);
     report_merge(&d, &t, &in, &add, &complete, &bad);
     assert_true(bad == (size_t)-1 && add.n == 3 && complete);
-    metric_set_cleanup(&add);
+    metric_set_clear(&add);
     /* The constrained metric alone is a known metric too. */
     metric_set_add(&ri.values, "speed", 2);
     assert_int_equal(report_check_metrics(&d, &ri, &err), HPOD_OK);
-    report_input_cleanup(&ri);
+    report_input_clear(&ri);
     /* A completed trial holding nothing of this report: first conflicts. */
     t.state = TRIAL_COMPLETED;
     report_merge(&d, &t, &in, &add, &complete, &bad);
     assert_int_equal(bad, 0);
-    metric_set_cleanup(&add);
-    metric_set_cleanup(&in);
-    study_def_cleanup(&d);
+    metric_set_clear(&add);
+    metric_set_clear(&in);
+    def_clear(&d);
 }
 
 int

@@ -125,7 +125,7 @@ test_trial_to_json(void **state)
     free(t.params);
     t.params = strdup("nope");
     assert_null(trial_to_json(&t));
-    trial_cleanup(&t);
+    trial_clear(&t);
 }
 
 static void
@@ -140,7 +140,7 @@ test_trials_to_csv(void **state)
         "\"low\":0,\"high\":1},{\"name\":\"o\",\"type\":\"categorical\","
         "\"choices\":[\"a,b\",\"q\\\"q\"]}],\"objectives\":[{\"name\":"
         "\"bleu\",\"goal\":\"maximize\"}]}");
-    assert_int_equal(study_def_from_json(body, &d, &err), HPOD_OK);
+    assert_int_equal(def_from_json(body, &d, &err), HPOD_OK);
     t[0].id = 10;
     t[0].state = TRIAL_COMPLETED;
     t[0].params = strdup("{\"x\":0.1,\"o\":\"a,b\"}");
@@ -165,9 +165,9 @@ test_trials_to_csv(void **state)
                         "1,11,waiting,enqueued,1.0,\"q\"\"q\",,,,,"
                         "preempted: slurm,\r\n");
     free(csv);
-    trial_cleanup(&t[0]);
-    trial_cleanup(&t[1]);
-    study_def_cleanup(&d);
+    trial_clear(&t[0]);
+    trial_clear(&t[1]);
+    def_clear(&d);
     json_decref(body);
 }
 

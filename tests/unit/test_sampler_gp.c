@@ -5,6 +5,7 @@
  * and the explanation of a continuous choice.
  */
 #include "tests/support/sampler_grid.h"
+#include "tests/support/budget.h"
 
 #include "core/acquisition.h"
 #include "core/gp.h"
@@ -441,6 +442,115 @@ test_explain_continuous(void **state)
     space_clear(&cs);
 }
 
+/*
+ * The GP under a work budget (continuous space): one never spent answers
+ * what no budget answers, bit for bit, and says nothing was cut; one
+ * spent at once still answers a legal configuration (the fit keeps its
+ * default start, the optimizer its first chunk) and says the search was
+ * cut; the kept model is not rewritten by a cut fit.
+ */
+static void
+test_budget_continuous(void **state)
+{
+    (void)state;
+    struct space cs;
+    double obs_raw[2 * 12], obs_y[12], raw0[2], raw1[2];
+    struct rng r;
+    size_t c;
+
+    space_init(&cs);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    rng_seed(&r, 3);
+    for (int i = 0; i < 12; i++) {
+        space_sample(&cs, &r, obs_raw + 2 * i);
+        obs_y[i] = objective(obs_raw + 2 * i);
+    }
+    struct sampler_explain ex = {0};
+    struct sampler_gp_model m = {0};
+    struct sampler_input in = {.space = &cs,
+                               .kind = SAMPLER_GP,
+                               .seed = 5,
+                               .seq = 12,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .n_obs = 12,
+                               .explain = &ex};
+    assert_int_equal(sampler_next(&in, raw0, &c), HPOD_OK);
+    assert_int_equal(ex.budget_cut, 0);
+    int left = 1 << 20;
+    struct compute_budget never = {budget_spent_after, &left, 0};
+    in.budget = &never;
+    assert_int_equal(sampler_next(&in, raw1, &c), HPOD_OK);
+    assert_memory_equal(raw0, raw1, sizeof raw0);
+    assert_int_equal(ex.budget_cut, 0);
+    /* Spent at once. */
+    int none = 0;
+    struct compute_budget spent = {budget_spent_after, &none, 0};
+    in.budget = &spent;
+    in.gp_model = &m;
+    assert_int_equal(sampler_next(&in, raw1, &c), HPOD_OK);
+    assert_int_equal(ex.budget_cut, 1);
+    assert_int_equal(ex.chooser, SAMPLER_CHOSE_MODEL);
+    assert_true(raw1[0] >= 0 && raw1[0] <= 1 && raw1[1] >= 0 && raw1[1] <= 1);
+    assert_int_equal(m.valid, 0); /* the cut fit was not kept */
+    assert_int_equal(m.changed, 0);
+    sampler_explain_clear(&ex);
+    sampler_gp_model_clear(&m);
+    space_clear(&cs);
+}
+
+/*
+ * A categorical space of many choices: one feature per parameter (the
+ * GP's hyperparameters are dim + 2 = 4, not 1,002: the kept model says
+ * so) and the choice is legal. What the overlap kernel predicts is
+ * tested in test_gp.c (test_categorical_kinds).
+ */
+static void
+test_categorical_space(void **state)
+{
+    (void)state;
+    enum { NO = 24 };
+    struct space cs;
+    double obs_raw[2 * NO], obs_y[NO], raw[2];
+    struct rng r;
+    size_t c;
+
+    space_init(&cs);
+    space_add_range(&cs, PARAM_FLOAT, 0, 1, 0);
+    space_add_categorical(&cs, 1000);
+    assert_int_equal(cs.dim, 2);
+    rng_seed(&r, 7);
+    for (int i = 0; i < NO; i++) {
+        space_sample(&cs, &r, obs_raw + 2 * i);
+        if (i % 3 == 0)
+            obs_raw[2 * i + 1] = 42; /* the good choice, seen 8 times */
+        obs_y[i] = (obs_raw[2 * i + 1] == 42 ? 1.0 : 0.0) -
+                   (obs_raw[2 * i] - 0.3) * (obs_raw[2 * i] - 0.3);
+    }
+    struct sampler_gp_model m = {0};
+    struct sampler_input in = {.space = &cs,
+                               .kind = SAMPLER_GP,
+                               .seed = 2,
+                               .seq = NO,
+                               .init = 3,
+                               .kernel = KERNEL_MATERN52,
+                               .acquisition = 0,
+                               .obs_raw = obs_raw,
+                               .obs_y = obs_y,
+                               .n_obs = NO,
+                               .gp_model = &m};
+    assert_int_equal(sampler_next(&in, raw, &c), HPOD_OK);
+    assert_true(space_contains(&cs, 0, raw[0]) &&
+                space_contains(&cs, 1, raw[1]));
+    assert_int_equal(m.n_hyper, 4);
+    assert_true(m.valid && m.hyper[1] > 0 && isfinite(m.hyper[1]));
+    sampler_gp_model_clear(&m);
+    space_clear(&cs);
+}
+
 int
 main(void)
 {
@@ -451,6 +561,8 @@ main(void)
         cmocka_unit_test(test_gp_nei_reference),
         cmocka_unit_test(test_gp_trust_region_reference),
         cmocka_unit_test(test_explain_continuous),
+        cmocka_unit_test(test_budget_continuous),
+        cmocka_unit_test(test_categorical_space),
     };
     return cmocka_run_group_tests_name("sampler_gp", tests, setup, teardown);
 }

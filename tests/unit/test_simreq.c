@@ -70,7 +70,7 @@ setup(void **state)
                 0.0003 * (double)(1 + i % 5), bleu[i], gpu[i], !dominated);
     }
     fclose(f);
-    assert_int_equal(bench_table_load(path, "lab/synthetic", &table, NULL),
+    assert_int_equal(tables_table_load(path, "lab/synthetic", &table, NULL),
                      HPOD_OK);
     return 0;
 }
@@ -80,7 +80,7 @@ teardown(void **state)
 {
     char path[128];
     (void)state;
-    bench_table_free(&table);
+    tables_table_free(&table);
     snprintf(path, sizeof path, "%s/t.tsv", tmpdir);
     unlink(path);
     rmdir(tmpdir);
@@ -121,7 +121,7 @@ run_pieces(const struct simreq *rq, const size_t *cuts, size_t n_cuts,
            struct bench_sim_result *res)
 {
     size_t repeats = (size_t)rq->repeats;
-    size_t stride = bench_sim_plan_stride(rq->plan);
+    size_t stride = bench_simulate_plan_stride(rq->plan);
     struct simrun_runs all;
     struct hpod_err err = {0};
 
@@ -129,8 +129,8 @@ run_pieces(const struct simreq *rq, const size_t *cuts, size_t n_cuts,
     for (size_t k = 0; k < n_cuts; k++) {
         size_t first = cuts[k], end = k + 1 < n_cuts ? cuts[k + 1] : repeats;
         struct simrun_runs piece, back;
-        assert_int_equal(bench_sim_plan_run(rq->plan, first, end - first, NULL,
-                                            &piece, &err),
+        assert_int_equal(bench_simulate_plan_run(rq->plan, first, end - first,
+                                                 NULL, &piece, &err),
                          HPOD_OK);
         assert_int_equal(piece.runs, end - first);
         json_t *j = simrun_runs_json(&piece);
@@ -146,7 +146,8 @@ run_pieces(const struct simreq *rq, const size_t *cuts, size_t n_cuts,
         simrun_runs_clear(&piece);
         simrun_runs_clear(&back);
     }
-    assert_int_equal(bench_sim_plan_result(rq->plan, &all, res, &err), HPOD_OK);
+    assert_int_equal(bench_simulate_plan_result(rq->plan, &all, res, &err),
+                     HPOD_OK);
     simrun_runs_clear(&all);
 }
 
@@ -184,8 +185,8 @@ check_pieces(const char *text, const size_t *cuts, size_t n_cuts)
                      HPOD_OK);
     run_pieces(&rq, cuts, n_cuts, &pieces);
     assert_same_result(&whole, &pieces);
-    bench_sim_result_free(&whole);
-    bench_sim_result_free(&pieces);
+    bench_simulate_result_free(&whole);
+    bench_simulate_result_free(&pieces);
     simreq_clear(&rq);
     json_decref(body);
 }
@@ -227,8 +228,8 @@ test_stop_at(void **state)
     (void)state;
 
     parse(text, &body, &rq);
-    assert_int_equal(bench_sim_plan_run(rq.plan, 2, 3, &hooks, &piece, &err),
-                     HPOD_OK);
+    assert_int_equal(
+        bench_simulate_plan_run(rq.plan, 2, 3, &hooks, &piece, &err), HPOD_OK);
     assert_int_equal(piece.runs, 1);
     assert_true(piece.lens[0] > 0);
     simrun_runs_clear(&piece);

@@ -47,15 +47,18 @@ test_encode_known(void **state)
     (void)state;
     struct space sp;
     build(&sp);
-    assert_int_equal(sp.dim, 6);
-    double raw[4] = {1e-3, 6, 30000, 2}, u[6];
+    /* One feature per parameter; the categorical is its choice index. */
+    assert_int_equal(sp.dim, 4);
+    assert_non_null(sp.kinds);
+    assert_int_equal(sp.kinds[0], SPACE_FEATURE_REAL);
+    assert_int_equal(sp.kinds[2], SPACE_FEATURE_REAL);
+    assert_int_equal(sp.kinds[3], SPACE_FEATURE_CATEGORY);
+    double raw[4] = {1e-3, 6, 30000, 2}, u[4];
     space_encode(&sp, raw, u);
     assert_close(u[0], 0.5, 1e-12, 1e-12); /* log midpoint */
     assert_close(u[1], 1.0, 0, 0);
     assert_close(u[2], 0.5, 1e-12, 0); /* (30000-10000)/(50000-10000) */
-    assert_close(u[3], 0.0, 0, 0);
-    assert_close(u[4], 0.0, 0, 0);
-    assert_close(u[5], 1.0, 0, 0);
+    assert_true(u[3] == 2.0);
     assert_true(space_contains(&sp, 2, 30000));
     assert_false(space_contains(&sp, 2, 30001));
     assert_false(space_contains(&sp, 1, 2.5));
@@ -121,7 +124,7 @@ test_round_trip_and_sampling(void **state)
     double lr_log_sum = 0;
     int n = 20000;
     for (int i = 0; i < n; i++) {
-        double raw[4], back[4], u[6];
+        double raw[4], back[4], u[4];
         space_sample(&sp, &r, raw);
         for (size_t k = 0; k < 4; k++)
             assert_true(space_contains(&sp, k, raw[k]));
@@ -137,13 +140,19 @@ test_round_trip_and_sampling(void **state)
         assert_true(cat_counts[c] > n / 3 - 400 && cat_counts[c] < n / 3 + 400);
     /* log-uniform: the encoded value is uniform, mean 1/2 */
     assert_close(lr_log_sum / n, 0.5, 0, 5 * sqrt(1.0 / 12 / n));
-    /* decode snaps and clamps */
-    double u[6] = {1.7, -3, 0.3, 0.2, 0.9, 0.1}, raw[4];
+    /* decode snaps and clamps (a categorical's index rounded, clamped) */
+    double u[4] = {1.7, -3, 0.3, 1.4}, raw[4];
     space_decode(&sp, u, raw);
     assert_close(raw[0], 1e-2, 1e-12, 0);
     assert_true(raw[1] == 1);
     assert_true(raw[2] == 30000); /* 0.3 is nearer 0.5 than 0 */
     assert_true(raw[3] == 1);
+    u[3] = 7.0;
+    space_decode(&sp, u, raw);
+    assert_true(raw[3] == 2);
+    u[3] = NAN;
+    space_decode(&sp, u, raw);
+    assert_true(raw[3] == 0);
     space_clear(&sp);
 }
 
@@ -178,6 +187,102 @@ test_find_duplicate(void **state)
             assert_true(m[2 * a] == m[2 * b] && m[2 * a + 1] == m[2 * b + 1]);
         }
     }
+}
+
+/*
+ * The one distance: space_diff is a - b on a real feature and the overlap
+ * 0/1 on a categorical one; space_d2 sums their squares (brute force),
+ * and equals the Euclidean distance of the unit cube without categoricals.
+ */
+static void
+test_distance(void **state)
+{
+    (void)state;
+    struct space sp, real;
+    struct rng r;
+    build(&sp);
+    space_init(&real);
+    assert_int_equal(space_add_range(&real, PARAM_FLOAT, 0, 1, 0), 0);
+    assert_int_equal(space_add_range(&real, PARAM_INT, 1, 9, 0), 0);
+    assert_null(real.kinds);
+    rng_seed(&r, 4);
+    for (int i = 0; i < 200; i++) {
+        double a[4], b[4], ua[4], ub[4], want = 0;
+        space_sample(&sp, &r, a);
+        space_sample(&sp, &r, b);
+        space_encode(&sp, a, ua);
+        space_encode(&sp, b, ub);
+        for (size_t d = 0; d < 3; d++)
+            want += (ua[d] - ub[d]) * (ua[d] - ub[d]);
+        want += a[3] != b[3];
+        assert_true(space_d2(sp.kinds, ua, ub, 4) == want);
+        assert_true(space_diff(sp.kinds, 3, ua[3], ub[3]) ==
+                    (a[3] != b[3] ? 1.0 : 0.0));
+        /* Without categoricals: the plain Euclidean distance. */
+        double e = (ua[0] - ub[0]) * (ua[0] - ub[0]) +
+                   (ua[1] - ub[1]) * (ua[1] - ub[1]);
+        assert_true(space_d2(real.kinds, ua, ub, 2) == e);
+    }
+    space_clear(&sp);
+    space_clear(&real);
+}
+
+/*
+ * space_perturb on a categorical: it keeps its choice with probability
+ * 1 - step and otherwise switches to one of the others, uniformly; the
+ * real features move as before (one normal each).
+ */
+static void
+test_perturb_categorical(void **state)
+{
+    (void)state;
+    struct space sp;
+    struct rng r;
+    enum { N = 20000 };
+    double center[2] = {0.5, 3.0}, out[2], rawbuf[2];
+    int counts[5] = {0};
+    space_init(&sp);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 0, 1, 0), 0);
+    assert_int_equal(space_add_categorical(&sp, 5), 0);
+    rng_seed(&r, 8);
+    for (int i = 0; i < N; i++) {
+        space_perturb(&sp, center, 0.2, &r, out, rawbuf);
+        assert_true(out[0] >= 0 && out[0] <= 1);
+        assert_true(out[1] == floor(out[1]) && out[1] >= 0 && out[1] < 5);
+        counts[(int)out[1]]++;
+    }
+    /* Kept 80%, each other choice 5% (binomial sd < 0.3%). */
+    assert_close(counts[3] / (double)N, 0.8, 0, 0.012);
+    for (int c = 0; c < 5; c++)
+        if (c != 3)
+            assert_close(counts[c] / (double)N, 0.05, 0, 0.006);
+    space_clear(&sp);
+}
+
+/* space_init_subset: the subset's encoding is the space's at those
+ * parameters, with its own (deep) copies. */
+static void
+test_subset(void **state)
+{
+    (void)state;
+    struct space sp, sub;
+    size_t idx[2] = {3, 2};
+    double raw[4] = {1e-3, 6, 30000, 2}, u[4], sraw[2] = {2, 30000}, su[2];
+    build(&sp);
+    space_init_subset(&sub, &sp, idx, 2);
+    assert_int_equal(sub.n_params, 2);
+    assert_int_equal(sub.dim, 2);
+    assert_non_null(sub.kinds);
+    assert_int_equal(sub.kinds[0], SPACE_FEATURE_CATEGORY);
+    assert_int_equal(sub.kinds[1], SPACE_FEATURE_REAL);
+    assert_true(sub.params[1].values != sp.params[2].values);
+    space_encode(&sp, raw, u);
+    space_encode(&sub, sraw, su);
+    assert_true(su[0] == u[3] && su[1] == u[2]);
+    space_clear(&sp);
+    space_encode(&sub, sraw, su); /* still valid: nothing borrowed */
+    assert_true(su[1] == 0.5);
+    space_clear(&sub);
 }
 
 /*
@@ -237,6 +342,45 @@ test_conditions(void **state)
     space_clear(&sp);
 }
 
+/*
+ * Inactive parameters encode as a value no active one has: a categorical
+ * as -1, differing by 1 from every choice and by 0 from another inactive
+ * one; a range as 0. space_d2 checked by brute force over every pair of
+ * choices of a conditional categorical; a subset's parameters are
+ * unconditional (its conditions would name the full space's indices).
+ */
+static void
+test_encode_inactive(void **state)
+{
+    (void)state;
+    struct space sp, sub;
+    double c0[] = {0};
+    size_t idx[] = {1, 2};
+    space_init(&sp);
+    assert_int_equal(space_add_categorical(&sp, 2), 0);
+    assert_int_equal(space_add_categorical(&sp, 3), 0);
+    assert_int_equal(space_add_range(&sp, PARAM_FLOAT, 1, 2, 0), 0);
+    assert_int_equal(space_set_condition(&sp, 1, 0, c0, 1), 0);
+    assert_int_equal(space_set_condition(&sp, 2, 0, c0, 1), 0);
+    for (int a = -1; a < 3; a++)
+        for (int b = -1; b < 3; b++) {
+            double ra[3] = {a < 0, a < 0 ? NAN : a, a < 0 ? NAN : 1.5};
+            double rb[3] = {b < 0, b < 0 ? NAN : b, b < 0 ? NAN : 1.5};
+            double ua[3], ub[3];
+            space_encode(&sp, ra, ua);
+            space_encode(&sp, rb, ub);
+            assert_true(ua[1] == (a < 0 ? -1.0 : a));
+            assert_true(ua[2] == (a < 0 ? 0.0 : 0.5));
+            int moved = (a < 0) != (b < 0); /* p0 differs, p2 0 vs 0.5 */
+            double want = moved + (a != b) + moved * 0.25; /* p2: 0 vs 0.5 */
+            assert_true(space_d2(sp.kinds, ua, ub, 3) == want);
+        }
+    space_init_subset(&sub, &sp, idx, 2);
+    assert_false(space_has_conditions(&sub));
+    space_clear(&sp);
+    space_clear(&sub);
+}
+
 /* Inactive parameters (NaN) are equal to each other and to no number. */
 static void
 test_find_duplicate_inactive(void **state)
@@ -286,8 +430,12 @@ main(void)
         cmocka_unit_test(test_widest_values),
         cmocka_unit_test(test_round_trip_and_sampling),
         cmocka_unit_test(test_find_duplicate),
+        cmocka_unit_test(test_distance),
+        cmocka_unit_test(test_perturb_categorical),
+        cmocka_unit_test(test_subset),
         cmocka_unit_test(test_conditions),
         cmocka_unit_test(test_find_duplicate_inactive),
+        cmocka_unit_test(test_encode_inactive),
     };
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_studies.c - the rules a parsed definition must meet to
- * become a study (study_check_rules), without HTTP or a database.
+ * become a study (studies_check_rules), without HTTP or a database.
  */
 #include "tests/support/check.h"
 #include "tests/support/studydef.h"
@@ -52,10 +52,10 @@ test_rules(void **state)
         struct study_def d;
         struct hpod_err err = {0};
         def_of(cases[i].algo, cases[i].two, cases[i].cand, &d);
-        assert_int_equal(study_check_rules(&d, &err), cases[i].st);
+        assert_int_equal(studies_check_rules(&d, &err), cases[i].st);
         if (cases[i].st != HPOD_OK)
             assert_string_equal(err.field, "algorithm.name");
-        study_def_cleanup(&d);
+        def_clear(&d);
     }
 }
 

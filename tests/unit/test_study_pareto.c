@@ -62,7 +62,7 @@ static void
 free_rows(struct trial *rows)
 {
     for (size_t i = 0; i < N; i++)
-        metric_set_cleanup(&rows[i].values);
+        metric_set_clear(&rows[i].values);
 }
 
 /* Oriented objectives (larger is better) of a complete trial; 0 if not. */
@@ -246,9 +246,9 @@ test_front_ranks_against_brute_force(void **state)
         assert_close(p->hypervolume, brute_hv(acc, na, oref), 1e-12, 1e-9);
     }
     assert_close(a.history[k - 1].hypervolume, a.hypervolume, 1e-12, 0);
-    study_pareto_cleanup(&a);
+    study_pareto_clear(&a);
     free_rows(rows);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 /* Nothing complete: no reference, no front, volume 0; ranks and history
@@ -268,9 +268,9 @@ test_empty(void **state)
     assert_int_equal(a.n_front, 0);
     assert_false(a.has_reference);
     assert_true(a.hypervolume == 0.0);
-    study_pareto_cleanup(&a);
-    metric_set_cleanup(&t.values);
-    study_def_cleanup(&d);
+    study_pareto_clear(&a);
+    metric_set_clear(&t.values);
+    def_clear(&d);
 }
 
 /* The reference point: derived, given per objective, oriented or not. */
@@ -291,7 +291,7 @@ test_reference_point(void **state)
     study_pareto_reference(&d, yo, 3, 1, oref);
     assert_close(oref[0], 19, 1e-12, 0);
     assert_close(oref[1], -320, 1e-12, 0);
-    study_def_cleanup(&d);
+    def_clear(&d);
     /* A given coordinate wins over the derived one, the other stays. */
     def_from(",\"reference\":{\"gpu_time\":500}", &d);
     study_pareto_reference(&d, y, 3, 0, ref);
@@ -300,13 +300,13 @@ test_reference_point(void **state)
     study_pareto_reference(&d, yo, 3, 1, oref);
     assert_close(oref[0], 19, 1e-12, 0);
     assert_close(oref[1], -500, 1e-12, 0);
-    study_def_cleanup(&d);
+    def_clear(&d);
     /* One observation: the range is |w| (pareto_reference). */
     def_from("", &d);
     study_pareto_reference(&d, y, 1, 0, ref);
     assert_close(ref[0], 18, 1e-12, 0);
     assert_close(ref[1], 330, 1e-12, 0);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 int

@@ -58,7 +58,7 @@ static void
 free_rows(struct trial *r, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        metric_set_cleanup(&r[i].values);
+        metric_set_clear(&r[i].values);
 }
 
 static void
@@ -83,9 +83,9 @@ test_single_objective(void **state)
     assert_int_equal(h.n_pend, 1);
     assert_close(h.pend_raw[0], 0.5, 0, 0);
     assert_int_equal(h.n_mo, 0);
-    history_cleanup(&h);
+    history_clear(&h);
     free_rows(r, 5);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 static void
@@ -111,9 +111,9 @@ test_constrained_observations(void **state)
     assert_true(isnan(h.mo_y[1]));
     assert_close(h.mo_c[1], 3, 0, 0);
     assert_close(h.mo_raw[1], 1, 0, 0);
-    history_cleanup(&h);
+    history_clear(&h);
     free_rows(r, 5);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 static void
@@ -145,9 +145,9 @@ test_finite_candidates(void **state)
     history_add_pending(&h, 1, &cand[2], 2);
     assert_int_equal(h.n_pend, 1);
     assert_int_equal(h.pend_cand[0], 2);
-    history_cleanup(&h);
+    history_clear(&h);
     free_rows(r, 3);
-    study_def_cleanup(&d);
+    def_clear(&d);
 }
 
 int

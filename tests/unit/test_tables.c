@@ -86,7 +86,7 @@ test_load_good_table(void **state)
     snprintf(text, sizeof text, "%s%s", HEADER, GOOD_ROWS);
     write_file("nmthpo/aa-bb.tsv", text);
     assert_int_equal(
-        bench_table_load(tpath("nmthpo/aa-bb.tsv"), "nmthpo/aa-bb", &t, &err),
+        tables_table_load(tpath("nmthpo/aa-bb.tsv"), "nmthpo/aa-bb", &t, &err),
         HPOD_OK);
     assert_string_equal(t.name, "nmthpo/aa-bb");
     assert_int_equal(t.n, 4);
@@ -98,10 +98,10 @@ test_load_good_table(void **state)
     assert_string_equal(t.metric_names[1], "gpu_time");
     assert_close(t.raw[2 * 6 + 0], 4000, 0, 0);
     assert_close(t.raw[1 * 6 + 5], 0.0006, 0, 0);
-    const double *bleu = bench_table_metric(&t, "bleu");
-    const double *gt = bench_table_metric(&t, "gpu_time");
+    const double *bleu = tables_table_metric(&t, "bleu");
+    const double *gt = tables_table_metric(&t, "gpu_time");
     assert_non_null(bleu);
-    assert_null(bench_table_metric(&t, "ppl"));
+    assert_null(tables_table_metric(&t, "ppl"));
     assert_close(bleu[1], 12.75, 0, 0);
     assert_close(gt[0], 100.25, 0, 0);
     assert_close(gt[3], 120, 0, 0);
@@ -126,8 +126,8 @@ test_load_good_table(void **state)
     assert_close(u[1], 1.0 / 3.0, 1e-12, 0); /* (2-1)/(4-1) */
     assert_close(u[2], 0.5, 1e-12, 0);       /* (log2(512)-8)/2 */
     assert_close(u[5], 3.0 / 7.0, 1e-12, 0); /* 0.429 in .hyps_scaled */
-    bench_table_free(&t);
-    bench_table_free(&t); /* zero-safe */
+    tables_table_free(&t);
+    tables_table_free(&t); /* zero-safe */
 }
 
 /* Loads header+rows and expects HPOD_EUNPROC with msg containing want. */
@@ -140,7 +140,7 @@ expect_bad(const char *header, const char *rows, const char *want)
     snprintf(text, sizeof text, "%s%s", header, rows);
     write_file("nmthpo/bad.tsv", text);
     assert_int_equal(
-        bench_table_load(tpath("nmthpo/bad.tsv"), "nmthpo/bad", &t, &err),
+        tables_table_load(tpath("nmthpo/bad.tsv"), "nmthpo/bad", &t, &err),
         HPOD_EUNPROC);
     if (!strstr(err.msg, want)) {
         print_error("message \"%s\" lacks \"%s\"\n", err.msg, want);
@@ -201,11 +201,11 @@ test_table_errors_named(void **state)
 
     struct bench_table t;
     struct hpod_err err = {0};
-    assert_int_equal(bench_table_load(tpath("nmthpo/none.tsv"), "x", &t, &err),
+    assert_int_equal(tables_table_load(tpath("nmthpo/none.tsv"), "x", &t, &err),
                      HPOD_ENOTFOUND);
     assert_non_null(strstr(err.msg, "none.tsv: could not open"));
     /* err may be NULL. */
-    assert_int_equal(bench_table_load(tpath("nmthpo/none.tsv"), "x", &t, NULL),
+    assert_int_equal(tables_table_load(tpath("nmthpo/none.tsv"), "x", &t, NULL),
                      HPOD_ENOTFOUND);
 }
 
@@ -221,20 +221,19 @@ test_load_dir(void **state)
     write_file("nmthpo/aa-bb.tsv", text);
     write_file("nmthpo/cc-dd.tsv", text);
     const char *names[2] = {"cc-dd", "aa-bb"};
-    assert_int_equal(bench_tables_load_dir(tmpdir, names, 2, &ts, &n, &err),
-                     HPOD_OK);
+    assert_int_equal(tables_load_dir(tmpdir, names, 2, &ts, &n, &err), HPOD_OK);
     assert_int_equal(n, 2);
     assert_string_equal(ts[0].name, "nmthpo/cc-dd");
     assert_string_equal(ts[1].name, "nmthpo/aa-bb");
-    bench_tables_free(ts, n);
+    tables_free(ts, n);
     const char *missing[2] = {"aa-bb", "zz-yy"};
-    assert_int_equal(bench_tables_load_dir(tmpdir, missing, 2, &ts, &n, &err),
+    assert_int_equal(tables_load_dir(tmpdir, missing, 2, &ts, &n, &err),
                      HPOD_ENOTFOUND);
     assert_null(ts);
     assert_int_equal(n, 0);
     assert_non_null(strstr(err.msg, "nmthpo/zz-yy.tsv"));
     const char *evil[1] = {"../x"};
-    assert_int_equal(bench_tables_load_dir(tmpdir, evil, 1, &ts, &n, &err),
+    assert_int_equal(tables_load_dir(tmpdir, evil, 1, &ts, &n, &err),
                      HPOD_EINVAL);
     /* The whole directory: six tables and the curves. */
     for (int k = 0; k < BENCH_N_DATASETS; k++) {
@@ -246,15 +245,15 @@ test_load_dir(void **state)
                "{\"dataset_name\": \"d1\", \"hyperparams\": {\"a\": 1}, "
                "\"perplexity_curve\": [3, 2], \"perplexity_optimal\": 2}\n");
     struct bench_db db;
-    assert_int_equal(bench_db_load(tmpdir, &db, &err), HPOD_OK);
+    assert_int_equal(tables_db_load(tmpdir, &db, &err), HPOD_OK);
     assert_int_equal(db.n_tables, 6);
     assert_int_equal(db.n_lc, 1);
-    assert_non_null(bench_db_table(&db, "nmthpo/en-ja"));
-    assert_null(bench_db_table(&db, "nmthpo/xx-yy"));
-    assert_int_equal(bench_db_table(&db, "nmthpo/so-en")->n, 4);
-    bench_db_free(&db);
+    assert_non_null(tables_db_table(&db, "nmthpo/en-ja"));
+    assert_null(tables_db_table(&db, "nmthpo/xx-yy"));
+    assert_int_equal(tables_db_table(&db, "nmthpo/so-en")->n, 4);
+    tables_db_free(&db);
     write_file("nmtlc/scratch.jsonl", "{]\n");
-    assert_int_equal(bench_db_load(tmpdir, &db, &err), HPOD_EUNPROC);
+    assert_int_equal(tables_db_load(tmpdir, &db, &err), HPOD_EUNPROC);
     assert_null(db.tables);
 }
 
@@ -277,13 +276,13 @@ test_learning_curves(void **state)
                "{\"dataset_name\": \"ted-zh-en\", "
                "\"hyperparams\": {\"initial_lr\": 0.001, \"bpe\": 30}, "
                "\"perplexity_curve\": [40, 35], \"perplexity_optimal\": 35}\n");
-    assert_int_equal(bench_lc_load(tpath("nmtlc/lc.jsonl"), &sets, &n, &err),
+    assert_int_equal(tables_lc_load(tpath("nmtlc/lc.jsonl"), &sets, &n, &err),
                      HPOD_OK);
     assert_int_equal(n, 2);
-    const struct bench_lc_set *zh = bench_lc_find(sets, n, "nmtlc/ted-zh-en");
+    const struct bench_lc_set *zh = tables_lc_find(sets, n, "nmtlc/ted-zh-en");
     assert_non_null(zh);
     assert_ptr_equal(zh, &sets[0]);
-    assert_null(bench_lc_find(sets, n, "ted-zh-en"));
+    assert_null(tables_lc_find(sets, n, "ted-zh-en"));
     assert_int_equal(zh->n, 2);
     assert_int_equal(zh->n_hyper, 2);
     assert_string_equal(zh->hyper_names[0], "bpe");
@@ -294,15 +293,15 @@ test_learning_curves(void **state)
     assert_int_equal(zh->curves[0].len, 3);
     assert_close(zh->curves[0].ppl_optimal, 20.25, 0, 0);
     double v;
-    assert_int_equal(bench_curve_ppl(&zh->curves[0], 2, &v), HPOD_OK);
+    assert_int_equal(tables_curve_ppl(&zh->curves[0], 2, &v), HPOD_OK);
     assert_close(v, 20.25, 0, 0);
-    assert_int_equal(bench_curve_ppl(&zh->curves[0], 3, &v), HPOD_OK);
+    assert_int_equal(tables_curve_ppl(&zh->curves[0], 3, &v), HPOD_OK);
     assert_close(v, 22.0, 0, 0);
-    assert_int_equal(bench_curve_ppl(&zh->curves[0], 0, &v), HPOD_EUNPROC);
-    assert_int_equal(bench_curve_ppl(&zh->curves[0], 4, &v), HPOD_EUNPROC);
+    assert_int_equal(tables_curve_ppl(&zh->curves[0], 0, &v), HPOD_EUNPROC);
+    assert_int_equal(tables_curve_ppl(&zh->curves[0], 4, &v), HPOD_EUNPROC);
     assert_string_equal(sets[1].name, "nmtlc/material-sw-en");
     assert_int_equal(sets[1].curves[0].len, 1);
-    bench_lc_free(sets, n);
+    tables_lc_free(sets, n);
 }
 
 static void
@@ -312,7 +311,7 @@ expect_bad_lc(const char *text, const char *want)
     size_t n = 7;
     struct hpod_err err = {0};
     write_file("nmtlc/bad.jsonl", text);
-    assert_int_equal(bench_lc_load(tpath("nmtlc/bad.jsonl"), &sets, &n, &err),
+    assert_int_equal(tables_lc_load(tpath("nmtlc/bad.jsonl"), &sets, &n, &err),
                      HPOD_EUNPROC);
     assert_null(sets);
     assert_int_equal(n, 0);
@@ -369,7 +368,7 @@ test_learning_curve_errors(void **state)
     expect_bad_lc("\n\n", "no learning curves");
     struct bench_lc_set *sets;
     size_t n;
-    assert_int_equal(bench_lc_load(tpath("nmtlc/none.jsonl"), &sets, &n, NULL),
+    assert_int_equal(tables_lc_load(tpath("nmtlc/none.jsonl"), &sets, &n, NULL),
                      HPOD_ENOTFOUND);
 }
 
@@ -401,13 +400,13 @@ test_real_tables(void **state)
     static const size_t n_pareto[6] = {3, 4, 5, 8, 14, 7};
     struct bench_db db;
     struct hpod_err err = {0};
-    assert_int_equal(bench_db_load(dir, &db, &err), HPOD_OK);
+    assert_int_equal(tables_db_load(dir, &db, &err), HPOD_OK);
     assert_int_equal(db.n_tables, 6);
     for (int k = 0; k < 6; k++) {
         const struct bench_table *t = &db.tables[k];
-        const double *bleu = bench_table_metric(t, "bleu");
+        const double *bleu = tables_table_metric(t, "bleu");
         assert_non_null(bleu);
-        assert_non_null(bench_table_metric(t, "gpu_time"));
+        assert_non_null(tables_table_metric(t, "gpu_time"));
         assert_int_equal(t->n_metrics, 6);
         assert_int_equal(t->n, rows[k]);
         assert_int_equal(metric_oracle_best(bleu, t->n), best[k]);
@@ -443,7 +442,7 @@ test_real_tables(void **state)
     assert_int_equal(db.n_lc, 6);
     for (int k = 0; k < 6; k++) {
         const struct bench_lc_set *s =
-            bench_lc_find(db.lc, db.n_lc, lc_names[k]);
+            tables_lc_find(db.lc, db.n_lc, lc_names[k]);
         assert_non_null(s);
         assert_int_equal(s->n, lc_n[k]);
         assert_int_equal(s->n_hyper, 8);
@@ -454,7 +453,7 @@ test_real_tables(void **state)
             assert_close(m, s->curves[i].ppl_optimal, 0, 0);
         }
     }
-    bench_db_free(&db);
+    tables_db_free(&db);
 }
 
 int

@@ -117,7 +117,7 @@ test_rank_loss(void **state)
     /* LOO NN on a line: the ends take their one neighbour, inner points
      * the mean of two equidistant ones. */
     const double lu[4] = {0, 1, 2, 4}, ly[4] = {1, 2, 5, 7};
-    transfer_loo_nn(lu, ly, 4, 1, t);
+    transfer_loo_nn(lu, ly, 4, 1, NULL, t);
     assert_close(t[0], 2, 0, 0);
     assert_close(t[1], 3, 0, 0);
     assert_close(t[2], 2, 0, 0);
@@ -127,12 +127,12 @@ test_rank_loss(void **state)
     double neg[25];
     for (size_t i = 0; i < 25; i++)
         neg[i] = -y[i];
-    assert_close(transfer_weight_rankloss(y, y, u, 25, 1, 3), 1, 0, 0);
-    assert_close(transfer_weight_rankloss(neg, y, u, 25, 1, 3), 0, 0, 0);
-    assert_close(transfer_weight_rankloss(neg, y, u, 2, 1, 3), 1, 0, 0);
-    double w = transfer_weight_rankloss(f, y, u, 25, 1, 3);
+    assert_close(transfer_weight_rankloss(y, y, u, 25, 1, NULL, 3), 1, 0, 0);
+    assert_close(transfer_weight_rankloss(neg, y, u, 25, 1, NULL, 3), 0, 0, 0);
+    assert_close(transfer_weight_rankloss(neg, y, u, 2, 1, NULL, 3), 1, 0, 0);
+    double w = transfer_weight_rankloss(f, y, u, 25, 1, NULL, 3);
     assert_true(w >= 0 && w <= 1);
-    assert_close(transfer_weight_rankloss(f, y, u, 25, 1, 3), w, 0, 0);
+    assert_close(transfer_weight_rankloss(f, y, u, 25, 1, NULL, 3), w, 0, 0);
 }
 
 /* Matched queries get the (mean) score of their rows; others the
@@ -155,7 +155,7 @@ test_prior(void **state)
     size_t n_exact = 99;
     for (size_t i = 0; i < NQ; i++)
         qu[i] = qraw[i] / 10.0;
-    assert_int_equal(transfer_prior(sraw, su, z, NS, 1, 1, qraw, qu, NQ,
+    assert_int_equal(transfer_prior(sraw, su, z, NS, 1, 1, NULL, qraw, qu, NQ,
                                     KERNEL_RBF, 7, mu, ex, &n_exact),
                      HPOD_OK);
     assert_int_equal(n_exact, 2);
@@ -188,7 +188,7 @@ test_prior(void **state)
     assert_close(mu[2], ref[0], 0, 1e-12);
     assert_close(mu[3], ref[1], 0, 1e-12);
     /* Bad input. */
-    assert_int_equal(transfer_prior(sraw, su, z, 0, 1, 1, qraw, qu, NQ,
+    assert_int_equal(transfer_prior(sraw, su, z, 0, 1, 1, NULL, qraw, qu, NQ,
                                     KERNEL_RBF, 7, mu, NULL, NULL),
                      HPOD_EINVAL);
 }
@@ -206,7 +206,7 @@ test_prior_subset(void **state)
     }
     const double q[2] = {0.25 + 0.5 / NS, 0.75 + 0.5 / NS};
     double mu[2];
-    assert_int_equal(transfer_prior(sraw, sraw, z, NS, 1, 1, q, q, 2,
+    assert_int_equal(transfer_prior(sraw, sraw, z, NS, 1, 1, NULL, q, q, 2,
                                     KERNEL_MATERN52, 1, mu, NULL, NULL),
                      HPOD_OK);
     /* A smooth increasing source: the predictions keep its order. */

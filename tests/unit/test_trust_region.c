@@ -20,7 +20,7 @@ test_trust_region_knn(void **state)
         used[i] = rng_below(&r, 4) == 0;
     for (size_t k = 1; k <= 13; k += 4) {
         size_t marked =
-            trust_region_nearest(cand, N, 2, used, centre, 4, k, mask);
+            trust_region_nearest(cand, N, 2, NULL, used, centre, 4, k, mask);
         size_t cnt = 0;
         for (size_t i = 0; i < N; i++) {
             int want = 0;
@@ -143,7 +143,7 @@ test_trust_region_best(void **state)
         if (nfree == 0)
             for (size_t i = 0; i < N; i++)
                 want[i] = (double)(i % 7);
-        trust_region_best(cand, N, 2, used, obs_cand, y, NO, 8, 4, sc);
+        trust_region_best(cand, N, 2, NULL, used, obs_cand, y, NO, 8, 4, sc);
         for (size_t i = 0; i < N; i++)
             assert_true(isnan(want[i]) ? isnan(sc[i]) : sc[i] == want[i]);
         y[bo] = rng_uniform(&r);
@@ -154,7 +154,7 @@ test_trust_region_best(void **state)
     for (size_t i = 0; i < N; i++)
         sc[i] = 1.0;
     y[0] = 5.0;
-    trust_region_best(cand, N, 2, all, obs_cand, y, NO, 8, 4, sc);
+    trust_region_best(cand, N, 2, NULL, all, obs_cand, y, NO, 8, 4, sc);
     for (size_t i = 0; i < N; i++)
         assert_true(sc[i] == 1.0);
 }
