@@ -74,6 +74,8 @@ enum hpod_status handle_study_list(struct req *rq);
 enum hpod_status handle_study_get(struct req *rq);
 enum hpod_status handle_study_patch(struct req *rq);
 enum hpod_status handle_study_delete(struct req *rq);
+enum hpod_status handle_study_copy(struct req *rq);
+enum hpod_status handle_study_related(struct req *rq);
 enum hpod_status handle_suggest(struct req *rq);
 enum hpod_status handle_trial_report(struct req *rq);
 enum hpod_status handle_trial_heartbeat(struct req *rq);

@@ -4,6 +4,7 @@
  * HTTP mapping only: parse the request, call study/studies.h, answer with
  * the representation of handlers/represent.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,9 @@
 #include "common/name.h"
 #include "handlers/handlers.h"
 #include "handlers/represent.h"
+#include "study/copy.h"
 #include "study/def.h"
+#include "study/related.h"
 #include "study/studies.h"
 #include "study/warmstart.h"
 
@@ -152,7 +155,9 @@ handle_study_create(struct req *rq)
             HPOD_OK)
         goto out;
     in.seed_given = seed_given(expanded ? expanded : body);
-    if ((st = warmstart_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
+    if ((st = warmstart_auto(rq->db, &rq->who, in.lab, &d, &rq->err)) !=
+            HPOD_OK ||
+        (st = warmstart_prior(rq->db, rq->ctx->bench, &rq->who, &d, &prior,
                               &in.n_warm_prior, &rq->err)) != HPOD_OK)
         goto out;
     in.warm_prior = prior;
@@ -230,14 +235,15 @@ handle_study_get(struct req *rq)
 
 /*
  * handle_study_patch - PATCH /v1/studies/{id}: {"state": "active" |
- * "paused" | "finished"} and/or {"metadata": {...}} (replaces the whole
- * object). 200 with the study.
+ * "paused" | "finished"}, {"metadata": {...}} (replaces the whole
+ * object) and/or {"space": [...]} (the new space, study/evolve.h). 200
+ * with the study.
  */
 enum hpod_status
 handle_study_patch(struct req *rq)
 {
-    static const char *const keys[] = {"state", "metadata", NULL};
-    const char *state = NULL;
+    static const char *const keys[] = {"state", "metadata", "space", NULL};
+    struct study_update_in in = {0};
     char *meta = NULL;
     json_t *v;
     enum hpod_status st;
@@ -246,13 +252,13 @@ handle_study_patch(struct req *rq)
         return st;
     if (json_object_size(rq->body) == 0)
         return hpod_fail(&rq->err, HPOD_EINVAL, "",
-                         "give state and/or metadata");
+                         "give state, metadata and/or space");
     if ((v = json_object_get(rq->body, "state"))) {
         if (!json_is_string(v))
             return hpod_fail(&rq->err, HPOD_EINVAL, "state",
                              "state must be a string");
-        state = json_string_value(v);
-        if (!studies_state_ok(state))
+        in.state = json_string_value(v);
+        if (!studies_state_ok(in.state))
             return hpod_fail(&rq->err, HPOD_EUNPROC, "state",
                              "state must be active, paused or finished");
     }
@@ -260,12 +266,86 @@ handle_study_patch(struct req *rq)
         (st = hj_object_text(v, "metadata", METADATA_MAX, &meta, &rq->err)) !=
             HPOD_OK)
         goto out;
-    if ((st = studies_update(rq->db, rq->id, state, meta, &rq->who,
-                             &rq->err)) != HPOD_OK)
+    in.metadata = meta;
+    in.space = json_object_get(rq->body, "space");
+    if ((st = studies_update(rq->db, rq->id, &in, &rq->who, &rq->err)) !=
+        HPOD_OK)
         goto out;
     st = reply_study(rq, rq->id, 200);
 out:
     free(meta);
+    return st;
+}
+
+/*
+ * handle_study_copy - POST /v1/studies/{id}/copy: {"name": ..., "lab":
+ * ...} (lab: the source's when omitted; a lab the caller may write) ->
+ * 201 with the new study (study/copy.h).
+ */
+enum hpod_status
+handle_study_copy(struct req *rq)
+{
+    static const char *const keys[] = {"name", "lab", NULL};
+    const char *name = NULL, *lab = NULL;
+    long long id = 0;
+    enum hpod_status st;
+
+    if ((st = hj_check_keys(rq->body, keys, "", &rq->err)) != HPOD_OK ||
+        (st = hj_get_string(rq->body, "", "name", 1, &name, &rq->err)) !=
+            HPOD_OK ||
+        (st = hj_get_string(rq->body, "", "lab", 0, &lab, &rq->err)) != HPOD_OK)
+        return st;
+    if (lab && (st = lab_check(rq, lab, HPOD_EUNPROC, &rq->err)) != HPOD_OK)
+        return st;
+    if ((st = copy_study(rq->db, rq->ctx->bench, &rq->who, rq->id, name, lab,
+                         &id, &rq->err)) != HPOD_OK)
+        return st;
+    return reply_study(rq, id, 201);
+}
+
+/* One related study as the API answers it. */
+static json_t *
+related_to_json(const struct related_study *r)
+{
+    json_t *names = json_array();
+    for (size_t j = 0; j < r->n_shared; j++)
+        json_array_append_new(names, json_string(r->shared[j]));
+    return json_pack(
+        "{s:I, s:s, s:s, s:o, s:f, s:I, s:o}", "id", (json_int_t)r->id, "name",
+        r->name, "objective", r->objective, "shared_params", names, "overlap",
+        r->overlap, "n_shared", (json_int_t)r->n_configs, "spearman",
+        isnan(r->rho) ? json_null() : json_real(r->rho));
+}
+
+/*
+ * handle_study_related - GET /v1/studies/{id}/related: {"study": id,
+ * "related": [...]}, the study's lab's related studies, ranked
+ * (study/related.h).
+ */
+enum hpod_status
+handle_study_related(struct req *rq)
+{
+    struct study s = {0};
+    struct study_def d = {0};
+    struct related_list l = {0};
+    json_t *arr = NULL;
+    enum hpod_status st;
+
+    if ((st = studies_get(rq->db, rq->id, &s, &rq->err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &d, &rq->err)) != HPOD_OK ||
+        (st = study_related_list(rq->db, s.lab, &d, rq->id, &l, &rq->err)) !=
+            HPOD_OK)
+        goto out;
+    arr = json_array();
+    for (size_t i = 0; i < l.n; i++)
+        json_array_append_new(arr, related_to_json(&l.v[i]));
+    st = reply_json(
+        rq, 200,
+        json_pack("{s:I, s:o}", "study", (json_int_t)rq->id, "related", arr));
+out:
+    study_related_list_clear(&l);
+    def_clear(&d);
+    study_clear(&s);
     return st;
 }
 

@@ -18,6 +18,8 @@ static const struct route routes[] = {
     {"GET", "/v1/studies/{id}", handle_study_get, 1, NULL, R, 0},
     {"PATCH", "/v1/studies/{id}", handle_study_patch, 1, NULL, W, 0},
     {"DELETE", "/v1/studies/{id}", handle_study_delete, 1, NULL, A, 0},
+    {"POST", "/v1/studies/{id}/copy", handle_study_copy, 1, NULL, W, 0},
+    {"GET", "/v1/studies/{id}/related", handle_study_related, 1, NULL, R, 0},
     {"POST", "/v1/studies/{id}/suggest", handle_suggest, 1, NULL, W, 1},
     {"GET", "/v1/studies/{id}/trials", handle_trial_list, 1,
      "state,limit,offset", R, 0},

@@ -11,11 +11,11 @@
 #include "common/json.h"
 
 static const char *const actions[] = {
-    "study.create",      "study.patch",       "study.delete",
-    "trial.enqueue",     "trial.add",         "trial.fail",
-    "trial.patch",       "trial.exclude",     "trial.restore",
-    "token.create",      "token.revoke",      "benchmark.import",
-    "simulation.create", "simulation.cancel",
+    "study.create",     "study.patch",       "study.delete",
+    "study.copy",       "trial.enqueue",     "trial.add",
+    "trial.fail",       "trial.patch",       "trial.exclude",
+    "trial.restore",    "token.create",      "token.revoke",
+    "benchmark.import", "simulation.create", "simulation.cancel",
 };
 
 int
@@ -30,7 +30,8 @@ audit_action_ok(const char *s)
 const char *
 audit_actions_text(void)
 {
-    return "study.create, study.patch, study.delete, trial.enqueue, "
+    return "study.create, study.patch, study.delete, study.copy, "
+           "trial.enqueue, "
            "trial.add, trial.fail, trial.patch, trial.exclude, trial.restore, "
            "token.create, token.revoke, "
            "benchmark.import, simulation.create, simulation.cancel";

@@ -330,18 +330,24 @@ bind_def(struct study_def *d)
     json_t *ws = json_object_get(d->def, "warm_start");
     d->warm_study = json_integer_value(json_object_get(ws, "study"));
     d->warm_benchmark = json_string_value(json_object_get(ws, "benchmark"));
+    d->warm_auto = json_is_true(json_object_get(ws, "auto"));
 }
 
 /*
- * "warm_start": {"study": id} or {"benchmark": name}, exactly one (400
- * otherwise); *norm gets the normalized object (new reference). Whether
- * the source exists and fits is checked by study/warmstart.c.
+ * "warm_start": {"study": id} or {"benchmark": name}, exactly one, or
+ * {"auto": true} (study/warmstart.h warmstart_auto), which a stored
+ * definition holds with its resolution: "study" (when one was found) and
+ * "reason" (400 otherwise); *norm gets the normalized object (new
+ * reference). Whether the source exists and fits is checked by
+ * study/warmstart.c.
  */
 static enum hpod_status
 parse_warm_start(json_t *v, json_t **norm, struct hpod_err *err)
 {
-    static const char *const keys[] = {"study", "benchmark", NULL};
-    const char *bench = NULL;
+    static const char *const keys[] = {"study", "benchmark", "auto", "reason",
+                                       NULL};
+    const char *bench = NULL, *reason = NULL;
+    json_t *aut;
     long long id = 0;
     int has = 0;
     enum hpod_status st;
@@ -353,11 +359,33 @@ parse_warm_start(json_t *v, json_t **norm, struct hpod_err *err)
         (st = hj_get_int(v, "warm_start", "study", 1, LLONG_MAX, &id, &has,
                          err)) != HPOD_OK ||
         (st = hj_get_string(v, "warm_start", "benchmark", 0, &bench, err)) !=
+            HPOD_OK ||
+        (st = hj_get_string(v, "warm_start", "reason", 0, &reason, err)) !=
             HPOD_OK)
         return st;
+    if ((aut = json_object_get(v, "auto")) && !json_is_true(aut))
+        return hpod_fail(err, HPOD_EINVAL, "warm_start.auto",
+                         "warm_start.auto must be true (leave warm_start out "
+                         "for none)");
+    if (aut && bench)
+        return hpod_fail(err, HPOD_EINVAL, "warm_start.benchmark",
+                         "warm_start.auto chooses a study: leave benchmark "
+                         "out");
+    if (!aut && reason)
+        return hpod_fail(err, HPOD_EINVAL, "warm_start.reason",
+                         "warm_start.reason is set by hpod with auto");
+    if (aut) {
+        *norm = json_pack("{s:b}", "auto", 1);
+        if (has)
+            json_object_set_new(*norm, "study", json_integer(id));
+        if (reason)
+            json_object_set_new(*norm, "reason", json_string(reason));
+        return HPOD_OK;
+    }
     if (has == (bench != NULL))
         return hpod_fail(err, HPOD_EINVAL, "warm_start",
-                         "warm_start needs exactly one of study and benchmark");
+                         "warm_start needs exactly one of study, benchmark and "
+                         "auto");
     *norm = has ? json_pack("{s:I}", "study", (json_int_t)id)
                 : json_pack("{s:s}", "benchmark", bench);
     return HPOD_OK;
@@ -562,6 +590,7 @@ def_clear(struct study_def *d)
     free(d->names);
     free(d->choices);
     free(d->optional);
+    free(d->defaults);
     memset(d, 0, sizeof *d);
 }
 

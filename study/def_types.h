@@ -33,10 +33,14 @@ struct study_def {
     /* optional[i]: parameter i joined the space after trials existed
      * ("added_in"): a configuration without it has it inactive. */
     unsigned char *optional;
+    /* defaults[i]: the raw value a configuration without parameter i is
+     * taken to have ("default", given when the parameter joined a study
+     * with trials: PATCH /v1/studies/{id}); NaN: none. */
+    double *defaults;
     /* Define-by-run (docs/trainer.md): a trial's params are only those it
      * asked for (POST /v1/trials/{id}/params), the others inactive. */
     int define_by_run;
-    long long space_version; /* 1, then one more per parameter joined */
+    long long space_version; /* 1, then one more per change of the space */
     size_t n_objectives;
     const char *obj_names[MODEL_MAX_OBJECTIVES]; /* borrowed from def */
     int obj_sense[MODEL_MAX_OBJECTIVES];         /* +1 max, -1 min */
@@ -61,6 +65,9 @@ struct study_def {
      * (borrowed, NULL: none); at most one is set. */
     long long warm_study;
     const char *warm_benchmark;
+    /* {"auto": true}: the study is chosen among the related ones
+     * (warmstart_auto); warm_study is the one chosen, 0: none. */
+    int warm_auto;
 };
 
 #endif

@@ -225,17 +225,113 @@ added_in(json_t *p, const char *path, json_t *out, unsigned char *optional,
     return st;
 }
 
+/*
+ * "fixed": the parameter's one value from now on (PATCH /v1/studies/{id}
+ * freezes a parameter). It is parsed as a parameter of that one value
+ * (choices [v] or values [v], *one a new reference the caller drops), the
+ * normalized form the definition stores; so low, high and a true log are
+ * refused, and choices or values, when given, must be exactly [v].
+ */
+static enum hpod_status
+fixed_entry(struct param_in *in, json_t **one, struct hpod_err *err)
+{
+    json_t *fx = json_object_get(in->p, "fixed");
+    int cat = strcmp(in->type, "categorical") == 0;
+    json_t *given = cat ? in->choices : in->values;
+    char f[128];
+    double x;
+
+    *one = NULL;
+    if (!fx)
+        return HPOD_OK;
+    hj_path(f, sizeof f, in->path, "fixed");
+    if (cat ? !choices_kind(fx) : !json_is_number(fx))
+        return hpod_fail(err, HPOD_EINVAL, f, "%s must be %s", f,
+                         cat ? "a string, a number or a boolean" : "a number");
+    enum hpod_status st;
+    if (!cat && strcmp(in->type, "int") == 0 &&
+        (st = hj_int_field(fx, f, &x, err)) != HPOD_OK)
+        return st;
+    if (in->has_low || in->has_high || (in->logv && json_is_true(in->logv))) {
+        hj_path(f, sizeof f, in->path,
+                in->has_low ? "low" : (in->has_high ? "high" : "log"));
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "a fixed parameter has one value: leave %s out", f);
+    }
+    if (given && !(json_is_array(given) && json_array_size(given) == 1 &&
+                   choices_same(json_array_get(given, 0), fx))) {
+        hj_path(f, sizeof f, in->path, cat ? "choices" : "values");
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "a fixed parameter's only value is fixed: leave %s "
+                         "out",
+                         f);
+    }
+    *one = json_pack("[O]", fx);
+    if (cat)
+        in->choices = *one;
+    else
+        in->values = *one;
+    return HPOD_OK;
+}
+
+/*
+ * "default" of parameter i (parsed, at path): the value a configuration
+ * without it is taken to have (the trials a study had before the
+ * parameter joined it). A legal value of the parameter; not with a
+ * condition (a default would make the parameter active where its
+ * condition says it is not). Normalized into out; d->defaults[i] its raw
+ * value, NaN without one.
+ */
+static enum hpod_status
+parse_default(json_t *p, const char *path, struct study_def *d, size_t i,
+              json_t *out, struct hpod_err *err)
+{
+    json_t *v = json_object_get(p, "default");
+    const struct param *sp = &d->space.params[i];
+    char f[128];
+    double x = NAN;
+
+    d->defaults[i] = NAN;
+    if (!v)
+        return HPOD_OK;
+    hj_path(f, sizeof f, path, "default");
+    if (json_object_get(p, "condition"))
+        return hpod_fail(err, HPOD_EUNPROC, f,
+                         "%s: a conditional parameter takes no default", f);
+    if (sp->type == PARAM_CATEGORICAL) {
+        long c = params_choice_index(d, i, v);
+        const char *want = choices_kind(json_array_get(d->choices[i], 0));
+        if (c < 0 || !choices_kind(v) || strcmp(choices_kind(v), want) != 0)
+            return hpod_fail(err, HPOD_EUNPROC, f,
+                             "%s must be one of the choices of %s", f,
+                             d->names[i]);
+        d->defaults[i] = (double)c;
+        json_object_set(out, "default",
+                        json_array_get(d->choices[i], (size_t)c));
+        return HPOD_OK;
+    }
+    if (!json_is_number(v) || !hj_exact_number(v, &x) ||
+        !space_contains(&d->space, i, x))
+        return hpod_fail(err, HPOD_EUNPROC, f, "%s must be a legal value of %s",
+                         f, d->names[i]);
+    d->defaults[i] = x;
+    json_object_set_new(out, "default",
+                        sp->type == PARAM_INT ? json_integer((json_int_t)x)
+                                              : json_real(x));
+    return HPOD_OK;
+}
+
 static enum hpod_status
 parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
             struct hpod_err *err)
 {
     static const char *const keys[] = {
-        "name",   "type",    "low",       "high",     "log",
-        "values", "choices", "condition", "added_in", NULL};
+        "name",    "type",      "low",      "high",    "log",   "values",
+        "choices", "condition", "added_in", "default", "fixed", NULL};
     struct param_in in = {.p = p};
     char f[128];
     enum hpod_status st;
-    json_t *out = NULL;
+    json_t *out = NULL, *one = NULL;
 
     snprintf(in.path, sizeof in.path, "space[%zu]", i);
     if (!json_is_object(p))
@@ -268,6 +364,8 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
         return hpod_fail(err, HPOD_EINVAL, f, "%s must be true or false", f);
     }
     in.log = in.logv && json_is_true(in.logv);
+    if ((st = fixed_entry(&in, &one, err)) != HPOD_OK)
+        return st;
 
     if (strcmp(in.type, "categorical") == 0) {
         st = parse_categorical(&in, d, &out, err);
@@ -275,23 +373,35 @@ parse_param(json_t *p, size_t i, struct study_def *d, json_t *norm,
         enum param_type pt = in.type[0] == 'f' ? PARAM_FLOAT : PARAM_INT;
         if (in.choices) {
             hj_path(f, sizeof f, in.path, "choices");
-            return hpod_fail(err, HPOD_EUNPROC, f,
-                             "only categorical parameters take choices");
+            st = hpod_fail(err, HPOD_EUNPROC, f,
+                           "only categorical parameters take choices");
+        } else {
+            st = in.values ? parse_values(&in, pt, d, &out, err)
+                           : parse_range(&in, pt, d, &out, err);
         }
-        st = in.values ? parse_values(&in, pt, d, &out, err)
-                       : parse_range(&in, pt, d, &out, err);
     } else {
         hj_path(f, sizeof f, in.path, "type");
-        return hpod_fail(err, HPOD_EUNPROC, f,
-                         "type must be float, int or categorical, not "
-                         "\"%.40s\"",
-                         in.type);
+        st = hpod_fail(err, HPOD_EUNPROC, f,
+                       "type must be float, int or categorical, not "
+                       "\"%.40s\"",
+                       in.type);
     }
+    json_decref(one);
+    if (st == HPOD_OK && json_object_get(p, "fixed"))
+        json_object_set(
+            out, "fixed",
+            json_array_get(
+                json_object_get(out, in.choices ? "choices" : "values"), 0));
     if (st == HPOD_OK)
         st =
             condition_shape(json_object_get(p, "condition"), in.path, out, err);
     if (st == HPOD_OK)
         st = added_in(p, in.path, out, &d->optional[i], err);
+    if (st == HPOD_OK) {
+        d->names[i] = json_string_value(json_object_get(out, "name"));
+        d->choices[i] = json_object_get(out, "choices");
+        st = parse_default(p, in.path, d, i, out, err);
+    }
     if (st != HPOD_OK) {
         json_decref(out);
         return st;
@@ -329,6 +439,8 @@ params_from_json(const struct study_def *d, json_t *obj, double *raw,
         snprintf(f, sizeof f, "%s.%s", path, d->names[i]);
         v = json_object_get(obj, d->names[i]);
         raw[i] = NAN;
+        if (!v && d->defaults && !isnan(d->defaults[i]))
+            raw[i] = d->defaults[i]; /* from before it joined */
         if (!v)
             continue; /* missing, or inactive: said below */
         if (p->type == PARAM_CATEGORICAL) {
@@ -580,6 +692,7 @@ params_parse_space(json_t *space, struct study_def *d, json_t *norm,
     d->names = xcalloc(np ? np : 1, sizeof *d->names);
     d->choices = xcalloc(np ? np : 1, sizeof *d->choices);
     d->optional = xcalloc(np ? np : 1, 1);
+    d->defaults = xcalloc(np ? np : 1, sizeof *d->defaults);
     for (size_t i = 0; i < np; i++)
         if ((st = parse_param(json_array_get(space, i), i, d, norm, err)) !=
             HPOD_OK)

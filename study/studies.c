@@ -12,12 +12,15 @@
 #include "common/err.h"
 #include "common/json.h"
 #include "common/mem.h"
+#include "store/dbr_store.h"
+#include "store/gp_model_store.h"
 #include "store/study_store.h"
 #include "store/trial_store.h"
 #include "store/warm_store.h"
 #include "study/audit.h"
 #include "study/auto.h"
 #include "study/constraints.h"
+#include "study/evolve.h"
 
 enum hpod_status
 studies_check_rules(const struct study_def *d, struct hpod_err *err)
@@ -168,6 +171,22 @@ out:
     return st;
 }
 
+/* A copy's trials (in->copy_rows) as added trials of study id. */
+static enum hpod_status
+create_copied_trials(struct db *db, const struct study_create_in *in,
+                     long long id, struct hpod_err *err)
+{
+    enum hpod_status st = HPOD_OK;
+    for (size_t i = 0; i < in->n_copy_rows && st == HPOD_OK; i++) {
+        const struct trial *t = &in->copy_rows[i];
+        struct trial out = {0};
+        st = trial_store_insert_user(db, id, (int)i, t->params, t->candidate,
+                                     t->metadata, &t->values, &out, err);
+        trial_clear(&out);
+    }
+    return st;
+}
+
 /* The audit event of a new study (in its transaction). */
 static enum hpod_status
 create_audit(struct db *db, const struct study_def *d,
@@ -178,8 +197,14 @@ create_audit(struct db *db, const struct study_def *d,
     json_t *detail = json_pack("{s:s}", "name", d->name);
     if (d->benchmark)
         json_object_set_new(detail, "benchmark", json_string(d->benchmark));
+    if (in->copy_of) {
+        json_object_set_new(detail, "from", json_integer(in->copy_of));
+        json_object_set_new(detail, "trials",
+                            json_integer((json_int_t)in->n_copy_rows));
+    }
     snprintf(target, sizeof target, "study/%lld", id);
-    return audit_record(db, access_token_of(in->by), "study.create", in->lab,
+    return audit_record(db, access_token_of(in->by),
+                        in->copy_of ? "study.copy" : "study.create", in->lab,
                         id, target, detail, err);
 }
 
@@ -225,7 +250,8 @@ studies_create(struct db *db, const struct study_def *d,
         (st = warm_store_put(db, *id, in->warm_prior, in->n_warm_prior, err)) !=
             HPOD_OK)
         goto fail;
-    if (*id != 0 && (st = create_audit(db, d, in, *id, err)) != HPOD_OK)
+    if (*id != 0 && ((st = create_copied_trials(db, in, *id, err)) != HPOD_OK ||
+                     (st = create_audit(db, d, in, *id, err)) != HPOD_OK))
         goto fail;
     if (*id == 0) {
         long long old = 0;
@@ -261,34 +287,80 @@ studies_state_ok(const char *s)
                  strcmp(s, "finished") == 0);
 }
 
+/*
+ * The study's space becomes space (study id, locked): its new definition
+ * stored, the kept GP hyperparameters (fitted on the old space's
+ * encoding) dropped, and the change in detail. A space it has already
+ * writes nothing. The new definition is a new version of the study row,
+ * which the definition and history caches are keyed by.
+ */
+static enum hpod_status
+update_space(struct db *db, long long id, json_t *space, json_t *detail,
+             struct hpod_err *err)
+{
+    struct study s = {0};
+    struct study_def d = {0};
+    char *text = NULL;
+    json_t *norm = NULL;
+    enum hpod_status st;
+
+    if ((st = study_store_get(db, id, &s, err)) != HPOD_OK ||
+        (st = def_from_text(s.definition, &d, err)) != HPOD_OK ||
+        (st = evolve_space(&s, &d, space, &text, &norm, err)) != HPOD_OK ||
+        !text)
+        goto out;
+    if ((st = dbr_store_set_definition(db, id, text, err)) != HPOD_OK ||
+        (st = gp_model_store_drop(db, id, err)) != HPOD_OK)
+        goto out;
+    json_object_set(detail, "space", norm);
+    json_object_set_new(detail, "space_version",
+                        json_integer(d.space_version + 1));
+out:
+    json_decref(norm);
+    free(text);
+    def_clear(&d);
+    study_clear(&s);
+    return st;
+}
+
 enum hpod_status
-studies_update(struct db *db, long long id, const char *state,
-               const char *metadata, const struct principal *by,
-               struct hpod_err *err)
+studies_update(struct db *db, long long id, const struct study_update_in *in,
+               const struct principal *by, struct hpod_err *err)
 {
     char target[48];
     json_t *detail;
     enum hpod_status st;
 
-    if (state && !studies_state_ok(state))
+    if (in->state && !studies_state_ok(in->state))
         return hpod_fail(err, HPOD_EUNPROC, "state",
                          "state must be active, paused or finished");
     detail = json_object();
-    if (state)
-        json_object_set_new(detail, "state", json_string(state));
-    if (metadata)
-        json_object_set_new(detail, "metadata", hj_parse(metadata));
+    if (in->state)
+        json_object_set_new(detail, "state", json_string(in->state));
+    if (in->metadata)
+        json_object_set_new(detail, "metadata", hj_parse(in->metadata));
     snprintf(target, sizeof target, "study/%lld", id);
     if ((st = db_begin(db, err)) != HPOD_OK) {
         json_decref(detail);
         return st;
     }
     if ((st = study_store_lock(db, id, err)) != HPOD_OK ||
-        (st = study_store_update(db, id, state, metadata, err)) != HPOD_OK ||
+        (in->space &&
+         (st = update_space(db, id, in->space, detail, err)) != HPOD_OK) ||
+        ((in->state || in->metadata) &&
+         (st = study_store_update(db, id, in->state, in->metadata, err)) !=
+             HPOD_OK))
+        goto fail;
+    /* A space the study has already, alone: nothing written, no event. */
+    if (json_object_size(detail) > 0 &&
         (st = audit_record(db, access_token_of(by), "study.patch", NULL, id,
-                           target, json_incref(detail), err)) != HPOD_OK ||
-        (st = db_commit(db, err)) != HPOD_OK)
-        db_rollback(db);
+                           target, json_incref(detail), err)) != HPOD_OK)
+        goto fail;
+    if ((st = db_commit(db, err)) == HPOD_OK)
+        goto out;
+fail:
+    db_rollback(db);
+out:
     json_decref(detail);
     return st;
 }

@@ -37,6 +37,12 @@ struct study_create_in {
     /* Who creates it: recorded as its created_by and in the audit log
      * (study/audit.h); NULL: nobody (an open server). */
     const struct principal *by;
+    /* A copy (study/copy.h): the source study's id (0: not a copy) and
+     * its trials, inserted as added trials numbered 0, 1, ... in the
+     * create's transaction, recorded as one study.copy event. */
+    long long copy_of;
+    const struct trial *copy_rows;
+    size_t n_copy_rows;
 };
 
 /*
@@ -56,15 +62,23 @@ enum hpod_status studies_create(struct db *db, const struct study_def *d,
                                 const struct study_create_in *in, long long *id,
                                 int *existed, struct hpod_err *err);
 
+/* What PATCH /v1/studies/{id} changes (NULL: unchanged). */
+struct study_update_in {
+    const char *state;    /* "active", "paused" or "finished" */
+    const char *metadata; /* JSON object text */
+    json_t *space;        /* borrowed: the new space (study/evolve.h) */
+};
+
 /*
- * studies_update - sets the study's state ("active", "paused" or
- * "finished"; NULL: unchanged) and/or metadata (JSON object text; NULL:
- * unchanged) in one transaction under the study row lock, recorded in
- * the audit log as by's study.patch. HPOD_ENOTFOUND if the study does not
- * exist.
+ * studies_update - sets the study's state, metadata and/or space
+ * (evolve_space's rules: a new space_version, the kept GP hyperparameters
+ * dropped) in one transaction under the study row lock, recorded in the
+ * audit log as by's study.patch (the space change as "space" and
+ * "space_version" in its detail). Nothing is written on an error.
+ * HPOD_ENOTFOUND if the study does not exist.
  */
-enum hpod_status studies_update(struct db *db, long long id, const char *state,
-                                const char *metadata,
+enum hpod_status studies_update(struct db *db, long long id,
+                                const struct study_update_in *in,
                                 const struct principal *by,
                                 struct hpod_err *err);
 

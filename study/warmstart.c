@@ -8,6 +8,7 @@
  */
 #include "study/warmstart.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "core/normal_scores.h"
 #include "core/transfer.h"
 #include "store/access_store.h"
+#include "study/related.h"
 #include "study/studies.h"
 #include "study/trials.h"
 
@@ -249,4 +251,61 @@ warmstart_prior(struct db *db, const struct bench_db *bench,
     free(w.raw);
     free(w.y);
     return st;
+}
+
+/* 1 when study id is a source d can start from (rows it can hold). */
+static int
+usable(struct db *db, const struct principal *who, struct study_def *d,
+       long long id)
+{
+    struct warm_rows w = {.d = d};
+    struct hpod_err scratch;
+    long long was = d->warm_study;
+    d->warm_study = id;
+    int ok =
+        rows_from_study(&w, db, who, &scratch) == HPOD_OK && w.k > 0 && w.n > 0;
+    d->warm_study = was;
+    free(w.raw);
+    free(w.y);
+    return ok;
+}
+
+enum hpod_status
+warmstart_auto(struct db *db, const struct principal *who, const char *lab,
+               struct study_def *d, struct hpod_err *err)
+{
+    json_t *ws = json_object_get(d->def, "warm_start");
+    struct related_list l = {0};
+    char reason[512];
+    size_t i;
+    enum hpod_status st;
+
+    if (!d->warm_auto || json_object_get(ws, "study") ||
+        json_object_get(ws, "reason"))
+        return HPOD_OK; /* resolved already (a definition read back) */
+    if ((st = check_target(d, err)) != HPOD_OK ||
+        (st = study_related_list(db, lab, d, 0, &l, err)) != HPOD_OK)
+        return st;
+    for (i = 0; i < l.n; i++)
+        if (strcmp(l.v[i].objective, d->obj_names[0]) == 0 &&
+            usable(db, who, d, l.v[i].id))
+            break;
+    if (i < l.n) {
+        snprintf(reason, sizeof reason,
+                 "study %lld (%.200s), the first of %zu related studies of "
+                 "lab %.64s: %zu of %zu parameters shared, objective %.64s",
+                 l.v[i].id, l.v[i].name, l.n, lab, l.v[i].n_shared,
+                 d->space.n_params, d->obj_names[0]);
+        d->warm_study = l.v[i].id;
+        json_object_set_new(ws, "study", json_integer(l.v[i].id));
+    } else {
+        snprintf(reason, sizeof reason,
+                 "no study of lab %.64s has half of the parameters, the "
+                 "objective %.64s and a completed trial: the study starts "
+                 "cold",
+                 lab, d->obj_names[0]);
+    }
+    json_object_set_new(ws, "reason", json_string(reason));
+    study_related_list_clear(&l);
+    return HPOD_OK;
 }

@@ -38,4 +38,18 @@ enum hpod_status warmstart_prior(struct db *db, const struct bench_db *bench,
                                  const struct study_def *d, double **prior,
                                  size_t *n, struct hpod_err *err);
 
+/*
+ * warmstart_auto - "warm_start": {"auto": true} (not resolved yet): the
+ * first of the related studies of lab (study/related.h: here ranked by
+ * parameter overlap, the study having no trials) with the objective and
+ * a completed trial the study can hold becomes d's source (warm_study,
+ * and "study" in the definition's warm_start); the definition's
+ * warm_start gets a "reason" either way: which study and why, or that
+ * none is related and the study starts cold. The target rules of
+ * warmstart_prior apply (422). Call before warmstart_prior.
+ */
+enum hpod_status warmstart_auto(struct db *db, const struct principal *who,
+                                const char *lab, struct study_def *d,
+                                struct hpod_err *err);
+
 #endif

@@ -13,7 +13,8 @@
 (function () {
   const A = window.hpodApp;
   const { el, $ } = A;
-  const ACTIONS = ["study.create", "study.patch", "study.delete", "trial.enqueue", "trial.add",
+  const ACTIONS = ["study.create", "study.patch", "study.copy", "study.delete", "trial.enqueue",
+    "trial.add",
     "trial.fail", "trial.patch", "trial.exclude", "trial.restore", "token.create",
     "token.revoke", "benchmark.import",
     "simulation.create", "simulation.cancel"];

@@ -40,6 +40,7 @@ MODULES = [
     "test_trials",             # fail, idempotent reports, lease expiry
     "test_trial_ops",          # enqueue, add, number, metadata, CSV
     "test_trainer",            # checkpoints, preemption, exclusion, typed and conditional spaces
+    "test_evolve",             # space changes, copy, related studies, warm_start auto
     "test_bad_requests",       # the cases of bad_requests.py
     "test_suggest",            # finite studies, budgets, seeds, model samplers
     "test_budget",             # a suggest's compute budget, 64 x 1000 categoricals

@@ -138,6 +138,9 @@ def requests(L):
             "name": L.name("m"), "space": SPACE4, "objectives": BLEU_MAX}),
         ("get", "/v1/studies/{id}"): lambda: ("/v1/studies/%d" % s, None),
         ("patch", "/v1/studies/{id}"): lambda: ("/v1/studies/%d" % s, {"metadata": {"k": 1}}),
+        ("get", "/v1/studies/{id}/related"): lambda: ("/v1/studies/%d/related" % s, None),
+        ("post", "/v1/studies/{id}/copy"): lambda: (
+            "/v1/studies/%d/copy" % s, {"name": L.name("copy")}),
         ("delete", "/v1/studies/{id}"): lambda: (
             "/v1/studies/%d" % L.new_study(L.root, lab="mt"), None),
         ("post", "/v1/studies/{id}/suggest"): lambda: (

@@ -25,7 +25,7 @@ test_actions(void **state)
         assert_true(audit_action_ok(a));
         n++;
     }
-    assert_int_equal(n, 14);
+    assert_int_equal(n, 15);
     assert_false(audit_action_ok("study.read"));
     assert_false(audit_action_ok("study.create "));
     assert_false(audit_action_ok("Study.create"));
