@@ -6,9 +6,9 @@ another (issue 27): two figures of one `hpod serve` (process PID).
    -> report on a random study), in BENCH_FAIR_ROUNDS rounds (default 2; 0
    skips this figure)
    of an idle window (BENCH_FAIR_IDLE cycles, default 300) and a busy one
-   of as many cycles while lab "ta" saturates the server: six threads each
-   looping heavy GP suggests (16 categoricals of 100 choices, 30 completed
-   trials: about a second each) on a study of its own, a thread looping
+   of as many cycles while lab "ta" saturates the server from a process of
+   its own: six threads each looping GP suggests (16 categoricals of 100
+   choices, 30 completed trials) on a study of its own, a thread looping
    importance reads of a big study (64 parameters, 320 trials: a
    background fit) with a new trial before each, and, when TABLE (default
    nmthpo/sw-en) is served, two asynchronous GP simulations of 20 repeats
@@ -27,6 +27,7 @@ Standard library only; never asserts a speed: the exit status says only
 whether the calls worked.
 """
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -163,6 +164,35 @@ class Saturator:
             t.join()
 
 
+def saturate(heavy, big, table, stop, out):
+    """Lab ta's load in a process of its own (another lab is another
+    client: in the trainer's process its threads would hold the trainer
+    behind Python's global interpreter lock, a wait the server never
+    sees) until stop is set; its counts go to out."""
+    sat = Saturator(heavy, big, table)
+    stop.wait()
+    sat.stop()
+    out.put(sat.counts)
+
+
+class SaturatorProcess:
+    def __init__(self, heavy, big, table):
+        ctx = multiprocessing.get_context("fork")
+        self.stopping, self.out = ctx.Event(), ctx.Queue()
+        self.proc = ctx.Process(target=saturate,
+                                args=(heavy, big, table, self.stopping, self.out))
+        self.proc.start()
+        self.counts = None
+
+    def stop(self):
+        self.stopping.set()
+        self.counts = self.out.get(timeout=600)
+        self.proc.join()
+        if self.proc.exitcode != 0:
+            raise SystemExit("bench_fairness: lab ta's load failed (exit %r)"
+                             % self.proc.exitcode)
+
+
 def fairness():
     heavy = []
     for k in range(6):
@@ -185,7 +215,7 @@ def fairness():
     idle, busy = [], []
     for r in range(ROUNDS):
         i = trainer(light, IDLE)
-        sat = Saturator(heavy, big, table)
+        sat = SaturatorProcess(heavy, big, table)
         time.sleep(2.0)  # lab ta's units taken, its queue filled
         b = trainer(light, IDLE)
         sat.stop()
