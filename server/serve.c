@@ -141,7 +141,7 @@ serve_run(const struct config *cfg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    hcache_set_enabled(cfg->history_cache != 0);
+    histcache_set_enabled(cfg->history_cache != 0);
     deadline_set_suggest_ms(cfg->suggest_budget_ms);
     labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
     modelcache_configure((size_t)cfg->model_cache_mb << 20);

@@ -28,7 +28,7 @@
  * 4. A refresh inside a transaction sees that transaction's own writes
  *    (expired leases, claims). If it then rolls back, those rows go back
  *    to versions stamped before X and would never be read again: the
- *    caller destroys the entry instead of putting it back (hcache_put(c,
+ *    caller destroys the entry instead of putting it back (histcache_put(c,
  *    0)). After a commit the own writes are right; and the X it kept is
  *    at most its own id (the xmin counts the reader's own transaction as
  *    running, and the statement takes the least with its id besides), so
@@ -67,13 +67,13 @@
 static int enabled = 1;
 
 void
-hcache_set_enabled(int on)
+histcache_set_enabled(int on)
 {
     enabled = on;
 }
 
 void
-hcache_reset(struct hcache *c)
+histcache_reset(struct hcache *c)
 {
     trials_free(c->rows, c->n);
     free(c->raw);
@@ -203,27 +203,27 @@ merge_copy(struct hcache *c, struct trial *delta, size_t nd,
 }
 
 void
-hcache_merge(struct hcache *c, struct trial *delta, size_t nd,
-             const struct study_def *d)
+histcache_merge(struct hcache *c, struct trial *delta, size_t nd,
+                const struct study_def *d)
 {
     if (!merge_in_place(c, delta, nd, d))
         merge_copy(c, delta, nd, d);
 }
 
 int
-hcache_with_values(const struct study_def *d, const struct mf_work *w)
+histcache_with_values(const struct study_def *d, const struct mf_work *w)
 {
     return d->algo.name != ALGO_RANDOM || w->multistage;
 }
 
 const char *
-hcache_since(struct hcache *c, long long study_id, const char *def_version,
-             int with_values)
+histcache_since(struct hcache *c, long long study_id, const char *def_version,
+                int with_values)
 {
     if (c->study_id != study_id || !c->def_version[0] ||
         strcmp(c->def_version, def_version) != 0 ||
         c->with_values != with_values) {
-        hcache_reset(c);
+        histcache_reset(c);
         c->study_id = study_id;
         snprintf(c->def_version, sizeof c->def_version, "%s", def_version);
         c->with_values = with_values;
@@ -232,17 +232,17 @@ hcache_since(struct hcache *c, long long study_id, const char *def_version,
 }
 
 void
-hcache_apply(struct hcache *c, struct trial *delta, size_t nd,
-             const struct study_def *d, const char xmin[HISTORY_XID_MAX])
+histcache_apply(struct hcache *c, struct trial *delta, size_t nd,
+                const struct study_def *d, const char xmin[HISTORY_XID_MAX])
 {
-    hcache_merge(c, delta, nd, c->with_values ? d : NULL);
+    histcache_merge(c, delta, nd, c->with_values ? d : NULL);
     memcpy(c->xmin, xmin, HISTORY_XID_MAX);
 }
 
 void
-hcache_build(const struct hcache *c, const struct study_def *d,
-             const double *cand_raw, size_t n_cand, int finite,
-             const struct mf_work *w, struct history *h)
+histcache_build(const struct hcache *c, const struct study_def *d,
+                const double *cand_raw, size_t n_cand, int finite,
+                const struct mf_work *w, struct history *h)
 {
     if (!c->with_values)
         history_taken_rows(c->rows, c->n, cand_raw, n_cand, h);
@@ -252,12 +252,13 @@ hcache_build(const struct hcache *c, const struct study_def *d,
 }
 
 enum hpod_status
-hcache_history(struct hcache *c, struct db *db, long long study_id,
-               const char *def_version, const struct study_def *d,
-               const double *cand_raw, size_t n_cand, int finite,
-               const struct mf_work *w, struct history *h, struct hpod_err *err)
+histcache_history(struct hcache *c, struct db *db, long long study_id,
+                  const char *def_version, const struct study_def *d,
+                  const double *cand_raw, size_t n_cand, int finite,
+                  const struct mf_work *w, struct history *h,
+                  struct hpod_err *err)
 {
-    int with_values = hcache_with_values(d, w);
+    int with_values = histcache_with_values(d, w);
     char xmin[HISTORY_XID_MAX];
     struct trial *delta = NULL;
     size_t nd = 0;
@@ -268,35 +269,35 @@ hcache_history(struct hcache *c, struct db *db, long long study_id,
                             err);
     if (!finite && d->algo.name == ALGO_RANDOM)
         return HPOD_OK; /* random search on a continuous space */
-    const char *since = hcache_since(c, study_id, def_version, with_values);
+    const char *since = histcache_since(c, study_id, def_version, with_values);
     if ((st = history_store_changes(db, study_id, since, with_values, xmin,
                                     &delta, &nd, err)) != HPOD_OK)
         return st;
-    hcache_apply(c, delta, nd, d, xmin);
+    histcache_apply(c, delta, nd, d, xmin);
     free(delta);
-    hcache_build(c, d, cand_raw, n_cand, finite, w, h);
+    histcache_build(c, d, cand_raw, n_cand, finite, w, h);
     return HPOD_OK;
 }
 
 int
-hcache_enabled(void)
+histcache_enabled(void)
 {
     return enabled;
 }
 
 /* The process's entries, in study/modelcache.h. */
 static void
-hcache_destroy(void *p)
+histcache_destroy(void *p)
 {
     struct hcache *c = p;
     if (!c)
         return;
-    hcache_reset(c);
+    histcache_reset(c);
     free(c);
 }
 
 size_t
-hcache_bytes(const struct hcache *c)
+histcache_bytes(const struct hcache *c)
 {
     size_t b =
         sizeof *c + c->cap * (sizeof *c->rows + c->np * sizeof(double) + 1);
@@ -313,7 +314,7 @@ hcache_bytes(const struct hcache *c)
 }
 
 static void *
-hcache_make(long long study_id)
+histcache_make(long long study_id)
 {
     struct hcache *c = xcalloc(1, sizeof *c);
     c->study_id = study_id;
@@ -321,22 +322,22 @@ hcache_make(long long study_id)
 }
 
 struct hcache *
-hcache_take(long long study_id)
+histcache_take(long long study_id)
 {
     void *obj;
     struct modelcache_entry *e =
-        modelcache_take(MODELCACHE_HISTORY, study_id, "", hcache_make,
-                        sizeof(struct hcache), hcache_destroy, &obj);
+        modelcache_take(MODELCACHE_HISTORY, study_id, "", histcache_make,
+                        sizeof(struct hcache), histcache_destroy, &obj);
     struct hcache *c = obj;
     c->entry = e;
     return c;
 }
 
 void
-hcache_put(struct hcache *c, int keep)
+histcache_put(struct hcache *c, int keep)
 {
     if (!c)
         return;
-    modelcache_set_size(c->entry, hcache_bytes(c));
+    modelcache_set_size(c->entry, histcache_bytes(c));
     modelcache_put(c->entry, keep && enabled);
 }

@@ -135,29 +135,29 @@ suggest_expire(struct suggest_call *c, long long *expired, long long *requeued)
     struct trial *delta = NULL;
     size_t nd = 0;
     long long raced = 0;
-    int with_values = hcache_with_values(c->d, &c->work);
+    int with_values = histcache_with_values(c->d, &c->work);
     enum hpod_status st;
 
-    if (multifidelity_enabled(c->d) || !hcache_enabled() ||
+    if (multifidelity_enabled(c->d) || !histcache_enabled() ||
         (c->s.n_candidates < 0 && c->d->algo.name == ALGO_RANDOM))
         return lease_store_expire(c->db, c->id, expired, requeued, c->err);
-    c->hc = hcache_take(c->id);
-    const char *since = hcache_since(c->hc, c->id, c->version, with_values);
+    c->hc = histcache_take(c->id);
+    const char *since = histcache_since(c->hc, c->id, c->version, with_values);
     if ((st = history_store_expire_changes(c->db, c->id, since, with_values,
                                            xmin, expired, requeued, &raced,
                                            &delta, &nd, c->err)) != HPOD_OK)
         return st;
-    hcache_apply(c->hc, delta, nd, c->d, xmin);
+    histcache_apply(c->hc, delta, nd, c->d, xmin);
     free(delta);
     /* Another transaction wrote a lapsed trial while the expiry waited
      * for it (another server's reaper): read what it wrote, as a server
      * without the cache would after its expiry. */
     if (raced > 0) {
-        since = hcache_since(c->hc, c->id, c->version, with_values);
+        since = histcache_since(c->hc, c->id, c->version, with_values);
         if ((st = history_store_changes(c->db, c->id, since, with_values, xmin,
                                         &delta, &nd, c->err)) != HPOD_OK)
             return st;
-        hcache_apply(c->hc, delta, nd, c->d, xmin);
+        histcache_apply(c->hc, delta, nd, c->d, xmin);
         free(delta);
     }
     c->hc_fresh = 1;
@@ -363,12 +363,12 @@ suggest_read(struct suggest_call *c)
     }
     e = c->entry;
     if (c->hc_fresh)
-        hcache_build(c->hc, d, e ? e->cand_raw : NULL, e ? e->n_cand : 0,
-                     e != NULL, &c->work, &c->h);
-    else if ((c->hc = hcache_take(c->id)),
-             (st = hcache_history(c->hc, c->db, c->id, c->version, d,
-                                  e ? e->cand_raw : NULL, e ? e->n_cand : 0,
-                                  e != NULL, &c->work, &c->h, c->err)) !=
+        histcache_build(c->hc, d, e ? e->cand_raw : NULL, e ? e->n_cand : 0,
+                        e != NULL, &c->work, &c->h);
+    else if ((c->hc = histcache_take(c->id)),
+             (st = histcache_history(c->hc, c->db, c->id, c->version, d,
+                                     e ? e->cand_raw : NULL, e ? e->n_cand : 0,
+                                     e != NULL, &c->work, &c->h, c->err)) !=
                  HPOD_OK)
         return st;
     /* Claims move trials from waiting to pending: max(seq) + 1 as read
@@ -735,7 +735,7 @@ out:
     free(c.prior);
     /* Not committed: what it read may hold this transaction's undone
      * writes (study/histcache.c, point 4). */
-    hcache_put(c.hc, committed);
+    histcache_put(c.hc, committed);
     samplercache_put(c.entry, c.d, 1);
     multifidelity_work_clear(&c.work);
     defcache_release(&c.def);

@@ -142,7 +142,7 @@ test_merge_equals_full_read(void **unused)
             for (size_t i = 0; i < n_ids; i++)
                 if (changed[i])
                     row_of(r, i, &delta[nd++]);
-            hcache_merge(&c, delta, nd, &d);
+            histcache_merge(&c, delta, nd, &d);
             free(delta);
 
             struct trial full[NMAX];
@@ -167,7 +167,7 @@ test_merge_equals_full_read(void **unused)
             for (size_t i = 0; i < nf; i++)
                 trial_clear(&full[i]);
         }
-        hcache_reset(&c);
+        histcache_reset(&c);
         assert_int_equal(c.n, 0);
         assert_int_equal(c.study_id, 1);
     }
@@ -186,7 +186,7 @@ test_merge_candidates_only(void **unused)
         delta[i].candidate = (long long)i * 2;
         delta[i].lease_expired = i == 1;
     }
-    hcache_merge(&c, delta, 3, NULL);
+    histcache_merge(&c, delta, 3, NULL);
     free(delta);
     assert_int_equal(c.n, 2);
     assert_int_equal(c.rows[0].id, 10);
@@ -199,7 +199,7 @@ test_merge_candidates_only(void **unused)
     assert_int_equal(h.cand_used[2], 0); /* its lease expired */
     assert_int_equal(h.cand_used[4], 1);
     history_clear(&h);
-    hcache_reset(&c);
+    histcache_reset(&c);
 }
 
 /* One trial row as a refresh reads it (x: its params; owned strings). */
@@ -253,14 +253,14 @@ test_merge_in_place(void **unused)
             row_make(&delta[nd++], next, state[next], expired,
                      (double)next / N);
         }
-        hcache_merge(&c, delta, nd, &d);
+        histcache_merge(&c, delta, nd, &d);
         if (round == 100 || round == 120) {
             struct trial late;
             long long id = round == 100 ? HOLE : 3;
             live[id] = round == 100; /* the hole arrives; trial 3 expires */
             state[id] = round == 100 ? TRIAL_PENDING : TRIAL_FAILED;
             row_make(&late, id, state[id], round == 120, (double)id / N);
-            hcache_merge(&c, &late, 1, &d);
+            histcache_merge(&c, &late, 1, &d);
         }
         size_t k = 0;
         for (long long id = 1; id < next; id++) {
@@ -277,7 +277,7 @@ test_merge_in_place(void **unused)
         assert_true(c.cap >= c.n);
     }
     assert_true(next > 200);
-    hcache_reset(&c);
+    histcache_reset(&c);
     def_clear(&d);
 }
 
@@ -287,20 +287,20 @@ static void
 test_table(void **unused)
 {
     (void)unused;
-    struct hcache *a = hcache_take(7);
+    struct hcache *a = histcache_take(7);
     snprintf(a->xmin, sizeof a->xmin, "123");
-    hcache_put(a, 1);
-    struct hcache *b = hcache_take(7);
+    histcache_put(a, 1);
+    struct hcache *b = histcache_take(7);
     assert_ptr_equal(a, b);
     assert_string_equal(b->xmin, "123");
-    struct hcache *other = hcache_take(7); /* taken: a new, empty one */
+    struct hcache *other = histcache_take(7); /* taken: a new, empty one */
     assert_ptr_not_equal(other, b);
     assert_string_equal(other->xmin, "");
-    hcache_put(other, 1);
-    hcache_put(b, 0); /* not committed: dropped */
-    struct hcache *d = hcache_take(7);
+    histcache_put(other, 1);
+    histcache_put(b, 0); /* not committed: dropped */
+    struct hcache *d = histcache_take(7);
     assert_string_equal(d->xmin, "");
-    hcache_put(d, 1);
+    histcache_put(d, 1);
     modelcache_clear();
 }
 
