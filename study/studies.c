@@ -79,6 +79,19 @@ def_diff(const json_t *old, const json_t *def, int seed_given, char *what,
             if (json_object_get(oa, keys[i]))
                 json_object_set(na, keys[i], json_object_get(oa, keys[i]));
     }
+    /* Define-by-run (docs/trainer.md): the stored space grew with the
+     * trials' suggest_* calls; a worker that starts later sends the empty
+     * space it was created with. */
+    if (json_is_true(json_object_get(old, "define_by_run")) &&
+        json_is_array(json_object_get(nd, "space")) &&
+        json_array_size(json_object_get(nd, "space")) == 0) {
+        static const char *const grown[] = {"space", "space_version"};
+        for (size_t i = 0; i < 2; i++)
+            if (json_object_get(old, grown[i]))
+                json_object_set(nd, grown[i], json_object_get(old, grown[i]));
+            else
+                json_object_del(nd, grown[i]);
+    }
     json_object_foreach(nd, key, v)
     {
         if (!json_same(v, json_object_get(old, key))) {

@@ -545,6 +545,15 @@ def t_define_by_run(c):
     st = expect(call(c.port, "GET", "/v1/studies/%d" % sid), 200)
     check(st["space_version"] == 3 and [p["name"] for p in st["space"]] == ["x", "bs"],
           "space %r" % st["space"])
+    # A worker that starts later (a job restarted after a preemption) opens
+    # the study with the definition it was created with: the space its
+    # trials grew is not a different definition; another space still is.
+    first = {"name": s["name"], "space": [], "objectives": LOSS, "budget": 6,
+             "algorithm": {"name": "random", "seed": 5}, "load_if_exists": True}
+    again = expect(call(c.port, "POST", "/v1/studies", first), 200)
+    check(again["id"] == sid and again["space_version"] == 3, "reopened %r" % short(again))
+    expect_error(call(c.port, "POST", "/v1/studies", dict(first, space=[X_ENTRY])),
+                 409, "conflict", "space")
     # The same name asked by two trials of a declared study: the value is
     # each trial's, and a declared parameter answers the trial's own.
     d = create(c, {"name": uname("dbr declared"), "space": X1, "objectives": LOSS,
