@@ -118,8 +118,9 @@ static const struct config_var vars[] = {
      "says budget_cut); 0: unbounded"},
     {"HPOD_LAB_MODEL_SLOTS", CV_INT, "0", 0, 256, INT(lab_model_slots),
      "model computations (suggest transactions, importance fits) one lab "
-     "may run at once in this process; 0: half the suggest connections, "
-     "at least 1, so one lab never takes them all"},
+     "may run at once in this process; 0: half the suggest connections "
+     "and half the CPUs, whichever is fewer, at least 1, so one lab never "
+     "takes them all"},
     {"HPOD_LAB_QUEUE", CV_INT, "64", 0, 100000, INT(lab_queue),
      "model computations of one lab that may wait for a slot; past it the "
      "request is answered 429 with Retry-After"},

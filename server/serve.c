@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/catalog.h"
 #include "bench/jobs.h"
@@ -143,7 +144,8 @@ serve_run(const struct config *cfg)
 
     histcache_set_enabled(cfg->history_cache != 0);
     deadline_set_suggest_ms(cfg->suggest_budget_ms);
-    labsched_configure(cfg->lab_model_slots, cfg->lab_queue);
+    labsched_configure(cfg->lab_model_slots, cfg->lab_queue,
+                       sysconf(_SC_NPROCESSORS_ONLN));
     modelcache_configure((size_t)cfg->model_cache_mb << 20);
     sim_jobs_start(cfg, &ctx);
     if (http_start(cfg, &ctx, &http, &err) != HPOD_OK) {

@@ -38,25 +38,30 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct lab *lab_list;
 static struct waiter *queue_head, *queue_tail;
 static size_t units_now = 1, running_total, waiting_total, n_labs;
-static long cfg_slots = 0, cfg_queue = 64;
+static long cfg_slots = 0, cfg_queue = 64, cfg_cpus = 0;
 static unsigned long long n_admitted, n_refused;
 
 void
-labsched_configure(long lab_slots, long lab_queue)
+labsched_configure(long lab_slots, long lab_queue, long cpus)
 {
     pthread_mutex_lock(&mu);
     cfg_slots = lab_slots > 0 ? lab_slots : 0;
     cfg_queue = lab_queue > 0 ? lab_queue : 0;
+    cfg_cpus = cpus > 0 ? cpus : 0;
     pthread_mutex_unlock(&mu);
 }
 
-/* A lab's slots: configured, or half the units (at least 1). */
+/* A lab's slots: configured, or half the units and half the CPUs,
+ * whichever is fewer (at least 1). */
 static size_t
 lab_slots(void)
 {
+    size_t half = units_now / 2;
     if (cfg_slots > 0)
         return (size_t)cfg_slots;
-    return units_now / 2 > 0 ? units_now / 2 : 1;
+    if (cfg_cpus > 0 && (size_t)cfg_cpus / 2 < half)
+        half = (size_t)cfg_cpus / 2;
+    return half > 0 ? half : 1;
 }
 
 static struct lab *

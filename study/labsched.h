@@ -6,9 +6,11 @@
  * here first and leaves when done. A process runs at most `units` at once
  * (the connections suggests may hold: server/http.c's suggest_conns), and
  * each lab at most `lab_slots` of them (HPOD_LAB_MODEL_SLOTS; 0, the
- * default, is half the units, at least 1), so one lab's heavy work never
- * fills the process: another lab's work finds a unit free. When units are
- * short, a freed unit goes to the waiting lab with the fewest running
+ * default, is half the units and half the CPUs, whichever is fewer, at
+ * least 1), so one lab's heavy work never fills the process or the
+ * machine: another lab's work finds a unit and a core free
+ * (docs/model-latency.md, "A trainer beside another lab's model work"). When
+ * units are short, a freed unit goes to the waiting lab with the fewest running
  * units, the earliest waiter first among equals (round-robin between
  * busy labs). A lab's waiters are bounded (HPOD_LAB_QUEUE): past it the
  * work is refused with HPOD_ELIMIT (429, Retry-After), never queued
@@ -38,11 +40,13 @@ struct labsched_ticket {
 };
 
 /*
- * labsched_configure - per-lab slots (0: half the units, at least 1) and
- * the most waiters a lab may have (0: none wait; past it 429). Called
- * once at start-up; the defaults are 0 and 64.
+ * labsched_configure - per-lab slots (0: half the units and half of cpus,
+ * the processors the process may run on, whichever is fewer, at least 1)
+ * and the most waiters a lab may have (0: none wait; past it 429). Called
+ * once at start-up; the defaults are 0, 64 and cpus unknown (0: the units
+ * alone decide).
  */
-void labsched_configure(long lab_slots, long lab_queue);
+void labsched_configure(long lab_slots, long lab_queue, long cpus);
 
 /*
  * labsched_enter - waits until a unit is free for lab (one of units per

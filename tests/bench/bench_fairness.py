@@ -169,6 +169,11 @@ def saturate(heavy, big, table, stop, out):
     client: in the trainer's process its threads would hold the trainer
     behind Python's global interpreter lock, a wait the server never
     sees) until stop is set; its counts go to out."""
+    # BENCH_FAIR_LOAD_NICE (default 0): the load's own CPU priority, to
+    # tell the server's share of the trainer's tail from that of a load
+    # generator sharing the trainer's cores (another lab's client would
+    # run on its own machine).
+    os.nice(int(os.environ.get("BENCH_FAIR_LOAD_NICE", "0")))
     sat = Saturator(heavy, big, table)
     stop.wait()
     sat.stop()

@@ -4,7 +4,7 @@
  * left, a lab's waiters past its queue are refused (429 with
  * Retry-After), a freed unit goes to the waiting lab with the fewest
  * running units before an earlier waiter of a busier lab, and the
- * default slots are half the units.
+ * default slots are half the units and half the CPUs, whichever is fewer.
  */
 #include "tests/support/check.h"
 
@@ -72,7 +72,7 @@ test_slots_queue_and_other_lab(void **unused)
     struct waiter_arg w3 = {.lab = "a", .units = 4};
     pthread_t th;
 
-    labsched_configure(2, 1);
+    labsched_configure(2, 1, 0);
     assert_int_equal(labsched_enter(4, "a", &a1, &err), HPOD_OK);
     assert_int_equal(labsched_enter(4, "a", &a2, &err), HPOD_OK);
     /* Lab a is at its 2 slots: a third call waits, a fourth is past the
@@ -116,7 +116,7 @@ test_fewest_running_first(void **unused)
     pthread_t ta, tb;
 
     /* Two units, each lab may take both: a does, then a waits, then b. */
-    labsched_configure(2, 8);
+    labsched_configure(2, 8, 0);
     next_order = 0;
     assert_int_equal(labsched_enter(2, "a", &a1, &err), HPOD_OK);
     assert_int_equal(labsched_enter(2, "a", &a2, &err), HPOD_OK);
@@ -143,16 +143,27 @@ test_default_slots(void **unused)
     struct labsched_ticket t[4];
     struct hpod_err err = {0};
 
-    /* 0: half the units. With 6 units a lab runs 3 and its queue of 0
-     * refuses the fourth; with 1 unit a lab still runs one. */
-    labsched_configure(0, 0);
-    for (int i = 0; i < 3; i++)
-        assert_int_equal(labsched_enter(6, "", &t[i], &err), HPOD_OK);
-    assert_int_equal(labsched_enter(6, "", &t[3], &err), HPOD_ELIMIT);
-    for (int i = 0; i < 3; i++)
-        labsched_leave(&t[i]);
-    assert_int_equal(labsched_enter(1, "x", &t[0], &err), HPOD_OK);
-    labsched_leave(&t[0]);
+    /* 0: half the units and half the CPUs, whichever is fewer. With 6
+     * units and 16 CPUs (or CPUs unknown) a lab runs 3 and its queue of 0
+     * refuses the fourth; with 6 units and 2 CPUs it runs 1; with 1 unit
+     * or 1 CPU a lab still runs one. */
+    static const struct {
+        long cpus;
+        size_t units;
+        int runs;
+    } cases[] = {{16, 6, 3}, {0, 6, 3},  {2, 6, 1},
+                 {4, 6, 2},  {16, 1, 1}, {1, 6, 1}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        labsched_configure(0, 0, cases[k].cpus);
+        for (int i = 0; i < cases[k].runs; i++)
+            assert_int_equal(labsched_enter(cases[k].units, "", &t[i], &err),
+                             HPOD_OK);
+        assert_int_equal(
+            labsched_enter(cases[k].units, "", &t[cases[k].runs], &err),
+            HPOD_ELIMIT);
+        for (int i = 0; i < cases[k].runs; i++)
+            labsched_leave(&t[i]);
+    }
 }
 
 int
