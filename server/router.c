@@ -217,6 +217,8 @@ router_reads_stale(const struct route *r)
         "/v1/simulations",
         "/v1/benchmarks/{name}/importance",
         "/v1/benchmarks/{name}/compare",
+        "/v1/studies/{id}/related",
+        "/v1/audit",
     };
     if (strcmp(r->method, "GET") != 0)
         return 0;

@@ -61,10 +61,10 @@ int router_query_ok(const struct route *r, const char *name);
 /*
  * router_reads_stale - 1 for the routes whose reads may come from a
  * standby a little behind (store/standby.h): what dashboards and analyses
- * read (lists, CSV, pareto, importance, explain, comparisons); 0 for
- * every write and for the reads a trainer makes after its own writes (a
- * study or trial by id, best, a simulation it polls), which always go to
- * the primary. docs/DEPLOY.md, "A standby for reads".
+ * read (lists, CSV, pareto, importance, explain, comparisons, related studies,
+ * the audit log); 0 for every write and for the reads a trainer makes after its
+ * own writes (a study or trial by id, best, a simulation it polls), which
+ * always go to the primary. docs/DEPLOY.md, "A standby for reads".
  */
 int router_reads_stale(const struct route *r);
 

@@ -158,12 +158,20 @@ def t_standby_reads(c):
         # from there.
         check(not listed(s.port, sid), "the list read the primary")
         expect_error(call(s.port, "GET", "/v1/studies/%d/trials" % sid), 404, "not_found")
+        # The audit log and a study's related studies are reads for people
+        # too: from the standby, which has neither the study nor its event.
+        ev = expect(call(s.port, "GET", "/v1/audit?study=%d" % sid), 200)["events"]
+        check(ev == [], "the audit read the primary: %r" % ev)
+        expect_error(call(s.port, "GET", "/v1/studies/%d/related" % sid), 404, "not_found")
     finally:
         sb.sql("SELECT pg_wal_replay_resume()")
     sb.caught_up()
     check(listed(s.port, sid), "the standby's list lacks the study after replay")
     n = expect(call(s.port, "GET", "/v1/studies/%d/trials" % sid), 200)["total"]
     check(n == 5, "%d trials listed" % n)
+    ev = expect(call(s.port, "GET", "/v1/audit?study=%d" % sid), 200)["events"]
+    check([e["action"] for e in ev] == ["study.create"], "audit after replay %r" % ev)
+    expect(call(s.port, "GET", "/v1/studies/%d/related" % sid), 200)
     check(not standby_lines(s, "lag") and not standby_lines(s, "down"),
           "fallback lines with an hour's bound")
     check(s.stop() == 0, "exit status")
