@@ -35,6 +35,13 @@ def fair_server(c, **env):
     return s.start().port
 
 
+def add_completed(port, sid, configs, rnd):
+    """Each configuration of configs as a completed trial of study sid."""
+    for p in configs:
+        expect(call(port, "POST", "/v1/studies/%d/trials" % sid,
+                    {"params": p, "values": {"loss": rnd.random()}}), 201)
+
+
 def heavy_study(c, port, lab, seed):
     rnd = random.Random(seed)
     cands = [{q["name"]: rnd.randrange(10 ** 6) / 10 ** 6 for q in HEAVY_SPACE}
@@ -42,9 +49,7 @@ def heavy_study(c, port, lab, seed):
     s = create(c, {"name": uname("heavy"), "lab": lab, "space": HEAVY_SPACE,
                    "candidates": cands, "objectives": LOSS_MIN,
                    "algorithm": {"name": "graph", "seed": seed, "init": 3}}, port)
-    for p in cands[:30]:
-        expect(call(port, "POST", "/v1/studies/%d/trials" % s["id"],
-                    {"params": p, "values": {"loss": rnd.random()}}), 201)
+    add_completed(port, s["id"], cands[:30], rnd)
     return s["id"]
 
 
@@ -125,10 +130,9 @@ def categorical_study(c, port, lab, seed):
     s = create(c, {"name": uname("cat"), "lab": lab, "space": CAT_SPACE,
                    "objectives": LOSS_MIN,
                    "algorithm": {"name": "gp", "seed": seed, "init": 3}}, port)
-    for _ in range(30):
-        p = {q["name"]: rnd.choice(q["choices"]) for q in CAT_SPACE}
-        expect(call(port, "POST", "/v1/studies/%d/trials" % s["id"],
-                    {"params": p, "values": {"loss": rnd.random()}}), 201)
+    add_completed(port, s["id"],
+                  [{q["name"]: rnd.choice(q["choices"]) for q in CAT_SPACE}
+                   for _ in range(30)], rnd)
     return s["id"]
 
 
